@@ -1,0 +1,227 @@
+"""The ``spielleiter`` command for the game master.
+
+Every command takes ``--config FILE`` (see :mod:`bot.config`); without it the embedded
+default (SQLite and Maildir under ``./var``) is used. A command that queues mail
+delivers the outbox before it exits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from bot.config import ConfigError, load_config
+
+
+def _db(cfg, migrate: bool = True):
+    from bot.storage.db import Database
+    if cfg.database_url.startswith("sqlite:///"):
+        Path(cfg.database_url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    db = Database(cfg.database_url)
+    if migrate:
+        db.migrate()
+    return db
+
+
+def _deliver(db, cfg) -> None:
+    from bot.service.mailer import transports
+    from bot.service.outbox import deliver
+    _, sender = transports(cfg)
+    sent, failed = deliver(db, sender, cfg)
+    if sent or failed:
+        print(f"Postausgang: {sent} gesendet, {failed} fehlgeschlagen.", file=sys.stderr)
+
+
+def cmd_init(args, cfg) -> int:
+    _db(cfg)
+    if cfg.maildir:
+        from bot.mail.maildir import MaildirTransport
+        MaildirTransport(cfg.maildir)
+    print(f"Datenbank bereit: {cfg.database_url}")
+    return 0
+
+
+def cmd_league_create(args, cfg) -> int:
+    from bot.service.league import create_league, read_league_file
+    spec = read_league_file(args.file)
+    db = _db(cfg)
+    with db.session() as s:
+        league = create_league(s, spec, cfg)
+        print(f"Liga {league.name} angelegt: {len(league.partien)} Partien, {len(league.players)} Spieler, "
+              f"erster ZAT {league.first_zat.isoformat()}.")
+    _deliver(db, cfg)
+    return 0
+
+
+def cmd_poll(args, cfg) -> int:
+    from bot.service.runner import poll_once
+    db = _db(cfg)
+    n = poll_once(db, cfg)
+    print(f"{n} neue Mail(s) gespeichert.")
+    return 0
+
+
+def cmd_adjudicate(args, cfg) -> int:
+    from bot.service.intake import process_pending
+    from bot.service.rounds import adjudicate_league
+    db = _db(cfg)
+    process_pending(db, cfg)
+    res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now)
+    if res is None:
+        print(f"{args.name}: der ZAT ist noch nicht erreicht (mit --now sofort auswerten).")
+        return 0
+    print(f"{res['league']}, Runde {res['round']} ausgewertet: "
+          + ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items()))
+    _deliver(db, cfg)
+    return 0
+
+
+def league_view(db, name: str) -> dict:
+    """The JSON of ``spielleiter show NAME --json``."""
+    from bot.games import get_game
+    from bot.service.league import find_league, open_round
+    from bot.service.standings import standings
+    with db.session() as s:
+        league = find_league(s, name)
+        game = get_game(league.game)
+        rnd = open_round(s, league)
+        partien = []
+        for p in league.partien:
+            view = game.public_view(p.state)
+            partien.append({"name": p.name, "round": view["round"], "row": view.get("row"),
+                            "vorgabe": view.get("vorgabe"), "word": view.get("word"), "finished": p.finished})
+        table = standings(s, league)
+        return {"league": league.name, "game": league.game, "status": league.status,
+                "round": rnd.number if rnd else league.rounds, "rounds": league.rounds,
+                "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,
+                "standings": [{"rank": r["rank"], "player": r["email"], "name": r["name"], "points": r["points"],
+                               "per_partie": r["per_partie"]} for r in table]}
+
+
+def cmd_show(args, cfg) -> int:
+    db = _db(cfg)
+    view = league_view(db, args.name)
+    if args.json:
+        print(json.dumps(view, ensure_ascii=False, indent=2))
+        return 0
+    print(f"{view['league']} ({view['game']}), Runde {view['round']} von {view['rounds']}, "
+          f"Status {view['status']}, nächster ZAT {view['next_zat'] or '-'}")
+    for p in view["partien"]:
+        print(f"  Partie {p['name']}: Auslage {p['row']} ({p['word'] or 'leer'}), Vorgabe {p['vorgabe']}")
+    for r in view["standings"]:
+        print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
+    return 0
+
+
+def cmd_run(args, cfg) -> int:
+    from bot.service.runner import Service
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    db = _db(cfg)
+    print(f"Spielleiter läuft (Abruf alle {cfg.poll_interval:g} s). Beenden mit Strg+C.", file=sys.stderr)
+    Service(db, cfg).start()
+    return 0
+
+
+def cmd_demo(args, cfg) -> int:
+    from bot.demo import run_demo
+    return run_demo(out=Path(args.out) if args.out else None, rounds=args.rounds, seed=args.seed)
+
+
+def cmd_lexicon_build(args, cfg) -> int:
+    from bot.lexicon import cli_build
+    return cli_build(cfg.lexicon_dir)
+
+
+def cmd_lexicon_check(args, cfg) -> int:
+    from bot.lexicon import cli_check
+    allow: list[str] = []
+    deny: list[str] = []
+    game = args.game
+    if args.league:
+        from bot.service.league import find_league
+        db = _db(cfg)
+        with db.session() as s:
+            league = find_league(s, args.league)
+            allow, deny, game = list(league.allow_words), list(league.deny_words), league.game
+    return cli_check(args.word, game=game or "rondo", allow=allow, deny=deny, cache_dir=cfg.lexicon_dir)
+
+
+def cmd_conformance(args, cfg) -> int:
+    from bot.conformance import run_conformance
+    return run_conformance(args.files, sys.stdout)
+
+
+def cmd_top(args, cfg) -> int:
+    from bot.conformance import run_top
+    return run_top(args.files, sys.stdout)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
+                        help="TOML-Konfiguration (Standard: ./spielleiter.toml oder SQLite+Maildir in ./var)")
+    p = argparse.ArgumentParser(prog="spielleiter", parents=[common],
+                                description="Spielleiter: Postspiele (Rondo, ...) per E-Mail leiten.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="BEFEHL")
+
+    def add(name, func, help_):
+        sp = sub.add_parser(name, parents=[common], help=help_, description=help_)
+        sp.set_defaults(func=func)
+        return sp
+
+    add("init", cmd_init, "Datenbank anlegen bzw. auf den neuesten Stand bringen")
+    lg = sub.add_parser("league", parents=[common], help="Ligen verwalten")
+    lgs = lg.add_subparsers(dest="league_command", required=True, metavar="BEFEHL")
+    c = lgs.add_parser("create", parents=[common], help="Liga aus einer TOML-Ligadatei anlegen")
+    c.add_argument("file", metavar="LEAGUE.toml")
+    c.set_defaults(func=cmd_league_create)
+    add("poll", cmd_poll, "Posteingang einmal abrufen, Züge lesen und bestätigen")
+    a = add("adjudicate", cmd_adjudicate, "offene Runde einer Liga auswerten, wenn der ZAT erreicht ist")
+    a.add_argument("name", metavar="NAME")
+    a.add_argument("--now", action="store_true", help="sofort auswerten, auch vor dem ZAT")
+    sh = add("show", cmd_show, "Stand einer Liga zeigen")
+    sh.add_argument("name", metavar="NAME")
+    sh.add_argument("--json", action="store_true")
+    add("run", cmd_run, "als Dienst laufen: regelmäßig abrufen und ZATs auslösen")
+    d = add("demo", cmd_demo, "Demo-Liga mit simulierten Spielern komplett durchspielen")
+    d.add_argument("--out", metavar="DIR", help="Ordner für die Auswertungen (.eml)")
+    d.add_argument("--rounds", type=int, default=20)
+    d.add_argument("--seed", default="1")
+    lx = sub.add_parser("lexicon", parents=[common], help="Wörterbuch bauen und prüfen")
+    lxs = lx.add_subparsers(dest="lexicon_command", required=True, metavar="BEFEHL")
+    b = lxs.add_parser("build", parents=[common], help="Wortlisten aus hunspell-de-de bauen")
+    b.set_defaults(func=cmd_lexicon_build)
+    ck = lxs.add_parser("check", parents=[common], help="sagen, ob und warum ein Wort gültig ist")
+    ck.add_argument("word", metavar="WORD")
+    ck.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
+    ck.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
+    ck.set_defaults(func=cmd_lexicon_check)
+    cf = add("conformance", cmd_conformance, "Regelfälle prüfen (PASS/FAIL je Fall)")
+    cf.add_argument("files", nargs="+", metavar="FILE")
+    tp = add("top", cmd_top, "bestes Wort je Stellung (eine JSON-Zeile je Fall)")
+    tp.add_argument("files", nargs="+", metavar="CASES.json")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = load_config(getattr(args, "config", None))
+        return int(args.func(args, cfg) or 0)
+    except ConfigError as exc:
+        print(f"Konfiguration: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        from bot.service.league import LeagueError
+        if isinstance(exc, LeagueError):
+            print(f"Fehler: {exc}", file=sys.stderr)
+            return 2
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,365 @@
+"""Rondo move validation, scoring and move generation (pure).
+
+Rule source: seed 000 (Rondo-Postspielregel) sections II.1-II.3, read with
+shared/RULES.md ("Rondo"). Reason codes and their order follow
+shared/conformance/README.md; a move is checked in that order and the first
+rule it breaks is its reason:
+
+``syntax`` -> ``position`` -> ``vorgabe`` -> ``unchanged`` -> ``no-old-letter``
+-> ``extension`` -> ``loescher`` -> ``too-short`` -> ``word``.
+
+Readings where the texts are silent (documented in the README):
+- an old Joker counts as a letter card of the old Auslage for ``no-old-letter``
+  (RULES.md: "a placed Joker keeps its letter"; NOTATION.md writes it like any old letter);
+- ``unchanged`` means the new word equals the old word letter for letter (so
+  TORE -> TOR by a Loescher is a change, MOND -> MOND by stacking is not);
+- an empty Auslage (round 1, or no word was ever placed) takes a 3-letter word on
+  fields 4-6; a longer word there is ``extension``, a shorter one ``too-short``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field as dc_field
+from typing import Iterator, Protocol
+
+from bot.games.base import NotationError
+from bot.games.rondo.cards import (FIELDS, LETTER_VALUES, LOESCHER_VALUE, JOKER_VALUE, MIDDLE, Card, Row,
+                                   Vorgabe)
+from bot.games.rondo.notation import Move, Token, parse_move
+
+#: Reason codes (shared/conformance/README.md) with a German explanation.
+REASONS: dict[str, str] = {
+    "syntax": "nicht lesbar",
+    "position": "Lage unklar",
+    "vorgabe": "Karten nicht in der Vorgabe",
+    "unchanged": "Wort unverändert",
+    "no-old-letter": "keine alte Buchstabenkarte bleibt liegen",
+    "extension": "Auslage zu stark verlängert",
+    "loescher": "Löscher nicht erlaubt",
+    "too-short": "Wort zu kurz",
+    "word": "kein gültiges Wort",
+}
+
+BONUS_PER_CARD = 3  # seed 000 II.3 a): 3 points for the third and every further new card
+MIN_WORD = 3
+
+
+class WordList(Protocol):
+    def __contains__(self, word: object) -> bool: ...
+    def has_prefix(self, prefix: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class Position:
+    """What a move is played against: the Auslage, the Vorgabe and the round number."""
+
+    row: Row
+    vorgabe: Vorgabe
+    round: int = 2
+
+    @classmethod
+    def from_codes(cls, row: str, vorgabe: str, round: int = 2) -> "Position":
+        return cls(Row.from_code(row), Vorgabe.parse(vorgabe), round)
+
+
+@dataclass
+class Outcome:
+    """The judgement of one move.
+
+    ``valid`` with ``score`` (total points), ``bonus`` (its bonus part), ``row`` (the
+    Auslage after the move), ``word`` and ``new_cards`` (cards placed, as Vorgabe
+    characters); or not valid with ``reason`` (a code of :data:`REASONS`) and
+    ``message`` (German). ``field`` is the field of the first token, ``notes`` are
+    German remarks (claimed points, card values) that never change the outcome.
+    """
+
+    valid: bool
+    move: Move | None = None
+    field: int | None = None
+    score: int | None = None
+    bonus: int | None = None
+    row: Row | None = None
+    word: str | None = None
+    new_cards: str = ""
+    reason: str | None = None
+    message: str = ""
+    notes: list[str] = dc_field(default_factory=list)
+
+    def notation(self, position: "Position | None" = None) -> str:
+        """The move in player notation, with ``Feld N:`` when alignment alone is not unique."""
+        from bot.games.rondo.notation import format_move
+        if self.move is None:
+            return ""
+        need_field = True
+        if position is not None and self.field is not None:
+            need_field = _align(position.row, self.move.tokens) != [self.field]
+        return format_move(Move(self.move.tokens, self.field), with_field=need_field)
+
+
+def _invalid(reason: str, message: str, move: Move | None = None, fld: int | None = None) -> Outcome:
+    return Outcome(valid=False, move=move, field=fld, reason=reason, message=message)
+
+
+def _align(row: Row, tokens: tuple[Token, ...]) -> list[int]:
+    """Every start field at which the tokens fit the old Auslage: lower-case tokens lie on
+    old letter or Joker cards of that letter, and the tokens span the whole old Auslage
+    (NOTATION.md: CARDS is the whole new Auslage). On an empty row only field 4 fits."""
+    occ = row.occupied()
+    n = len(tokens)
+    if occ is None:
+        return [MIDDLE[0]] if all(t.kind != "old" for t in tokens) else []
+    first, last = occ
+    fits = []
+    for s in range(last - n + 1, first + 1):
+        ok = True
+        for i, t in enumerate(tokens):
+            if t.kind == "old":
+                card = row[s + i]
+                if card is None or not card.is_letter or card.letter != t.letter:
+                    ok = False
+                    break
+        if ok:
+            fits.append(s)
+    return fits
+
+
+def evaluate(position: Position, move: Move | str, lexicon: WordList) -> Outcome:
+    """Judge ``move`` (a :class:`Move` or a move line) on ``position``.
+
+    Returns an :class:`Outcome`; never raises for a bad move (a line that cannot be
+    read gives reason ``syntax``). Rules: seed 000 II.1 c), II.2 a)-b), II.3 a).
+    """
+    if isinstance(move, str):
+        try:
+            move = parse_move(move)
+        except NotationError as exc:
+            return _invalid("syntax", exc.message)
+    row, vorgabe = position.row, position.vorgabe
+    tokens = move.tokens
+    n = len(tokens)
+    occ = row.occupied()
+
+    # -- position ---------------------------------------------------------------------
+    fits = _align(row, tokens)
+    if move.field is not None:
+        if move.field not in fits:
+            if occ is None:
+                msg = "In der ersten Runde liegt das Wort auf den Feldern 4 bis 6 (also 'Feld 4:')."
+            else:
+                msg = (f"Ab Feld {move.field} passen die Karten nicht auf die Auslage "
+                       f"{row.code.strip('.')}: kleine Buchstaben müssen auf denselben alten Karten liegen, "
+                       "und die Karten müssen die ganze neue Auslage angeben.")
+            return _invalid("position", msg, move, move.field)
+        start = move.field
+    else:
+        if len(fits) != 1:
+            what = "an keine Stelle" if not fits else "an mehrere Stellen (Felder " + ", ".join(map(str, fits)) + ")"
+            return _invalid("position", f"Die Karten passen {what} der Auslage. Bitte das Feld angeben, "
+                            f"z. B. 'Feld 3: {move.cards}'.", move)
+        start = fits[0]
+
+    # Build the new row on a padded field range so out-of-range tokens still read.
+    new: dict[int, Card] = {}
+    new_letters: Counter = Counter()
+    new_jokers = new_loescher = 0
+    loescher_on_empty = []
+    old_kept = False
+    for i, t in enumerate(tokens):
+        f = start + i
+        old = row[f]
+        if t.kind == "old":
+            new[f] = old  # type: ignore[assignment]
+            old_kept = True
+        elif t.kind == "new":
+            new[f] = Card("letter", t.letter)
+            new_letters[t.letter] += 1
+        elif t.kind == "joker":
+            new[f] = Card("joker", t.letter)
+            new_jokers += 1
+        else:  # Loescher: old where one already lay, new where it covers a card
+            new[f] = Card("loescher")
+            if old is None or old.kind != "loescher":
+                new_loescher += 1
+                if old is None:
+                    loescher_on_empty.append(f)
+    for f in range(1, FIELDS + 1):  # old cards outside the tokens stay (cannot happen after _align)
+        if f not in new and row[f] is not None:
+            new[f] = row[f]  # type: ignore[assignment]
+    fields = sorted(new)
+    word = "".join(new[f].letter for f in fields if new[f].is_letter)  # type: ignore[misc]
+
+    # -- vorgabe ----------------------------------------------------------------------
+    missing = []
+    have = vorgabe.letters
+    for letter, cnt in sorted(new_letters.items()):
+        if cnt > have.get(letter, 0):
+            missing.append(letter * (cnt - have.get(letter, 0)))
+    if new_jokers > vorgabe.jokers:
+        missing.append("?" * (new_jokers - vorgabe.jokers))
+    if new_loescher and not vorgabe.has_loescher:
+        missing.append("/")
+    if missing:
+        return _invalid("vorgabe", f"Nicht in der Vorgabe {vorgabe.cards}: {' '.join(missing)}.", move, start)
+
+    # -- unchanged --------------------------------------------------------------------
+    if occ is not None and word == row.word:
+        return _invalid("unchanged", f"Das Wort {word} ist unverändert: mindestens ein Buchstabe muss sich "
+                        "ändern oder dazukommen (seed II.3c).", move, start)
+
+    # -- no-old-letter ----------------------------------------------------------------
+    if occ is not None and not old_kept:
+        return _invalid("no-old-letter", "Keine Buchstabenkarte der bisherigen Auslage bleibt unverdeckt "
+                        "(mindestens eine muss liegen bleiben).", move, start)
+
+    # -- extension --------------------------------------------------------------------
+    lo, hi = fields[0], fields[-1]
+    if lo < 1 or hi > FIELDS:
+        return _invalid("extension", "Die Auslage hat nur die Felder 1 bis 9.", move, start)
+    if occ is None:
+        if n > len(MIDDLE):
+            return _invalid("extension", "In der ersten Runde wird ein Wort aus drei Karten auf die Felder "
+                            "4 bis 6 gelegt.", move, start)
+    elif (hi - lo) - (occ[1] - occ[0]) > 1:
+        return _invalid("extension", "Die Auslage darf pro Runde um höchstens ein Feld wachsen.", move, start)
+
+    # -- loescher ---------------------------------------------------------------------
+    if loescher_on_empty:
+        return _invalid("loescher", f"Ein Löscher muss eine Buchstaben- oder Jokerkarte abdecken (Feld "
+                        f"{loescher_on_empty[0]} ist leer).", move, start)
+    kinds = [new[f].kind for f in fields]
+    letters_at = [i for i, k in enumerate(kinds) if k != "loescher"]
+    if letters_at and any(kinds[i] == "loescher" for i in range(letters_at[0], letters_at[-1] + 1)):
+        return _invalid("loescher", "Löscher dürfen das Wort nicht teilen: nur am Anfang oder Ende des "
+                        "alten Wortes.", move, start)
+
+    # -- too-short / word -------------------------------------------------------------
+    if len(word) < MIN_WORD:
+        return _invalid("too-short", f"{word or 'Das Wort'} hat weniger als drei Buchstaben.", move, start)
+    if word not in lexicon:
+        return _invalid("word", f"{word} ist kein gültiges Wort.", move, start)
+
+    new_row = Row(tuple(new.get(f) for f in range(1, FIELDS + 1)))
+    counted = sum(new_letters.values()) + new_jokers + min(1, new_loescher)
+    bonus = BONUS_PER_CARD * max(0, counted - 2)
+    score = new_row.value + bonus
+    placed = "".join(sorted(new_letters.elements())) + "?" * new_jokers + "/" * min(1, new_loescher)
+    out = Outcome(valid=True, move=move, field=start, score=score, bonus=bonus, row=new_row, word=word,
+                  new_cards=placed)
+    out.notes = _notes(move, start, row, score)
+    return out
+
+
+def _notes(move: Move, start: int, row: Row, score: int) -> list[str]:
+    """Remarks on written card values and claimed points (never punished, NOTATION.md)."""
+    notes = []
+    for i, t in enumerate(move.tokens):
+        if t.value is None:
+            continue
+        if t.kind == "new":
+            actual = LETTER_VALUES[t.letter]  # type: ignore[index]
+        elif t.kind == "joker":
+            actual = JOKER_VALUE
+        elif t.kind == "loescher":
+            actual = LOESCHER_VALUE
+        else:
+            old = row[start + i]
+            actual = old.value if old is not None else 0
+        if actual != t.value:
+            notes.append(f"Feld {start + i}: {t.text()} ist {actual} Punkte wert, nicht {t.value}.")
+    if move.claimed is not None and move.claimed != score:
+        notes.append(f"Angegeben {move.claimed} Punkte, gezählt {score} Punkte.")
+    return notes
+
+
+def _windows(row: Row) -> list[tuple[int, int]]:
+    occ = row.occupied()
+    if occ is None:
+        return [(MIDDLE[0], MIDDLE[-1])]
+    a, b = occ
+    out = []
+    for s in (a - 1, a):
+        for e in (b, b + 1):
+            if s >= 1 and e <= FIELDS and (e - s) - (b - a) <= 1:
+                out.append((s, e))
+    return out
+
+
+def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
+    """Token sequences that may be valid, pruned by word prefixes (not yet judged)."""
+    row, vorgabe = position.row, position.vorgabe
+    letters = dict(vorgabe.letters)
+    jokers = vorgabe.jokers
+    can_erase = vorgabe.has_loescher
+    alphabet = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+
+    for s, e in _windows(row):
+        toks: list[Token] = []
+
+        def rec(f: int, phase: int, prefix: str, jok: int, kept: bool) -> Iterator[Move]:
+            # phase 0: leading Loescher run, 1: word letters, 2: trailing Loescher run
+            if f > e:
+                if kept and len(prefix) >= MIN_WORD and prefix in lexicon:
+                    yield Move(tuple(toks), s)
+                return
+            old = row[f]
+            if phase == 2:
+                options_l = False
+            else:
+                options_l = True
+            # letters (old kept, new letter card, new Joker)
+            if options_l:
+                if old is not None and old.is_letter:
+                    p = prefix + old.letter  # type: ignore[operator]
+                    if lexicon.has_prefix(p):
+                        toks.append(Token("old", old.letter))
+                        yield from rec(f + 1, 1, p, jok, True)
+                        toks.pop()
+                for letter, cnt in letters.items():
+                    if cnt <= 0:
+                        continue
+                    p = prefix + letter
+                    if lexicon.has_prefix(p):
+                        letters[letter] -= 1
+                        toks.append(Token("new", letter))
+                        yield from rec(f + 1, 1, p, jok, kept)
+                        toks.pop()
+                        letters[letter] += 1
+                if jok > 0:
+                    for letter in alphabet:
+                        p = prefix + letter
+                        if lexicon.has_prefix(p):
+                            toks.append(Token("joker", letter))
+                            yield from rec(f + 1, 1, p, jok - 1, kept)
+                            toks.pop()
+            # Loescher: old one lying there, or a new one covering a letter/Joker
+            if phase == 1 and not (len(prefix) >= MIN_WORD and prefix in lexicon):
+                continue_l = False
+            else:
+                continue_l = True
+            if continue_l and old is not None and (old.kind == "loescher" or (old.is_letter and can_erase)):
+                toks.append(Token("loescher"))
+                yield from rec(f + 1, 0 if phase == 0 else 2, prefix, jok, kept)
+                toks.pop()
+
+        yield from rec(s, 0, "", jokers, False)
+
+
+def generate_moves(position: Position, lexicon: WordList) -> Iterator[Outcome]:
+    """Every valid move of ``position``, judged by :func:`evaluate` (so the generator can
+    never disagree with validation). Moves that lead to the same Auslage but place
+    different cards (stacking a letter on itself earns bonus) are distinct moves."""
+    for move in _candidates(position, lexicon):
+        out = evaluate(position, move, lexicon)
+        if out.valid:
+            yield out
+
+
+def _rank(o: Outcome) -> tuple:
+    return (-o.score, o.row.code, o.move.cards)  # type: ignore[union-attr]
+
+
+def best_moves(position: Position, lexicon: WordList, limit: int | None = 1) -> list[Outcome]:
+    """The highest-scoring valid moves, best first (ties in a stable order of the row code)."""
+    outs = sorted(generate_moves(position, lexicon), key=_rank)
+    return outs if limit is None else outs[:limit]

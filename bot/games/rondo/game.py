@@ -1,0 +1,215 @@
+"""Rondo as a game of the bot: Partie state, Vorgabe drawing and round adjudication.
+
+Sources: seed 000 II.2 c)-d) (board move, new Vorgabe), II.3 b) (standings),
+II.5 (20 rounds), III (NMR scores 0); shared/RULES.md "Rondo" and "Common to all games"
+(decisions on drawing, ties by a stored seeded lot).
+
+The state of a Partie is a JSON-compatible dict::
+
+    {"round": 2, "rounds": 20, "row": "..MOND/..", "vorgabe": "DEST?/",
+     "deck": "AEK...", "discard": "...", "finished": false, "history": [...]}
+
+``deck`` is the face-down pile in drawing order, ``discard`` the cards set aside.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from typing import Any, Mapping, Sequence
+
+from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport, register
+from bot.games.rondo.cards import LOESCHER, Row, Vorgabe, count_vowels, full_deck
+from bot.games.rondo.engine import Outcome, Position, best_moves, evaluate
+from bot.games.rondo.notation import parse_move
+
+VORGABE_SIZE = 6          # seed 000 II.2 d)
+MIN_VOWELS = 2            # seed 000 II.2 d): at least two vowels or Joker
+LOESCHER_FROM_ROUND = 2   # seed 000 II.1 c)
+ROUNDS = 20               # seed 000 II.5
+MAX_REDRAWS = 200
+
+
+def _rng(seed: str, partie: str, *parts: object) -> random.Random:
+    return random.Random("/".join(map(str, (seed, partie) + parts)))
+
+
+def _sort_cards(cards: str) -> str:
+    order = {ch: i for i, ch in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZ?/")}
+    return "".join(sorted(cards, key=lambda ch: order.get(ch, 99)))
+
+
+def draw_vorgabe(deck: str, discard: str, round_no: int, rng: random.Random) -> tuple[str, str, str]:
+    """Draw the Vorgabe of round ``round_no``; returns ``(vorgabe, deck, discard)``.
+
+    Six cards; from round 2 one of them is the Loescher (not part of the deck). A draw
+    with fewer than two vowels (A E I O U) or Joker is put back, the deck shuffled and
+    drawn again. When the deck runs short, the discard pile is shuffled in
+    (seed 000 II.1 c, II.2 d; shared/RULES.md "Rondo", decision on the details).
+    """
+    k = VORGABE_SIZE - (1 if round_no >= LOESCHER_FROM_ROUND else 0)
+    pile = list(deck)
+    spent = list(discard)
+    drawn: list[str] = []
+    for attempt in range(MAX_REDRAWS):
+        if len(pile) < k and spent:
+            rng.shuffle(spent)
+            pile.extend(spent)
+            spent = []
+        drawn = pile[:k]
+        if count_vowels(drawn) >= MIN_VOWELS or attempt == MAX_REDRAWS - 1:
+            pile = pile[k:]
+            break
+        rng.shuffle(pile)  # put back and draw again
+    vorgabe = _sort_cards("".join(drawn)) + (LOESCHER if round_no >= LOESCHER_FROM_ROUND else "")
+    return vorgabe, "".join(pile), "".join(spent)
+
+
+def position_of(state: Mapping[str, Any]) -> Position:
+    """The :class:`Position` the open round is played on."""
+    return Position(Row.from_code(state["row"]), Vorgabe.parse(state["vorgabe"]), int(state["round"]))
+
+
+def _report(index: int, text: str, out: Outcome, position: Position) -> MoveReport:
+    if not out.valid:
+        return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
+                          detail={"field": out.field})
+    return MoveReport(index=index, text=text, valid=True, score=out.score, bonus=out.bonus,
+                      message=f"{out.word}: {out.score} Punkte", notes=list(out.notes),
+                      detail={"field": out.field, "row": out.row.code, "word": out.word,  # type: ignore[union-attr]
+                              "new_cards": out.new_cards, "notation": out.notation(position),
+                              "pretty": out.row.pretty()})  # type: ignore[union-attr]
+
+
+class RondoRules(GameRules):
+    """Rondo (seed 000): 9-field Auslage, Joker, Loescher; 20 rounds."""
+
+    name = "rondo"
+    alphabet = "rondo"
+    title = "Rondo"
+
+    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None) -> dict:
+        """Shuffle the 100 cards with the Partie's seeded generator and draw round 1."""
+        options = options or {}
+        deck = full_deck()
+        _rng(seed, partie, "deck").shuffle(deck)
+        vorgabe, rest, discard = draw_vorgabe("".join(deck), "", 1, _rng(seed, partie, 1, "draw"))
+        return {"round": 1, "rounds": int(options.get("rounds", ROUNDS)), "row": "." * 9,
+                "vorgabe": vorgabe, "deck": rest, "discard": discard, "finished": False, "history": []}
+
+    def read_move(self, text: str):
+        """Parse a Rondo move line (grammar/rondo_move.lark); raises NotationError."""
+        return parse_move(text)
+
+    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0) -> MoveReport:
+        position = position_of(state)
+        return _report(index, text, evaluate(position, text, lexicon), position)
+
+    def top(self, state: Mapping[str, Any], lexicon: Any) -> dict | None:
+        """The best possible move of the open round, or None when there is none."""
+        position = position_of(state)
+        best = best_moves(position, lexicon, 1)
+        if not best:
+            return None
+        o = best[0]
+        return {"notation": o.notation(position), "score": o.score, "word": o.word, "row": o.row.code}  # type: ignore[union-attr]
+
+    def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False) -> RoundReport:
+        """Adjudicate the open round (seed 000 II.2 c, III).
+
+        For each player the first valid move of main move and Ersatzzuege counts and
+        scores its points; no valid move scores 0 (NMR). The best-scoring counted move
+        goes on the table, ties by the seeded lot. Then the unused Vorgabe cards are set
+        aside and, unless this was the last round, the next Vorgabe is drawn.
+        """
+        position = position_of(state)
+        rnd = int(state["round"])
+        players: list[PlayerRound] = []
+        counted: list[tuple[str, Outcome]] = []
+        for player in sorted(submissions):
+            lines = submissions[player]
+            if lines is None:
+                players.append(PlayerRound(player, False, [], None, 0))
+                continue
+            reports, hit = [], None
+            for i, line in enumerate(lines):
+                out = evaluate(position, line, lexicon)
+                reports.append(_report(i, line, out, position))
+                if out.valid and hit is None:
+                    hit = (i, out)
+            if hit is None:
+                players.append(PlayerRound(player, True, reports, None, 0))
+            else:
+                players.append(PlayerRound(player, True, reports, hit[0], hit[1].score or 0))
+                counted.append((player, hit[1]))
+
+        board_move = lot = None
+        new_row = position.row
+        consumed = ""
+        if counted:
+            best_score = max(o.score or 0 for _, o in counted)
+            tied = [(p, o) for p, o in counted if o.score == best_score]
+            distinct = sorted({(o.row.code, o.new_cards) for _, o in tied})  # type: ignore[union-attr]
+            if len(distinct) > 1:
+                pick = _rng(seed, partie, rnd, "lot").choice(distinct)
+                lot = {"candidates": [r for r, _ in distinct], "chosen": pick[0]}
+            else:
+                pick = distinct[0]
+            winners = [p for p, o in tied if (o.row.code, o.new_cards) == pick]  # type: ignore[union-attr]
+            o = next(o for p, o in tied if p == winners[0])
+            new_row = o.row  # type: ignore[assignment]
+            consumed = o.new_cards
+            board_move = {"players": winners, "word": o.word, "score": o.score, "row": o.row.code,  # type: ignore[union-attr]
+                          "notation": o.notation(position), "pretty": o.row.pretty()}  # type: ignore[union-attr]
+
+        top = self.top(state, lexicon)
+        left = Counter(c for c in state["vorgabe"] if c != LOESCHER)
+        left.subtract(Counter(c for c in consumed if c != LOESCHER))
+        discard = state["discard"] + "".join(sorted(left.elements()))
+        after: dict[str, Any] = dict(state)
+        after["row"] = new_row.code
+        after["history"] = list(state.get("history", [])) + [
+            {"round": rnd, "row": new_row.code, "word": new_row.word if board_move else None,
+             "vorgabe": state["vorgabe"], "players": board_move["players"] if board_move else []}]
+        finished = last_round or rnd >= int(state.get("rounds", ROUNDS))
+        if finished:
+            after.update(round=rnd, vorgabe="", discard=discard, finished=True)
+        else:
+            vorgabe, deck, discard = draw_vorgabe(state["deck"], discard, rnd + 1, _rng(seed, partie, rnd + 1, "draw"))
+            after.update(round=rnd + 1, vorgabe=vorgabe, deck=deck, discard=discard, finished=False)
+        return RoundReport(round=rnd, players=players, board_move=board_move, top=top,
+                           state_before=dict(state), state_after=after, lot=lot)
+
+    def public_view(self, state: Mapping[str, Any]) -> dict:
+        row = Row.from_code(state["row"])
+        vorgabe = Vorgabe.parse(state["vorgabe"]) if state.get("vorgabe") else None
+        cells = []
+        for i, c in enumerate(row.cards, start=1):
+            if c is None:
+                cells.append({"field": i, "kind": "empty", "text": "", "value": None})
+            else:
+                cells.append({"field": i, "kind": c.kind, "value": c.value,
+                              "text": "/" if c.kind == "loescher" else (c.letter if c.kind == "letter" else c.letter.lower() + "*")})
+        return {"round": state["round"], "rounds": state.get("rounds", ROUNDS), "row": state["row"], "cells": cells,
+                "word": row.word, "row_pretty": row.pretty(), "vorgabe": state["vorgabe"],
+                "vorgabe_pretty": vorgabe.pretty() if vorgabe else "", "finished": bool(state.get("finished"))}
+
+    # -- conformance cases (shared/conformance/README.md) --------------------------------
+    def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
+        """What the rules make of a conformance case, in the keys of ``case["expect"]``."""
+        position = Position.from_codes(case["row"], case["vorgabe"], int(case.get("round", 2)))
+        out = evaluate(position, case["move"], lexicon)
+        if out.valid:
+            return {"valid": True, "score": out.score, "bonus": out.bonus, "row": out.row.code}  # type: ignore[union-attr]
+        return {"valid": False, "reason": out.reason}
+
+    def top_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
+        position = Position.from_codes(case["row"], case["vorgabe"], int(case.get("round", 2)))
+        best = best_moves(position, lexicon, 1)
+        if not best:
+            return {"move": None, "score": None}
+        return {"move": best[0].notation(position), "score": best[0].score, "row": best[0].row.code}  # type: ignore[union-attr]
+
+
+RULES = register(RondoRules())

@@ -1,0 +1,144 @@
+"""Rondo move notation: parse and format (shared/NOTATION.md, "Rondo"; seed 000, III).
+
+``parse_move("Feld 2: ST*And/ 15 Punkte")`` gives a :class:`Move`;
+``format_move(move)`` writes it back. Parsing uses the lark grammar
+``grammar/rondo_move.lark``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
+
+from lark import Lark, Transformer, UnexpectedInput
+
+from bot import GRAMMAR_DIR
+from bot.games.base import NotationError
+
+TokenKind = Literal["new", "old", "joker", "loescher"]
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One field of a move: ``new`` letter card, ``old`` card left lying (its letter in
+    ``letter``), new ``joker`` meaning ``letter``, or ``loescher`` (new or old, decided
+    against the Auslage). ``value`` is the card value the player wrote, if any."""
+
+    kind: TokenKind
+    letter: str | None = None
+    value: int | None = None
+
+    def text(self) -> str:
+        if self.kind == "new":
+            return self.letter  # type: ignore[return-value]
+        if self.kind == "old":
+            return self.letter.lower()  # type: ignore[union-attr]
+        if self.kind == "joker":
+            return "*" + self.letter  # type: ignore[operator]
+        return "/"
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """A Rondo move as written: ``field`` of the first token (1-9) or None when the
+    player left it to alignment, the ``tokens``, and the ``claimed`` points or None."""
+
+    tokens: tuple[Token, ...]
+    field: int | None = None
+    claimed: int | None = None
+
+    @property
+    def cards(self) -> str:
+        return "".join(t.text() for t in self.tokens)
+
+
+_DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
+_UMLAUT = re.compile("[ÄÖÜäöüßẞ]")
+
+
+class _ToMove(Transformer):
+    def start(self, items):
+        field = claimed = None
+        tokens: tuple[Token, ...] = ()
+        for it in items:
+            if isinstance(it, tuple) and it and it[0] == "feld":
+                field = it[1]
+            elif isinstance(it, tuple) and it and it[0] == "points":
+                claimed = it[1]
+            else:
+                tokens = it
+        return Move(tokens=tokens, field=field, claimed=claimed)
+
+    def feld(self, items):
+        return ("feld", int([i for i in items if i.type == "INT"][0]))
+
+    def points(self, items):
+        return ("points", int([i for i in items if i.type == "INT"][0]))
+
+    def cards(self, items):
+        return tuple(items)
+
+    def value(self, items):
+        return int(items[0])
+
+    def letter_card(self, items):
+        ch = str(items[0])
+        value = items[1] if len(items) > 1 else None
+        return Token("new" if ch.isupper() else "old", ch.upper(), value)
+
+    def joker_card(self, items):
+        value = items[2] if len(items) > 2 else None
+        return Token("joker", str(items[1]).upper(), value)
+
+    def loescher(self, items):
+        return Token("loescher", None, items[0] if items else None)
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark((GRAMMAR_DIR / "rondo_move.lark").read_text(encoding="utf-8"), parser="earley",
+                lexer="dynamic", ambiguity="resolve")
+
+
+def parse_move(text: str) -> Move:
+    """Read one Rondo move line.
+
+    Accepts ``[Feld N:] CARDS [POINTS]`` as in shared/NOTATION.md; en dashes and the
+    minus sign count as ``-``. Raises :class:`NotationError` (German message) when the
+    line is not a move, e.g. for umlauts (seed 000 II.1 a: "Umlaute sind durch AE usw.
+    zu bilden").
+    """
+    src = text.translate(_DASHES).strip()
+    if not src:
+        raise NotationError("Leere Zeile: kein Zug.", text)
+    if _UMLAUT.search(src):
+        raise NotationError("Umlaute und ß bitte als AE, OE, UE und SS schreiben (ein Feld je Buchstabe).", text)
+    try:
+        tree = _parser().parse(src)
+    except UnexpectedInput as exc:
+        col = getattr(exc, "column", None)
+        where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
+        raise NotationError(
+            f"Zug nicht lesbar{where}: erwartet wird [Feld N:] KARTEN [PUNKTE], z. B. 'mo*NDES 24 Punkte'.",
+            text) from None
+    move = _ToMove().transform(tree)
+    if move.field is not None and not 1 <= move.field <= 9:
+        raise NotationError(f"Feld {move.field} gibt es nicht: die Auslage hat die Felder 1 bis 9.", text)
+    return move
+
+
+def format_move(move: Move, *, with_field: bool | None = None, points: bool = False) -> str:
+    """Write ``move`` in the player notation; inverse of :func:`parse_move`.
+
+    ``with_field`` forces (True) or suppresses (False) the ``Feld N:`` prefix; by
+    default it is written when ``move.field`` is set. ``points`` appends the claimed points.
+    """
+    show_field = move.field is not None if with_field is None else with_field
+    out = move.cards
+    if show_field and move.field is not None:
+        out = f"Feld {move.field}: {out}"
+    if points and move.claimed is not None:
+        out = f"{out} {move.claimed} Punkte"
+    return out

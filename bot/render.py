@@ -1,0 +1,43 @@
+"""Rendering of every mail the bot sends, with the jinja templates in ``templates/``.
+No game rules here: the templates get the game's report and public view as data."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from functools import lru_cache
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from bot import TEMPLATE_DIR
+
+WEEKDAYS = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+
+
+def format_zat(when: datetime | None, tz: str) -> str:
+    """``Sonntag, 06.12.2026, 20:00 Uhr (UTC+01:00)`` in the league's time zone."""
+    if when is None:
+        return "–"
+    local = when.astimezone(ZoneInfo(tz))
+    off = local.strftime("%z")
+    return f"{WEEKDAYS[local.weekday()]}, {local:%d.%m.%Y, %H:%M} Uhr (UTC{off[:3]}:{off[3:]})"
+
+
+def _cell(text: str, width: int = 4) -> str:
+    return text.ljust(width)
+
+
+@lru_cache(maxsize=1)
+def environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(str(TEMPLATE_DIR)), undefined=StrictUndefined,
+                      autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters["cell"] = _cell
+    env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
+    return env
+
+
+def render(name: str, **context: Any) -> str:
+    """Render ``templates/<name>`` with ``context``; StrictUndefined: a missing key raises."""
+    return environment().get_template(name).render(**context)

@@ -1,0 +1,140 @@
+"""League files (TOML), league creation and lookup, the ZAT schedule, lexicon per league."""
+
+from __future__ import annotations
+
+import tomllib
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from bot import lexicon as lexmod
+from bot.config import Config
+from bot.games import get_game
+from bot.render import format_zat, render
+from bot.service.outbox import queue_mail
+from bot.storage.models import League, Partie, Player, PlayerAddress, Round, Vorgabe
+
+
+class LeagueError(ValueError):
+    """A league file or a league name that does not work (German message)."""
+
+
+def parse_when(value: Any, tz: str) -> datetime:
+    """An aware datetime from a TOML datetime or an ISO string; naive means league time."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if not isinstance(value, datetime):
+        raise LeagueError(f"first_zat: kein Zeitpunkt: {value!r}")
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=ZoneInfo(tz))
+    return value
+
+
+def read_league_file(path: str | Path) -> dict[str, Any]:
+    """Read and check a league file; raises :class:`LeagueError` naming the problem."""
+    try:
+        spec = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LeagueError(f"Ligadatei {path} nicht gefunden.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise LeagueError(f"{path}: kein gültiges TOML: {exc}") from None
+    for key in ("name", "game", "first_zat"):
+        if key not in spec:
+            raise LeagueError(f"{path}: '{key}' fehlt.")
+    try:
+        get_game(spec["game"])
+    except KeyError as exc:
+        raise LeagueError(str(exc)) from None
+    players = spec.get("players") or []
+    if not players:
+        raise LeagueError(f"{path}: keine Spieler ([[players]] mit name und email).")
+    seen = set()
+    for p in players:
+        if not p.get("name") or not p.get("email"):
+            raise LeagueError(f"{path}: jeder [[players]]-Eintrag braucht name und email.")
+        for addr in [p["email"], *p.get("addresses", [])]:
+            if addr.lower() in seen:
+                raise LeagueError(f"{path}: Adresse {addr} doppelt.")
+            seen.add(addr.lower())
+    parts = spec.get("partien") or ["R1"]
+    if len(set(p.lower() for p in parts)) != len(parts):
+        raise LeagueError(f"{path}: Partie-Namen doppelt.")
+    return spec
+
+
+def zat_of(league: League, number: int) -> datetime:
+    """The scheduled ZAT of round ``number`` (aware UTC), a whole number of days after the
+    first one in the league's time zone (so 20:00 stays 20:00 across daylight saving)."""
+    tz = ZoneInfo(league.timezone)
+    first = league.first_zat.astimezone(tz)
+    local = (first.replace(tzinfo=None) + timedelta(days=league.zat_interval_days * (number - 1))).replace(tzinfo=tz)
+    return local.astimezone(ZoneInfo("UTC"))
+
+
+def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League:
+    """Create the league, its Partien (round 1 drawn), players and round 1; queue the start mails."""
+    if session.scalar(select(League).where(League.name == spec["name"])):
+        raise LeagueError(f"Liga {spec['name']} gibt es schon.")
+    game = get_game(spec["game"])
+    tz = spec.get("timezone", cfg.timezone)
+    ZoneInfo(tz)
+    league = League(name=spec["name"], game=game.name, seed=str(spec.get("seed", 1)),
+                    rounds=int(spec.get("rounds", 20)), first_zat=parse_when(spec["first_zat"], tz),
+                    zat_interval_days=int(spec.get("zat_interval_days", 7)), timezone=tz,
+                    gm_email=(spec.get("gm_email") or None), allow_words=list(spec.get("allow_words", [])),
+                    deny_words=list(spec.get("deny_words", [])), options=dict(spec.get("options", {})))
+    session.add(league)
+    session.flush()
+    for name in spec.get("partien") or ["R1"]:
+        state = game.new_partie(seed=league.seed, partie=name, options={"rounds": league.rounds})
+        partie = Partie(league_id=league.id, name=name, state=state)
+        session.add(partie)
+        session.flush()
+        session.add(Vorgabe(partie_id=partie.id, round_number=1, cards=state["vorgabe"]))
+    for p in spec["players"]:
+        player = Player(league_id=league.id, name=p["name"])
+        session.add(player)
+        session.flush()
+        for addr in [p["email"], *p.get("addresses", [])]:
+            session.add(PlayerAddress(player_id=player.id, email=addr.strip().lower()))
+    session.add(Round(league_id=league.id, number=1, zat=zat_of(league, 1)))
+    session.flush()
+    session.refresh(league)
+    views = [dict(game.public_view(pt.state), name=pt.name) for pt in league.partien]
+    for player in league.players:
+        text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
+                      next_zat=format_zat(league.first_zat, league.timezone))
+        queue_mail(session, cfg, key=f"start:{league.id}:{player.id}", kind="start", to=player.email,
+                   subject=f"{league.name}: Spielbeginn", text=text, league_id=league.id, round_number=1)
+    return league
+
+
+def find_league(session: Session, name: str) -> League:
+    league = session.scalar(select(League).where(League.name == name))
+    if league is None:
+        names = ", ".join(session.scalars(select(League.name)).all()) or "keine"
+        raise LeagueError(f"Liga {name!r} unbekannt (vorhanden: {names}).")
+    return league
+
+
+def open_round(session: Session, league: League) -> Round | None:
+    return session.scalar(select(Round).where(Round.league_id == league.id, Round.status == "open")
+                          .order_by(Round.number))
+
+
+@lru_cache(maxsize=32)
+def _lexicon(alphabet: str, cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...]):
+    lex = lexmod.load(alphabet, Path(cache_dir) if cache_dir else None)
+    return lex.with_lists(allow, deny) if (allow or deny) else lex
+
+
+def league_lexicon(league: League, cfg: Config):
+    """The league's lexicon: the game's alphabet with the GM's allow- and deny-list."""
+    game = get_game(league.game)
+    return _lexicon(game.alphabet, str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
+                    tuple(league.allow_words or ()), tuple(league.deny_words or ()))

@@ -1,0 +1,51 @@
+"""Choose the transports from the config: Maildir (embedded) or IMAP + SMTP, and the
+database-backed IMAP poll state."""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from bot.config import Config
+from bot.storage.db import Database
+from bot.storage.models import PollState
+
+
+class DbPollState:
+    """UIDVALIDITY and last UID per mailbox, kept in the ``poll_state`` table."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self, mailbox: str) -> tuple[int | None, int]:
+        with self.db.session() as s:
+            row = s.get(PollState, mailbox)
+            return (row.uidvalidity, row.last_uid) if row else (None, 0)
+
+    def set(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
+        with self.db.session() as s:
+            row = s.get(PollState, mailbox)
+            if row is None:
+                s.add(PollState(mailbox=mailbox, uidvalidity=uidvalidity, last_uid=last_uid))
+            else:
+                row.uidvalidity, row.last_uid = uidvalidity, last_uid
+
+
+def _tls(v):
+    return v if v in ("starttls",) else bool(v)
+
+
+def transports(cfg: Config):
+    """(poller, sender) for the config."""
+    if cfg.imap is not None and cfg.smtp is not None:
+        from bot.mail.imap import ImapInbox
+        from bot.mail.smtp import SmtpTransport
+        i, m = cfg.imap, cfg.smtp
+        poller = ImapInbox(i["host"], int(i.get("port", 993)), i.get("user", ""), i.get("password", ""),
+                           tls=_tls(i.get("tls", True)), folder=i.get("folder", "INBOX"),
+                           processed_folder=i.get("processed_folder", "Spielleiter/Verarbeitet"))
+        sender = SmtpTransport(m["host"], int(m.get("port", 587)), m.get("user"), m.get("password"),
+                               tls=_tls(m.get("tls", "starttls")))
+        return poller, sender
+    from bot.mail.maildir import MaildirTransport
+    md = MaildirTransport(cfg.maildir)
+    return md, md

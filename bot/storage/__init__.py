@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, engine/session helpers and migrations (Alembic)."""

@@ -1,0 +1,253 @@
+"""Database models. SQLite is the embedded default; the same models run on PostgreSQL.
+
+Every stage of the mail flow is joined by these tables, so a crash between two
+stages loses nothing: ``inbound_mails`` (raw mail, stored first) -> ``submissions``
+(+ ``submission_moves``) -> ``adjudications``/``results`` -> ``outbox``.
+All times are aware UTC datetimes (:class:`UTCDateTime`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text,
+                        TypeDecorator, UniqueConstraint)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class UTCDateTime(TypeDecorator):
+    """An aware UTC datetime on every backend (SQLite keeps no zone: we add it back)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given; the bot stores aware UTC times only")
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {datetime: UTCDateTime, dict[str, Any]: JSON, list[Any]: JSON}
+
+
+class League(Base):
+    """A league: one game, several Partien played at once, one standings table."""
+
+    __tablename__ = "leagues"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    game: Mapped[str] = mapped_column(String(40))
+    seed: Mapped[str] = mapped_column(String(100))
+    rounds: Mapped[int] = mapped_column(Integer)
+    first_zat: Mapped[datetime]
+    zat_interval_days: Mapped[int] = mapped_column(Integer, default=7)
+    timezone: Mapped[str] = mapped_column(String(64), default="Europe/Berlin")
+    gm_email: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    allow_words: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    deny_words: Mapped[list[Any]] = mapped_column(JSON, default=list)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(20), default="running")  # running | finished
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    partien: Mapped[list["Partie"]] = relationship(back_populates="league", order_by="Partie.id")
+    players: Mapped[list["Player"]] = relationship(back_populates="league", order_by="Player.id")
+    rounds_: Mapped[list["Round"]] = relationship(back_populates="league", order_by="Round.number")
+
+
+class Partie(Base):
+    """One game of a league; ``state`` is the game's JSON state (see the rules module)."""
+
+    __tablename__ = "partien"
+    __table_args__ = (UniqueConstraint("league_id", "name"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id"))
+    name: Mapped[str] = mapped_column(String(40))
+    state: Mapped[dict[str, Any]] = mapped_column(JSON)
+    finished: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    league: Mapped[League] = relationship(back_populates="partien")
+
+
+class Player(Base):
+    __tablename__ = "players"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id"))
+    name: Mapped[str] = mapped_column(String(100))
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    joined_round: Mapped[int] = mapped_column(Integer, default=1)
+
+    league: Mapped[League] = relationship(back_populates="players")
+    addresses: Mapped[list["PlayerAddress"]] = relationship(back_populates="player", order_by="PlayerAddress.id")
+
+    @property
+    def email(self) -> str:
+        """The first (registered) address; reports go there."""
+        return self.addresses[0].email if self.addresses else ""
+
+
+class PlayerAddress(Base):
+    """A player's mail address (lower case); a player may have several."""
+
+    __tablename__ = "player_addresses"
+    __table_args__ = (UniqueConstraint("player_id", "email"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    email: Mapped[str] = mapped_column(String(254), index=True)
+
+    player: Mapped[Player] = relationship(back_populates="addresses")
+
+
+class Round(Base):
+    """A round of a league (all its Partien share the ZAT)."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (UniqueConstraint("league_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id"))
+    number: Mapped[int] = mapped_column(Integer)
+    zat: Mapped[datetime]
+    status: Mapped[str] = mapped_column(String(20), default="open")  # open | adjudicated
+    adjudicated_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+    league: Mapped[League] = relationship(back_populates="rounds_")
+
+
+class Vorgabe(Base):
+    """The cards/letters given to a Partie for a round (kept for every round)."""
+
+    __tablename__ = "vorgaben"
+    __table_args__ = (UniqueConstraint("partie_id", "round_number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    partie_id: Mapped[int] = mapped_column(ForeignKey("partien.id"))
+    round_number: Mapped[int] = mapped_column(Integer)
+    cards: Mapped[str] = mapped_column(String(40))
+    drawn_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class InboundMail(Base):
+    """Every received mail, stored raw before anything else happens to it.
+
+    ``status``: ``stored`` (not yet read) -> ``processed`` | ``ignored`` | ``error``.
+    ``sha256`` of the raw bytes and ``message_id`` dedupe re-deliveries.
+    """
+
+    __tablename__ = "inbound_mails"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    source: Mapped[str] = mapped_column(String(20))  # imap | maildir | ingest | demo
+    uidvalidity: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    uid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    message_id: Mapped[str | None] = mapped_column(String(500), nullable=True, index=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    from_addr: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    subject: Mapped[str | None] = mapped_column(Text, nullable=True)
+    status: Mapped[str] = mapped_column(String(20), default="stored")
+    kind: Mapped[str | None] = mapped_column(String(20), nullable=True)  # submission | command | ignored
+    parse: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+    error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id"), nullable=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+
+
+class Submission(Base):
+    """A player's moves for one Partie and round, from one mail. A later mail before the
+    ZAT supersedes it (``superseded_by``)."""
+
+    __tablename__ = "submissions"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    mail_id: Mapped[int] = mapped_column(ForeignKey("inbound_mails.id"))
+    partie_id: Mapped[int] = mapped_column(ForeignKey("partien.id"))
+    round_number: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    superseded_by: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"), nullable=True)
+
+    moves: Mapped[list["SubmissionMove"]] = relationship(order_by="SubmissionMove.position",
+                                                         cascade="all, delete-orphan")
+
+
+class SubmissionMove(Base):
+    """One move line; ``position`` 0 is the main move, 1.. the Ersatzzuege in order."""
+
+    __tablename__ = "submission_moves"
+    __table_args__ = (UniqueConstraint("submission_id", "position"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    submission_id: Mapped[int] = mapped_column(ForeignKey("submissions.id"))
+    position: Mapped[int] = mapped_column(Integer)
+    text: Mapped[str] = mapped_column(Text)
+
+
+class Adjudication(Base):
+    """The adjudication of one round of one Partie: the whole report as JSON."""
+
+    __tablename__ = "adjudications"
+    __table_args__ = (UniqueConstraint("partie_id", "round_number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    partie_id: Mapped[int] = mapped_column(ForeignKey("partien.id"))
+    round_number: Mapped[int] = mapped_column(Integer)
+    report: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Result(Base):
+    """A player's points in one round of one Partie (0 for NMR)."""
+
+    __tablename__ = "results"
+    __table_args__ = (UniqueConstraint("partie_id", "round_number", "player_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    partie_id: Mapped[int] = mapped_column(ForeignKey("partien.id"))
+    round_number: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"), nullable=True)
+    counted: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    points: Mapped[int] = mapped_column(Integer)
+
+
+class OutboxMail(Base):
+    """A mail to send, rendered completely (``raw``) when it is queued, so a resend is
+    byte-identical. ``key`` is unique per logical mail (e.g. ``auswertung:3:5:7``), so a
+    crash and re-run never queues a second, different version. ``status``: pending |
+    sent | failed."""
+
+    __tablename__ = "outbox"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), unique=True)
+    kind: Mapped[str] = mapped_column(String(30))  # ack | auswertung | error | welcome
+    league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id"), nullable=True)
+    round_number: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    to_addr: Mapped[str] = mapped_column(String(254))
+    subject: Mapped[str] = mapped_column(Text)
+    message_id: Mapped[str] = mapped_column(String(300), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
+    next_attempt_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class PollState(Base):
+    """IMAP UIDVALIDITY and the last UID stored, per mailbox."""
+
+    __tablename__ = "poll_state"
+    mailbox: Mapped[str] = mapped_column(String(200), primary_key=True)
+    uidvalidity: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_uid: Mapped[int] = mapped_column(Integer, default=0)

@@ -1,0 +1,180 @@
+"""Read the move part of a submission mail into Partie sections (shared/NOTATION.md,
+"A submission mail"). Game-independent: each line is framed by the lark grammar
+``grammar/submission.lark`` (section header, label, move text), and the move text
+itself is read by the game's own notation (:meth:`GameRules.read_move`).
+
+Rules:
+- ``Partie R2:`` or ``R2:`` opens the section of Partie R2 (a move may follow on the
+  same line). Without any section line the Partie comes from the subject, or from the
+  player having only one Partie.
+- In a section, the first move line is the main move, every further one an Ersatzzug,
+  in the order written. Labels ``Ersatz:``, ``Ersatzwort:``, ``Ersatzzug:``, ``1.``,
+  ``2)`` are allowed.
+- The caller passes only the text the sender wrote now (quotes, reply headers and
+  signatures already removed by :mod:`bot.mail.message`). Greeting and closing lines are
+  not moves; a line after a closing (``Viele Grüße``) is the signature and ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Sequence
+
+from lark import Lark, UnexpectedInput
+
+from bot import GRAMMAR_DIR
+from bot.games.base import GameRules, NotationError
+
+LABEL_WORDS = {"ersatzzug", "ersatzwort", "ersatz", "hauptzug", "zug", "wort"}
+GREETINGS = {
+    "hallo", "hi", "hey", "moin", "servus", "lieber", "liebe", "liebes", "sehr", "guten", "gruess", "grüß",
+    "hier", "anbei", "danke", "vielen", "dank", "bitte", "meine", "mein", "ich", "und", "das", "die", "der",
+}
+CLOSINGS = {
+    "gruß", "gruss", "grüße", "gruesse", "grüsse", "viele", "beste", "liebe", "lg", "vg", "mfg", "bg",
+    "tschüss", "tschüs", "tschuess", "ciao", "cheers", "regards", "best", "bis", "schöne", "schönen",
+    "herzliche", "freundliche", "mit",
+}
+_WORD = re.compile(r"[\wäöüÄÖÜß]+")
+
+
+@dataclass
+class Section:
+    """The moves for one Partie: ``partie`` as written (None: not named), ``moves`` the
+    move lines as written (main move first), ``errors`` German notes on lines that were
+    meant as moves but cannot be read (they still count as tried-and-invalid moves)."""
+
+    partie: str | None
+    moves: list[str] = field(default_factory=list)
+    header_line: str | None = None
+
+
+@dataclass
+class ReadSubmission:
+    sections: list[Section]
+    ignored: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"sections": [{"partie": s.partie, "moves": list(s.moves)} for s in self.sections],
+                "ignored": list(self.ignored)}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Lark:
+    return Lark((GRAMMAR_DIR / "submission.lark").read_text(encoding="utf-8"), parser="earley",
+                lexer="dynamic", ambiguity="resolve")
+
+
+def _frame(line: str) -> tuple[str, str | None, str | None]:
+    """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line)."""
+    try:
+        tree = _parser().parse(line)
+    except UnexpectedInput:
+        return ("plain", None, line)
+    node = tree.children[0]
+    if not hasattr(node, "data"):
+        return ("plain", None, line)
+    toks = {t.type: str(t) for t in node.children}
+    if node.data == "header":
+        name = toks.get("NAME", "")
+        if name.lower() in LABEL_WORDS:
+            return ("labelled", None, toks.get("MOVE_TEXT", "").strip())
+        return ("header", name, toks.get("MOVE_TEXT"))
+    return ("labelled", None, toks.get("MOVE_TEXT", "").strip())
+
+
+def _first_word(line: str) -> str:
+    m = _WORD.search(line)
+    return m.group(0).lower() if m else ""
+
+
+def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
+                    subject: str = "", player_names: Sequence[str] = ()) -> ReadSubmission:
+    """Split ``text`` into :class:`Section` objects for the Partien ``partie_names``.
+
+    A section line naming an unknown Partie opens a section whose ``partie`` is that
+    name; the caller answers with an error for it. Sections without a name get the
+    Partie from ``subject`` or, with one Partie only, that one; otherwise ``partie``
+    stays None.
+    """
+    known = {n.lower(): n for n in partie_names}
+    names_lower = {n.strip().lower() for n in player_names if n.strip()}
+    for n in list(names_lower):
+        names_lower.update(w.lower() for w in n.split())
+    sections: list[Section] = []
+    current: Section | None = None
+    ignored: list[str] = []
+    closed = False
+
+    def add_move(move_text: str) -> None:
+        nonlocal current
+        if current is None:
+            current = Section(None)
+            sections.append(current)
+        current.moves.append(move_text.strip())
+
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if closed:
+            ignored.append(line)
+            continue
+        kind, name, move_text = _frame(line)
+        if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith("partie")):
+            current = Section(known.get(name.lower(), name), header_line=line)
+            sections.append(current)
+            if move_text:
+                current.moves.append(move_text.strip())
+            continue
+        if kind == "labelled" and move_text:
+            add_move(move_text)
+            continue
+        # a plain line: a move only when it reads as one and is not prose
+        first = _first_word(line)
+        if first in CLOSINGS and not _reads(game, line):
+            closed = True
+            ignored.append(line)
+            continue
+        if first in CLOSINGS or first in GREETINGS or line.endswith((",", "!", "?", ":")) \
+                or line.lower() in names_lower or len(line) > 60:
+            if first in CLOSINGS:
+                closed = True
+            ignored.append(line)
+            continue
+        if _reads(game, line):
+            add_move(line)
+        else:
+            ignored.append(line)
+
+    # sections without a name: from the subject, or the only Partie
+    for sec in sections:
+        if sec.partie is None:
+            sec.partie = _partie_from_subject(subject, known) or (partie_names[0] if len(partie_names) == 1 else None)
+    # merge sections naming the same Partie (later lines continue the earlier section)
+    merged: dict[str | None, Section] = {}
+    out: list[Section] = []
+    for sec in sections:
+        key = sec.partie.lower() if sec.partie else None
+        if key in merged:
+            merged[key].moves.extend(sec.moves)
+        else:
+            merged[key] = sec
+            out.append(sec)
+    return ReadSubmission([s for s in out if s.moves or s.header_line], ignored)
+
+
+def _reads(game: GameRules, line: str) -> bool:
+    try:
+        game.read_move(line)
+        return True
+    except NotationError:
+        return False
+
+
+def _partie_from_subject(subject: str, known: dict[str, str]) -> str | None:
+    words = {w.lower() for w in _WORD.findall(subject or "")}
+    hits = [known[w] for w in words if w in known]
+    return hits[0] if len(hits) == 1 else None
