@@ -292,6 +292,7 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
     jokers = vorgabe.jokers
     can_erase = vorgabe.has_loescher
     alphabet = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+    need_old = not row.is_empty()  # an empty Auslage has no old card to keep
 
     for s, e in _windows(row):
         toks: list[Token] = []
@@ -299,7 +300,7 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
         def rec(f: int, phase: int, prefix: str, jok: int, kept: bool) -> Iterator[Move]:
             # phase 0: leading Loescher run, 1: word letters, 2: trailing Loescher run
             if f > e:
-                if kept and len(prefix) >= MIN_WORD and prefix in lexicon:
+                if (kept or not need_old) and len(prefix) >= MIN_WORD and prefix in lexicon:
                     yield Move(tuple(toks), s)
                 return
             old = row[f]
