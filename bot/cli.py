@@ -19,8 +19,6 @@ from bot.config import ConfigError, load_config
 
 def _db(cfg, migrate: bool = True):
     from bot.storage.db import Database
-    if cfg.database_url.startswith("sqlite:///"):
-        Path(cfg.database_url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
     db = Database(cfg.database_url)
     if migrate:
         db.migrate()

@@ -15,6 +15,7 @@ import tempfile
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 
@@ -75,7 +76,8 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
     md = MaildirTransport(cfg.maildir)
     rng = random.Random(f"demo/{seed}")
     game = get_game("rondo")
-    first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(second=0, microsecond=0)
+    berlin = ZoneInfo("Europe/Berlin")
+    first = (datetime.now(berlin) + timedelta(days=7)).replace(hour=20, minute=0, second=0, microsecond=0)
     spec = {"name": "Demo-Rondo", "game": "rondo", "partien": PARTIEN, "rounds": rounds, "seed": seed,
             "first_zat": first.isoformat(), "zat_interval_days": 7,
             "players": [{"name": n, "email": e} for n, e, _ in PLAYERS]}

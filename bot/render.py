@@ -38,6 +38,6 @@ def environment() -> Environment:
     return env
 
 
-def render(name: str, **context: Any) -> str:
+def render(template: str, **context: Any) -> str:
     """Render ``templates/<name>`` with ``context``; StrictUndefined: a missing key raises."""
-    return environment().get_template(name).render(**context)
+    return environment().get_template(template).render(**context)

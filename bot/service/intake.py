@@ -97,6 +97,19 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         return "error"
 
 
+COMMANDS = {"HILFE": "HILFE", "HELP": "HILFE", "STAND": "STAND", "STANDINGS": "STAND"}
+
+
+def _command(subject: str, text: str) -> str | None:
+    """A player command (HILFE, STAND; English aliases) as the subject or the first line."""
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    for cand in (subject.strip(), first):
+        word = cand.upper().removeprefix("RE:").removeprefix("AW:").strip().rstrip(".!")
+        if word in COMMANDS:
+            return COMMANDS[word]
+    return None
+
+
 def _notice(s: Session, cfg: Config, mail: InboundMail, to: str, subject: str, body: str,
             in_reply_to: str | None, name: str | None = None) -> None:
     queue_mail(s, cfg, key=f"notice:{mail.id}", kind="notice", to=to, subject=subject,
@@ -138,6 +151,21 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     player, league = rows[0]
     mail.player_id, mail.league_id = player.id, league.id
     game = get_game(league.game)
+    command = _command(rm.subject, rm.new_text)
+    if command:
+        mail.status, mail.kind = "processed", "command"
+        mail.parse = {"command": command}
+        if command == "HILFE":
+            body = render(f"{game.name}/hilfe.txt")
+        else:
+            from bot.service.standings import standings
+            table = standings(s, league)
+            body = f"Gesamtwertung {league.name}:\n\n" + "\n".join(
+                f"{r['rank']:>3}. {r['name']:<24} {r['points']:>5}" for r in table)
+        queue_mail(s, cfg, key=f"command:{mail.id}", kind="command", to=rm.from_addr, subject=reply_subject,
+                   text=render("notice.txt.j2", name=player.name, body=body), league_id=league.id,
+                   in_reply_to=rm.message_id)
+        return
     rnd = open_round(s, league)
     if rnd is None:
         ignore("league finished")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import create_engine, event
@@ -15,6 +16,8 @@ from bot import MIGRATIONS_DIR, ROOT
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
     SQLite gets WAL and foreign keys, and waits for locks instead of failing."""
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30})
 

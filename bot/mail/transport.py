@@ -1,0 +1,112 @@
+"""Transport-side protocols and errors shared by IMAP, SMTP and Maildir.
+
+The mail layer never touches the database: the poller is given a
+:class:`StoreCallback` (stores and commits one raw mail) and a
+:class:`PollState` (remembers where the last poll stopped).  Both senders
+(:class:`bot.mail.smtp.SmtpTransport`, :class:`bot.mail.maildir.MaildirTransport`)
+implement :class:`Sender`.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+__all__ = [
+    "TemporaryFailure",
+    "PermanentFailure",
+    "StoreCallback",
+    "PollState",
+    "MemoryPollState",
+    "Sender",
+    "Poller",
+]
+
+
+class TemporaryFailure(Exception):
+    """Sending failed for now (connection trouble, 4xx); try again later.
+
+    ``code`` is the last SMTP code (None for connection errors), ``message``
+    the server's text or the error description.
+    """
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(f"{code} {message}" if code else message)
+        self.code = code
+        self.message = message
+
+
+class PermanentFailure(Exception):
+    """Sending can never succeed as is (5xx, recipient refused); do not retry.
+
+    ``code`` is the SMTP reply code, ``message`` the server's text.
+    """
+
+    def __init__(self, message: str, code: int | None = None):
+        super().__init__(f"{code} {message}" if code else message)
+        self.code = code
+        self.message = message
+
+
+class StoreCallback(Protocol):
+    """Stores and COMMITS one raw incoming mail.
+
+    Returns True when the mail is now safely stored (also when it was
+    stored before, i.e. a duplicate).  Only after True may a transport move
+    or delete the mail on the server.  False or an exception means "not
+    stored": the transport leaves the mail where it is and retries next poll.
+    ``source`` names the transport ("imap:INBOX", "maildir"); ``uidvalidity``
+    and ``uid`` are the IMAP coordinates (None for Maildir).
+    """
+
+    def __call__(
+        self, raw: bytes, *, source: str, uidvalidity: int | None, uid: int | None
+    ) -> bool: ...
+
+
+class PollState(Protocol):
+    """Where the last IMAP poll of a mailbox stopped (backed by the DB)."""
+
+    def get(self, mailbox: str) -> tuple[int | None, int]:
+        """Return ``(uidvalidity, last_uid)``; ``(None, 0)`` if never polled."""
+        ...
+
+    def set(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
+        """Remember that every UID <= ``last_uid`` of ``mailbox`` is stored."""
+        ...
+
+
+class MemoryPollState:
+    """In-memory :class:`PollState` for tests and the demo."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, tuple[int | None, int]] = {}
+
+    def get(self, mailbox: str) -> tuple[int | None, int]:
+        """Return ``(uidvalidity, last_uid)`` or ``(None, 0)``."""
+        return self.states.get(mailbox, (None, 0))
+
+    def set(self, mailbox: str, uidvalidity: int, last_uid: int) -> None:
+        """Store ``(uidvalidity, last_uid)`` for ``mailbox``."""
+        self.states[mailbox] = (uidvalidity, last_uid)
+
+
+@runtime_checkable
+class Sender(Protocol):
+    """Common send interface of all outgoing transports."""
+
+    def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+        """Deliver ``raw`` to ``recipients`` with envelope sender ``sender``.
+
+        Raises :class:`TemporaryFailure` (retry later) or
+        :class:`PermanentFailure` (give up / tell the operator).
+        """
+        ...
+
+
+@runtime_checkable
+class Poller(Protocol):
+    """Common poll interface of all incoming transports."""
+
+    def poll(self, store: StoreCallback, state: PollState) -> int:
+        """Hand every new mail to ``store``; return how many were stored."""
+        ...

@@ -1,0 +1,39 @@
+"""Shared helpers for the service, CLI and end-to-end tests (no fixtures here)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from bot.mail.compose import compose
+
+PLAYERS = [("Anna Albers", "anna@example.org"), ("Bernd Becker", "bernd@example.org"),
+           ("Clara Conrad", "clara@example.org")]
+
+
+def league_toml(path: Path, *, name: str = "Test-Rondo", partien=("R1", "R2"), rounds: int = 3,
+                first_zat: datetime | None = None, players=PLAYERS, extra: str = "") -> Path:
+    first_zat = first_zat or (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
+    lines = [f'name = "{name}"', 'game = "rondo"', "partien = [" + ", ".join(f'"{p}"' for p in partien) + "]",
+             f"rounds = {rounds}", f'first_zat = "{first_zat.isoformat()}"', "zat_interval_days = 7", "seed = 1",
+             extra, ""]
+    for n, e in players:
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
+
+
+def player_mail(sender: str, body: str, subject: str = "Züge", to: str = "spielleiter@example.org",
+                headers: dict | None = None) -> bytes:
+    return compose(sender=sender, to=to, subject=subject, text=body, headers={"Auto-Submitted": "no", **(headers or {})})
+
+
+def text_of(raw: bytes) -> str:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    return msg.get_body(("plain",)).get_content()
+
+
+def header(raw: bytes, name: str) -> str:
+    return str(email.message_from_bytes(raw, policy=email.policy.default)[name] or "")

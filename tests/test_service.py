@@ -1,0 +1,221 @@
+"""The bot's stages end to end on the embedded default: SQLite, Maildir, real lexicon."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from bot.cli import league_view, main
+from bot.config import embedded
+from bot.games.rondo.engine import best_moves, evaluate
+from bot.games.rondo.game import position_of
+from bot.lexicon import load
+from bot.mail.maildir import MaildirTransport
+from bot.service.intake import process_pending, store_raw
+from bot.service.league import create_league, read_league_file
+from bot.service.outbox import deliver
+from bot.service.rounds import adjudicate_due, adjudicate_league
+from bot.service.runner import poll_once
+from bot.storage.db import Database
+from bot.storage.models import InboundMail, OutboxMail, Partie, Round, Submission
+from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
+
+
+@pytest.fixture
+def env(tmp_path):
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    spec = read_league_file(league_toml(tmp_path / "liga.toml"))
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    deliver(db, md, cfg)
+    yield db, cfg, md
+    db.dispose()
+
+
+def states(db):
+    with db.session() as s:
+        return {p.name: p.state for p in s.scalars(select(Partie).order_by(Partie.id))}
+
+
+def outbox(db, kind=None):
+    with db.session() as s:
+        q = select(OutboxMail).order_by(OutboxMail.id)
+        if kind:
+            q = q.where(OutboxMail.kind == kind)
+        return list(s.scalars(q))
+
+
+def test_league_start_mails_name_the_vorgabe(env):
+    db, cfg, md = env
+    sent = md.sent()
+    assert len(sent) == len(PLAYERS)
+    st = states(db)
+    body = text_of(sent[0])
+    for name, state in st.items():
+        assert state["round"] == 1 and len(state["vorgabe"]) == 6 and "/" not in state["vorgabe"]
+        assert f"Partie {name}, Runde 1: Vorgabe" in body
+    assert header(sent[0], "Auto-Submitted") == "auto-generated"
+
+
+def test_submission_ack_adjudication_and_standings(env):
+    db, cfg, md = env
+    lex = load("rondo")
+    st = states(db)
+    pos1, pos2 = position_of(st["R1"]), position_of(st["R2"])
+    best1 = best_moves(pos1, lex, 3)
+    best2 = best_moves(pos2, lex, 3)
+    assert best1 and best2, "round 1 Vorgaben must allow a word"
+    good1, second1 = best1[0], best1[-1]
+    # Anna: an invalid main move in R1 (a non-word), then a valid Ersatzzug; R2 main move
+    body_a = (f"Hallo Spielleiter,\n\nPartie R1:\nXQZ\nErsatz: {second1.notation(pos1)}\n\n"
+              f"Partie R2:\n{best2[0].notation(pos2)} 99 Punkte\n\nViele Grüße\nAnna")
+    md.deliver_to_inbox(player_mail("Anna Albers <anna@example.org>", body_a))
+    # Bernd: sends R1 twice; the second mail replaces the first
+    md.deliver_to_inbox(player_mail("bernd@example.org", "R1: XQZ\n"))
+    assert poll_once(db, cfg) == 2
+    md.deliver_to_inbox(player_mail("Bernd <bernd@example.org>", f"Partie R1:\n{good1.notation(pos1)}\n"))
+    assert poll_once(db, cfg) == 1
+    # Clara sends nothing (NMR)
+
+    acks = outbox(db, "ack")
+    assert len(acks) == 3
+    a_ack = text_of(acks[0].raw)
+    assert "Hauptzug: XQZ" in a_ack and "ungültig" in a_ack
+    assert f"Ersatzzug 1: {second1.notation(pos1)}" in a_ack
+    assert f"gültig: {second1.word}, {second1.score} Punkte" in a_ack
+    assert f"Angegeben 99 Punkte, gezählt {best2[0].score} Punkte" in a_ack
+    assert "ersetzt" in text_of(acks[2].raw) and "Partie R1" in text_of(acks[2].raw)
+    assert header(acks[0].raw, "In-Reply-To")
+    with db.session() as s:
+        subs = s.scalars(select(Submission).order_by(Submission.id)).all()
+        assert [len(x.moves) for x in subs] == [2, 1, 1, 1]
+        assert subs[2].superseded_by == subs[3].id
+
+    # before the ZAT nothing happens; with force the round is adjudicated
+    assert adjudicate_league(db, cfg, "Test-Rondo") is None
+    res = adjudicate_league(db, cfg, "Test-Rondo", force=True)
+    assert res["round"] == 1
+    view = league_view(db, "Test-Rondo")
+    pts = {r["player"]: r["points"] for r in view["standings"]}
+    assert pts["anna@example.org"] == second1.score + best2[0].score
+    assert pts["bernd@example.org"] == good1.score
+    assert pts["clara@example.org"] == 0
+    # the best move of R1 (Bernd's) is on the table, unless Anna's scored the same
+    r1 = next(p for p in view["partien"] if p["name"] == "R1")
+    assert r1["round"] == 2 and "/" in r1["vorgabe"]
+    if good1.score > second1.score:
+        assert r1["row"] == good1.row.code
+    deliver(db, md, cfg)
+    reports = outbox(db, "auswertung")
+    assert len(reports) == len(PLAYERS)
+    txt = text_of(next(r.raw for r in reports if r.to_addr == "clara@example.org"))
+    assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in txt
+    assert f"Bernd Becker: {good1.score} Punkte" in txt
+    assert "Bestes mögliches Wort:" in txt and "Nächster ZAT:" in txt
+    html = next(r.raw for r in reports).decode("utf-8", "replace")
+    assert "text/html" in html
+
+
+def test_late_unknown_auto_and_help(env):
+    db, cfg, md = env
+    md.deliver_to_inbox(player_mail("fremd@example.net", "mondE"))
+    md.deliver_to_inbox(player_mail("anna@example.org", "Bin im Urlaub", headers={"Auto-Submitted": "auto-replied"}))
+    md.deliver_to_inbox(player_mail("anna@example.org", "", subject="HILFE"))
+    poll_once(db, cfg)
+    with db.session() as s:
+        mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
+        assert [m.status for m in mails] == ["ignored", "ignored", "processed"]
+        assert mails[2].kind == "command"
+    sent = md.sent()
+    unknown = [r for r in sent if header(r, "To") == "fremd@example.net"]
+    assert len(unknown) == 1 and "keiner laufenden Liga" in text_of(unknown[0])
+    helps = [r for r in sent if header(r, "To") == "anna@example.org" and "Notation" not in header(r, "Subject")]
+    assert any("So schickst du deine Züge" in text_of(r) for r in helps)
+    assert not any("Urlaub" in header(r, "Subject") for r in sent)
+    # a mail after the ZAT is too late and kept
+    with db.session() as s:
+        rnd = s.scalar(select(Round))
+        rnd.zat = datetime.now(timezone.utc) - timedelta(minutes=1)
+    md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nTOR"))
+    poll_once(db, cfg)
+    with db.session() as s:
+        late = s.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
+        assert late.status == "late" and late.raw
+        assert s.scalars(select(Submission)).all() == []
+    assert any("nach dem ZAT" in text_of(r) for r in md.sent())
+
+
+def test_stored_mail_survives_a_crash_before_reading(env):
+    db, cfg, md = env
+    raw = player_mail("anna@example.org", "Partie R1:\nXQZ")
+    mail_id, new = store_raw(db, raw, source="imap", uidvalidity=7, uid=1)
+    assert new
+    assert store_raw(db, raw, source="imap", uidvalidity=8, uid=1) == (mail_id, False)  # stored once
+    # "crash" here: nothing read yet; the next start reads it
+    assert process_pending(db, cfg) == 1
+    with db.session() as s:
+        m = s.get(InboundMail, mail_id)
+        assert m.status == "processed" and m.parse["sections"][0]["moves"] == ["XQZ"]
+    assert len(outbox(db, "ack")) == 1
+
+
+def test_missed_zat_runs_at_startup_and_next_zat_is_future(env):
+    db, cfg, md = env
+    now = datetime.now(timezone.utc)
+    with db.session() as s:
+        s.scalar(select(Round)).zat = now - timedelta(days=10)
+    done = adjudicate_due(db, cfg, now)
+    assert [d["round"] for d in done] == [1]
+    with db.session() as s:
+        rounds = s.scalars(select(Round).order_by(Round.number)).all()
+        assert [r.status for r in rounds] == ["adjudicated", "open"]
+        assert rounds[1].zat > now
+    assert adjudicate_due(db, cfg, now) == []  # nothing twice
+
+
+def test_whole_league_to_the_end(env):
+    db, cfg, md = env
+    for _ in range(3):
+        assert adjudicate_league(db, cfg, "Test-Rondo", force=True) is not None
+    assert adjudicate_league(db, cfg, "Test-Rondo", force=True) is None
+    view = league_view(db, "Test-Rondo")
+    assert view["status"] == "finished"
+    reports = outbox(db, "auswertung")
+    assert len(reports) == 3 * len(PLAYERS)
+    assert "Schlussauswertung" in reports[-1].subject
+
+
+def test_cli_commands_on_embedded_default(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    conf = tmp_path / "bot.toml"
+    conf.write_text('[database]\nurl = "sqlite:///db.sqlite"\n[maildir]\npath = "mail"\n'
+                    '[bot]\nsender = "spielleiter@example.org"\n', encoding="utf-8")
+    liga = league_toml(tmp_path / "liga.toml", name="DS-Rondo", partien=("R1", "R2", "R3"), rounds=20,
+                       first_zat=datetime(2026, 12, 6, 20, 0, tzinfo=timezone(timedelta(hours=1))))
+    assert main(["init", "--config", str(conf)]) == 0
+    assert main(["league", "create", str(liga), "--config", str(conf)]) == 0
+    assert len(MaildirTransport(tmp_path / "mail").sent()) == 3  # delivered before exit
+    capsys.readouterr()
+    assert main(["show", "DS-Rondo", "--json", "--config", str(conf)]) == 0
+    import json
+    view = json.loads(capsys.readouterr().out)
+    assert [p["name"] for p in view["partien"]] == ["R1", "R2", "R3"]
+    assert all(p["round"] == 1 and p["row"] == "........." and len(p["vorgabe"]) == 6 for p in view["partien"])
+    assert view["next_zat"] == "2026-12-06T19:00:00+00:00"
+    assert {r["player"] for r in view["standings"]} == {e for _, e in PLAYERS}
+    assert main(["adjudicate", "DS-Rondo", "--config", str(conf)]) == 0
+    assert "noch nicht erreicht" in capsys.readouterr().out
+    assert main(["adjudicate", "DS-Rondo", "--now", "--config", str(conf)]) == 0
+    assert "Runde 1 ausgewertet" in capsys.readouterr().out
+    assert main(["show", "DS-Rondo", "--json", "--config", str(conf)]) == 0
+    view = json.loads(capsys.readouterr().out)
+    assert all(p["round"] == 2 for p in view["partien"])
+    # ZAT of round 2: one week later, still 20:00 Berlin time
+    assert view["next_zat"] == "2026-12-13T19:00:00+00:00"
+    assert main(["show", "Nix", "--config", str(conf)]) == 2
