@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.mailservers"]
+pytest_plugins = ["tests.mailservers", "tests.pgserver"]
