@@ -1,0 +1,113 @@
+"""The service (APScheduler), the outbox's retries, the demo and the lexicon CLI."""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime, timedelta, timezone
+
+from sqlalchemy import select
+
+from bot.cli import main
+from bot.config import Config, embedded
+from bot.demo import run_demo
+from bot.mail.smtp import SmtpTransport
+from bot.service.league import create_league, read_league_file
+from bot.service.outbox import deliver, queue_mail
+from bot.service.runner import Service
+from bot.storage.db import Database
+from bot.storage.models import OutboxMail, Round
+from tests.helpers import league_toml
+
+
+def _league(tmp_path, first_zat):
+    cfg = embedded(tmp_path / "var")
+    cfg.poll_interval = 0.3
+    db = Database(cfg.database_url)
+    db.migrate()
+    with db.session() as s:
+        create_league(s, read_league_file(league_toml(tmp_path / "l.toml", first_zat=first_zat, rounds=2)), cfg)
+    return db, cfg
+
+
+def _wait(pred, seconds=30.0):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if pred():
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def _statuses(db):
+    with db.session() as s:
+        return [r.status for r in s.scalars(select(Round).order_by(Round.number))]
+
+
+def test_service_fires_the_zat_and_catches_up(tmp_path):
+    # a ZAT already missed (bot was down) runs at start-up; the next one fires on its date job
+    db, cfg = _league(tmp_path, datetime.now(timezone.utc) - timedelta(days=3))
+    svc = Service(db, cfg)
+    t = threading.Thread(target=svc.start, daemon=True)
+    t.start()
+    try:
+        assert _wait(lambda: _statuses(db)[:1] == ["adjudicated"]), _statuses(db)
+        with db.session() as s:
+            r2 = s.scalar(select(Round).where(Round.number == 2))
+            assert r2.zat > datetime.now(timezone.utc)
+            r2.zat = datetime.now(timezone.utc) + timedelta(seconds=1)  # GM moved the ZAT forward
+        assert _wait(lambda: _statuses(db) == ["adjudicated", "adjudicated"]), _statuses(db)
+    finally:
+        svc.scheduler.shutdown(wait=False)
+        t.join(5)
+    with db.session() as s:
+        sent = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung")).all()
+        assert len(sent) == 6 and all(m.status == "sent" for m in sent)
+
+
+def test_outbox_retries_then_fails_permanently(tmp_path, smtpd):
+    cfg = Config(database_url=f"sqlite:///{tmp_path}/o.sqlite", sender="spielleiter@example.org")
+    db = Database(cfg.database_url)
+    db.migrate()
+    with db.session() as s:
+        queue_mail(s, cfg, key="k1", kind="notice", to="a@example.org", subject="Eins", text="eins")
+        again = queue_mail(s, cfg, key="k1", kind="notice", to="a@example.org", subject="anders", text="anders")
+        assert again.subject == "Eins"  # a key is queued once
+    sender = SmtpTransport(smtpd.host, smtpd.port, retries=0, backoff=0.01)
+    smtpd.fail_next(1, code=451)
+    now = datetime.now(timezone.utc)
+    assert deliver(db, sender, cfg, now) == (0, 0)
+    with db.session() as s:
+        row = s.scalar(select(OutboxMail))
+        assert row.status == "pending" and row.attempts == 1 and row.next_attempt_at > now
+    assert deliver(db, sender, cfg, now) == (0, 0)  # not due yet
+    assert deliver(db, sender, cfg, now + timedelta(hours=1)) == (1, 0)
+    assert len(smtpd.messages) == 1
+    with db.session() as s:
+        row = s.scalar(select(OutboxMail))
+        assert row.status == "sent" and row.message_id in smtpd.messages[0].raw.decode()
+        queue_mail(s, cfg, key="k2", kind="notice", to="b@example.org", subject="Zwei", text="zwei")
+    smtpd.reject_all(550)
+    assert deliver(db, sender, cfg) == (0, 1)
+    with db.session() as s:
+        assert s.scalar(select(OutboxMail).where(OutboxMail.key == "k2")).status == "failed"
+
+
+def test_demo_plays_a_league_and_writes_reports(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_demo(out=out, rounds=3, seed="7") == 0
+    files = sorted(out.glob("*.eml"))
+    assert len(files) == 3 * 4
+    assert files[-1].name.startswith("runde-03-")
+    text = capsys.readouterr().out
+    assert "Endstand" in text and "Anna Albers" in text
+    body = files[0].read_bytes()
+    assert b"Auswertung Runde 1" in body and b"text/html" in body
+
+
+def test_lexicon_check_cli(capsys):
+    assert main(["lexicon", "check", "Mondes"]) == 0
+    assert "gültig" in capsys.readouterr().out
+    assert main(["lexicon", "check", "--game", "rondo", "Xqzv"]) == 1
+    assert "ungültig" in capsys.readouterr().out
+    assert main(["lexicon", "check", "--game", "monoscrabble", "Ärger"]) == 0
