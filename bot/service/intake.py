@@ -142,7 +142,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         return
     if len(rows) > 1:
         subj = rm.subject.lower()
-        rows = [r for r in rows if r[1].name.lower() in subj] or rows[:0]
+        rows = [r for r in rows if r[1].name.lower() in subj]
         if len(rows) != 1:
             ignore("several leagues")
             _notice(s, cfg, mail, rm.from_addr, reply_subject,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Iterator, Literal
+from typing import Iterable, Literal
 
 #: Card values, seed 000 II.1 a) ("Wertigkeit").
 LETTER_VALUES: dict[str, int] = {
@@ -197,10 +197,6 @@ def full_deck() -> list[str]:
     deck = [ch for ch, n in LETTER_COUNTS.items() for _ in range(n)]
     deck += [JOKER] * JOKER_COUNT
     return deck
-
-
-def iter_fields(start: int, n: int) -> Iterator[int]:
-    return iter(range(start, start + n))
 
 
 def count_vowels(cards: Iterable[str]) -> int:

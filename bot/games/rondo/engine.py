@@ -304,12 +304,7 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
                     yield Move(tuple(toks), s)
                 return
             old = row[f]
-            if phase == 2:
-                options_l = False
-            else:
-                options_l = True
-            # letters (old kept, new letter card, new Joker)
-            if options_l:
+            if phase != 2:  # a letter: the old card kept, a new letter card, or a new Joker
                 if old is not None and old.is_letter:
                     p = prefix + old.letter  # type: ignore[operator]
                     if lexicon.has_prefix(p):
@@ -317,10 +312,8 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
                         yield from rec(f + 1, 1, p, jok, True)
                         toks.pop()
                 for letter, cnt in letters.items():
-                    if cnt <= 0:
-                        continue
                     p = prefix + letter
-                    if lexicon.has_prefix(p):
+                    if cnt > 0 and lexicon.has_prefix(p):
                         letters[letter] -= 1
                         toks.append(Token("new", letter))
                         yield from rec(f + 1, 1, p, jok, kept)
@@ -333,12 +326,10 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
                             toks.append(Token("joker", letter))
                             yield from rec(f + 1, 1, p, jok - 1, kept)
                             toks.pop()
-            # Loescher: old one lying there, or a new one covering a letter/Joker
-            if phase == 1 and not (len(prefix) >= MIN_WORD and prefix in lexicon):
-                continue_l = False
-            else:
-                continue_l = True
-            if continue_l and old is not None and (old.kind == "loescher" or (old.is_letter and can_erase)):
+            # a Loescher (the old one lying there, or a new one covering a letter or Joker);
+            # after the word has begun only once it is a whole word (trailing run)
+            word_done = phase != 1 or (len(prefix) >= MIN_WORD and prefix in lexicon)
+            if word_done and old is not None and (old.kind == "loescher" or (old.is_letter and can_erase)):
                 toks.append(Token("loescher"))
                 yield from rec(f + 1, 0 if phase == 0 else 2, prefix, jok, kept)
                 toks.pop()
