@@ -52,13 +52,16 @@ def draw_vorgabe(deck: str, discard: str, round_no: int, rng: random.Random) -> 
     spent = list(discard)
     drawn: list[str] = []
     for attempt in range(MAX_REDRAWS):
-        if len(pile) < k and spent:
+        # the discard pile is shuffled in when the deck runs short of cards, or of the
+        # vowels the rule needs (otherwise no redraw could ever satisfy it)
+        if spent and (len(pile) < k or count_vowels(pile) < MIN_VOWELS):
             rng.shuffle(spent)
             pile.extend(spent)
             spent = []
+            rng.shuffle(pile)
         drawn = pile[:k]
-        if count_vowels(drawn) >= MIN_VOWELS or attempt == MAX_REDRAWS - 1:
-            pile = pile[k:]
+        if count_vowels(drawn) >= MIN_VOWELS or attempt == MAX_REDRAWS - 1 or count_vowels(pile) < MIN_VOWELS:
+            pile = pile[k:]  # (the last two: no draw can satisfy the rule; take what there is)
             break
         rng.shuffle(pile)  # put back and draw again
     vorgabe = _sort_cards("".join(drawn)) + (LOESCHER if round_no >= LOESCHER_FROM_ROUND else "")

@@ -56,6 +56,9 @@ class Move:
 
 _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": " "})
 _UMLAUT = re.compile("[ÄÖÜäöüßẞ]")
+# "Feld 2 ST*And/" (colon forgotten) means "Feld 2: ST*And/"; but in "FELD 5 Punkte"
+# the word FELD scores 5 points, so no colon is added when only a points word follows.
+_FELD_NO_COLON = re.compile(r"^(feld\s*[0-9]+)\s+(?!(?:punkte|punkt|pkt|pt|p)\.?\s*$)(?=[^\s:])", re.I)
 
 
 class _ToMove(Transformer):
@@ -115,6 +118,7 @@ def parse_move(text: str) -> Move:
         raise NotationError("Leere Zeile: kein Zug.", text)
     if _UMLAUT.search(src):
         raise NotationError("Umlaute und ß bitte als AE, OE, UE und SS schreiben (ein Feld je Buchstabe).", text)
+    src = _FELD_NO_COLON.sub(r"\1: ", src)
     try:
         tree = _parser().parse(src)
     except UnexpectedInput as exc:
