@@ -38,6 +38,9 @@ CLOSINGS = {
     "herzliche", "freundliche", "mit",
 }
 _WORD = re.compile(r"[\wäöüÄÖÜß]+")
+#: What an unknown section name must look like to be read as a (wrong) Partie name
+#: rather than prose: a short code with a number, like R4 or P12.
+_PARTIE_LIKE = re.compile(r"^[A-Za-z]{0,3}[0-9]{1,3}$")
 
 
 @dataclass
@@ -123,7 +126,8 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             ignored.append(line)
             continue
         kind, name, move_text = _frame(line)
-        if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith("partie")):
+        if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith("partie")
+                                                      or _PARTIE_LIKE.match(name)):
             current = Section(known.get(name.lower(), name), header_line=line)
             sections.append(current)
             if move_text:

@@ -219,3 +219,15 @@ def test_cli_commands_on_embedded_default(tmp_path, capsys, monkeypatch):
     # ZAT of round 2: one week later, still 20:00 Berlin time
     assert view["next_zat"] == "2026-12-13T19:00:00+00:00"
     assert main(["show", "Nix", "--config", str(conf)]) == 2
+
+
+def test_unknown_partie_is_answered_and_its_moves_kept_apart(env):
+    db, cfg, md = env
+    md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nABC\n\nR3: TOR\nmondE\n\nGruß\nAnna"))
+    poll_once(db, cfg)
+    ack = text_of(outbox(db, "ack")[0].raw)
+    assert "Eine Partie R3 gibt es in Test-Rondo nicht" in ack
+    assert "Hauptzug: ABC" in ack and "Ersatzzug 1" not in ack  # mondE belongs to R3, not R1
+    with db.session() as s:
+        subs = s.scalars(select(Submission)).all()
+        assert [[m.text for m in x.moves] for x in subs] == [["ABC"]]

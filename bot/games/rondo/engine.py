@@ -153,6 +153,9 @@ def evaluate(position: Position, move: Move | str, lexicon: WordList) -> Outcome
             return _invalid("position", msg, move, move.field)
         start = move.field
     else:
+        if not fits and occ is None:
+            return _invalid("position", "Die Auslage ist noch leer: es gibt keine alten Karten (kleine Buchstaben). "
+                            "Das erste Wort aus drei neuen Karten liegt auf den Feldern 4 bis 6.", move)
         if len(fits) != 1:
             what = "an keine Stelle" if not fits else "an mehrere Stellen (Felder " + ", ".join(map(str, fits)) + ")"
             return _invalid("position", f"Die Karten passen {what} der Auslage. Bitte das Feld angeben, "
