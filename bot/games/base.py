@@ -55,7 +55,9 @@ class PlayerRound:
     """One player's result in one round of one Partie.
 
     ``counted`` is the index of the move that counts (the first valid one) or None
-    (NMR: nothing sent, or nothing valid); ``points`` is what the player scores.
+    (NMR: nothing sent, or nothing valid); ``score`` is the counted move's score (0 for
+    NMR); ``points`` is what goes into the standings (the score in Rondo; the
+    Besser-Wertung points, 0 or negative, in Monoscrabble).
     """
 
     player: str
@@ -63,11 +65,16 @@ class PlayerRound:
     moves: list[MoveReport]
     counted: int | None
     points: int
+    score: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.score is None:
+            self.score = self.points
 
     def to_json(self) -> dict[str, Any]:
         return {
             "player": self.player, "submitted": self.submitted, "counted": self.counted,
-            "points": self.points, "moves": [m.to_json() for m in self.moves],
+            "points": self.points, "score": self.score, "moves": [m.to_json() for m in self.moves],
         }
 
 
