@@ -78,6 +78,10 @@ def cmd_adjudicate(args, cfg) -> int:
     return 0
 
 
+#: Parts of a game's public view that are for the templates only (not for ``show --json``).
+BULKY_VIEW_KEYS = {"cells", "grid_text", "row_pretty", "vorgabe_pretty"}
+
+
 def league_view(db, name: str) -> dict:
     """The JSON of ``spielleiter show NAME --json``."""
     from bot.games import get_game
@@ -89,15 +93,15 @@ def league_view(db, name: str) -> dict:
         rnd = open_round(s, league)
         partien = []
         for p in league.partien:
-            view = game.public_view(p.state)
-            partien.append({"name": p.name, "round": view["round"], "row": view.get("row"),
-                            "vorgabe": view.get("vorgabe"), "word": view.get("word"), "finished": p.finished})
+            view = {k: v for k, v in game.public_view(p.state).items() if k not in BULKY_VIEW_KEYS}
+            partien.append({"name": p.name, **view, "finished": p.finished})
         table = standings(s, league)
         return {"league": league.name, "game": league.game, "status": league.status,
                 "round": rnd.number if rnd else league.rounds, "rounds": league.rounds,
                 "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,
                 "standings": [{"rank": r["rank"], "player": r["email"], "name": r["name"], "points": r["points"],
-                               "per_partie": r["per_partie"]} for r in table]}
+                               "rounds_played": r["rounds_played"], "per_partie": r["per_partie"]}
+                              for r in table]}
 
 
 def cmd_show(args, cfg) -> int:
@@ -109,7 +113,12 @@ def cmd_show(args, cfg) -> int:
     print(f"{view['league']} ({view['game']}), Runde {view['round']} von {view['rounds']}, "
           f"Status {view['status']}, nächster ZAT {view['next_zat'] or '-'}")
     for p in view["partien"]:
-        print(f"  Partie {p['name']}: Auslage {p['row']} ({p['word'] or 'leer'}), Vorgabe {p['vorgabe']}")
+        if "row" in p:
+            print(f"  Partie {p['name']}: Auslage {p['row']} ({p.get('word') or 'leer'}), Vorgabe {p['vorgabe']}")
+        else:
+            print(f"  Partie {p['name']}: Rack {p.get('rack')}, Beutel {p.get('bag')}")
+            for line in p.get("board", []):
+                print(f"      {line}")
     for r in view["standings"]:
         print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
     return 0

@@ -113,6 +113,9 @@ class GameRules(ABC):
     alphabet: str
     #: German display name.
     title: str
+    #: Whether players may join a running league by mail (ANMELDEN); late joiners are
+    #: scored as NMR for the rounds before (shared/RULES.md, Monoscrabble).
+    open_join: bool = False
 
     @abstractmethod
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None) -> dict:

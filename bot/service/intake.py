@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email import policy
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -25,7 +25,8 @@ from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
-from bot.storage.models import InboundMail, League, Partie, Player, PlayerAddress, Submission, SubmissionMove
+from bot.storage.models import (InboundMail, League, Partie, Player, PlayerAddress, Result, Submission,
+                                SubmissionMove)
 from bot.submission import read_submission
 
 log = logging.getLogger(__name__)
@@ -97,17 +98,76 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         return "error"
 
 
-COMMANDS = {"HILFE": "HILFE", "HELP": "HILFE", "STAND": "STAND", "STANDINGS": "STAND"}
+COMMANDS = {"HILFE": "HILFE", "HELP": "HILFE", "STAND": "STAND", "STANDINGS": "STAND",
+            "ANMELDEN": "ANMELDEN", "JOIN": "ANMELDEN"}
+
+
+def _command_line(subject: str, text: str) -> tuple[str, str] | None:
+    """(command, rest of its line) for a player command (HILFE, STAND, ANMELDEN; English
+    aliases) written as the subject or as the first line of the mail."""
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    for cand in (subject.strip(), first):
+        line = cand.strip()
+        for prefix in ("RE:", "AW:", "Re:", "Aw:", "re:", "aw:"):
+            line = line.removeprefix(prefix).strip()
+        word, _, rest = line.partition(" ")
+        word = word.upper().rstrip(".!:")
+        if word in COMMANDS:
+            return COMMANDS[word], rest.strip()
+    return None
 
 
 def _command(subject: str, text: str) -> str | None:
-    """A player command (HILFE, STAND; English aliases) as the subject or the first line."""
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    for cand in (subject.strip(), first):
-        word = cand.upper().removeprefix("RE:").removeprefix("AW:").strip().rstrip(".!")
-        if word in COMMANDS:
-            return COMMANDS[word]
-    return None
+    found = _command_line(subject, text)
+    return found[0] if found else None
+
+
+def _join(s: Session, cfg: Config, mail: InboundMail, rm, rows, reply_subject: str, now: datetime) -> None:
+    """ANMELDEN: a new player joins a running league whose game allows it, from the open
+    round on; the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
+    from bot.games import GAMES
+    mail.kind, mail.status = "command", "processed"
+    mail.parse = {"command": "ANMELDEN"}
+    if rows:
+        player, league = rows[0]
+        _notice(s, cfg, mail, rm.from_addr, reply_subject, f"du bist in {league.name} schon angemeldet.",
+                rm.message_id, player.name)
+        return
+    get_game("rondo")
+    open_leagues = [lg for lg in s.scalars(select(League).where(League.status == "running")).all()
+                    if GAMES.get(lg.game) is not None and GAMES[lg.game].open_join]
+    subj = (rm.subject + " " + rm.new_text[:200]).lower()
+    named = [lg for lg in open_leagues if lg.name.lower() in subj]
+    choice = named if named else open_leagues
+    if len(choice) != 1:
+        names = ", ".join(lg.name for lg in open_leagues) or "keine"
+        _notice(s, cfg, mail, rm.from_addr, reply_subject,
+                "Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben (" + names + "). "
+                "Bitte den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.", rm.message_id)
+        return
+    league = choice[0]
+    rest = (_command_line(rm.subject, rm.new_text) or ("", ""))[1]
+    name = rest.replace(league.name, "").strip(" ,:-") or rm.from_name or rm.from_addr.split("@")[0]
+    rnd = open_round(s, league)
+    joined = rnd.number if rnd else league.rounds + 1
+    player = Player(league_id=league.id, name=name[:100], joined_round=joined)
+    s.add(player)
+    s.flush()
+    s.add(PlayerAddress(player_id=player.id, email=rm.from_addr))
+    mail.player_id, mail.league_id = player.id, league.id
+    for partie in s.scalars(select(Partie).where(Partie.league_id == league.id)):
+        for r in range(1, joined):
+            better = s.scalar(select(func.count()).select_from(Result).where(
+                Result.partie_id == partie.id, Result.round_number == r, Result.score > 0)) or 0
+            s.add(Result(partie_id=partie.id, round_number=r, player_id=player.id, points=-better, score=0,
+                         submitted=False))
+    game = get_game(league.game)
+    s.flush()
+    views = [dict(game.public_view(pt.state), name=pt.name) for pt in league.partien]
+    text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
+                  next_zat=format_zat(rnd.zat, league.timezone) if rnd else "–", joined=joined)
+    queue_mail(s, cfg, key=f"join:{mail.id}", kind="start", to=rm.from_addr, subject=f"{league.name}: Willkommen",
+               text=text, league_id=league.id, round_number=joined, in_reply_to=rm.message_id)
 
 
 def _notice(s: Session, cfg: Config, mail: InboundMail, to: str, subject: str, body: str,
@@ -133,6 +193,9 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     rows = s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
                      .join(League, League.id == Player.league_id)
                      .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
+    command = _command(rm.subject, rm.new_text)
+    if command == "ANMELDEN":
+        return _join(s, cfg, mail, rm, rows, reply_subject, now)
     if not rows:
         ignore("unknown sender")
         _notice(s, cfg, mail, rm.from_addr, reply_subject,
@@ -151,7 +214,6 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     player, league = rows[0]
     mail.player_id, mail.league_id = player.id, league.id
     game = get_game(league.game)
-    command = _command(rm.subject, rm.new_text)
     if command:
         mail.status, mail.kind = "processed", "command"
         mail.parse = {"command": command}
@@ -211,8 +273,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
             replaced.append(f"Partie {part.name}")
         view = game.public_view(part.state)
         reports = [game.check_line(part.state, t, lexicon, i) for i, t in enumerate(sec.moves)]
-        sections.append({"partie": part.name, "vorgabe": view.get("vorgabe_pretty") or view.get("vorgabe"),
-                         "word": view.get("word"), "moves": reports, "error": None})
+        situation = render(f"{game.name}/situation.txt.j2", **view).strip()
+        sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     mail.kind = "submission"
     mail.status = "processed"
     mail.parse = {"sections": [{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],

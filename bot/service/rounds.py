@@ -77,7 +77,8 @@ def adjudicate_league(db: Database, cfg: Config, name: str, now: datetime | None
             s.add(Adjudication(partie_id=partie.id, round_number=rnd.number, report=report.to_json()))
             for pr in report.players:
                 s.add(Result(partie_id=partie.id, round_number=rnd.number, player_id=int(pr.player),
-                             submission_id=sub_ids.get(pr.player), counted=pr.counted, points=pr.points))
+                             submission_id=sub_ids.get(pr.player), counted=pr.counted, points=pr.points,
+                             score=pr.score or 0, submitted=pr.submitted))
             partie.state = report.state_after
             partie.finished = bool(report.state_after.get("finished"))
             if not partie.finished:

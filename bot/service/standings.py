@@ -12,21 +12,28 @@ from bot.storage.models import League, Partie, Result
 
 
 def standings(session: Session, league: League, round_number: int | None = None) -> list[dict]:
-    """Rows ``{rank, player_id, name, email, points, per_partie, round_points}``, best first;
-    equal points share a rank. ``round_points`` are the points of ``round_number``."""
+    """Rows ``{rank, player_id, name, email, points, per_partie, round_points, rounds_played,
+    score}``, best first; equal points share a rank. ``round_points`` are the points of
+    ``round_number``; ``rounds_played`` counts the (Partie, round) results with moves sent;
+    ``score`` sums the raw move scores (equal to ``points`` in Rondo)."""
     partien = {p.id: p.name for p in session.scalars(select(Partie).where(Partie.league_id == league.id))}
     total: dict[int, int] = defaultdict(int)
     per: dict[int, dict[str, int]] = defaultdict(lambda: {n: 0 for n in partien.values()})
     this_round: dict[int, int] = defaultdict(int)
+    played: dict[int, int] = defaultdict(int)
+    raw: dict[int, int] = defaultdict(int)
     if partien:
         for r in session.scalars(select(Result).where(Result.partie_id.in_(list(partien)))):
             total[r.player_id] += r.points
+            raw[r.player_id] += r.score
+            played[r.player_id] += 1 if r.submitted else 0
             per[r.player_id][partien[r.partie_id]] += r.points
             if r.round_number == round_number:
                 this_round[r.player_id] += r.points
     rows = [{"player_id": p.id, "name": p.name, "email": p.email, "points": total[p.id],
-             "per_partie": dict(per[p.id]), "round_points": this_round[p.id]} for p in league.players if p.active]
-    rows.sort(key=lambda r: (-r["points"], r["name"].lower()))
+             "per_partie": dict(per[p.id]), "round_points": this_round[p.id], "rounds_played": played[p.id],
+             "score": raw[p.id]} for p in league.players if p.active]
+    rows.sort(key=lambda r: (-r["points"], -r["score"], r["name"].lower()))
     rank = 0
     for i, r in enumerate(rows):
         if i == 0 or r["points"] != rows[i - 1]["points"]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text,
+from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text, false,
                         TypeDecorator, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -207,7 +207,9 @@ class Adjudication(Base):
 
 
 class Result(Base):
-    """A player's points in one round of one Partie (0 for NMR)."""
+    """A player's result in one round of one Partie: ``points`` count in the standings
+    (the score in Rondo, the Besser-Wertung points in Monoscrabble), ``score`` is the
+    counted move's score (0 for NMR), ``submitted`` whether a mail with moves arrived."""
 
     __tablename__ = "results"
     __table_args__ = (UniqueConstraint("partie_id", "round_number", "player_id"),)
@@ -218,6 +220,8 @@ class Result(Base):
     submission_id: Mapped[int | None] = mapped_column(ForeignKey("submissions.id"), nullable=True)
     counted: Mapped[int | None] = mapped_column(Integer, nullable=True)
     points: Mapped[int] = mapped_column(Integer)
+    score: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    submitted: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class OutboxMail(Base):
