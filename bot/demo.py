@@ -1,15 +1,16 @@
 """``spielleiter demo``: a whole Rondo league on the embedded default.
 
-Three Partien, four simulated players who mail real RFC 5322 messages into the bot's
-Maildir inbox with moves found by the move generator on the full lexicon (some with
-Ersatzzuege, one sometimes sending nothing), 20 rounds with each ZAT fired at once.
-Every Auswertung is written as an ``.eml`` file, and the final standings are printed.
+Rondo: three Partien, four simulated players who mail real RFC 5322 messages into the
+bot's Maildir inbox with moves found by the move generator on the full lexicon (some
+with Ersatzzuege, one sometimes sending nothing), 20 rounds with each ZAT fired at once.
+Then a short Monoscrabble game (moves from the exhaustive generator, strong and weak
+players, a fifth player joining by mail). Every Auswertung is written as an ``.eml``
+file, and the final standings are printed.
 """
 
 from __future__ import annotations
 
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -37,22 +38,25 @@ PLAYERS = [
     ("Clara Conrad", "clara@demo.invalid", "vorsichtig"),
     ("Dieter Dahl", "dieter@demo.invalid", "unzuverlaessig"),
 ]
+LATE_JOINER = ("Emil Engel", "emil@demo.invalid", "stark")
 PARTIEN = ["R1", "R2", "R3"]
+MONO_ROUNDS = 6
 
 
-def _choose(style: str, ranked: list, rng: random.Random) -> list[str]:
-    """Move lines (main move first) a player of ``style`` would send."""
+def _choose(style: str, ranked: list[tuple[str, int]], rng: random.Random) -> list[str]:
+    """Move lines (main move first) a player of ``style`` would send, from the moves the
+    generator found, best first, as (notation, score)."""
     if not ranked:
         return []
-    notes = [f"{o.notation_text} {o.score} Punkte" for o in ranked]
+    notes = [f"{n} {sc} Punkte" for n, sc in ranked]
     if style == "stark":
         return notes[:3]
     if style == "tippfehler":
         pick = rng.randrange(min(8, len(notes)))
         lines = [notes[pick]] + notes[pick + 1:pick + 3]
-        if rng.random() < 0.4:  # a main move with a word that does not exist: the Ersatzzug must count
-            bad = ranked[pick].notation_text
-            lines.insert(0, bad[:-1] + ("X" if bad[-1] != "X" else "Q"))
+        if rng.random() < 0.4:  # a typo in the main move: an Ersatzzug must count
+            bad = ranked[pick][0]
+            lines.insert(0, bad[:-1] + ("Q" if bad[-1] != "Q" else "X"))
         return lines
     if style == "vorsichtig":
         lo = len(notes) // 2
@@ -62,8 +66,92 @@ def _choose(style: str, ranked: list, rng: random.Random) -> list[str]:
     return [notes[pick]] + notes[pick + 1:pick + 2]
 
 
-def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False) -> int:
-    """Play the demo league; returns 0. Auswertungen go to ``out`` (a temp dir if None)."""
+def _rank_rondo(state: dict, lexicon) -> list[tuple[str, int]]:
+    from bot.games.rondo.engine import best_moves
+    from bot.games.rondo.game import position_of
+    pos = position_of(state)
+    return [(o.notation(pos), o.score) for o in best_moves(pos, lexicon, None)]  # type: ignore[misc]
+
+
+def _rank_monoscrabble(state: dict, lexicon) -> list[tuple[str, int]]:
+    from bot.games.monoscrabble.movegen import generate
+    game = get_game("monoscrabble")
+    moves = sorted(generate(state["board"], state["rack"], lexicon), key=lambda m: (-m.score, m.row, m.col))
+    return [(game.gen_notation(m, state["board"]), m.score) for m in moves[:60]]  # type: ignore[attr-defined]
+
+
+def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: random.Random, out: Path,
+          prefix: str, say, late_joiner_round: int | None = None) -> None:
+    """Play league ``spec`` to its end; write its Auswertungen to ``out`` as .eml files."""
+    name = spec["name"]
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    deliver(db, md, cfg)
+    with db.session() as s:
+        league = s.scalar(select(League).where(League.name == name))
+        lexicon = league_lexicon(league, cfg)
+        league_id = league.id
+        multi = len(league.partien) > 1
+    players = list(PLAYERS)
+    say(f"\nDemo: {name} ({spec['game']}), {len(spec['partien'])} Partie(n), {len(players)} Spieler, "
+        f"{spec['rounds']} Runden")
+    for rnd in range(1, spec["rounds"] + 1):
+        if late_joiner_round == rnd:
+            jname, jaddr, _ = LATE_JOINER
+            md.deliver_to_inbox(compose(sender=f"{jname} <{jaddr}>", to=cfg.sender_addr,
+                                        subject=f"ANMELDEN {name} {jname}", text="Ich möchte mitspielen!",
+                                        headers={"Auto-Submitted": "no"}))
+            players.append(LATE_JOINER)
+            say(f"Runde {rnd:2d}: {jname} meldet sich per Mail an")
+        with db.session() as s:
+            states = {p.name: p.state for p in s.scalars(select(Partie).where(Partie.league_id == league_id)
+                                                         .order_by(Partie.id))}
+        ranked = {pname: ranker(state, lexicon) for pname, state in states.items()}
+        for pname, addr, style in players:
+            if style == "unzuverlaessig" and rng.random() < 0.25:
+                continue  # sends nothing this round (NMR)
+            body = ["Hallo Spielleiter,", "", f"hier meine Züge für Runde {rnd}:", ""]
+            for partie in states:
+                lines = _choose(style, ranked[partie], rng)
+                if not lines:
+                    continue
+                if multi:
+                    body.append(f"Partie {partie}:")
+                body.append(lines[0])
+                body.extend(f"Ersatz: {ln}" for ln in lines[1:])
+                body.append("")
+            body += ["Viele Grüße", pname.split()[0]]
+            md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr,
+                                        subject=f"{name}: Züge Runde {rnd}", text="\n".join(body),
+                                        headers={"Auto-Submitted": "no"}))
+        poll_once(db, cfg)
+        res = adjudicate_league(db, cfg, name, force=True)
+        deliver(db, md, cfg)
+        if res:
+            words = ", ".join(f"{k}: {v or '–'}" for k, v in res["partien"].items())
+            say(f"Runde {rnd:2d}: {words}")
+    with db.session() as s:
+        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
+                         .order_by(OutboxMail.id)).all()
+        for r in rows:
+            who = r.to_addr.split("@")[0]
+            (out / f"{prefix}-runde-{r.round_number:02d}-{who}.eml").write_bytes(r.raw)
+        n = len(rows)
+    from bot.cli import league_view
+    view = league_view(db, name)
+    say(f"{n} Auswertungen als .eml in {out}")
+    say("Endstand" + (" (alle Partien zusammen):" if multi else " (Besser-Wertung):"
+                      if spec["game"] == "monoscrabble" else ":"))
+    for r in view["standings"]:
+        per = ", ".join(f"{k} {v}" for k, v in r["per_partie"].items()) if multi else \
+            f"{r['rounds_played']} Runden gespielt"
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte  ({per})")
+
+
+def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,
+             mono_rounds: int = MONO_ROUNDS) -> int:
+    """Play the demo leagues (Rondo, then a short Monoscrabble game when that game is
+    available); returns 0. Auswertungen go to ``out`` (a temp dir if None)."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
     work = Path(tempfile.mkdtemp(prefix="spielleiter-demo-"))
@@ -75,72 +163,27 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
     db.migrate()
     md = MaildirTransport(cfg.maildir)
     rng = random.Random(f"demo/{seed}")
-    game = get_game("rondo")
     berlin = ZoneInfo("Europe/Berlin")
     first = (datetime.now(berlin) + timedelta(days=7)).replace(hour=20, minute=0, second=0, microsecond=0)
-    spec = {"name": "Demo-Rondo", "game": "rondo", "partien": PARTIEN, "rounds": rounds, "seed": seed,
-            "first_zat": first.isoformat(), "zat_interval_days": 7,
+    say(f"Arbeitsordner {work}")
+    base = {"first_zat": first.isoformat(), "zat_interval_days": 7, "seed": seed,
             "players": [{"name": n, "email": e} for n, e, _ in PLAYERS]}
-    with db.session() as s:
-        create_league(s, spec, cfg)
-    deliver(db, md, cfg)
-    with db.session() as s:
-        league = s.scalar(select(League).where(League.name == "Demo-Rondo"))
-        lexicon = league_lexicon(league, cfg)
-    from bot.games.rondo.game import position_of
-    from bot.games.rondo.engine import best_moves
-
-    say(f"Demo: Liga Demo-Rondo, {len(PARTIEN)} Partien, {len(PLAYERS)} Spieler, {rounds} Runden "
-        f"(Arbeitsordner {work})")
-    for rnd in range(1, rounds + 1):
-        with db.session() as s:
-            states = {p.name: p.state for p in s.scalars(select(Partie).order_by(Partie.id))}
-        ranked = {}
-        for name, state in states.items():
-            pos = position_of(state)
-            moves = best_moves(pos, lexicon, None)
-            for o in moves:
-                o.notation_text = o.notation(pos)  # type: ignore[attr-defined]
-            ranked[name] = moves
-        for pname, addr, style in PLAYERS:
-            if style == "unzuverlaessig" and rng.random() < 0.25:
-                continue  # sends nothing this round (NMR)
-            body = ["Hallo Spielleiter,", "", f"hier meine Züge für Runde {rnd}:", ""]
-            for partie in PARTIEN:
-                lines = _choose(style, ranked[partie], rng)
-                if not lines:
-                    continue
-                body.append(f"Partie {partie}:")
-                body.append(lines[0])
-                body.extend(f"Ersatz: {ln}" for ln in lines[1:])
-                body.append("")
-            body += ["Viele Grüße", pname.split()[0]]
-            raw = compose(sender=f"{pname} <{addr}>", to="spielleiter@demo.invalid",
-                          subject=f"Demo-Rondo: Züge Runde {rnd}", text="\n".join(body),
-                          headers={"Auto-Submitted": "no"})
-            md.deliver_to_inbox(raw)
-        poll_once(db, cfg)
-        res = adjudicate_league(db, cfg, "Demo-Rondo", force=True)
-        deliver(db, md, cfg)
-        if res:
-            words = ", ".join(f"{k}: {v or '–'}" for k, v in res["partien"].items())
-            say(f"Runde {rnd:2d}: {words}")
-    with db.session() as s:
-        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung").order_by(OutboxMail.id)).all()
-        for r in rows:
-            who = r.to_addr.split("@")[0]
-            (out / f"runde-{r.round_number:02d}-{who}.eml").write_bytes(r.raw)
-        n = len(rows)
-    from bot.cli import league_view
-    view = league_view(db, "Demo-Rondo")
-    say(f"\n{n} Auswertungen als .eml in {out}")
-    say("Endstand (alle Partien zusammen):")
-    for r in view["standings"]:
-        per = ", ".join(f"{k} {v}" for k, v in r["per_partie"].items())
-        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte  ({per})")
-    say(f"Dauer: {time.monotonic() - t0:.1f} s")
+    _play(db, cfg, md, dict(base, name="Demo-Rondo", game="rondo", partien=PARTIEN, rounds=rounds),
+          _rank_rondo, rng, out, "rondo", say)
+    if mono_rounds and _has_game("monoscrabble"):
+        _play(db, cfg, md, dict(base, name="Demo-Mono", game="monoscrabble", partien=["M1"], rounds=mono_rounds),
+              _rank_monoscrabble, rng, out, "monoscrabble", say, late_joiner_round=min(3, mono_rounds))
+    say(f"\nDauer: {time.monotonic() - t0:.1f} s")
     db.dispose()
     return 0
+
+
+def _has_game(name: str) -> bool:
+    try:
+        get_game(name)
+        return True
+    except KeyError:
+        return False
 
 
 if __name__ == "__main__":

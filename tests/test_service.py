@@ -19,7 +19,7 @@ from bot.service.outbox import deliver
 from bot.service.rounds import adjudicate_due, adjudicate_league
 from bot.service.runner import poll_once
 from bot.storage.db import Database
-from bot.storage.models import InboundMail, OutboxMail, Partie, Round, Submission
+from bot.storage.models import InboundMail, OutboxMail, Partie, Player, Round, Submission
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
 
 
@@ -231,3 +231,20 @@ def test_unknown_partie_is_answered_and_its_moves_kept_apart(env):
     with db.session() as s:
         subs = s.scalars(select(Submission)).all()
         assert [[m.text for m in x.moves] for x in subs] == [["ABC"]]
+
+
+def test_anmelden_is_refused_for_a_rondo_league(tmp_path):
+    """Rondo leagues do not take players mid-season; the answer says where one can join."""
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = "spielleiter@example.org"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    with db.session() as s:
+        create_league(s, read_league_file(league_toml(tmp_path / "r.toml")), cfg)
+    md.deliver_to_inbox(player_mail("neu@example.org", "", subject="ANMELDEN Test-Rondo Neu"))
+    poll_once(db, cfg)
+    with db.session() as s:
+        assert len(s.scalars(select(Player)).all()) == len(PLAYERS)
+    reply = [r for r in md.sent() if header(r, "To") == "neu@example.org"]
+    assert len(reply) == 1 and "jederzeit Einstieg" in text_of(reply[0])

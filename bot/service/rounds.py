@@ -87,6 +87,7 @@ def adjudicate_league(db: Database, cfg: Config, name: str, now: datetime | None
             bm = dict(report.board_move) if report.board_move else None
             if bm:
                 bm["names"] = [names.get(k, k) for k in bm.get("players", [])]
+                bm["new_squares"] = [f"{t[0]},{t[1]}" for t in bm.get("tiles", [])]
             pls = []
             for pr in sorted(report.players, key=lambda x: names.get(x.player, "").lower()):
                 d = pr.to_json()

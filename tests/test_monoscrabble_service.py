@@ -1,0 +1,102 @@
+"""Monoscrabble through the service: start mails, acknowledgement with scores, Besser-
+Wertung standings, show --json, the top in the Auswertung, and joining by mail."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from sqlalchemy import select
+
+from bot.cli import league_view, main
+from bot.config import embedded
+from bot.games import get_game
+from bot.lexicon import load
+from bot.mail.maildir import MaildirTransport
+from bot.service.league import create_league, read_league_file
+from bot.service.outbox import deliver
+from bot.service.rounds import adjudicate_league
+from bot.service.runner import poll_once
+from bot.storage.db import Database
+from bot.storage.models import OutboxMail, Partie, Player
+from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
+
+try:
+    get_game("monoscrabble")
+except KeyError:  # the game is registered when its rules, notation and generator are complete
+    pytestmark = pytest.mark.skip(reason="Monoscrabble is not registered yet")
+
+
+@pytest.fixture
+def mono(tmp_path):
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    path = league_toml(tmp_path / "mono.toml", name="Test-Mono", partien=("M1",), rounds=3)
+    path.write_text(path.read_text().replace('game = "rondo"', 'game = "monoscrabble"'))
+    with db.session() as s:
+        create_league(s, read_league_file(path), cfg)
+    deliver(db, md, cfg)
+    yield db, cfg, md
+    db.dispose()
+
+
+def _moves(state, lex):
+    from bot.games.monoscrabble.movegen import generate
+    game = get_game("monoscrabble")
+    ranked = sorted(generate(state["board"], state["rack"], lex), key=lambda m: -m.score)
+    return [(game.gen_notation(m, state["board"]), m.score) for m in ranked]
+
+
+def test_a_monoscrabble_round_with_besser_wertung_and_a_late_joiner(mono, capsys):
+    db, cfg, md = mono
+    lex = load("monoscrabble")
+    start = text_of(md.sent()[0])
+    with db.session() as s:
+        state = s.scalar(select(Partie)).state
+    assert len(state["rack"]) == 7 and f"Vorgabe {state['rack']}" in start
+    moves = _moves(state, lex)
+    top_note, top_score = moves[0]
+    weaker = next((n, sc) for n, sc in moves if sc < top_score)
+    md.deliver_to_inbox(player_mail("anna@example.org", f"{top_note} {top_score} Punkte\n"))
+    md.deliver_to_inbox(player_mail("bernd@example.org", f"QQQQ\nErsatz: {weaker[0]}\n"))
+    poll_once(db, cfg)
+    acks = [r for r in md.sent() if "Re:" in header(r, "Subject")]
+    assert len(acks) == 2
+    a_ack = text_of(next(r for r in acks if header(r, "To") == "anna@example.org"))
+    assert f"{top_score} Punkte" in a_ack and "gültig" in a_ack
+    b_ack = text_of(next(r for r in acks if header(r, "To") == "bernd@example.org"))
+    assert "ungültig" in b_ack and f"{weaker[1]} Punkte" in b_ack
+
+    res = adjudicate_league(db, cfg, "Test-Mono", force=True)
+    assert res["round"] == 1
+    view = league_view(db, "Test-Mono")
+    p = view["partien"][0]
+    assert p["round"] == 2 and len(p["board"]) == 15 and all(len(r) == 15 for r in p["board"])
+    assert len(p["rack"]) == 8 and isinstance(p["bag"], int)
+    placed = sum(ch != "." for row in p["board"] for ch in row)
+    assert p["bag"] == 102 - 7 - placed  # the rack was refilled from the bag by the tiles placed
+    assert p["board"][7][7] != "."  # the first move covers H8
+    besser = {r["player"]: r["points"] for r in view["standings"]}
+    assert besser == {"anna@example.org": 0, "bernd@example.org": -1, "clara@example.org": -2}
+    played = {r["player"]: r["rounds_played"] for r in view["standings"]}
+    assert played == {"anna@example.org": 1, "bernd@example.org": 1, "clara@example.org": 0}
+    deliver(db, md, cfg)
+    report = text_of(next(r for r in md.sent() if "Auswertung Runde 1" in header(r, "Subject")))
+    assert "Top: " in report and f"{top_score} Punkte" in report
+    assert "Abstand zum Top: 0" in report and f"Abstand zum Top: {top_score - weaker[1]}" in report
+    assert "Besser-Wertung" in report and "Runden gespielt" in report
+
+    # a late joiner by mail: scored as NMR for round 1 (two players scored more than 0)
+    md.deliver_to_inbox(player_mail("Dora Dahl <dora@example.org>", "", subject="ANMELDEN Test-Mono Dora Dahl"))
+    poll_once(db, cfg)
+    with db.session() as s:
+        dora = s.scalar(select(Player).where(Player.name == "Dora Dahl"))
+        assert dora is not None and dora.joined_round == 2
+    view = league_view(db, "Test-Mono")
+    row = next(r for r in view["standings"] if r["player"] == "dora@example.org")
+    assert row["points"] == -2 and row["rounds_played"] == 0
+    welcome = next(r for r in md.sent() if header(r, "To") == "dora@example.org")
+    assert "ab Runde 2" in text_of(welcome)
