@@ -61,7 +61,7 @@ def test_a_monoscrabble_round_with_besser_wertung_and_a_late_joiner(mono, capsys
     top_note, top_score = moves[0]
     weaker = next((n, sc) for n, sc in moves if sc < top_score)
     md.deliver_to_inbox(player_mail("anna@example.org", f"{top_note} {top_score} Punkte\n"))
-    md.deliver_to_inbox(player_mail("bernd@example.org", f"QQQQ\nErsatz: {weaker[0]}\n"))
+    md.deliver_to_inbox(player_mail("bernd@example.org", f"A1w QQQQ\nErsatz: {weaker[0]}\n"))
     poll_once(db, cfg)
     acks = [r for r in md.sent() if "Re:" in header(r, "Subject")]
     assert len(acks) == 2
@@ -77,7 +77,7 @@ def test_a_monoscrabble_round_with_besser_wertung_and_a_late_joiner(mono, capsys
     assert p["round"] == 2 and len(p["board"]) == 15 and all(len(r) == 15 for r in p["board"])
     assert len(p["rack"]) == 8 and isinstance(p["bag"], int)
     placed = sum(ch != "." for row in p["board"] for ch in row)
-    assert p["bag"] == 102 - 7 - placed  # the rack was refilled from the bag by the tiles placed
+    assert p["bag"] == 102 - 8 - placed  # every tile is on the board, on the rack of 8 or in the bag
     assert p["board"][7][7] != "."  # the first move covers H8
     besser = {r["player"]: r["points"] for r in view["standings"]}
     assert besser == {"anna@example.org": 0, "bernd@example.org": -1, "clara@example.org": -2}

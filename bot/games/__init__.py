@@ -4,6 +4,6 @@ Rules engines are pure: state, moves, validation, scoring and move generation,
 with no I/O, no database and no mail.
 """
 
-from bot.games.base import GameRules, NotationError, get_game, GAMES
+from bot.games.base import GameRules, NotationError, get_game, load_games, GAMES
 
-__all__ = ["GameRules", "NotationError", "get_game", "GAMES"]
+__all__ = ["GameRules", "NotationError", "get_game", "load_games", "GAMES"]

@@ -148,10 +148,18 @@ def register(game: GameRules) -> GameRules:
     return game
 
 
+def load_games() -> dict[str, GameRules]:
+    """Register every game the bot plays (idempotent) and return the registry."""
+    import bot.games.rondo  # noqa: F401  (registers itself)
+    from bot.games.monoscrabble import register_game as register_monoscrabble
+    if "monoscrabble" not in GAMES:
+        register_monoscrabble()
+    return GAMES
+
+
 def get_game(name: str) -> GameRules:
     """The rules of game ``name``; KeyError with the known names otherwise."""
-    if not GAMES:
-        import bot.games.rondo  # noqa: F401  (registers itself)
+    load_games()
     try:
         return GAMES[name]
     except KeyError:

@@ -125,7 +125,7 @@ def _command(subject: str, text: str) -> str | None:
 def _join(s: Session, cfg: Config, mail: InboundMail, rm, rows, reply_subject: str, now: datetime) -> None:
     """ANMELDEN: a new player joins a running league whose game allows it, from the open
     round on; the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
-    from bot.games import GAMES
+    from bot.games import load_games
     mail.kind, mail.status = "command", "processed"
     mail.parse = {"command": "ANMELDEN"}
     if rows:
@@ -133,9 +133,9 @@ def _join(s: Session, cfg: Config, mail: InboundMail, rm, rows, reply_subject: s
         _notice(s, cfg, mail, rm.from_addr, reply_subject, f"du bist in {league.name} schon angemeldet.",
                 rm.message_id, player.name)
         return
-    get_game("rondo")
+    games = load_games()
     open_leagues = [lg for lg in s.scalars(select(League).where(League.status == "running")).all()
-                    if GAMES.get(lg.game) is not None and GAMES[lg.game].open_join]
+                    if games.get(lg.game) is not None and games[lg.game].open_join]
     subj = (rm.subject + " " + rm.new_text[:200]).lower()
     named = [lg for lg in open_leagues if lg.name.lower() in subj]
     choice = named if named else open_leagues

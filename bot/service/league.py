@@ -67,6 +67,11 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
     return spec
 
 
+def vorgabe_text(state: dict[str, Any]) -> str:
+    """The cards or letters a Partie's players get this round (Rondo Vorgabe, Scrabble rack)."""
+    return str(state.get("vorgabe") or state.get("rack") or "")
+
+
 def zat_of(league: League, number: int) -> datetime:
     """The scheduled ZAT of round ``number`` (aware UTC), a whole number of days after the
     first one in the league's time zone (so 20:00 stays 20:00 across daylight saving)."""
@@ -95,7 +100,7 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
         partie = Partie(league_id=league.id, name=name, state=state)
         session.add(partie)
         session.flush()
-        session.add(Vorgabe(partie_id=partie.id, round_number=1, cards=state["vorgabe"]))
+        session.add(Vorgabe(partie_id=partie.id, round_number=1, cards=vorgabe_text(state)))
     for p in spec["players"]:
         player = Player(league_id=league.id, name=p["name"])
         session.add(player)

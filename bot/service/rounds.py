@@ -18,7 +18,7 @@ from sqlalchemy import select
 from bot.config import Config
 from bot.games import get_game
 from bot.render import format_zat, render
-from bot.service.league import find_league, league_lexicon, open_round, zat_of
+from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.outbox import queue_mail
 from bot.service.standings import standings
 from bot.storage.db import Database
@@ -82,12 +82,13 @@ def adjudicate_league(db: Database, cfg: Config, name: str, now: datetime | None
             partie.state = report.state_after
             partie.finished = bool(report.state_after.get("finished"))
             if not partie.finished:
-                s.add(Vorgabe(partie_id=partie.id, round_number=rnd.number + 1, cards=report.state_after["vorgabe"]))
+                s.add(Vorgabe(partie_id=partie.id, round_number=rnd.number + 1,
+                              cards=vorgabe_text(report.state_after)))
             view = game.public_view(report.state_after)
             bm = dict(report.board_move) if report.board_move else None
             if bm:
                 bm["names"] = [names.get(k, k) for k in bm.get("players", [])]
-                bm["new_squares"] = [f"{t[0]},{t[1]}" for t in bm.get("tiles", [])]
+                bm["new_squares"] = [f"{p[0]},{p[1]}" for p in bm.get("placements", [])]
             pls = []
             for pr in sorted(report.players, key=lambda x: names.get(x.player, "").lower()):
                 d = pr.to_json()
