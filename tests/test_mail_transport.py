@@ -309,3 +309,18 @@ def test_smtp_connection_refused_is_temporary_after_retries():
         t.send(raw, "bot@spiel.example", ["x@example.de"])
     assert time.monotonic() - start >= 0.05 + 0.1  # waited for both retries
     assert info.value.code is None
+
+
+def test_maildir_poll_reads_in_delivery_order(tmp_path):
+    """Mails of the same second come out in the order they were delivered (a later
+    submission replaces an earlier one, so order matters)."""
+    from bot.mail.maildir import MaildirTransport, _delivery_order
+    keys = ["1700000000.M99P5Q2.h", "1700000000.M100P5Q3.h", "1699999999.M999999P5Q1.h", "odd-name"]
+    assert sorted(keys, key=_delivery_order) == [keys[2], keys[0], keys[1], keys[3]]
+    md = MaildirTransport(tmp_path / "md")
+    raws = [f"From: a@example.org\r\nSubject: n{i}\r\n\r\nbody {i}\r\n".encode() for i in range(30)]
+    for raw in raws:
+        md.deliver_to_inbox(raw)
+    seen = []
+    md.poll(lambda raw, **kw: seen.append(raw) or True)
+    assert seen == raws

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import mailbox
+import re
 from pathlib import Path
 
 from .transport import PermanentFailure, PollState, StoreCallback
@@ -33,7 +34,7 @@ class MaildirTransport:
         self.outbox = mailbox.Maildir(self.path / "outbox", factory=None, create=True)
 
     def poll(self, store: StoreCallback, state: PollState | None = None) -> int:
-        """Give every inbox mail (sorted by key) to ``store``; return count stored.
+        """Give every inbox mail, in delivery order, to ``store``; return count stored.
 
         A mail is moved to ``processed`` only after ``store`` returned True.
         On False or an exception from ``store`` the pass stops and the mail
@@ -41,7 +42,7 @@ class MaildirTransport:
         raised.  ``state`` is accepted for interface compatibility and unused.
         """
         stored = 0
-        for key in sorted(self.inbox.keys()):
+        for key in sorted(self.inbox.keys(), key=_delivery_order):
             try:
                 raw = self.inbox.get_bytes(key)
             except KeyError:  # vanished meanwhile
@@ -88,3 +89,18 @@ class MaildirTransport:
     def processed_mails(self) -> list[bytes]:
         """All mails in ``processed`` (sorted by key) as raw bytes."""
         return [self.processed.get_bytes(k) for k in sorted(self.processed.keys())]
+
+
+_KEY = re.compile(r"^(\d+)\.M(\d+)P(\d+)Q(\d+)")
+
+
+def _delivery_order(key: str) -> tuple:
+    """Sort key for a Maildir name: Python's ``mailbox`` names a mail
+    ``<seconds>.M<microseconds>P<pid>Q<counter>.<host>``; the numbers must compare as
+    numbers (``M99`` before ``M100``), or mails of the same second come out of order and
+    a later submission could be read before the earlier one it replaces."""
+    m = _KEY.match(key)
+    if m is None:
+        return (1, key)
+    sec, usec, pid, q = (int(g) for g in m.groups())
+    return (0, sec, usec, q, pid, key)
