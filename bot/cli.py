@@ -157,6 +157,27 @@ def cmd_lexicon_check(args, cfg) -> int:
     return cli_check(args.word, game=game or "rondo", allow=allow, deny=deny, cache_dir=cfg.lexicon_dir)
 
 
+def cmd_lexicon_export(args, cfg) -> int:
+    """Print the game's whole word list, one word a line (with a league's lists if given)."""
+    from bot.lexicon import alphabet_for_game, load
+    game = args.game or "rondo"
+    allow: list[str] = []
+    deny: list[str] = []
+    if args.league:
+        from bot.service.league import find_league
+        db = _db(cfg)
+        with db.session() as s:
+            league = find_league(s, args.league)
+            allow, deny, game = list(league.allow_words), list(league.deny_words), league.game
+    lex = load(alphabet_for_game(game).name, cfg.lexicon_dir)
+    if allow or deny:
+        lex = lex.with_lists(allow, deny)
+    out = sys.stdout
+    for word in lex.words():
+        out.write(word + "\n")
+    return 0
+
+
 def cmd_conformance(args, cfg) -> int:
     from bot.conformance import run_conformance
     return run_conformance(args.files, sys.stdout)
@@ -207,6 +228,10 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
     ck.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
     ck.set_defaults(func=cmd_lexicon_check)
+    ex = lxs.add_parser("export", parents=[common], help="die ganze Wortliste eines Spiels ausgeben, ein Wort je Zeile")
+    ex.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
+    ex.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
+    ex.set_defaults(func=cmd_lexicon_export)
     cf = add("conformance", cmd_conformance, "Regelfälle prüfen (PASS/FAIL je Fall)")
     cf.add_argument("files", nargs="+", metavar="FILE")
     tp = add("top", cmd_top, "bestes Wort je Stellung (eine JSON-Zeile je Fall)")
@@ -222,6 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as exc:
         print(f"Konfiguration: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `spielleiter lexicon export | head`: the reader has gone
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as exc:
         from bot.service.league import LeagueError
         if isinstance(exc, LeagueError):

@@ -111,3 +111,40 @@ def test_lexicon_check_cli(capsys):
     assert main(["lexicon", "check", "--game", "rondo", "Xqzv"]) == 1
     assert "ungültig" in capsys.readouterr().out
     assert main(["lexicon", "check", "--game", "monoscrabble", "Ärger"]) == 0
+
+
+def test_lexicon_export_prints_the_games_word_list():
+    import subprocess
+    proc = subprocess.run(["spielleiter", "lexicon", "export", "--game", "monoscrabble"], capture_output=True,
+                          text=True, check=True)
+    words = proc.stdout.splitlines()
+    assert len(words) > 250_000 and words == sorted(words)
+    assert "ÄRGER" in words and "AERGER" not in words and "MONDES" in words
+    rondo = subprocess.run(["spielleiter", "lexicon", "export"], capture_output=True, text=True, check=True).stdout
+    assert "\nAERGER\n" in rondo and "Ä" not in rondo
+    # a closed pipe ends the command quietly
+    head = subprocess.run("spielleiter lexicon export | head -3", shell=True, capture_output=True, text=True)
+    assert head.stdout.count("\n") == 3 and "Traceback" not in head.stderr
+
+
+def test_top_for_monoscrabble_positions_on_the_full_lexicon(tmp_path):
+    import io
+    import json
+    from pathlib import Path
+    from bot.conformance import run_top
+    from bot.games import get_game
+    from bot.lexicon import load
+    cases = json.loads((Path(__file__).resolve().parents[2] / "shared/conformance/monoscrabble.json").read_text())
+    for c in cases:
+        c.pop("words", None)
+        c["lexicon"] = "default"
+    f = tmp_path / "top.json"
+    f.write_text(json.dumps(cases[:3]))
+    out = io.StringIO()
+    assert run_top([f], out) == 0
+    game, lex = get_game("monoscrabble"), load("monoscrabble")
+    for case, line in zip(cases, out.getvalue().splitlines()):
+        res = json.loads(line)
+        assert res["id"] == case["id"] and res["score"] > 0
+        judged = game.run_case(dict(case, move=res["move"]), lex)  # the printed top is a valid move
+        assert judged["valid"] and judged["score"] == res["score"]
