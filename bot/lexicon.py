@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -366,6 +367,19 @@ class Lexicon:
             self._len = len(self._words)
         return self._len
 
+    def content_hash(self) -> str | None:
+        """A sha256 of the cached word list this lexicon reads (``"marisa:<hex>"``), so
+        structures derived from it (the Scrabble word graph) can be cached and rebuilt
+        when it changes; None for an in-memory list (:meth:`from_words`) or a view."""
+        tobytes = getattr(self._words, "tobytes", None)
+        if tobytes is None or type(self) is not Lexicon:
+            return None
+        return "marisa:" + hashlib.sha256(tobytes()).hexdigest()
+
+    def layers(self) -> "tuple[Lexicon, frozenset[str], frozenset[str]] | None":
+        """For a league view (:meth:`with_lists`): ``(base, allow, deny)``; else None."""
+        return None
+
     def words(self) -> Iterator[str]:
         """All valid words, sorted by code point (so Ä Ö Ü come after Z)."""
         return iter(sorted(self._words))
@@ -422,6 +436,9 @@ class _ListedView(Lexicon):
         self._allow = allow
         self._deny = deny
         self._allow_prefixes = frozenset(_prefixes(allow))
+
+    def layers(self) -> "tuple[Lexicon, frozenset[str], frozenset[str]] | None":
+        return (self._base, self._allow, self._deny)
 
     def __contains__(self, word: object) -> bool:
         return word not in self._deny and (word in self._allow or word in self._base)

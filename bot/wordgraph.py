@@ -229,23 +229,13 @@ _MEMO_LOCK = threading.RLock()
 _MEMO_MAX = 16
 
 
-def _lexicon_hash(lexicon) -> str | None:
-    """Cheap content hash of a cached (marisa-backed) lexicon, else ``None``."""
-    words = getattr(lexicon, "_words", None)
-    tobytes = getattr(words, "tobytes", None)
-    if tobytes is None:
-        return None
-    return "marisa:" + hashlib.sha256(tobytes()).hexdigest()
-
-
 def _build_for(lexicon, cache_dir: Path | None) -> WordGraph:
     # A league view: base graph plus allow/deny by path copying.
-    base = getattr(lexicon, "_base", None)
-    allow = getattr(lexicon, "_allow", None)
-    deny = getattr(lexicon, "_deny", None)
-    if base is not None and allow is not None and deny is not None:
+    layers = lexicon.layers() if hasattr(lexicon, "layers") else None
+    if layers is not None:
+        base, allow, deny = layers
         return graph_for(base, cache_dir).with_lists(allow, deny)
-    h = _lexicon_hash(lexicon) if type(lexicon).__name__ == "Lexicon" else None
+    h = lexicon.content_hash() if hasattr(lexicon, "content_hash") else None
     if h is None:  # small in-memory list
         return WordGraph.from_words(lexicon.words())
     if cache_dir is None:

@@ -312,3 +312,15 @@ def test_cli_build(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "rondo:" in out and "monoscrabble:" in out and "Wörter" in out
     assert "MONDES" in L.load("rondo", tmp_path / "b")
+
+
+def test_content_hash_and_layers_for_derived_structures(rondo, cache):
+    h = rondo.content_hash()
+    assert h and h.startswith("marisa:") and h == L.load("rondo", cache).content_hash()
+    assert L.load("monoscrabble", cache).content_hash() != h
+    assert L.Lexicon.from_words(["MOND"], "rondo").content_hash() is None
+    assert rondo.layers() is None
+    view = rondo.with_lists(allow=["WERKZEUG"], deny=["MOND"])
+    base, allow, deny = view.layers()
+    assert base is rondo and "WERKZEUG" in allow and "MOND" in deny
+    assert view.content_hash() is None
