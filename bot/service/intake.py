@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from email.parser import BytesHeaderParser
 from email import policy
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -25,8 +25,10 @@ from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
-from bot.storage.models import (InboundMail, League, Partie, Player, PlayerAddress, Result, Submission,
-                                SubmissionMove)
+from bot.service.commands import find_command
+from bot.service.identity import check_code, take_code
+from bot.service.mailctx import Incoming
+from bot.storage.models import InboundMail, League, Partie, Player, PlayerAddress, Submission, SubmissionMove
 from bot.submission import read_submission
 
 log = logging.getLogger(__name__)
@@ -98,152 +100,90 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         return "error"
 
 
-COMMANDS = {"HILFE": "HILFE", "HELP": "HILFE", "STAND": "STAND", "STANDINGS": "STAND",
-            "ANMELDEN": "ANMELDEN", "JOIN": "ANMELDEN"}
-
-
-def _command_line(subject: str, text: str) -> tuple[str, str] | None:
-    """(command, rest of its line) for a player command (HILFE, STAND, ANMELDEN; English
-    aliases) written as the subject or as the first line of the mail."""
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    for cand in (subject.strip(), first):
-        line = cand.strip()
-        for prefix in ("RE:", "AW:", "Re:", "Aw:", "re:", "aw:"):
-            line = line.removeprefix(prefix).strip()
-        word, _, rest = line.partition(" ")
-        word = word.upper().rstrip(".!:")
-        if word in COMMANDS:
-            return COMMANDS[word], rest.strip()
-    return None
-
-
-def _command(subject: str, text: str) -> str | None:
-    found = _command_line(subject, text)
-    return found[0] if found else None
-
-
-def _join(s: Session, cfg: Config, mail: InboundMail, rm, rows, reply_subject: str, now: datetime) -> None:
-    """ANMELDEN: a new player joins a running league whose game allows it, from the open
-    round on; the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
-    from bot.games import load_games
-    mail.kind, mail.status = "command", "processed"
-    mail.parse = {"command": "ANMELDEN"}
-    if rows:
-        player, league = rows[0]
-        _notice(s, cfg, mail, rm.from_addr, reply_subject, f"du bist in {league.name} schon angemeldet.",
-                rm.message_id, player.name)
-        return
-    games = load_games()
-    open_leagues = [lg for lg in s.scalars(select(League).where(League.status == "running")).all()
-                    if games.get(lg.game) is not None and games[lg.game].open_join]
-    subj = (rm.subject + " " + rm.new_text[:200]).lower()
-    named = [lg for lg in open_leagues if lg.name.lower() in subj]
-    choice = named if named else open_leagues
-    if len(choice) != 1:
-        names = ", ".join(lg.name for lg in open_leagues) or "keine"
-        _notice(s, cfg, mail, rm.from_addr, reply_subject,
-                "Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben (" + names + "). "
-                "Bitte den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.", rm.message_id)
-        return
-    league = choice[0]
-    rest = (_command_line(rm.subject, rm.new_text) or ("", ""))[1]
-    name = rest.replace(league.name, "").strip(" ,:-") or rm.from_name or rm.from_addr.split("@")[0]
-    rnd = open_round(s, league)
-    joined = rnd.number if rnd else league.rounds + 1
-    player = Player(league_id=league.id, name=name[:100], joined_round=joined)
-    s.add(player)
-    s.flush()
-    s.add(PlayerAddress(player_id=player.id, email=rm.from_addr))
-    mail.player_id, mail.league_id = player.id, league.id
-    for partie in s.scalars(select(Partie).where(Partie.league_id == league.id)):
-        for r in range(1, joined):
-            better = s.scalar(select(func.count()).select_from(Result).where(
-                Result.partie_id == partie.id, Result.round_number == r, Result.score > 0)) or 0
-            s.add(Result(partie_id=partie.id, round_number=r, player_id=player.id, points=-better, score=0,
-                         submitted=False))
-    game = get_game(league.game)
-    s.flush()
-    views = [dict(game.public_view(pt.state), name=pt.name) for pt in league.partien]
-    text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
-                  next_zat=format_zat(rnd.zat, league.timezone) if rnd else "–", joined=joined)
-    queue_mail(s, cfg, key=f"join:{mail.id}", kind="start", to=rm.from_addr, subject=f"{league.name}: Willkommen",
-               text=text, league_id=league.id, round_number=joined, in_reply_to=rm.message_id)
-
-
-def _notice(s: Session, cfg: Config, mail: InboundMail, to: str, subject: str, body: str,
-            in_reply_to: str | None, name: str | None = None) -> None:
-    queue_mail(s, cfg, key=f"notice:{mail.id}", kind="notice", to=to, subject=subject,
-               text=render("notice.txt.j2", name=name, body=body), in_reply_to=in_reply_to)
-
-
 def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     rm = read_mail(mail.raw)
     mail.from_addr = rm.from_addr or None
     mail.subject = rm.subject
-    reply_subject = rm.subject if rm.subject.lower().startswith(("re:", "aw:")) else f"Re: {rm.subject}".strip()
-
-    def ignore(reason: str) -> None:
-        mail.status, mail.kind = "ignored", "ignored"
-        mail.parse = {"reason": reason}
-
+    ctx = Incoming(s, cfg, mail, rm, now)
     if rm.auto:
-        return ignore(f"auto: {rm.auto}")
+        return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
-        return ignore("own mail or no sender")
+        return ctx.record("ignored", "ignored", reason="own mail or no sender")
+    code, text = take_code(rm.new_text)
+    found = find_command(rm.subject, text)
+    if found and found[0].gm:
+        return found[0].handler(ctx, found[1])
     rows = s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
                      .join(League, League.id == Player.league_id)
                      .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
-    command = _command(rm.subject, rm.new_text)
-    if command == "ANMELDEN":
-        return _join(s, cfg, mail, rm, rows, reply_subject, now)
     if not rows:
-        ignore("unknown sender")
-        _notice(s, cfg, mail, rm.from_addr, reply_subject,
-                "diese Adresse ist bei keiner laufenden Liga angemeldet; deine Mail wurde nicht als Zug "
-                "gewertet. Bitte schreib von deiner angemeldeten Adresse oder melde dich beim Spielleiter.",
-                rm.message_id)
-        return
+        if found and not found[0].needs_player:
+            return found[0].handler(ctx, found[1])
+        return _unknown_sender(ctx, text)
     if len(rows) > 1:
         subj = rm.subject.lower()
         rows = [r for r in rows if r[1].name.lower() in subj]
         if len(rows) != 1:
-            ignore("several leagues")
-            _notice(s, cfg, mail, rm.from_addr, reply_subject,
-                    "du spielst in mehreren Ligen: bitte den Namen der Liga in den Betreff schreiben.", rm.message_id)
-            return
-    player, league = rows[0]
-    mail.player_id, mail.league_id = player.id, league.id
+            ctx.record("ignored", "ignored", reason="several leagues")
+            return ctx.reply("du spielst in mehreren Ligen: bitte den Namen der Liga in den Betreff schreiben.")
+    ctx.player, ctx.league = rows[0]
+    mail.player_id, mail.league_id = ctx.player.id, ctx.league.id
+    if found and found[0].name in OPEN_COMMANDS:
+        return found[0].handler(ctx, found[1])
+    if ctx.league.require_code and not check_code(code, ctx.player.code_hash):
+        return _bad_code(ctx, code)
+    if found:
+        return found[0].handler(ctx, found[1])
+    _submission(ctx, text)
+
+
+#: Commands that need no personal code (they change nothing).
+OPEN_COMMANDS = {"HILFE", "STAND"}
+
+
+def _unknown_sender(ctx: Incoming, text: str) -> None:
+    """A mail from an address no running league knows changes nothing; the sender is told,
+    and so is every player the mail names (by full name), at their registered address."""
+    ctx.record("ignored", "ignored", reason="unknown sender")
+    ctx.reply("diese Adresse ist bei keiner laufenden Liga angemeldet; deine Mail wurde nicht als Zug "
+              "gewertet. Bitte schreib von deiner angemeldeten Adresse oder melde dich beim Spielleiter.")
+    hay = f"{ctx.rm.subject}\n{text}".lower()
+    named = [p for p in ctx.s.scalars(select(Player).join(League).where(League.status == "running", Player.active))
+             if len(p.name) >= 4 and p.name.lower() in hay]
+    for p in named:
+        ctx.mail.flagged = f"unknown sender {ctx.rm.from_addr} named player {p.name}"
+        ctx.reply(f"von der unbekannten Adresse {ctx.rm.from_addr} kam eine Mail, die dich nennt. Sie wurde "
+                  "nicht gewertet und hat nichts verändert. Warst du das nicht, musst du nichts tun.",
+                  to=p.email, subject=f"{ctx.league.name if ctx.league else 'Spielleiter'}: Hinweis", name=p.name)
+
+
+def _bad_code(ctx: Incoming, code: str | None) -> None:
+    """A submission without the right personal code changes nothing. The answer goes to
+    the registered address (the first one), which is the real player even when the
+    sender address was forged; the code is never echoed."""
+    ctx.record("rejected", "submission", reason="code missing" if not code else "code wrong")
+    ctx.mail.flagged = "personal code missing" if not code else "personal code wrong"
+    what = "ohne deinen persönlichen Code" if not code else "mit einem falschen Code"
+    ctx.reply(f"eine Mail von {ctx.rm.from_addr} kam {what} und wurde nicht gewertet; nichts wurde "
+              "verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du das nicht, "
+              "melde dich beim Spielleiter.", to=ctx.player.email)
+
+
+def _submission(ctx: Incoming, text: str) -> None:
+    s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
+    player, league = ctx.player, ctx.league
     game = get_game(league.game)
-    if command:
-        mail.status, mail.kind = "processed", "command"
-        mail.parse = {"command": command}
-        if command == "HILFE":
-            body = render(f"{game.name}/hilfe.txt")
-        else:
-            from bot.service.standings import standings
-            table = standings(s, league)
-            body = f"Gesamtwertung {league.name}:\n\n" + "\n".join(
-                f"{r['rank']:>3}. {r['name']:<24} {r['points']:>5}" for r in table)
-        queue_mail(s, cfg, key=f"command:{mail.id}", kind="command", to=rm.from_addr, subject=reply_subject,
-                   text=render("notice.txt.j2", name=player.name, body=body), league_id=league.id,
-                   in_reply_to=rm.message_id)
-        return
     rnd = open_round(s, league)
     if rnd is None:
-        ignore("league finished")
-        _notice(s, cfg, mail, rm.from_addr, reply_subject, f"die Liga {league.name} ist beendet.",
-                rm.message_id, player.name)
-        return
+        ctx.record("ignored", "ignored", reason="league finished")
+        return ctx.reply(f"die Liga {league.name} ist beendet.")
     if mail.received_at > rnd.zat:
-        mail.status, mail.kind = "late", "submission"
-        mail.parse = {"reason": "after ZAT", "zat": rnd.zat.isoformat()}
-        _notice(s, cfg, mail, rm.from_addr, reply_subject,
-                f"deine Mail kam nach dem ZAT der Runde {rnd.number} ({format_zat(rnd.zat, league.timezone)}) "
-                "und wird nicht mehr gewertet. Sie bleibt für den Spielleiter gespeichert.", rm.message_id, player.name)
-        return
-
+        ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
+        return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
+                         f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
+                         "Sie bleibt für den Spielleiter gespeichert.")
     partien = {p.name: p for p in s.scalars(select(Partie).where(Partie.league_id == league.id)).all()}
-    read = read_submission(rm.new_text, game, list(partien), subject=rm.subject, player_names=[player.name])
+    read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
     lexicon = league_lexicon(league, cfg)
     sections, errors, replaced = [], [], []
     for sec in read.sections:
@@ -275,16 +215,15 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         reports = [game.check_line(part.state, t, lexicon, i) for i, t in enumerate(sec.moves)]
         situation = render(f"{game.name}/situation.txt.j2", **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
-    mail.kind = "submission"
-    mail.status = "processed"
-    mail.parse = {"sections": [{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
-                  "errors": errors, "ignored": read.ignored}
+    ctx.record("processed", "submission",
+               sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
+               errors=errors, ignored=read.ignored)
     if not sections and not errors:
         errors.append("Zeilen, die ich nicht als Zug lesen konnte: " + (" | ".join(read.ignored[:8]) or "keine")
                       + ". Hilfe zur Notation steht in der Startmail und im README.")
     text = render("ack.txt.j2", player=player, league=league, round=rnd.number, sections=sections,
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone))
-    queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=reply_subject, text=text,
+    queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 
 

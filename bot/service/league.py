@@ -16,6 +16,7 @@ from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
 from bot.render import format_zat, render
+from bot.service.identity import hash_code
 from bot.service.outbox import queue_mail
 from bot.storage.models import League, Partie, Player, PlayerAddress, Round, Vorgabe
 
@@ -61,6 +62,8 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
             if addr.lower() in seen:
                 raise LeagueError(f"{path}: Adresse {addr} doppelt.")
             seen.add(addr.lower())
+    if spec.get("require_code") and not all(p.get("code") for p in players):
+        raise LeagueError(f"{path}: require_code = true, aber nicht jeder Spieler hat einen code.")
     parts = spec.get("partien") or ["R1"]
     if len(set(p.lower() for p in parts)) != len(parts):
         raise LeagueError(f"{path}: Partie-Namen doppelt.")
@@ -92,7 +95,10 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
                     rounds=int(spec.get("rounds", 20)), first_zat=parse_when(spec["first_zat"], tz),
                     zat_interval_days=int(spec.get("zat_interval_days", 7)), timezone=tz,
                     gm_email=(spec.get("gm_email") or None), allow_words=list(spec.get("allow_words", [])),
-                    deny_words=list(spec.get("deny_words", [])), options=dict(spec.get("options", {})))
+                    deny_words=list(spec.get("deny_words", [])), options=dict(spec.get("options", {})),
+                    require_code=bool(spec.get("require_code", False)),
+                    gm_code_hash=hash_code(str(spec["gm_code"])) if spec.get("gm_code") else None,
+                    review=bool(spec.get("review", False)), reminder_hours=int(spec.get("reminder_hours", 24)))
     session.add(league)
     session.flush()
     for name in spec.get("partien") or ["R1"]:
@@ -102,7 +108,8 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
         session.flush()
         session.add(Vorgabe(partie_id=partie.id, round_number=1, cards=vorgabe_text(state)))
     for p in spec["players"]:
-        player = Player(league_id=league.id, name=p["name"])
+        player = Player(league_id=league.id, name=p["name"],
+                        code_hash=hash_code(str(p["code"])) if p.get("code") else None)
         session.add(player)
         session.flush()
         for addr in [p["email"], *p.get("addresses", [])]:

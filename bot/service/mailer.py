@@ -3,7 +3,6 @@ database-backed IMAP poll state."""
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.storage.db import Database

@@ -8,10 +8,10 @@ All times are aware UTC datetimes (:class:`UTCDateTime`).
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, Boolean, DateTime, ForeignKey, Integer, LargeBinary, String, Text, false,
+from sqlalchemy import (JSON, Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text, false,
                         TypeDecorator, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -64,6 +64,16 @@ class League(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     status: Mapped[str] = mapped_column(String(20), default="running")  # running | finished
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: every submission must carry the player's personal code (``Code: ...``)
+    require_code: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: hash of the game master's code (GM commands by mail need address and code)
+    gm_code_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: paused: ZATs do not fire until resumed
+    paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: review mode: each Auswertung waits in the outbox (status ``held``) for the GM's release
+    review: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: hours before each ZAT at which players without a submission are reminded (0: never)
+    reminder_hours: Mapped[int] = mapped_column(Integer, default=24, server_default="24")
 
     partien: Mapped[list["Partie"]] = relationship(back_populates="league", order_by="Partie.id")
     players: Mapped[list["Player"]] = relationship(back_populates="league", order_by="Player.id")
@@ -91,6 +101,11 @@ class Player(Base):
     name: Mapped[str] = mapped_column(String(100))
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     joined_round: Mapped[int] = mapped_column(Integer, default=1)
+    #: hash of the player's personal code (never the code itself)
+    code_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: holiday (URLAUB), league-local dates; no reminders in that time
+    away_from: Mapped[date | None] = mapped_column(Date, nullable=True)
+    away_to: Mapped[date | None] = mapped_column(Date, nullable=True)
 
     league: Mapped[League] = relationship(back_populates="players")
     addresses: Mapped[list["PlayerAddress"]] = relationship(back_populates="player", order_by="PlayerAddress.id")
@@ -124,6 +139,7 @@ class Round(Base):
     zat: Mapped[datetime]
     status: Mapped[str] = mapped_column(String(20), default="open")  # open | adjudicated
     adjudicated_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    reminded_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
     league: Mapped[League] = relationship(back_populates="rounds_")
 
@@ -164,6 +180,8 @@ class InboundMail(Base):
     error: Mapped[str | None] = mapped_column(Text, nullable=True)
     league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id"), nullable=True)
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
+    #: set when the GM should look at this mail (a bounce of a report, a forged sender, ...)
+    flagged: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class Submission(Base):
@@ -228,7 +246,7 @@ class OutboxMail(Base):
     """A mail to send, rendered completely (``raw``) when it is queued, so a resend is
     byte-identical. ``key`` is unique per logical mail (e.g. ``auswertung:3:5:7``), so a
     crash and re-run never queues a second, different version. ``status``: pending |
-    sent | failed."""
+    held (review mode: waits for the GM) | sent | failed."""
 
     __tablename__ = "outbox"
     id: Mapped[int] = mapped_column(primary_key=True)

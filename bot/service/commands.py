@@ -1,0 +1,261 @@
+"""Commands by mail: a registry, and the player commands.
+
+A command is the first word of the subject or of the first line of the mail (German,
+with English aliases), e.g. ``HILFE``, ``STAND``, ``AUSWERTUNG 3``. Player commands act
+for the sender; game-master commands (``gm=True``, in :mod:`bot.service.gm`) check the
+GM's address and code themselves. Every command is answered by mail.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Callable
+
+from sqlalchemy import func, select
+
+from bot.games import get_game, load_games
+from bot.mail.compose import compose, make_message_id
+from bot.render import format_zat, render
+from bot.service.league import open_round
+from bot.service.mailctx import Incoming
+from bot.service.outbox import queue_mail
+from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress, Result
+
+Handler = Callable[[Incoming, str], None]
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    handler: Handler
+    needs_player: bool = True
+    gm: bool = False
+    help: str = ""
+
+
+COMMANDS: dict[str, Command] = {}
+ALIASES: dict[str, str] = {}
+
+
+def command(name: str, *aliases: str, needs_player: bool = True, gm: bool = False, help: str = ""):
+    """Register a mail command under ``name`` and its ``aliases`` (upper case)."""
+    def deco(fn: Handler) -> Handler:
+        COMMANDS[name] = Command(name, fn, needs_player, gm, help)
+        for a in (name, *aliases):
+            ALIASES[a.upper()] = name
+        return fn
+    return deco
+
+
+_PREFIX = re.compile(r"^((re|aw|fwd?|wg)\s*:\s*)+", re.I)
+
+
+def find_command(subject: str, text: str) -> tuple[Command, str] | None:
+    """(command, the rest of its line) written as the subject or the first line."""
+    _load_gm()
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    for cand in (subject or "", first):
+        line = _PREFIX.sub("", cand.strip()).strip()
+        word, _, rest = line.partition(" ")
+        name = ALIASES.get(word.upper().rstrip(".!:"))
+        if name:
+            return COMMANDS[name], rest.strip()
+    return None
+
+
+def _load_gm() -> None:
+    try:
+        import bot.service.gm  # noqa: F401  (registers the game-master commands)
+    except ModuleNotFoundError as exc:
+        if exc.name != "bot.service.gm":
+            raise
+
+
+# -- player commands ----------------------------------------------------------------------
+
+@command("HILFE", "HELP", help="die Spielerhilfe mit der Notation")
+def _hilfe(ctx: Incoming, arg: str) -> None:
+    game = get_game(ctx.league.game)
+    ctx.record("processed", "command", command="HILFE")
+    ctx.reply(render(f"{game.name}/hilfe.txt") + "\n" + command_list(), kind="command")
+
+
+@command("STAND", "STANDINGS", help="die aktuelle Wertung")
+def _stand(ctx: Incoming, arg: str) -> None:
+    from bot.service.standings import standings
+    ctx.record("processed", "command", command="STAND")
+    table = standings(ctx.s, ctx.league)
+    body = f"Wertung {ctx.league.name}:\n\n" + "\n".join(
+        f"{r['rank']:>3}. {r['name']:<24} {r['points']:>5}  ({r['rounds_played']} Runden gespielt)" for r in table)
+    rnd = open_round(ctx.s, ctx.league)
+    if rnd:
+        body += f"\n\nNächster ZAT: {format_zat(rnd.zat, ctx.league.timezone)}"
+    ctx.reply(body, kind="command")
+
+
+@command("AUSWERTUNG", "REPORT", help="AUSWERTUNG n: die Auswertung der Runde n noch einmal")
+def _auswertung(ctx: Incoming, arg: str) -> None:
+    ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
+    m = re.match(r"\s*(\d+)", arg)
+    if not m:
+        return ctx.reply("Welche Runde? Bitte so: AUSWERTUNG 3", kind="command")
+    n = int(m.group(1))
+    row = ctx.s.scalar(select(OutboxMail).where(OutboxMail.key == f"auswertung:{ctx.league.id}:{n}:{ctx.player.id}"))
+    if row is None:
+        return ctx.reply(f"Eine Auswertung der Runde {n} gibt es für dich nicht.", kind="command")
+    import email
+    import email.policy
+    orig = email.message_from_bytes(row.raw, policy=email.policy.default)
+    text = orig.get_body(("plain",)).get_content()
+    html_part = orig.get_body(("html",))
+    key = f"resend:{ctx.mail.id}"
+    raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=f"Kopie: {row.subject}", text=text,
+                  html=html_part.get_content() if html_part is not None else None,
+                  message_id=make_message_id(key, ctx.cfg.sender_domain), in_reply_to=ctx.rm.message_id,
+                  references=[row.message_id])
+    ctx.s.add(OutboxMail(key=key, kind="resend", league_id=ctx.league.id, round_number=n, to_addr=ctx.rm.from_addr,
+                         subject=f"Kopie: {row.subject}", message_id=make_message_id(key, ctx.cfg.sender_domain),
+                         raw=raw))
+
+
+@command("ABMELDEN", "LEAVE", help="aus der Liga austreten (ab der nächsten Auswertung)")
+def _abmelden(ctx: Incoming, arg: str) -> None:
+    ctx.record("processed", "command", command="ABMELDEN")
+    game = get_game(ctx.league.game)
+    if not game.open_join:
+        return ctx.reply(f"In {ctx.league.name} kann man nicht per Mail austreten; bitte schreib dem "
+                         "Spielleiter.", kind="command")
+    ctx.player.active = False
+    ctx.reply(f"du bist aus {ctx.league.name} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder "
+              "einsteigen.", kind="command")
+
+
+_DATE = r"(\d{1,2})\.(\d{1,2})\.(\d{2,4})?"
+
+
+def _date(d: str, mo: str, y: str | None, today: date) -> date:
+    year = int(y) + (2000 if y and len(y) == 2 else 0) if y else today.year
+    return date(year, int(mo), int(d))
+
+
+@command("URLAUB", "HOLIDAY", "VACATION", help="URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit")
+def _urlaub(ctx: Incoming, arg: str) -> None:
+    ctx.record("processed", "command", command="URLAUB", arg=arg)
+    if arg.strip().lower() in ("ende", "aus", "off", "end"):
+        ctx.player.away_from = ctx.player.away_to = None
+        return ctx.reply("dein Urlaub ist beendet: du bekommst wieder Erinnerungen.", kind="command")
+    m = re.match(rf"\s*{_DATE}\s*(?:-|–|bis)\s*{_DATE}", arg)
+    if not m:
+        return ctx.reply("Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE).", kind="command")
+    today = ctx.now.date()
+    try:
+        start = _date(m.group(1), m.group(2), m.group(3), today)
+        end = _date(m.group(4), m.group(5), m.group(6), today)
+        if end < start and not m.group(6):
+            end = end.replace(year=end.year + 1)
+    except ValueError:
+        return ctx.reply("Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027", kind="command")
+    if end < start:
+        return ctx.reply("Das Ende liegt vor dem Anfang.", kind="command")
+    ctx.player.away_from, ctx.player.away_to = start, end
+    ctx.reply(f"Urlaub eingetragen: {start:%d.%m.%Y} bis {end:%d.%m.%Y}. In der Zeit schicke ich keine "
+              "Erinnerungen; Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR.",
+              kind="command")
+
+
+@command("ADRESSE", "ADDRESS", help="ADRESSE neu@example.org: Auswertungen an eine neue Adresse")
+def _adresse(ctx: Incoming, arg: str) -> None:
+    ctx.record("processed", "command", command="ADRESSE")
+    m = re.search(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", arg)
+    if not m:
+        return ctx.reply("Bitte so: ADRESSE neu@example.org", kind="command")
+    new = m.group(0).lower()
+    taken = ctx.s.scalar(select(PlayerAddress).join(Player).where(
+        PlayerAddress.email == new, Player.league_id == ctx.league.id, PlayerAddress.player_id != ctx.player.id))
+    if taken:
+        return ctx.reply(f"{new} gehört in {ctx.league.name} schon jemand anderem.", kind="command")
+    addrs = list(ctx.player.addresses)
+    existing = next((a for a in addrs if a.email == new), None)
+    if existing is None:
+        existing = PlayerAddress(player_id=ctx.player.id, email=new)
+        ctx.s.add(existing)
+        ctx.s.flush()
+    old_first = ctx.player.email
+    _make_primary(ctx, existing)
+    body = (f"Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen schicken "
+            f"({', '.join(a.email for a in ctx.player.addresses)}).")
+    ctx.reply(body, kind="command")
+    if new != old_first:
+        ctx.reply(body, to=new, kind="command")
+
+
+def _make_primary(ctx: Incoming, addr: PlayerAddress) -> None:
+    """Make ``addr`` the player's first address (reports go to the first) by swapping
+    its value with the first row's (a temporary value keeps the unique key intact)."""
+    ctx.s.refresh(ctx.player, ["addresses"])
+    first = ctx.player.addresses[0]
+    if first is addr:
+        return
+    new, old = addr.email, first.email
+    addr.email = f"~{addr.id}~"
+    ctx.s.flush()
+    first.email = new
+    ctx.s.flush()
+    addr.email = old
+    ctx.s.flush()
+
+
+@command("ANMELDEN", "JOIN", needs_player=False, help="ANMELDEN <Liga> <Name>: mitspielen (wo jederzeit Einstieg)")
+def _anmelden(ctx: Incoming, arg: str) -> None:
+    """A new player joins a running league whose game allows it, from the open round on;
+    the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
+    ctx.record("processed", "command", command="ANMELDEN")
+    if ctx.player is not None:
+        return ctx.reply(f"du bist in {ctx.league.name} schon angemeldet.", kind="command")
+    games = load_games()
+    open_leagues = [lg for lg in ctx.s.scalars(select(League).where(League.status == "running")).all()
+                    if games.get(lg.game) is not None and games[lg.game].open_join]
+    text = (ctx.rm.subject + " " + ctx.rm.new_text[:200]).lower()
+    named = [lg for lg in open_leagues if lg.name.lower() in text]
+    choice = named or open_leagues
+    if len(choice) != 1:
+        names = ", ".join(lg.name for lg in open_leagues) or "keine"
+        return ctx.reply("Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben (" + names + "). "
+                         "Bitte den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.",
+                         kind="command")
+    league = choice[0]
+    name = re.sub(re.escape(league.name), "", arg, flags=re.I).strip(" ,:-") or ctx.rm.from_name \
+        or ctx.rm.from_addr.split("@")[0]
+    rnd = open_round(ctx.s, league)
+    joined = rnd.number if rnd else league.rounds + 1
+    player = Player(league_id=league.id, name=name[:100], joined_round=joined)
+    ctx.s.add(player)
+    ctx.s.flush()
+    ctx.s.add(PlayerAddress(player_id=player.id, email=ctx.rm.from_addr))
+    ctx.player, ctx.league = player, league
+    ctx.mail.player_id, ctx.mail.league_id = player.id, league.id
+    for partie in ctx.s.scalars(select(Partie).where(Partie.league_id == league.id)):
+        for r in range(1, joined):
+            better = ctx.s.scalar(select(func.count()).select_from(Result).where(
+                Result.partie_id == partie.id, Result.round_number == r, Result.score > 0)) or 0
+            ctx.s.add(Result(partie_id=partie.id, round_number=r, player_id=player.id, points=-better, score=0,
+                             submitted=False))
+    game = get_game(league.game)
+    ctx.s.flush()
+    views = [dict(game.public_view(pt.state), name=pt.name) for pt in league.partien]
+    text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
+                  next_zat=format_zat(rnd.zat, league.timezone) if rnd else "–", joined=joined)
+    queue_mail(ctx.s, ctx.cfg, key=f"join:{ctx.mail.id}", kind="start", to=ctx.rm.from_addr,
+               subject=f"{league.name}: Willkommen", text=text, league_id=league.id, round_number=joined,
+               in_reply_to=ctx.rm.message_id)
+
+
+def command_list() -> str:
+    """A short German list of the player commands (for HILFE)."""
+    lines = ["Befehle (als Betreff oder erste Zeile der Mail):"]
+    for c in COMMANDS.values():
+        if not c.gm and c.help:
+            lines.append(f"  {c.name:<11} {c.help}")
+    return "\n".join(lines)

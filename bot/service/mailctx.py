@@ -1,0 +1,51 @@
+"""The context of one incoming mail while it is read: the session, the stored mail, what
+was read from it, who sent it, and how to answer. Shared by intake and the commands."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from bot.config import Config
+from bot.mail.message import ReadMail
+from bot.render import render
+from bot.service.outbox import queue_mail
+from bot.storage.models import InboundMail, League, Player
+
+
+@dataclass
+class Incoming:
+    """One stored mail being read. ``player``/``league`` are set once the sender is known."""
+
+    s: Session
+    cfg: Config
+    mail: InboundMail
+    rm: ReadMail
+    now: datetime
+    player: Player | None = None
+    league: League | None = None
+    answers: int = field(default=0)
+
+    @property
+    def reply_subject(self) -> str:
+        subj = self.rm.subject or ""
+        return subj if subj.lower().startswith(("re:", "aw:")) else f"Re: {subj}".strip()
+
+    def record(self, status: str, kind: str, **parse: Any) -> None:
+        """Set the stored mail's status, kind and what was read (JSON)."""
+        self.mail.status, self.mail.kind = status, kind
+        self.mail.parse = dict(parse)
+
+    def reply(self, body: str, *, to: str | None = None, subject: str | None = None, kind: str = "notice",
+              name: str | None = None) -> None:
+        """Queue a German answer (``notice.txt.j2``) to the sender (or ``to``). Several
+        answers to one mail get distinct outbox keys."""
+        self.answers += 1
+        queue_mail(self.s, self.cfg, key=f"{kind}:{self.mail.id}:{self.answers}", kind=kind,
+                   to=to or self.rm.from_addr, subject=subject or self.reply_subject,
+                   text=render("notice.txt.j2", name=name if name is not None else
+                               (self.player.name if self.player else None), body=body),
+                   league_id=self.league.id if self.league else None, in_reply_to=self.rm.message_id)
