@@ -15,6 +15,7 @@ from bot.config import Config
 from bot.service.intake import make_store, process_pending
 from bot.service.mailer import DbPollState, transports
 from bot.service.outbox import deliver
+from bot.service.reminders import send_reminders
 from bot.service.rounds import adjudicate_due, adjudicate_league, next_zat
 from bot.storage.db import Database
 
@@ -26,6 +27,7 @@ def poll_once(db: Database, cfg: Config) -> int:
     poller, sender = transports(cfg)
     process_pending(db, cfg)
     n = poller.poll(make_store(db, cfg, getattr(poller, "source", "maildir")), DbPollState(db))
+    send_reminders(db, cfg)
     deliver(db, sender, cfg)
     return n
 

@@ -1,0 +1,55 @@
+"""Reminders: a set time before each ZAT (``League.reminder_hours``, default 24), every
+active player without moves for some Partie of the open round gets one German reminder
+naming those Partien and the ZAT in the league's time zone. Players on holiday (URLAUB)
+are not reminded; a paused league reminds nobody. Each round reminds once."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+
+from bot.config import Config
+from bot.render import format_zat, render
+from bot.service.outbox import queue_mail
+from bot.storage.db import Database
+from bot.storage.models import League, Partie, Round, Submission
+
+
+def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> int:
+    """Queue the reminders that are due; returns how many were queued."""
+    now = now or datetime.now(timezone.utc)
+    queued = 0
+    with db.session() as s:
+        rows = s.execute(select(League, Round).join(Round, Round.league_id == League.id).where(
+            League.status == "running", League.paused.is_(False), League.reminder_hours > 0,
+            Round.status == "open", Round.reminded_at.is_(None))).all()
+        for league, rnd in rows:
+            if not (rnd.zat - timedelta(hours=league.reminder_hours) <= now < rnd.zat):
+                continue
+            partien = s.scalars(select(Partie).where(Partie.league_id == league.id, Partie.finished.is_(False))
+                                .order_by(Partie.id)).all()
+            zat_day = rnd.zat.astimezone(ZoneInfo(league.timezone)).date()
+            for p in league.players:
+                if not p.active or p.joined_round > rnd.number:
+                    continue
+                if p.away_from and p.away_to and p.away_from <= zat_day <= p.away_to:
+                    continue
+                sent = set(s.scalars(select(Submission.partie_id).where(
+                    Submission.player_id == p.id, Submission.round_number == rnd.number,
+                    Submission.superseded_by.is_(None))).all())
+                missing = [pt.name for pt in partien if pt.id not in sent]
+                if not missing:
+                    continue
+                body = (f"für Runde {rnd.number} von {league.name} fehlen noch deine Züge "
+                        f"({'Partie ' if len(missing) == 1 else 'Partien '}{', '.join(missing)}).\n"
+                        f"ZAT: {format_zat(rnd.zat, league.timezone)}\n\n"
+                        "Ohne Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis.")
+                queue_mail(s, cfg, key=f"reminder:{league.id}:{rnd.number}:{p.id}", kind="reminder", to=p.email,
+                           subject=f"{league.name}: Erinnerung an den ZAT der Runde {rnd.number}",
+                           text=render("notice.txt.j2", name=p.name, body=body), league_id=league.id,
+                           round_number=rnd.number)
+                queued += 1
+            rnd.reminded_at = now
+    return queued
