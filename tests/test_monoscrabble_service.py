@@ -28,8 +28,9 @@ except KeyError:  # the game is registered when its rules, notation and generato
 
 
 @pytest.fixture
-def mono(tmp_path):
+def mono(tmp_path, db_url):
     cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
     cfg.sender = "Spielleiter <spielleiter@example.org>"
     db = Database(cfg.database_url)
     db.migrate()

@@ -20,8 +20,9 @@ from bot.storage.models import OutboxMail, Round
 from tests.helpers import league_toml
 
 
-def _league(tmp_path, first_zat):
+def _league(tmp_path, first_zat, db_url):
     cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
     cfg.poll_interval = 0.3
     db = Database(cfg.database_url)
     db.migrate()
@@ -44,9 +45,9 @@ def _statuses(db):
         return [r.status for r in s.scalars(select(Round).order_by(Round.number))]
 
 
-def test_service_fires_the_zat_and_catches_up(tmp_path):
+def test_service_fires_the_zat_and_catches_up(tmp_path, db_url):
     # a ZAT already missed (bot was down) runs at start-up; the next one fires on its date job
-    db, cfg = _league(tmp_path, datetime.now(timezone.utc) - timedelta(days=3))
+    db, cfg = _league(tmp_path, datetime.now(timezone.utc) - timedelta(days=3), db_url)
     svc = Service(db, cfg)
     t = threading.Thread(target=svc.start, daemon=True)
     t.start()
@@ -65,8 +66,8 @@ def test_service_fires_the_zat_and_catches_up(tmp_path):
         assert len(sent) == 6 and all(m.status == "sent" for m in sent)
 
 
-def test_outbox_retries_then_fails_permanently(tmp_path, smtpd):
-    cfg = Config(database_url=f"sqlite:///{tmp_path}/o.sqlite", sender="spielleiter@example.org")
+def test_outbox_retries_then_fails_permanently(tmp_path, smtpd, db_url):
+    cfg = Config(database_url=db_url, sender="spielleiter@example.org")
     db = Database(cfg.database_url)
     db.migrate()
     with db.session() as s:

@@ -1,4 +1,5 @@
-"""The bot's stages end to end on the embedded default: SQLite, Maildir, real lexicon."""
+"""The bot's stages end to end on the embedded default (Maildir, real lexicon), on SQLite and on a real
+PostgreSQL server (fixture ``db_url``)."""
 
 from __future__ import annotations
 
@@ -24,8 +25,9 @@ from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
 
 
 @pytest.fixture
-def env(tmp_path):
+def env(tmp_path, db_url):
     cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
     cfg.sender = "Spielleiter <spielleiter@example.org>"
     db = Database(cfg.database_url)
     db.migrate()
@@ -191,10 +193,11 @@ def test_whole_league_to_the_end(env):
     assert "Schlussauswertung" in reports[-1].subject
 
 
-def test_cli_commands_on_embedded_default(tmp_path, capsys, monkeypatch):
+def test_cli_commands_on_embedded_default(tmp_path, capsys, monkeypatch, db_url):
     monkeypatch.chdir(tmp_path)
     conf = tmp_path / "bot.toml"
-    conf.write_text('[database]\nurl = "sqlite:///db.sqlite"\n[maildir]\npath = "mail"\n'
+    url = "sqlite:///db.sqlite" if db_url.startswith("sqlite") else db_url
+    conf.write_text(f'[database]\nurl = "{url}"\n[maildir]\npath = "mail"\n'
                     '[bot]\nsender = "spielleiter@example.org"\n', encoding="utf-8")
     liga = league_toml(tmp_path / "liga.toml", name="DS-Rondo", partien=("R1", "R2", "R3"), rounds=20,
                        first_zat=datetime(2026, 12, 6, 20, 0, tzinfo=timezone(timedelta(hours=1))))
@@ -233,9 +236,10 @@ def test_unknown_partie_is_answered_and_its_moves_kept_apart(env):
         assert [[m.text for m in x.moves] for x in subs] == [["ABC"]]
 
 
-def test_anmelden_is_refused_for_a_rondo_league(tmp_path):
+def test_anmelden_is_refused_for_a_rondo_league(tmp_path, db_url):
     """Rondo leagues do not take players mid-season; the answer says where one can join."""
     cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
     cfg.sender = "spielleiter@example.org"
     db = Database(cfg.database_url)
     db.migrate()

@@ -17,6 +17,8 @@ from typing import Literal
 from imapclient import IMAPClient
 from imapclient.imapclient import DELETED
 
+from bot.crash import crashpoint
+
 from .transport import PollState, StoreCallback
 
 __all__ = ["ImapInbox"]
@@ -165,6 +167,7 @@ class ImapInbox:
                 stored += 1
                 # move first, then advance: if we crash in between, the mail is
                 # already out of the folder, so nothing is fetched twice.
+                crashpoint("before-move")
                 self._move(client, uid, processed)
                 state.set(self.folder, uidvalidity, uid)
         finally:

@@ -13,11 +13,16 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot import MIGRATIONS_DIR, ROOT
 
 
+def _sqlite_dir(url: str) -> None:
+    """Create the folder of a SQLite file (SQLite creates the file, not its folder)."""
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url`` (``sqlite:///path`` or ``postgresql+psycopg://...``).
     SQLite gets WAL and foreign keys, and waits for locks instead of failing."""
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        Path(url[len("sqlite:///"):]).parent.mkdir(parents=True, exist_ok=True)
+    _sqlite_dir(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30})
 
@@ -42,6 +47,7 @@ def alembic_config(url: str):
 def upgrade(url: str, revision: str = "head") -> None:
     """Bring the schema of ``url`` to ``revision`` with the Alembic migrations."""
     from alembic import command
+    _sqlite_dir(url)  # Alembic opens its own engine
     command.upgrade(alembic_config(url), revision)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text, false,
+from sqlalchemy import (JSON, BigInteger, Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text, false,
                         TypeDecorator, UniqueConstraint)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -166,9 +166,10 @@ class InboundMail(Base):
     __tablename__ = "inbound_mails"
     id: Mapped[int] = mapped_column(primary_key=True)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
-    source: Mapped[str] = mapped_column(String(20))  # imap | maildir | ingest | demo
-    uidvalidity: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    uid: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    source: Mapped[str] = mapped_column(Text)  # imap:<folder> | maildir | ingest | demo
+    #: IMAP UIDVALIDITY and UID are unsigned 32-bit: above PostgreSQL's integer
+    uidvalidity: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    uid: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     message_id: Mapped[str | None] = mapped_column(String(500), nullable=True, index=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
@@ -271,5 +272,5 @@ class PollState(Base):
 
     __tablename__ = "poll_state"
     mailbox: Mapped[str] = mapped_column(String(200), primary_key=True)
-    uidvalidity: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    last_uid: Mapped[int] = mapped_column(Integer, default=0)
+    uidvalidity: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
