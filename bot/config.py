@@ -29,6 +29,7 @@
     timezone = "Europe/Berlin"
     poll_interval = 60                            # seconds
     sender = "spielleiter@localhost"              # with [maildir]
+    rate_limit_per_hour = 20                      # more mails/hour from one address: stored, not answered
 
     [lexicon]
     path = "var/lexicon"                          # cache of the built word lists
@@ -62,6 +63,8 @@ class Config:
     maildir: Path | None = None
     lexicon_dir: Path | None = None
     source: Path | None = None
+    #: more mails than this within one hour from one address are stored but not answered (0: no limit)
+    rate_limit_per_hour: int = 20
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -113,8 +116,12 @@ def load_config(path: str | Path | None) -> Config:
         if rel and rel != ":memory:":
             url = f"sqlite:///{_resolve(base, rel)}"
     botsec = data.get("bot", {})
+    try:
+        rate_limit = int(botsec.get("rate_limit_per_hour", 20))
+    except (TypeError, ValueError):
+        raise ConfigError("[bot] rate_limit_per_hour muss eine ganze Zahl sein (0: keine Grenze).") from None
     cfg = Config(database_url=url, timezone=botsec.get("timezone", "Europe/Berlin"),
-                 poll_interval=float(botsec.get("poll_interval", 60)), source=p)
+                 poll_interval=float(botsec.get("poll_interval", 60)), source=p, rate_limit_per_hour=rate_limit)
     if "imap" in data or "smtp" in data:
         if "maildir" in data:
             raise ConfigError("Entweder [imap]/[smtp] oder [maildir] angeben, nicht beides.")

@@ -159,6 +159,7 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
     out.mkdir(parents=True, exist_ok=True)
     cfg = embedded(work)
     cfg.sender = "Spielleiter <spielleiter@demo.invalid>"
+    cfg.rate_limit_per_hour = 0  # 20 weeks of mail in seconds: no per-hour limit
     db = Database(cfg.database_url)
     db.migrate()
     md = MaildirTransport(cfg.maildir)

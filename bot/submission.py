@@ -139,13 +139,13 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
         # a plain line: a move only when it reads as one and is not prose
         first = _first_word(line)
         if first in CLOSINGS and not _reads(game, line):
-            closed = True
+            closed = bool(sections)  # "Grüße aus Köln!" above the moves is no closing
             ignored.append(line)
             continue
         if first in CLOSINGS or first in GREETINGS or line.endswith((",", "!", "?", ":")) \
                 or line.lower() in names_lower or len(line) > 60:
             if first in CLOSINGS:
-                closed = True
+                closed = bool(sections)
             ignored.append(line)
             continue
         if _reads(game, line):

@@ -249,6 +249,41 @@ _SIGNATURE = re.compile(r"^--\s?$")
 
 _reply_parser = EmailReplyParser(languages=["de", "en"])
 
+# The bot's own acknowledgement pasted back WITHOUT quote marks or reply header (some
+# clients do that): "  Hauptzug: mondE" / "Ersatzzug 1: ..." followed by a "    -> ..."
+# line, or its intro line. The copy starts at its "Hallo ...," greeting.
+_OWN_MOVE = re.compile(r"^\s*(Hauptzug|Ersatzzug\s*\d+)\s*:", re.IGNORECASE)
+_OWN_RESULT = re.compile(r"^\s*->\s")
+_OWN_INTRO = re.compile(
+    r"^\s*(ich habe deine Züge für Runde\s+\d+\b.*so gelesen:|in deiner Mail habe ich keinen Zug gefunden\."
+    r"|diese Mail ersetzt deine frühere Einsendung\b)", re.IGNORECASE)
+_OWN_SECTION = re.compile(r"^\s*Partie\s+\S+\s+\(.*\)\s*:\s*$", re.IGNORECASE)
+_OWN_GREETING = re.compile(r"^\s*Hallo\b[^:]*,\s*$", re.IGNORECASE)
+
+
+def _own_mail_at(lines: list[str], i: int) -> bool:
+    """Does a pasted copy of the bot's acknowledgement show at line ``i``?"""
+    if _OWN_INTRO.match(lines[i]):
+        return True
+    if _OWN_MOVE.match(lines[i]):
+        nxt = next((l for l in lines[i + 1 :] if l.strip()), "")
+        return bool(_OWN_RESULT.match(nxt))
+    return False
+
+
+def _own_mail_start(lines: list[str], i: int) -> int:
+    """First line of the bot's mail whose marker is at ``i`` (its greeting, section lines)."""
+    k = i
+    while k > 0:
+        prev = lines[k - 1]
+        if not prev.strip() or _OWN_SECTION.match(prev) or _OWN_INTRO.match(prev):
+            k -= 1
+        elif _OWN_GREETING.match(prev):
+            return k - 1
+        else:
+            break
+    return k
+
 
 def _is_reply_header(lines: list[str], i: int) -> bool:
     line = lines[i]
@@ -287,6 +322,8 @@ def _cut(lines: list[str]) -> tuple[list[str], list[str] | None]:
             return lines[:i], None
         if _FORWARD_RE.match(line):
             return lines[:i], lines[_header_block_end(lines, i) :]
+        if _own_mail_at(lines, i):
+            return lines[: _own_mail_start(lines, i)], None
         if _is_reply_header(lines, i):
             # an Outlook "_____" separator directly above belongs to the header
             k = i
@@ -343,8 +380,12 @@ def new_text(text: str) -> str:
     ``-----Ursprüngliche Nachricht-----``, Outlook ``Von:``/``Gesendet:``
     blocks, ``On ... wrote:``, ``-----Original Message-----``,
     ``From:``/``Sent:``); everything after a signature delimiter line
-    (``-- `` or ``--``).  A forwarded message's content is only used when
-    nothing was written above the forward marker.  Never raises.
+    (``-- `` or ``--``); everything from a pasted copy of the bot's own
+    acknowledgement on (``Hauptzug:``/``Ersatzzug n:`` followed by a ``->``
+    line, or its intro line; quoted without ``>`` and without a reply header),
+    so an old move in it is never read as a new one.  A forwarded message's
+    content is only used when nothing was written above the forward marker.
+    Never raises.
     """
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     kept, forwarded = _cut(lines)

@@ -1,0 +1,149 @@
+"""``spielleiter ingest``: feed raw mails (``.eml`` files) exactly as the poller would.
+
+For a game master who gets moves by other routes: each mail is stored raw
+(:func:`~bot.service.intake.store_raw`, source ``ingest``), read and acknowledged
+(:func:`~bot.service.intake.process_mail`); the caller delivers the outbox afterwards.
+
+With ``dry_run`` the very same code runs inside ONE database transaction that is rolled
+back at the end (each session of the intake becomes a SAVEPOINT in it), so nothing is
+stored and nothing reaches the outbox or a mailbox; the report is read from the stored
+row before the rollback.
+"""
+
+from __future__ import annotations
+
+import json
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, Iterator, TextIO
+
+from sqlalchemy import event, func, select
+from sqlalchemy.orm import Session, sessionmaker
+
+from bot.config import Config
+from bot.service.intake import process_mail, store_raw
+from bot.storage.db import Database, make_engine
+from bot.storage.models import InboundMail, OutboxMail
+
+__all__ = ["ingest", "report_of", "print_reports", "RollbackDatabase"]
+
+
+class RollbackDatabase:
+    """A stand-in for :class:`~bot.storage.db.Database` whose sessions all live in one
+    outer transaction that :meth:`close` rolls back: each ``session()`` is a SAVEPOINT
+    (committed = released, failed = rolled back to the savepoint). On SQLite the driver's
+    own transaction handling is switched off so SAVEPOINTs nest correctly. Use as a
+    context manager; never commits anything."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        if url.startswith("sqlite"):
+            @event.listens_for(self.engine, "connect")
+            def _no_pysqlite_tx(dbapi_conn, _rec):  # pragma: no cover - trivial
+                dbapi_conn.isolation_level = None
+
+            @event.listens_for(self.engine, "begin")
+            def _begin(conn):  # pragma: no cover - trivial
+                conn.exec_driver_sql("BEGIN")
+        self.conn = self.engine.connect()
+        self.outer = self.conn.begin()
+        self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
+                                     join_transaction_mode="create_savepoint")
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in a SAVEPOINT of the outer transaction."""
+        with self.sessions() as s:
+            with s.begin():
+                yield s
+
+    def close(self) -> None:
+        """Roll back everything done through this object and release the connection."""
+        try:
+            if self.outer.is_active:
+                self.outer.rollback()
+        finally:
+            self.conn.close()
+            self.engine.dispose()
+
+    def __enter__(self) -> "RollbackDatabase":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: bool = False,
+              outbox_after: int | None = None) -> dict[str, Any]:
+    """The report of stored mail ``mail_id``::
+
+        {"file": name, "id": int, "from": str | None, "subject": str | None,
+         "kind": "submission" | "command" | "ignored", "status": str,
+         "reason": str | None, "sections": [{"partie": str | None, "moves": [str, ...]}],
+         "errors": [str, ...], "flagged": str | None, "duplicate": bool,
+         "replies": [{"to": str, "kind": str, "subject": str}]}
+
+    ``moves`` as written, main move first; ``reason`` is the recorded reason (or the
+    flag, or the error's first line); ``replies`` are the outbox rows with an id above
+    ``outbox_after`` (those queued while the mail was read; [] when None).
+    """
+    mail = s.get(InboundMail, mail_id)
+    parse = dict(mail.parse or {})
+    errors = [str(e) for e in parse.get("errors", [])]
+    reason = parse.get("reason") or mail.flagged
+    if mail.status == "error" and mail.error:
+        first = mail.error.splitlines()[0]
+        errors.append(first)
+        reason = reason or first
+    replies = [] if outbox_after is None else [
+        {"to": r.to_addr, "kind": r.kind, "subject": r.subject}
+        for r in s.scalars(select(OutboxMail).where(OutboxMail.id > outbox_after).order_by(OutboxMail.id))]
+    kind = mail.kind if mail.kind in ("submission", "command") else "ignored"
+    return {"file": name, "id": mail.id, "from": mail.from_addr, "subject": mail.subject, "kind": kind,
+            "status": mail.status, "reason": reason,
+            "sections": [{"partie": x.get("partie"), "moves": list(x.get("moves", []))}
+                         for x in parse.get("sections", [])],
+            "errors": errors, "flagged": mail.flagged, "duplicate": duplicate, "replies": replies}
+
+
+def _one(db, cfg: Config, raw: bytes, name: str | None, now: datetime | None) -> dict[str, Any]:
+    with db.session() as s:
+        before = s.scalar(select(func.max(OutboxMail.id))) or 0
+    mail_id, new = store_raw(db, raw, source="ingest")
+    if new:
+        process_mail(db, cfg, mail_id, now)
+    with db.session() as s:
+        return report_of(s, mail_id, name=name, duplicate=not new, outbox_after=before if new else None)
+
+
+def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, dry_run: bool = False,
+           now: datetime | None = None) -> list[dict[str, Any]]:
+    """Store, read and answer each ``(name, raw bytes)`` of ``mails`` in order, as the
+    poller would; returns one :func:`report_of` dict per mail. A mail already stored
+    (same bytes or Message-ID) is not read again (``duplicate``: True).
+
+    ``dry_run``: everything happens in one transaction on a separate connection that
+    is rolled back, so the database (incl. the outbox) is unchanged afterwards; the
+    reports show what would have happened. The outbox is never delivered here (the
+    CLI does that after a real run). Errors while reading a mail are recorded in the
+    mail (status ``error``), as in the poller; database errors propagate.
+    """
+    if not dry_run:
+        return [_one(db, cfg, raw, name, now) for name, raw in mails]
+    with RollbackDatabase(db.url) as rdb:
+        return [_one(rdb, cfg, raw, name, now) for name, raw in mails]
+
+
+def print_reports(reports: list[dict[str, Any]], *, as_json: bool, out: TextIO) -> None:
+    """Write the reports to ``out``: with ``as_json`` one JSON object per line (the dicts
+    of :func:`report_of`), else one German summary line per mail."""
+    for r in reports:
+        if as_json:
+            out.write(json.dumps(r, ensure_ascii=False) + "\n")
+            continue
+        what = "; ".join(f"Partie {x['partie'] or '?'}: {', '.join(x['moves'])}" for x in r["sections"])
+        extra = [x for x in (what, r["reason"], *r["errors"]) if x]
+        dup = " (schon gespeichert)" if r["duplicate"] else ""
+        out.write(f"{r['file']}: {r['from'] or '?'}, {r['kind']} ({r['status']}){dup}"
+                  + (": " + " | ".join(extra) if extra else "") + "\n")

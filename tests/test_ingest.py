@@ -1,0 +1,185 @@
+"""``spielleiter ingest``: raw .eml files through the real intake (SQLite + Maildir)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, select
+
+from bot.cli import main
+from bot.config import Config, load_config
+from bot.mail.maildir import MaildirTransport
+from bot.service.ingest import ingest
+from bot.service.league import create_league, read_league_file
+from bot.service.outbox import deliver
+from bot.storage.db import Database
+from bot.storage.models import InboundMail, OutboxMail, Submission, SubmissionMove
+from tests.helpers import league_toml, player_mail, text_of
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A config file (SQLite + Maildir under tmp_path), a Rondo league with its start
+    mails delivered, and three .eml files: a submission, a HILFE command, an unknown
+    sender. Yields (db, cfg, md, config path, [files])."""
+    conf = tmp_path / "spielleiter.toml"
+    conf.write_text('[database]\nurl = "sqlite:///db/spielleiter.sqlite"\n[maildir]\npath = "mail"\n'
+                    '[bot]\nsender = "Spielleiter <spielleiter@example.org>"\n', encoding="utf-8")
+    cfg = load_config(conf)
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    with db.session() as s:
+        create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+    deliver(db, md, cfg)
+    files = []
+    for name, raw in [("zug.eml", player_mail("Anna Albers <anna@example.org>",
+                                                "Hallo,\n\nPartie R1:\nTOR\nErsatz: ROT\n\nPartie R2: MOND\n\nGruß Anna")),
+                      ("hilfe.eml", player_mail("bernd@example.org", "", subject="HILFE")),
+                      ("fremd.eml", player_mail("fremd@example.net", "Partie R1:\nTOR"))]:
+        (tmp_path / name).write_bytes(raw)
+        files.append(str(tmp_path / name))
+    yield db, cfg, md, conf, files
+    db.dispose()
+
+
+def counts(db) -> dict[str, int]:
+    with db.session() as s:
+        return {m.__name__: s.scalar(select(func.count()).select_from(m))
+                for m in (InboundMail, Submission, SubmissionMove, OutboxMail)}
+
+
+EXPECTED = [
+    {"from": "anna@example.org", "kind": "submission", "status": "processed", "reason": None,
+     "sections": [{"partie": "R1", "moves": ["TOR", "ROT"]}, {"partie": "R2", "moves": ["MOND"]}], "errors": []},
+    {"from": "bernd@example.org", "kind": "command", "status": "processed", "reason": None, "sections": [],
+     "errors": []},
+    {"from": "fremd@example.net", "kind": "ignored", "status": "ignored", "reason": "unknown sender",
+     "sections": [], "errors": []},
+]
+
+
+def _core(r: dict) -> dict:
+    return {k: r[k] for k in ("from", "kind", "status", "reason", "sections", "errors")}
+
+
+def test_dry_run_reports_and_stores_nothing(env, capsys):
+    db, cfg, md, conf, files = env
+    before, sent_before = counts(db), len(md.sent())
+    assert main(["ingest", "--dry-run", "--json", *files, "--config", str(conf)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    reports = [json.loads(x) for x in lines]
+    assert [_core(r) for r in reports] == EXPECTED
+    assert [r["file"] for r in reports] == files
+    # what would have been answered, but was not
+    assert [(x["to"], x["kind"]) for x in reports[0]["replies"]] == [("anna@example.org", "ack")]
+    assert [x["to"] for x in reports[1]["replies"]] == ["bernd@example.org"]
+    assert counts(db) == before and before["InboundMail"] == 0
+    assert len(md.sent()) == sent_before and md.processed_mails() == [] and list(md.inbox.keys()) == []
+    # a dry run again gives the same report (nothing was left behind, not even as duplicate)
+    again = ingest(db, cfg, [(f, Path(f).read_bytes()) for f in files], dry_run=True)
+    assert [_core(r) for r in again] == EXPECTED and not any(r["duplicate"] for r in again)
+    assert counts(db) == before
+
+
+def test_real_ingest_stores_answers_and_delivers(env, capsys):
+    db, cfg, md, conf, files = env
+    sent_before = len(md.sent())
+    assert main(["ingest", "--json", *files, "--config", str(conf)]) == 0
+    reports = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [_core(r) for r in reports] == EXPECTED
+    with db.session() as s:
+        mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
+        assert [(m.source, m.status, m.kind) for m in mails] == [
+            ("ingest", "processed", "submission"), ("ingest", "processed", "command"), ("ingest", "ignored", "ignored")]
+        subs = s.scalars(select(Submission).order_by(Submission.id)).all()
+        assert [[m.text for m in x.moves] for x in subs] == [["TOR", "ROT"], ["MOND"]]
+        out = s.scalars(select(OutboxMail).where(OutboxMail.id > 3).order_by(OutboxMail.id)).all()
+        assert [(o.to_addr, o.status) for o in out] == [("anna@example.org", "sent"), ("bernd@example.org", "sent"),
+                                                       ("fremd@example.net", "sent")]
+    sent = md.sent()
+    assert len(sent) == sent_before + 3
+    assert any("Hauptzug: TOR" in text_of(r) for r in sent)
+    # the same file again: stored once, not answered twice
+    assert main(["ingest", "--json", files[0], "--config", str(conf)]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["duplicate"] is True and again["replies"] == []
+    assert counts(db)["InboundMail"] == 3 and len(md.sent()) == sent_before + 3
+
+
+def test_plain_output_and_missing_file(env, capsys):
+    db, cfg, md, conf, files = env
+    assert main(["ingest", "--dry-run", files[0], "--config", str(conf)]) == 0
+    out = capsys.readouterr().out
+    assert out.strip() == f"{files[0]}: anna@example.org, submission (processed): Partie R1: TOR, ROT; Partie R2: MOND"
+    assert main(["ingest", "--dry-run", files[0], files[0] + ".fehlt", "--config", str(conf)]) == 2
+    assert "fehlt" in capsys.readouterr().err
+    assert counts(db)["InboundMail"] == 0
+
+
+def _spielleiter() -> list[str]:
+    exe = Path(sys.executable).parent / "spielleiter"
+    if exe.exists():
+        return [str(exe)]
+    found = shutil.which("spielleiter")
+    return [found] if found else [sys.executable, "-m", "bot.cli"]
+
+
+def test_subprocess_dry_run_then_real(env):
+    db, cfg, md, conf, files = env
+    before, sent_before = counts(db), len(md.sent())
+    run = subprocess.run([*_spielleiter(), "ingest", "--dry-run", "--json", *files, "--config", str(conf)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert [_core(json.loads(x)) for x in run.stdout.splitlines()] == EXPECTED
+    assert counts(db) == before and len(md.sent()) == sent_before
+    run = subprocess.run([*_spielleiter(), "ingest", "--json", files[0], "--config", str(conf)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert _core(json.loads(run.stdout)) == EXPECTED[0]
+    assert "1 gesendet" in run.stderr
+    assert counts(db)["InboundMail"] == 1 and counts(db)["SubmissionMove"] == 3
+    assert len(md.sent()) == sent_before + 1
+
+
+def test_dry_run_after_real_mails_sees_the_stored_state(env):
+    """A dry run in a league with stored submissions reads like the poller would: the
+    new mail replaces the earlier one (in the report), the database keeps the old."""
+    db, cfg, md, conf, files = env
+    ingest(db, cfg, [(files[0], Path(files[0]).read_bytes())])
+    newer = player_mail("anna@example.org", "Partie R1: ROT\n", subject="Neuer Zug")
+    (rep,) = ingest(db, cfg, [("neu.eml", newer)], dry_run=True)
+    assert rep["sections"] == [{"partie": "R1", "moves": ["ROT"]}] and rep["status"] == "processed"
+    assert [x["kind"] for x in rep["replies"]] == ["ack"]
+    with db.session() as s:
+        subs = s.scalars(select(Submission)).all()
+        assert len(subs) == 2 and all(x.superseded_by is None for x in subs)
+        assert s.scalar(select(func.count()).select_from(InboundMail)) == 1
+
+
+def test_dry_run_rolls_back_on_every_backend(tmp_path, db_url):
+    """The SAVEPOINT-based dry run leaves SQLite and PostgreSQL unchanged; a real run stores."""
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+        raws = [("a.eml", player_mail("anna@example.org", "Partie R1:\nTOR\nErsatz: ROT")),
+                ("b.eml", player_mail("bernd@example.org", "", subject="STAND"))]
+        before = counts(db)
+        reports = ingest(db, cfg, raws, dry_run=True)
+        assert [(r["kind"], r["sections"]) for r in reports] == [
+            ("submission", [{"partie": "R1", "moves": ["TOR", "ROT"]}]), ("command", [])]
+        assert counts(db) == before
+        reports = ingest(db, cfg, raws)
+        assert [r["duplicate"] for r in reports] == [False, False]
+        after = counts(db)
+        assert after["InboundMail"] == 2 and after["SubmissionMove"] == 2 and after["OutboxMail"] == before["OutboxMail"] + 2
+    finally:
+        db.dispose()
