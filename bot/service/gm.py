@@ -1,0 +1,717 @@
+"""The game master's side: a Spielleiter who only supervises.
+
+The operations are plain functions over a session (one transaction, the caller's), so
+mail commands and the CLI (``spielleiter gm ...``) share them. Each one changes the
+league, is announced to the players by mail (queued in the outbox, German, through
+``notice.txt.j2``), is written to the log, and returns a German sentence saying what
+was done (the answer to the GM). A request that cannot be done raises :class:`GMError`
+before anything is changed.
+
+By mail a GM command must come from the league's ``gm_email`` AND carry the GM's code
+(``Code: ...`` in a line of its own); otherwise nothing changes, the mail is flagged and
+the GM's registered address is told (the code is never echoed). By CLI no code is
+needed: the user on the machine is the GM. CLI operations are recorded as stored
+"mails" (``inbound_mails``, source ``cli``) so that every GM action leaves a row.
+
+Operations: :func:`set_zat`, :func:`pause`, :func:`resume`, :func:`process_now`,
+:func:`allow_word`, :func:`deny_word`, :func:`set_move`, :func:`remove_player`,
+:func:`rollback`, :func:`message`, :func:`set_review`, :func:`release`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Sequence
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from bot.config import Config
+from bot.games import get_game
+from bot.mail.compose import compose
+from bot.render import format_zat, render
+from bot.service.commands import _PREFIX, ALIASES, command
+from bot.service.identity import check_code, take_code
+from bot.service.league import LeagueError, find_league, league_lexicon, open_round
+from bot.service.mailctx import Incoming
+from bot.service.outbox import queue_mail
+from bot.storage.models import (Adjudication, InboundMail, League, OutboxMail, Partie, Player, PlayerAddress,
+                                Result, Round, Submission, SubmissionMove, Vorgabe)
+
+log = logging.getLogger(__name__)
+
+
+class GMError(LeagueError):
+    """A GM request that cannot be done (German message); nothing was changed."""
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+def _league(s: Session, league: League | str) -> League:
+    return find_league(s, league) if isinstance(league, str) else league
+
+
+def _utcnow(now: datetime | None) -> datetime:
+    return now or datetime.now(timezone.utc)
+
+
+def _active(league: League) -> list[Player]:
+    return [p for p in league.players if p.active]
+
+
+def announce(s: Session, cfg: Config, league: League, body: str, *, tag: str,
+             players: Sequence[Player] | None = None, subject: str | None = None) -> int:
+    """Queue ``body`` (German, after "Hallo <Name>,") to every active player (or
+    ``players``); returns how many mails were queued."""
+    uid = uuid.uuid4().hex[:12]
+    rnd = open_round(s, league)
+    targets = list(players) if players is not None else _active(league)
+    for p in targets:
+        if not p.email:
+            continue
+        queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email,
+                   subject=subject or f"{league.name}: Mitteilung des Spielleiters",
+                   text=render("notice.txt.j2", name=p.name, body=body), league_id=league.id,
+                   round_number=rnd.number if rnd else None)
+    return len(targets)
+
+
+def _done(league: League, op: str, text: str) -> str:
+    log.info("GM %s %s: %s", league.name, op, text)
+    return text
+
+
+def _open_round(s: Session, league: League) -> Round:
+    rnd = open_round(s, league)
+    if rnd is None:
+        raise GMError(f"{league.name} hat keine offene Runde (beendet).")
+    return rnd
+
+
+def find_player(s: Session, league: League, spec: str) -> Player:
+    """A player of ``league`` by full name, address, or a unique first name/prefix."""
+    want = spec.strip().lower()
+    if not want:
+        raise GMError("Welcher Spieler? Bitte den Namen angeben.")
+    players = list(league.players)
+    for test in (lambda p: p.name.lower() == want,
+                 lambda p: any(a.email == want for a in p.addresses),
+                 lambda p: p.name.lower().split()[0] == want if p.name.split() else False,
+                 lambda p: p.name.lower().startswith(want)):
+        hits = [p for p in players if test(p)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise GMError(f"'{spec}' passt auf mehrere Spieler: {', '.join(p.name for p in hits)}.")
+    raise GMError(f"Einen Spieler '{spec}' gibt es in {league.name} nicht "
+                  f"(Spieler: {', '.join(p.name for p in players)}).")
+
+
+def find_partie(s: Session, league: League, name: str) -> Partie:
+    for p in league.partien:
+        if p.name.lower() == name.strip().lower():
+            return p
+    raise GMError(f"Eine Partie '{name}' gibt es in {league.name} nicht "
+                  f"(Partien: {', '.join(p.name for p in league.partien)}).")
+
+
+_UNITS = {"d": "days", "t": "days", "tag": "days", "tage": "days", "day": "days", "days": "days",
+          "h": "hours", "std": "hours", "stunde": "hours", "stunden": "hours", "hour": "hours", "hours": "hours",
+          "m": "minutes", "min": "minutes", "minute": "minutes", "minuten": "minutes", "minutes": "minutes"}
+_GERMAN = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})?(?:\s*,?\s*(\d{1,2})(?:[:.](\d{2}))?(?:\s*uhr)?)?$", re.I)
+
+
+def parse_zat(text: str, league: League, current: datetime, now: datetime | None = None) -> datetime:
+    """A new ZAT (aware UTC) from ``+2d``, ``+12h``, ``+1d 6h``, ``-1d`` (relative to the
+    ``current`` ZAT), an ISO date-time (``2026-12-13T20:00``, with or without offset) or a
+    German one (``13.12.2026 20:00``, ``13.12. 20:00 Uhr``); naive means league time, a
+    date without time keeps the current ZAT's time of day."""
+    t = text.strip()
+    tz = ZoneInfo(league.timezone)
+    cur_local = current.astimezone(tz)
+    if t[:1] in "+-":
+        parts = re.findall(r"(\d+)\s*([a-zäöü]+)", t[1:].lower())
+        if not parts or re.sub(r"[\d\sa-zäöü]", "", t[1:].lower()):
+            raise GMError(f"'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00.")
+        delta = timedelta()
+        for n, unit in parts:
+            if unit not in _UNITS:
+                raise GMError(f"Einheit '{unit}' verstehe ich nicht (d, h, min).")
+            delta += timedelta(**{_UNITS[unit]: int(n)})
+        # add in local wall-clock time, so "+7d" keeps 20:00 across a DST change
+        local = cur_local.replace(tzinfo=None) + delta if t[0] == "+" else cur_local.replace(tzinfo=None) - delta
+        return local.replace(tzinfo=tz).astimezone(timezone.utc)
+    m = _GERMAN.match(t.replace("  ", " "))
+    if m:
+        d, mo, y, hh, mm = m.groups()
+        year = (int(y) + (2000 if len(y) == 2 else 0)) if y else cur_local.year
+        hour, minute = (int(hh), int(mm or 0)) if hh else (cur_local.hour, cur_local.minute)
+        try:
+            local = datetime(year, int(mo), int(d), hour, minute, tzinfo=tz)
+        except ValueError:
+            raise GMError(f"'{text}' ist kein gültiges Datum.") from None
+        if not y and local < _utcnow(now):
+            local = local.replace(year=year + 1)
+        return local.astimezone(timezone.utc)
+    try:
+        when = datetime.fromisoformat(t)
+    except ValueError:
+        raise GMError(f"'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00, "
+                      "2026-12-13T20:00.") from None
+    if len(t) <= 10:  # a date only
+        when = when.replace(hour=cur_local.hour, minute=cur_local.minute)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=tz)
+    return when.astimezone(timezone.utc)
+
+
+# -- the operations ----------------------------------------------------------------------
+
+def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime, *,
+            now: datetime | None = None) -> str:
+    """Extend or move the open round's ZAT (``when`` as in :func:`parse_zat`)."""
+    league, now = _league(s, league), _utcnow(now)
+    rnd = _open_round(s, league)
+    new = parse_zat(when, league, rnd.zat, now) if isinstance(when, str) else when.astimezone(timezone.utc)
+    if new <= now:
+        raise GMError(f"der neue ZAT {format_zat(new, league.timezone)} liegt nicht in der Zukunft "
+                      f"(sofort auswerten: AUSWERTEN {league.name}).")
+    old, rnd.zat = rnd.zat, new
+    tz = league.timezone
+    n = announce(s, cfg, league, f"der Spielleiter hat den ZAT der Runde {rnd.number} in {league.name} "
+                 f"verschoben.\n\nNeuer ZAT: {format_zat(new, tz)}\n(bisher: {format_zat(old, tz)})\n\n"
+                 "Bis dahin kannst du deine Züge schicken oder ändern.", tag="zat",
+                 subject=f"{league.name}: neuer ZAT Runde {rnd.number}")
+    return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
+                 f"(bisher {format_zat(old, tz)}); {n} Spieler benachrichtigt.")
+
+
+def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
+    """Pause the league: its ZAT does not fire until :func:`resume`."""
+    league = _league(s, league)
+    if league.paused:
+        raise GMError(f"{league.name} ist schon angehalten.")
+    league.paused = True
+    rnd = open_round(s, league)
+    n = announce(s, cfg, league, f"der Spielleiter hat {league.name} angehalten. Der ZAT"
+                 + (f" der Runde {rnd.number}" if rnd else "") + " wird nicht ausgeführt, bis es weitergeht; "
+                 "du bekommst dann Bescheid.", tag="pause", subject=f"{league.name}: angehalten")
+    return _done(league, "PAUSE", f"{league.name} ist angehalten; {n} Spieler benachrichtigt.")
+
+
+def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
+    """Resume a paused league. A ZAT that passed meanwhile fires at the next run."""
+    league, now = _league(s, league), _utcnow(now)
+    if not league.paused:
+        raise GMError(f"{league.name} ist nicht angehalten.")
+    league.paused = False
+    rnd = open_round(s, league)
+    zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
+    passed = rnd is not None and rnd.zat <= now
+    n = announce(s, cfg, league, f"{league.name} geht weiter. "
+                 + (f"Der ZAT der Runde {rnd.number} ({zat}) ist schon vorbei: die Runde wird jetzt ausgewertet."
+                    if passed else f"Nächster ZAT: {zat}."), tag="weiter", subject=f"{league.name}: es geht weiter")
+    warn = (f" Achtung: der ZAT {zat} ist schon vorbei, die Runde wird beim nächsten Lauf ausgewertet "
+            "(vorher verschieben: ZAT)." if passed else f" Nächster ZAT: {zat}.")
+    return _done(league, "WEITER", f"{league.name} läuft wieder.{warn} {n} Spieler benachrichtigt.")
+
+
+def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
+    """Adjudicate the open round at once (also in a paused league)."""
+    from bot.service.rounds import adjudicate_league
+    league, now = _league(s, league), _utcnow(now)
+    rnd = _open_round(s, league)
+    res = adjudicate_league(None, cfg, league.name, now, force=True, session=s)
+    if res is None:  # pragma: no cover - an open round is always adjudicated with force
+        raise GMError(f"Runde {rnd.number} von {league.name} konnte nicht ausgewertet werden.")
+    later = " sobald der Spielleiter sie freigibt" if league.review else ""
+    n = announce(s, cfg, league, f"der Spielleiter hat Runde {res['round']} von {league.name} jetzt ausgewertet. "
+                 f"Die Auswertung kommt{later} mit einer eigenen Mail.", tag="auswerten",
+                 subject=f"{league.name}: Runde {res['round']} ausgewertet")
+    words = ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items())
+    extra = (" Die Auswertungen warten auf die Freigabe (FREIGEBEN)." if league.review else "") + \
+        (f" {league.name} bleibt angehalten (WEITER setzt fort)." if league.paused else "")
+    return _done(league, "AUSWERTEN", f"Runde {res['round']} von {league.name} ausgewertet ({words}).{extra} "
+                 f"{n} Spieler benachrichtigt.")
+
+
+def _word(word: str) -> str:
+    w = word.strip().upper()
+    if not w or not re.fullmatch(r"[A-ZÄÖÜß]+", w):
+        raise GMError(f"'{word}' ist kein Wort (nur Buchstaben).")
+    return w
+
+
+def allow_word(s: Session, cfg: Config, league: League | str, word: str, *, now: datetime | None = None) -> str:
+    """Put ``word`` on the league's allow-list (and off its deny-list)."""
+    return _list_word(s, cfg, _league(s, league), _word(word), allow=True, now=_utcnow(now))
+
+
+def deny_word(s: Session, cfg: Config, league: League | str, word: str, *, now: datetime | None = None) -> str:
+    """Put ``word`` on the league's deny-list (and off its allow-list)."""
+    return _list_word(s, cfg, _league(s, league), _word(word), allow=False, now=_utcnow(now))
+
+
+def _list_word(s: Session, cfg: Config, league: League, word: str, *, allow: bool, now: datetime) -> str:
+    allow_l = [w for w in (league.allow_words or []) if w.upper() != word]
+    deny_l = [w for w in (league.deny_words or []) if w.upper() != word]
+    (allow_l if allow else deny_l).append(word)
+    league.allow_words, league.deny_words = allow_l, deny_l  # new lists: the JSON change is seen
+    s.flush()
+    redone = _readjudicate_held(s, cfg, league, now)
+    what = "erlaubt" if allow else "gesperrt"
+    n = announce(s, cfg, league, f"der Spielleiter hat in {league.name} das Wort {word} {what}. "
+                 "Das gilt ab der nächsten Auswertung.", tag="erlaube" if allow else "verbiete",
+                 subject=f"{league.name}: Wort {word} {what}")
+    again = (f" Runde {redone} war ausgewertet, aber noch nicht freigegeben: sie ist mit der neuen Liste neu "
+             "ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN)." if redone else "")
+    return _done(league, "ERLAUBE" if allow else "VERBIETE",
+                 f"{word} ist in {league.name} {what}.{again} {n} Spieler benachrichtigt.")
+
+
+def _last_adjudicated(s: Session, league: League) -> Round | None:
+    return s.scalar(select(Round).where(Round.league_id == league.id, Round.status == "adjudicated")
+                    .order_by(Round.number.desc()))
+
+
+def _auswertungen(s: Session, league: League, number: int) -> list[OutboxMail]:
+    """The current (not withdrawn) Auswertung rows of round ``number``."""
+    prefix = f"auswertung:{league.id}:{number}:"
+    rows = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id, OutboxMail.kind == "auswertung",
+                                              OutboxMail.round_number == number)).all()
+    return [r for r in rows if r.key.startswith(prefix) and ":" not in r.key[len(prefix):]]
+
+
+def _readjudicate_held(s: Session, cfg: Config, league: League, now: datetime) -> int | None:
+    """When the last adjudicated round's Auswertungen are all still held (review mode),
+    roll it back and adjudicate it again (new lists); returns its number, else None."""
+    from bot.service.rounds import adjudicate_league
+    last = _last_adjudicated(s, league)
+    if last is None:
+        return None
+    players = [r for r in _auswertungen(s, league, last.number) if not r.key.endswith(":gm")]
+    if not players or any(r.status != "held" for r in players):
+        return None
+    nxt = s.scalar(select(Round).where(Round.league_id == league.id, Round.number == last.number + 1))
+    keep_zat = nxt.zat if nxt is not None else None
+    _rollback_rows(s, league, last)
+    adjudicate_league(None, cfg, league.name, now, force=True, session=s)
+    if keep_zat is not None:
+        new = open_round(s, league)
+        if new is not None and new.number == last.number + 1:
+            new.zat = keep_zat  # a ZAT the GM had already moved stays moved
+    return last.number
+
+
+def set_move(s: Session, cfg: Config, league: League | str, player: str, partie: str, lines: Sequence[str] | str,
+             *, mail_id: int, now: datetime | None = None) -> str:
+    """Record moves for ``player`` in ``partie`` of the open round, as if the player had
+    sent them (``lines``: main move first, then Ersatzzüge); they replace the player's
+    earlier moves for that Partie. ``mail_id``: the stored mail (or CLI record) behind it."""
+    league, now = _league(s, league), _utcnow(now)
+    rnd = _open_round(s, league)
+    pl = find_player(s, league, player)
+    if not pl.active:
+        raise GMError(f"{pl.name} spielt in {league.name} nicht mehr mit.")
+    pt = find_partie(s, league, partie)
+    if isinstance(lines, str):
+        lines = lines.splitlines()
+    moves = []
+    for ln in lines:
+        ln = ln.strip()
+        if not ln or re.match(rf"^partie\s+{re.escape(pt.name)}\s*:?\s*$", ln, re.I):
+            continue
+        ln = re.sub(r"^(?:ersatz(?:zug)?\s*\d*|hauptzug|zug)\s*:\s*", "", ln, flags=re.I).strip()
+        if ln:
+            moves.append(ln)
+    if not moves:
+        raise GMError("kein Zug angegeben (die Zugzeilen gehören unter die Befehlszeile).")
+    sub = Submission(mail_id=mail_id, partie_id=pt.id, round_number=rnd.number, player_id=pl.id, created_at=now)
+    sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(moves)]
+    s.add(sub)
+    s.flush()
+    for e in s.scalars(select(Submission).where(
+            Submission.partie_id == pt.id, Submission.round_number == rnd.number, Submission.player_id == pl.id,
+            Submission.superseded_by.is_(None), Submission.id != sub.id)):
+        e.superseded_by = sub.id
+    game = get_game(league.game)
+    lexicon = league_lexicon(league, cfg)
+    checked = []
+    for i, t in enumerate(moves):
+        r = game.check_line(pt.state, t, lexicon, i)
+        label = "Hauptzug" if i == 0 else f"Ersatzzug {i}"
+        checked.append(f"  {label}: {t} – " + (f"gültig, {r.score} Punkte" if r.valid
+                                                else f"ungültig: {r.message or r.reason}"))
+    listing = "\n".join(checked)
+    announce(s, cfg, league, f"der Spielleiter hat für dich in {league.name}, Partie {pt.name}, Runde "
+             f"{rnd.number} diese Züge eingetragen; sie ersetzen, was du für diese Partie geschickt hattest:\n\n"
+             f"{listing}\n\nBis zum ZAT ({format_zat(rnd.zat, league.timezone)}) kannst du sie wie immer ändern.",
+             tag="setze", players=[pl], subject=f"{league.name}: Züge für Partie {pt.name} eingetragen")
+    return _done(league, "SETZE", f"Für {pl.name} in Partie {pt.name}, Runde {rnd.number} eingetragen:\n{listing}\n"
+                 f"{pl.name} ist benachrichtigt.")
+
+
+def remove_player(s: Session, cfg: Config, league: League | str, player: str, *, now: datetime | None = None) -> str:
+    """Take ``player`` out of the league (``active = False``) from the open round on."""
+    league = _league(s, league)
+    pl = find_player(s, league, player)
+    if not pl.active:
+        raise GMError(f"{pl.name} spielt in {league.name} schon nicht mehr mit.")
+    pl.active = False
+    s.flush()
+    n = announce(s, cfg, league, f"{pl.name} spielt in {league.name} nicht mehr mit (vom Spielleiter "
+                 "ausgetragen). Die Wertung zeigt ab der nächsten Auswertung nur noch die übrigen Spieler.",
+                 tag="entferne", players=[*_active(league), pl], subject=f"{league.name}: {pl.name} ausgetragen")
+    return _done(league, "ENTFERNE", f"{pl.name} ist aus {league.name} ausgetragen; {n} Spieler benachrichtigt.")
+
+
+def _rollback_rows(s: Session, league: League, rnd: Round) -> tuple[int, int]:
+    """Undo the adjudication of ``rnd`` in the database; returns (Auswertungen already
+    sent, Auswertungen withdrawn before sending)."""
+    n = rnd.number
+    partien = list(league.partien)
+    ids = [p.id for p in partien]
+    adjs = {a.partie_id: a for a in s.scalars(select(Adjudication).where(
+        Adjudication.partie_id.in_(ids), Adjudication.round_number == n))}
+    for p in partien:
+        a = adjs.get(p.id)
+        if a is None:
+            continue
+        before = dict(a.report["state_before"])
+        p.state, p.finished = before, bool(before.get("finished"))
+        s.delete(a)
+    late = {p.id for p in league.players if p.joined_round > n}  # late joiners' NMR rows stay
+    for r in s.scalars(select(Result).where(Result.partie_id.in_(ids), Result.round_number == n)):
+        if r.player_id not in late:
+            s.delete(r)
+    for v in s.scalars(select(Vorgabe).where(Vorgabe.partie_id.in_(ids), Vorgabe.round_number == n + 1)):
+        s.delete(v)
+    nxt = s.scalar(select(Round).where(Round.league_id == league.id, Round.number == n + 1))
+    if nxt is not None:
+        s.delete(nxt)
+    rnd.status, rnd.adjudicated_at = "open", None
+    if league.status == "finished":
+        league.status = "running"
+    sent = withdrawn = 0
+    for row in _auswertungen(s, league, n):
+        if row.status == "sent":
+            sent += 0 if row.key.endswith(":gm") else 1
+        else:
+            row.status, row.last_error = "failed", "zurückgenommen: Runde vom Spielleiter zurückgesetzt"
+            withdrawn += 1
+        row.key = f"{row.key}:zurueck{row.id}"  # frees the key for the new Auswertung
+    s.flush()
+    return sent, withdrawn
+
+
+def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
+    """Undo the last adjudicated round: its results and reports go, every Partie gets the
+    state before it back, the next round and its Vorgabe go, the round is open again and
+    the league is paused (so the old, passed ZAT does not fire at once). Auswertungen not
+    yet sent are withdrawn (status failed); sent ones cannot be recalled."""
+    league = _league(s, league)
+    last = _last_adjudicated(s, league)
+    if last is None:
+        raise GMError(f"in {league.name} ist noch keine Runde ausgewertet.")
+    later = s.scalar(select(Round).where(Round.league_id == league.id, Round.number > last.number + 1))
+    if later is not None:  # pragma: no cover - rounds are only ever opened one after another
+        raise GMError(f"nach Runde {last.number} gibt es schon Runde {later.number}.")
+    n = last.number
+    ahead = s.scalar(select(Submission.id).join(Partie, Partie.id == Submission.partie_id).where(
+        Partie.league_id == league.id, Submission.round_number == n + 1).limit(1)) is not None
+    sent, withdrawn = _rollback_rows(s, league, last)
+    league.paused = True
+    if sent:
+        recall = (f"Die Auswertung der Runde {n} war schon verschickt und lässt sich nicht zurückholen: bitte "
+                  "betrachte sie als ungültig; die neue Auswertung ersetzt sie.")
+    else:
+        recall = f"Die Auswertung der Runde {n} war noch nicht verschickt und ist zurückgezogen."
+    count = announce(s, cfg, league, f"der Spielleiter hat Runde {n} von {league.name} zurückgesetzt: die "
+                     f"Ergebnisse der Runde sind gelöscht, die Partien stehen wieder wie vor Runde {n}, und "
+                     f"Runde {n} ist wieder offen. {recall}\n\nDeine Züge für Runde {n} bleiben gespeichert "
+                     "und zählen bei der neuen Auswertung; bis dahin kannst du sie noch ändern. "
+                     + (f"Züge, die schon für Runde {n + 1} kamen, bleiben ebenfalls gespeichert; prüfe sie nach der "
+                        "neuen Auswertung. " if ahead else "")
+                     + "Die Liga ruht, bis der Spielleiter die Runde neu auswertet oder fortsetzt.", tag="zurueck",
+                     subject=f"{league.name}: Runde {n} zurückgesetzt")
+    return _done(league, "ZURUECK", f"Runde {n} von {league.name} ist zurückgesetzt und wieder offen; die Liga ist "
+                 f"angehalten (AUSWERTEN wertet neu aus, WEITER setzt fort). Auswertungen: {withdrawn} "
+                 f"zurückgezogen, {sent} schon verschickt (nicht zurückholbar). {count} Spieler benachrichtigt.")
+
+
+def message(s: Session, cfg: Config, league: League | str, text: str, *, now: datetime | None = None) -> str:
+    """Mail ``text`` to every active player."""
+    league = _league(s, league)
+    text = text.strip()
+    if not text:
+        raise GMError("die Nachricht ist leer.")
+    n = announce(s, cfg, league, f"eine Nachricht des Spielleiters an alle in {league.name}:\n\n{text}",
+                 tag="nachricht", subject=f"{league.name}: Nachricht des Spielleiters")
+    return _done(league, "NACHRICHT", f"Nachricht an {n} Spieler von {league.name} verschickt.")
+
+
+def set_review(s: Session, cfg: Config, league: League | str, on: bool, *, now: datetime | None = None) -> str:
+    """Review mode on (Auswertungen wait for :func:`release`) or off."""
+    league = _league(s, league)
+    if bool(league.review) == bool(on):
+        raise GMError(f"die Prüfung der Auswertungen ist in {league.name} schon {'an' if on else 'aus'}.")
+    league.review = bool(on)
+    held = s.scalars(select(OutboxMail.id).where(OutboxMail.league_id == league.id,
+                                                 OutboxMail.status == "held")).all()
+    n = announce(s, cfg, league, ("der Spielleiter prüft ab jetzt jede Auswertung von " + league.name
+                                  + ", bevor sie verschickt wird; sie kann daher etwas später kommen.") if on else
+                 (f"die Auswertungen von {league.name} gehen ab jetzt wieder gleich nach dem ZAT hinaus."),
+                 tag="review", subject=f"{league.name}: Auswertungen {'mit' if on else 'ohne'} Prüfung")
+    rest = f" {len(held)} zurückgehaltene Mails warten noch auf FREIGEBEN." if held and not on else ""
+    return _done(league, "REVIEW", f"Prüfung der Auswertungen in {league.name}: {'an' if on else 'aus'}.{rest} "
+                 f"{n} Spieler benachrichtigt.")
+
+
+def release(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
+    """Send every held Auswertung of the league (status held -> pending)."""
+    league = _league(s, league)
+    rows = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id, OutboxMail.status == "held")).all()
+    if not rows:
+        raise GMError(f"in {league.name} wartet keine Auswertung auf Freigabe.")
+    for r in rows:
+        r.status = "pending"
+    rounds = sorted({r.round_number for r in rows if r.round_number is not None})
+    return _done(league, "FREIGEBEN", f"{len(rows)} Auswertungen von {league.name} (Runde "
+                 f"{', '.join(map(str, rounds))}) freigegeben; sie gehen jetzt hinaus.")
+
+
+# -- by mail -----------------------------------------------------------------------------
+
+Op = Callable[[Session, Config, League, str, str, Incoming], str]
+
+
+def _match_league(leagues: Sequence[League], arg: str) -> tuple[League | None, str]:
+    low = arg.lower()
+    for lg in sorted(leagues, key=lambda x: -len(x.name)):
+        name = lg.name.lower()
+        if low == name or (low.startswith(name) and low[len(name)].isspace()):
+            return lg, arg[len(name):].strip()
+    return None, arg
+
+
+def _body(ctx: Incoming, name: str) -> str:
+    """The mail text after the command line (all of it when the command is the subject),
+    without the code line."""
+    _, text = take_code(ctx.rm.new_text)
+    subj = _PREFIX.sub("", (ctx.rm.subject or "").strip()).strip()
+    if ALIASES.get(subj.partition(" ")[0].upper().rstrip(".!:")) == name:
+        return text.strip()
+    lines = text.splitlines()
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    return "\n".join(lines[1:]).strip()
+
+
+def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
+    s, sender = ctx.s, (ctx.rm.from_addr or "").lower()
+    code, _ = take_code(ctx.rm.new_text)
+    leagues = s.scalars(select(League).order_by(League.id)).all()
+    league, rest = _match_league(leagues, arg)
+    gm_of = [lg for lg in leagues if lg.gm_email and lg.gm_email.lower() == sender]
+    if league is None:
+        is_player = s.scalar(select(PlayerAddress.id).join(Player).join(League).where(
+            PlayerAddress.email == sender, Player.active, League.status == "running").limit(1)) is not None
+        if is_player and not any(check_code(code, lg.gm_code_hash) for lg in gm_of):
+            return False  # e.g. "Weiter so, hier meine Züge": a player's mail, not a GM command
+        subj = (ctx.rm.subject or "").lower()
+        named = [lg for lg in leagues if re.search(rf"(?<!\S){re.escape(lg.name.lower())}(?!\S)", subj)]
+        choice = named if len(named) == 1 else gm_of
+        league = choice[0] if len(choice) == 1 else None
+    if league is None:
+        ctx.record("rejected", "command", command=name, reason="league unknown")
+        if gm_of:
+            return ctx.reply(f"für welche Liga? Bitte so: {name} <Liga> ... (deine Ligen: "
+                             f"{', '.join(lg.name for lg in gm_of)}). Nichts wurde verändert.", name="Spielleiter")
+        ctx.mail.flagged = f"GM command {name} from {sender}: no league of this GM"
+        return ctx.reply("Spielleiter-Befehle nimmt der Bot nur von der Adresse des Spielleiters einer Liga an; "
+                         "deine Mail wurde nicht ausgeführt und hat nichts verändert.")
+    ctx.league = league
+    ctx.mail.league_id = league.id
+    ok_addr = bool(league.gm_email) and sender == league.gm_email.lower()
+    ok_code = check_code(code, league.gm_code_hash)
+    if not (ok_addr and ok_code):
+        reason = ("wrong sender address" if not ok_addr else "GM code not set for league"
+                  if not league.gm_code_hash else "GM code missing" if not code else "GM code wrong")
+        ctx.record("rejected", "command", command=name, league=league.name, reason=reason)
+        ctx.mail.flagged = f"GM command {name} for {league.name}: {reason} (from {sender})"
+        log.warning("GM command %s for %s refused: %s (from %s)", name, league.name, reason, sender)
+        why = {"wrong sender address": f"von {sender}, nicht von der Adresse des Spielleiters",
+               "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
+               "GM code missing": "ohne den Spielleiter-Code",
+               "GM code wrong": "mit einem falschen Spielleiter-Code"}[reason]
+        if league.gm_email:
+            ctx.reply(f"ein Spielleiter-Befehl {name} für {league.name} kam {why} und wurde nicht ausgeführt; "
+                      "nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und den Code in "
+                      "einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den Code kennt.",
+                      to=league.gm_email, subject=f"{league.name}: Spielleiter-Befehl abgelehnt", name="Spielleiter")
+        return None
+    try:
+        done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
+    except LeagueError as exc:
+        ctx.record("processed", "command", command=name, league=league.name, arg=rest, error=str(exc))
+        return ctx.reply(f"{name} {league.name}: nicht ausgeführt: {exc}", name="Spielleiter", kind="command")
+    ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=done)
+    ctx.reply(done, name="Spielleiter", kind="command")
+    return None
+
+
+def _gm_command(name: str, *aliases: str, help: str = ""):
+    def deco(op: Op) -> Op:
+        @command(name, *aliases, gm=True, needs_player=False, help=help)
+        def handler(ctx: Incoming, arg: str) -> bool | None:
+            return _gm_mail(ctx, arg, name, op)
+        return op
+    return deco
+
+
+def _on_off(value: str) -> bool:
+    v = value.strip().lower()
+    if v in ("an", "ein", "on", "ja", "yes", "1", "true"):
+        return True
+    if v in ("aus", "off", "nein", "no", "0", "false"):
+        return False
+    raise GMError(f"'{value}': bitte 'an' oder 'aus'.")
+
+
+@_gm_command("ZAT", "DEADLINE", help="ZAT <Liga> <+2d | +12h | 13.12.2026 20:00>")
+def _m_zat(s, cfg, lg, rest, body, ctx):
+    if not rest:
+        raise GMError("welcher ZAT? Bitte so: ZAT <Liga> +2d oder ZAT <Liga> 13.12.2026 20:00")
+    return set_zat(s, cfg, lg, rest, now=ctx.now)
+
+
+@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help="PAUSE <Liga>")
+def _m_pause(s, cfg, lg, rest, body, ctx):
+    return pause(s, cfg, lg, now=ctx.now)
+
+
+@_gm_command("WEITER", "RESUME", "FORTSETZEN", help="WEITER <Liga>")
+def _m_weiter(s, cfg, lg, rest, body, ctx):
+    return resume(s, cfg, lg, now=ctx.now)
+
+
+@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help="AUSWERTEN <Liga>: die offene Runde jetzt")
+def _m_auswerten(s, cfg, lg, rest, body, ctx):
+    return process_now(s, cfg, lg, now=ctx.now)
+
+
+@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", help="ERLAUBE <Liga> <WORT>")
+def _m_erlaube(s, cfg, lg, rest, body, ctx):
+    return allow_word(s, cfg, lg, rest, now=ctx.now)
+
+
+@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", help="VERBIETE <Liga> <WORT>")
+def _m_verbiete(s, cfg, lg, rest, body, ctx):
+    return deny_word(s, cfg, lg, rest, now=ctx.now)
+
+
+@_gm_command("SETZE", "SETZEN", "SET", help="SETZE <Liga> <Spieler> <Partie>, die Züge darunter")
+def _m_setze(s, cfg, lg, rest, body, ctx):
+    who, partie = _player_partie(lg, rest)
+    moves: list[str] = []
+    for ln in body.splitlines():  # the lines right below the command, up to the first empty line
+        if not ln.strip() and moves:
+            break
+        moves.append(ln)
+    return set_move(s, cfg, lg, who, partie, moves, mail_id=ctx.mail.id, now=ctx.now)
+
+
+def _player_partie(league: League, rest: str) -> tuple[str, str]:
+    words = rest.split()
+    names = {p.name.lower() for p in league.partien}
+    if words and words[-1].rstrip(":").lower() in names:
+        return " ".join(words[:-1]), words[-1].rstrip(":")
+    if len(league.partien) == 1:
+        return rest, league.partien[0].name
+    raise GMError(f"welche Partie? Bitte so: SETZE {league.name} <Spieler> <Partie> "
+                  f"(Partien: {', '.join(p.name for p in league.partien)}), die Züge in den Zeilen darunter.")
+
+
+@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help="ENTFERNE <Liga> <Spieler>")
+def _m_entferne(s, cfg, lg, rest, body, ctx):
+    return remove_player(s, cfg, lg, rest, now=ctx.now)
+
+
+@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", help="ZURUECK <Liga>: die letzte Auswertung zurücknehmen")
+def _m_zurueck(s, cfg, lg, rest, body, ctx):
+    return rollback(s, cfg, lg, now=ctx.now)
+
+
+@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", help="NACHRICHT <Liga>, der Text darunter")
+def _m_nachricht(s, cfg, lg, rest, body, ctx):
+    return message(s, cfg, lg, "\n".join(x for x in (rest, body) if x), now=ctx.now)
+
+
+@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", help="REVIEW <Liga> an|aus")
+def _m_review(s, cfg, lg, rest, body, ctx):
+    return set_review(s, cfg, lg, _on_off(rest), now=ctx.now)
+
+
+@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", help="FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden")
+def _m_freigeben(s, cfg, lg, rest, body, ctx):
+    return release(s, cfg, lg, now=ctx.now)
+
+
+# -- by CLI ------------------------------------------------------------------------------
+
+CLI_OPS = ("zat", "pause", "weiter", "auswerten", "erlaube", "verbiete", "setze", "entferne", "zurueck",
+           "nachricht", "review", "freigeben")
+
+
+def cli_record(s: Session, cfg: Config, league: League, op: str, args: dict[str, Any], now: datetime) -> InboundMail:
+    """Store a CLI GM action like a mail (source ``cli``), so every GM action has a row."""
+    body = f"spielleiter gm {op} {league.name}\n" + "\n".join(f"{k}: {v}" for k, v in args.items()) + \
+        f"\n{now.isoformat()} {uuid.uuid4().hex}\n"
+    raw = compose(sender=cfg.sender, to=cfg.sender, subject=f"{op.upper()} {league.name} (CLI)", text=body)
+    row = InboundMail(source="cli", sha256=hashlib.sha256(raw).hexdigest(), raw=raw, from_addr=cfg.sender_addr,
+                      subject=f"{op.upper()} {league.name} (CLI)", status="processed", kind="command",
+                      league_id=league.id, received_at=now,
+                      parse={"command": op.upper(), "league": league.name, "via": "cli", **args})
+    s.add(row)
+    s.flush()
+    return row
+
+
+def run_cli(s: Session, cfg: Config, op: str, name: str, *, now: datetime | None = None, **kw: Any) -> str:
+    """Run GM operation ``op`` (one of :data:`CLI_OPS`) on league ``name``; returns the answer."""
+    now = _utcnow(now)
+    league = find_league(s, name)
+    rec = cli_record(s, cfg, league, op, {k: v for k, v in kw.items() if v is not None}, now)
+    if op == "zat":
+        done = set_zat(s, cfg, league, kw["when"], now=now)
+    elif op == "pause":
+        done = pause(s, cfg, league, now=now)
+    elif op == "weiter":
+        done = resume(s, cfg, league, now=now)
+    elif op == "auswerten":
+        done = process_now(s, cfg, league, now=now)
+    elif op == "erlaube":
+        done = allow_word(s, cfg, league, kw["word"], now=now)
+    elif op == "verbiete":
+        done = deny_word(s, cfg, league, kw["word"], now=now)
+    elif op == "setze":
+        done = set_move(s, cfg, league, kw["player"], kw["partie"], kw["moves"], mail_id=rec.id, now=now)
+    elif op == "entferne":
+        done = remove_player(s, cfg, league, kw["player"], now=now)
+    elif op == "zurueck":
+        done = rollback(s, cfg, league, now=now)
+    elif op == "nachricht":
+        done = message(s, cfg, league, kw["text"], now=now)
+    elif op == "review":
+        done = set_review(s, cfg, league, _on_off(kw["mode"]), now=now)
+    elif op == "freigeben":
+        done = release(s, cfg, league, now=now)
+    else:
+        raise GMError(f"unbekannter Spielleiter-Befehl {op!r}.")
+    rec.parse = dict(rec.parse or {}, done=done)
+    return done
