@@ -15,6 +15,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.config import ConfigError, load_config
+from bot.crash import crashpoint
 
 
 def _db(cfg, migrate: bool = True):
@@ -63,6 +64,26 @@ def cmd_poll(args, cfg) -> int:
     return 0
 
 
+def cmd_ingest(args, cfg) -> int:
+    """Feed .eml files as the poller would; ``--dry-run`` stores nothing (see bot.service.ingest)."""
+    from bot.service.ingest import ingest, print_reports
+    mails = []
+    for f in args.files:
+        try:
+            mails.append((f, sys.stdin.buffer.read() if f == "-" else Path(f).read_bytes()))
+        except OSError as exc:
+            print(f"Fehler: {f}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+    db = _db(cfg)
+    if not args.dry_run:
+        from bot.service.intake import process_pending
+        process_pending(db, cfg)
+    print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
+    if not args.dry_run:
+        _deliver(db, cfg)
+    return 0
+
+
 def cmd_adjudicate(args, cfg) -> int:
     from bot.service.intake import process_pending
     from bot.service.rounds import adjudicate_league
@@ -71,7 +92,9 @@ def cmd_adjudicate(args, cfg) -> int:
     res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now)
     if res is None:
         print(f"{args.name}: der ZAT ist noch nicht erreicht (mit --now sofort auswerten).")
+        _deliver(db, cfg)  # Auswertungen left in the outbox by a crashed earlier run
         return 0
+    crashpoint("after-adjudicate")
     print(f"{res['league']}, Runde {res['round']} ausgewertet: "
           + ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items()))
     _deliver(db, cfg)
@@ -178,6 +201,24 @@ def cmd_lexicon_export(args, cfg) -> int:
     return 0
 
 
+def cmd_gm(args, cfg) -> int:
+    """``spielleiter gm OP NAME ...``: the game master's operations (see bot.service.gm)."""
+    from bot.service.gm import run_cli
+    db = _db(cfg)
+    kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode")
+          if getattr(args, k, None) is not None}
+    for k in ("when", "text"):
+        if isinstance(kw.get(k), list):
+            kw[k] = " ".join(kw[k])
+    if kw.get("text") == "-":
+        kw["text"] = sys.stdin.read()
+    with db.session() as s:
+        done = run_cli(s, cfg, args.gm_command, args.name, **kw)
+    print(done)
+    _deliver(db, cfg)
+    return 0
+
+
 def cmd_conformance(args, cfg) -> int:
     from bot.conformance import run_conformance
     return run_conformance(args.files, sys.stdout)
@@ -208,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("file", metavar="LEAGUE.toml")
     c.set_defaults(func=cmd_league_create)
     add("poll", cmd_poll, "Posteingang einmal abrufen, Züge lesen und bestätigen")
+    ig = add("ingest", cmd_ingest, "Mails aus .eml-Dateien wie beim Abruf speichern, lesen und bestätigen")
+    ig.add_argument("files", nargs="+", metavar="FILE.eml", help="Rohmails ('-': stdin)")
+    ig.add_argument("--dry-run", action="store_true", help="nur zeigen, was geschähe: nichts speichern/senden")
+    ig.add_argument("--json", action="store_true", help="je Mail eine JSON-Zeile")
     a = add("adjudicate", cmd_adjudicate, "offene Runde einer Liga auswerten, wenn der ZAT erreicht ist")
     a.add_argument("name", metavar="NAME")
     a.add_argument("--now", action="store_true", help="sofort auswerten, auch vor dem ZAT")
@@ -232,6 +277,31 @@ def build_parser() -> argparse.ArgumentParser:
     ex.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
     ex.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
     ex.set_defaults(func=cmd_lexicon_export)
+    gm = sub.add_parser("gm", parents=[common], help="Spielleiter-Befehle (ZAT, Pause, Rücknahme, ...)")
+    gms = gm.add_subparsers(dest="gm_command", required=True, metavar="BEFEHL")
+    for op, aliases, help_, extra in [
+            ("zat", ["deadline"], "ZAT der offenen Runde verschieben (+2d, +12h, 13.12.2026 20:00)",
+             [("when", {"nargs": "+", "metavar": "ZEIT"})]),
+            ("pause", [], "Liga anhalten: der ZAT wird nicht ausgeführt", []),
+            ("weiter", ["resume"], "angehaltene Liga fortsetzen", []),
+            ("auswerten", ["process"], "offene Runde sofort auswerten", []),
+            ("erlaube", ["allow"], "Wort erlauben", [("word", {"metavar": "WORT"})]),
+            ("verbiete", ["deny"], "Wort sperren", [("word", {"metavar": "WORT"})]),
+            ("setze", ["set"], "Züge für einen Spieler eintragen (Hauptzug, dann Ersatzzüge)",
+             [("player", {"metavar": "SPIELER"}), ("partie", {"metavar": "PARTIE"}),
+              ("moves", {"nargs": "+", "metavar": "ZUG"})]),
+            ("entferne", ["remove"], "Spieler austragen", [("player", {"metavar": "SPIELER"})]),
+            ("zurueck", ["rollback"], "letzte Auswertung zurücknehmen", []),
+            ("nachricht", ["message"], "Nachricht an alle Spieler ('-': von stdin)",
+             [("text", {"nargs": "+", "metavar": "TEXT"})]),
+            ("review", [], "Auswertungen vor dem Versand prüfen: an oder aus",
+             [("mode", {"choices": ["an", "aus", "on", "off"]})]),
+            ("freigeben", ["release"], "zurückgehaltene Auswertungen senden", [])]:
+        g = gms.add_parser(op, aliases=aliases, parents=[common], help=help_, description=help_)
+        g.add_argument("name", metavar="NAME")
+        for dest, kw in extra:
+            g.add_argument(dest, **kw)
+        g.set_defaults(func=cmd_gm, gm_command=op)
     cf = add("conformance", cmd_conformance, "Regelfälle prüfen (PASS/FAIL je Fall)")
     cf.add_argument("files", nargs="+", metavar="FILE")
     tp = add("top", cmd_top, "bestes Wort je Stellung (eine JSON-Zeile je Fall)")

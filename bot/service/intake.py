@@ -19,6 +19,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.crash import crashpoint
 from bot.games import get_game
 from bot.mail.message import read_mail
 from bot.render import format_zat, render
@@ -27,6 +28,7 @@ from bot.service.outbox import queue_mail
 from bot.storage.db import Database
 from bot.service.commands import find_command
 from bot.service.identity import check_code, take_code
+from bot.service.loops import handle_bounce, over_rate_limit
 from bot.service.mailctx import Incoming
 from bot.storage.models import InboundMail, League, Partie, Player, PlayerAddress, Submission, SubmissionMove
 from bot.submission import read_submission
@@ -74,8 +76,10 @@ def make_store(db: Database, cfg: Config, source: str):
     """The store callback for a transport: store raw (committed), then read it."""
     def store(raw: bytes, *, source: str = source, uidvalidity: int | None = None, uid: int | None = None) -> bool:
         mail_id, new = store_raw(db, raw, source=source, uidvalidity=uidvalidity, uid=uid)
+        crashpoint("after-store")
         if new:
             process_mail(db, cfg, mail_id)
+        crashpoint("after-read")
         return True
     return store
 
@@ -105,14 +109,20 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     mail.from_addr = rm.from_addr or None
     mail.subject = rm.subject
     ctx = Incoming(s, cfg, mail, rm, now)
+    if handle_bounce(ctx):  # bounces: flagged for the GM, never answered
+        return
     if rm.auto:
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
+    if over_rate_limit(ctx):  # stored, not answered: no mail loop
+        return
     code, text = take_code(rm.new_text)
     found = find_command(rm.subject, text)
     if found and found[0].gm:
-        return found[0].handler(ctx, found[1])
+        if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
+            return
+        found = None
     rows = s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
                      .join(League, League.id == Player.league_id)
                      .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()

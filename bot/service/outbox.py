@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.crash import crashpoint
 from bot.mail.compose import compose, make_message_id
 from bot.mail.transport import PermanentFailure, TemporaryFailure
 from bot.storage.db import Database
@@ -23,16 +24,22 @@ MAX_ATTEMPTS = 8
 
 def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, subject: str, text: str,
                html: str | None = None, league_id: int | None = None, round_number: int | None = None,
-               in_reply_to: str | None = None) -> OutboxMail:
-    """Queue one mail under ``key``; an existing row with that key is returned unchanged."""
+               in_reply_to: str | None = None, status: str = "pending") -> OutboxMail:
+    """Queue one mail under ``key``; an existing row with that key is returned unchanged.
+    ``status`` ``held`` keeps it back (review mode) until the GM releases it. When the
+    key's Message-ID is taken (a withdrawn mail of a rolled-back round keeps its own), a
+    numbered variant is used, so the new mail is never mistaken for the old one."""
     existing = session.scalar(select(OutboxMail).where(OutboxMail.key == key))
     if existing is not None:
         return existing
-    mid = make_message_id(key, cfg.sender_domain)
+    mid, n = make_message_id(key, cfg.sender_domain), 1
+    while session.scalar(select(OutboxMail.id).where(OutboxMail.message_id == mid)) is not None:
+        n += 1
+        mid = make_message_id(f"{key}#{n}", cfg.sender_domain)
     raw = compose(sender=cfg.sender, to=to, subject=subject, text=text, html=html, message_id=mid,
                   in_reply_to=in_reply_to, references=[in_reply_to] if in_reply_to else None)
     row = OutboxMail(key=key, kind=kind, league_id=league_id, round_number=round_number, to_addr=to,
-                     subject=subject, message_id=mid, raw=raw)
+                     subject=subject, message_id=mid, raw=raw, status=status)
     session.add(row)
     session.flush()
     return row
@@ -56,7 +63,9 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> t
                 continue
             row.attempts += 1
             try:
+                crashpoint("before-send")
                 sender.send(row.raw, cfg.sender_addr, [row.to_addr])
+                crashpoint("after-send")
             except PermanentFailure as exc:
                 row.status, row.last_error = "failed", str(exc)
                 failed += 1

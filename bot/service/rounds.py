@@ -11,9 +11,11 @@ the outbox holds the finished mails, keyed so they are never queued twice.
 from __future__ import annotations
 
 import logging
+from contextlib import nullcontext
 from datetime import datetime, timedelta, timezone
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.games import get_game
@@ -31,7 +33,8 @@ def due_leagues(db: Database, now: datetime) -> list[str]:
     """Names of running leagues whose open round's ZAT has passed."""
     with db.session() as s:
         rows = s.execute(select(League.name).join(Round, Round.league_id == League.id)
-                         .where(League.status == "running", Round.status == "open", Round.zat <= now)).all()
+                         .where(League.status == "running", League.paused.is_(False), Round.status == "open",
+                                Round.zat <= now)).all()
         return sorted({r[0] for r in rows})
 
 
@@ -43,17 +46,19 @@ def next_zat(db: Database) -> list[tuple[str, datetime]]:
         return [(n, z) for n, z in rows]
 
 
-def adjudicate_league(db: Database, cfg: Config, name: str, now: datetime | None = None,
-                      force: bool = False) -> dict | None:
+def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime | None = None,
+                      force: bool = False, session: Session | None = None) -> dict | None:
     """Adjudicate the open round of league ``name`` if its ZAT has passed (or ``force``).
+    A paused league is adjudicated only with ``force``. With ``session`` the work joins
+    that session's transaction (the GM commands) instead of opening one on ``db``.
 
     Returns a summary ``{"league", "round", "partien": {name: board word}}`` or None when
     nothing was due. Raises ``LeagueError`` for an unknown league."""
     now = now or datetime.now(timezone.utc)
-    with db.session() as s:
+    with (nullcontext(session) if session is not None else db.session()) as s:
         league = find_league(s, name)
         rnd = open_round(s, league)
-        if rnd is None or (not force and rnd.zat > now):
+        if rnd is None or (not force and (rnd.zat > now or league.paused)):
             return None
         game = get_game(league.game)
         lexicon = league_lexicon(league, cfg)
@@ -120,7 +125,8 @@ def adjudicate_league(db: Database, cfg: Config, name: str, now: datetime | None
             text = render(f"{game.name}/auswertung.txt.j2", recipient={"name": pname}, **ctx)
             html = render(f"{game.name}/auswertung.html.j2", recipient={"name": pname}, **ctx)
             queue_mail(s, cfg, key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=email,
-                       subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number)
+                       subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
+                       status="held" if league.review and pid != "gm" else "pending")
         summary["standings"] = [{"player": r["email"], "name": r["name"], "points": r["points"]} for r in table]
         return summary
 

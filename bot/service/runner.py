@@ -12,6 +12,7 @@ import threading
 from datetime import datetime, timezone
 
 from bot.config import Config
+from bot.crash import crashpoint
 from bot.service.intake import make_store, process_pending
 from bot.service.mailer import DbPollState, transports
 from bot.service.outbox import deliver
@@ -59,6 +60,7 @@ class Service:
                 res = adjudicate_league(self.db, self.cfg, league)
                 if res:
                     log.info("adjudicated %s round %s", league, res["round"])
+                    crashpoint("after-adjudicate")
                 _, sender = transports(self.cfg)
                 deliver(self.db, sender, self.cfg)
             except Exception:
@@ -79,6 +81,8 @@ class Service:
             done = adjudicate_due(self.db, self.cfg, datetime.now(timezone.utc))
             for d in done:
                 log.info("missed ZAT run at start-up: %s round %s", d["league"], d["round"])
+            if done:
+                crashpoint("after-adjudicate")
             _, sender = transports(self.cfg)
             deliver(self.db, sender, self.cfg)
         self.schedule_zats()
