@@ -85,10 +85,10 @@ def cmd_ingest(args, cfg) -> int:
 
 
 def cmd_adjudicate(args, cfg) -> int:
-    from bot.service.intake import process_pending
     from bot.service.rounds import adjudicate_league
+    from bot.service.runner import poll_once
     db = _db(cfg)
-    process_pending(db, cfg)
+    poll_once(db, cfg)  # first read what is in the inbox: mail sent before the ZAT counts
     res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now)
     if res is None:
         print(f"{args.name}: der ZAT ist noch nicht erreicht (mit --now sofort auswerten).")

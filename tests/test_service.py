@@ -4,6 +4,7 @@ PostgreSQL server (fixture ``db_url``)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import pytest
 from sqlalchemy import select
@@ -252,3 +253,29 @@ def test_anmelden_is_refused_for_a_rondo_league(tmp_path, db_url):
         assert len(s.scalars(select(Player)).all()) == len(PLAYERS)
     reply = [r for r in md.sent() if header(r, "To") == "neu@example.org"]
     assert len(reply) == 1 and "jederzeit Einstieg" in text_of(reply[0])
+
+
+def test_arrival_time_from_our_received_header_decides_late(env):
+    """A mail our server received before the ZAT counts even when the bot reads it after
+    the ZAT (it was down, or the ZAT fell between polls); one received after is late."""
+    from bot.service.intake import arrival_time
+    db, cfg, md = env
+    zat = datetime.now(timezone.utc) - timedelta(minutes=10)
+    with db.session() as s:
+        s.scalar(select(Round)).zat = zat
+    def stamped(when, body):
+        raw = player_mail("anna@example.org", body)
+        hdr = f"Received: from mx.example.org by imap.example.org; {format_datetime(when)}\r\n".encode()
+        return hdr + raw
+    early = stamped(zat - timedelta(minutes=3), "Partie R1:\nXQZ")
+    late = stamped(zat + timedelta(minutes=3), "Partie R2:\nXQZ")
+    assert abs(arrival_time(early) - (zat - timedelta(minutes=3))) < timedelta(seconds=1)
+    future = stamped(datetime.now(timezone.utc) + timedelta(days=2), "x")
+    assert arrival_time(future) <= datetime.now(timezone.utc) + timedelta(seconds=1)  # never in the future
+    md.deliver_to_inbox(early)
+    md.deliver_to_inbox(late)
+    poll_once(db, cfg)
+    with db.session() as s:
+        mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
+        assert [m.status for m in mails] == ["processed", "late"]
+        assert [[m.text for m in x.moves] for x in s.scalars(select(Submission))] == [["XQZ"]]

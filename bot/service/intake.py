@@ -11,7 +11,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import traceback
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
+from email.utils import parsedate_to_datetime
 from email.parser import BytesHeaderParser
 from email import policy
 
@@ -57,10 +58,33 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
             old = s.scalar(select(InboundMail).where(InboundMail.message_id == mid))
         if old is not None:
             return old.id, False
-        row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=raw)
+        row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=raw,
+                          received_at=arrival_time(raw))
         s.add(row)
         s.flush()
         return row.id, True
+
+
+#: How far a Received: stamp may lie in the future (clock skew between servers).
+CLOCK_SKEW = timedelta(minutes=5)
+
+
+def arrival_time(raw: bytes, now: datetime | None = None) -> datetime:
+    """When the mail reached our mail server: the date of its topmost ``Received:`` header
+    (written by our own receiving server, so a sender cannot forge it earlier), or now when
+    there is none or it cannot be read. A mail that arrived before the ZAT counts for that
+    round even when the bot reads it later (it was down, or the ZAT fell between polls)."""
+    now = now or datetime.now(timezone.utc)
+    try:
+        hdr = BytesHeaderParser(policy=policy.compat32).parsebytes(raw, headersonly=True)
+        received = hdr.get_all("Received") or []
+        if received:
+            when = parsedate_to_datetime(str(received[0]).rpartition(";")[2].strip())
+            if when.tzinfo is not None and when <= now + CLOCK_SKEW:
+                return min(when.astimezone(timezone.utc), now)
+    except (TypeError, ValueError, IndexError):
+        pass
+    return now
 
 
 def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:

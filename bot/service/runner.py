@@ -57,6 +57,10 @@ class Service:
     def fire(self, league: str) -> None:
         with self.lock:
             try:
+                poll_once(self.db, self.cfg)  # mail that arrived just before the ZAT counts
+            except Exception:
+                log.exception("poll before the ZAT failed")
+            try:
                 res = adjudicate_league(self.db, self.cfg, league)
                 if res:
                     log.info("adjudicated %s round %s", league, res["round"])
@@ -78,6 +82,10 @@ class Service:
         """Catch up (stored mail, missed ZATs, outbox), then run until interrupted."""
         with self.lock:
             process_pending(self.db, self.cfg)
+            try:
+                poll_once(self.db, self.cfg)  # mail that arrived while the bot was down, before missed ZATs
+            except Exception:
+                log.exception("poll at start-up failed")
             done = adjudicate_due(self.db, self.cfg, datetime.now(timezone.utc))
             for d in done:
                 log.info("missed ZAT run at start-up: %s round %s", d["league"], d["round"])
