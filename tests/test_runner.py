@@ -149,3 +149,27 @@ def test_top_for_monoscrabble_positions_on_the_full_lexicon(tmp_path):
         assert res["id"] == case["id"] and res["score"] > 0
         judged = game.run_case(dict(case, move=res["move"]), lex)  # the printed top is a valid move
         assert judged["valid"] and judged["score"] == res["score"]
+
+
+def test_permanent_failure_tells_the_gm_once(tmp_path, smtpd, db_url):
+    from bot.service.league import create_league, read_league_file
+    cfg = Config(database_url=db_url, sender="spielleiter@example.org")
+    db = Database(cfg.database_url)
+    db.migrate()
+    spec = read_league_file(league_toml(tmp_path / "l.toml", extra='gm_email = "sl@example.org"'))
+    with db.session() as s:
+        create_league(s, spec, cfg)  # queues three start mails with the league's id
+    smtpd.reject_all(550)
+    sender = SmtpTransport(smtpd.host, smtpd.port, retries=0, backoff=0.01)
+    deliver(db, sender, cfg)
+    deliver(db, sender, cfg)  # the GM notices fail too: no notice about a notice
+    with db.session() as s:
+        rows = s.scalars(select(OutboxMail).order_by(OutboxMail.id)).all()
+        starts = [r for r in rows if r.kind == "start"]
+        notices = [r for r in rows if r.kind == "gm-notice"]
+        assert all(r.status == "failed" for r in starts)
+        assert sorted(r.to_addr for r in notices) == ["sl@example.org"] * 3
+        from tests.helpers import text_of
+        assert all("anna@example.org" in text_of(r.raw) or "bernd@example.org" in text_of(r.raw)
+                   or "clara@example.org" in text_of(r.raw) for r in notices)
+        assert {r.subject for r in notices} == {"Test-Rondo: Mail nicht zustellbar"}

@@ -70,11 +70,13 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> t
                 row.status, row.last_error = "failed", str(exc)
                 failed += 1
                 log.error("outbox %s to %s failed permanently: %s", row.key, row.to_addr, exc)
+                _tell_gm(s, cfg, row, str(exc))
             except (TemporaryFailure, OSError) as exc:
                 row.last_error = str(exc)
                 if row.attempts >= MAX_ATTEMPTS:
                     row.status = "failed"
                     failed += 1
+                    _tell_gm(s, cfg, row, f"nach {row.attempts} Versuchen: {exc}")
                 else:
                     row.next_attempt_at = now + timedelta(seconds=30 * 2 ** (row.attempts - 1))
                 log.warning("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, exc, row.attempts)
@@ -82,3 +84,19 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> t
                 row.status, row.sent_at, row.last_error = "sent", datetime.now(timezone.utc), None
                 sent += 1
     return sent, failed
+
+
+def _tell_gm(s: Session, cfg: Config, row: OutboxMail, why: str) -> None:
+    """Queue one notice to the league's game master about a mail that could not be sent
+    (never about a mail to the GM or about such a notice itself, so it cannot loop)."""
+    from bot.render import render
+    from bot.storage.models import League
+    league = s.get(League, row.league_id) if row.league_id else None
+    if league is None or not league.gm_email or row.kind == "gm-notice" \
+            or row.to_addr.lower() == league.gm_email.lower():
+        return
+    body = (f"die Mail \"{row.subject}\" an {row.to_addr} konnte nicht zugestellt werden ({why}). "
+            "Bitte die Adresse prüfen; der Spieler hat sie nicht bekommen.")
+    queue_mail(s, cfg, key=f"gm-notice:undeliverable:{row.id}", kind="gm-notice", to=league.gm_email,
+               subject=f"{league.name}: Mail nicht zustellbar", text=render("notice.txt.j2", name="Spielleiter",
+                                                                          body=body), league_id=league.id)
