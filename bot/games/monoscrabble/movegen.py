@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from bot.wordgraph import END, WordGraph, graph_for
+from bot.games.monoscrabble.board import PREMIUM_MAP
+from bot.games.monoscrabble.tiles import LETTER_VALUES
 
 __all__ = ["GenMove", "VALUES", "PREMIUMS", "generate", "best_move", "count_moves",
            "all_moves", "move_key"]
@@ -38,32 +40,9 @@ SIZE = 15
 BINGO_TILES = 7
 BINGO_BONUS = 50
 
-#: Tile values (German Scrabble); the Blanko is worth 0.
-VALUES: dict[str, int] = {}
-for _letters, _v in (("ENSIRTUAD", 1), ("HGLO", 2), ("MBWZ", 3), ("CFKP", 4),
-                     ("ÄJÜV", 6), ("ÖX", 8), ("QY", 10)):
-    for _ch in _letters:
-        VALUES[_ch] = _v
-
-#: Premium squares, row 1 first (T triple word, D double word, t triple letter,
-#: d double letter, * centre = double word).
-PREMIUMS = (
-    "T..d...T...d..T",
-    ".D...t...t...D.",
-    "..D...d.d...D..",
-    "d..D...d...D..d",
-    "....D.....D....",
-    ".t...t...t...t.",
-    "..d...d.d...d..",
-    "T..d...*...d..T",
-    "..d...d.d...d..",
-    ".t...t...t...t.",
-    "....D.....D....",
-    "d..D...d...D..d",
-    "..D...d.d...D..",
-    ".D...t...t...D.",
-    "T..d...T...d..T",
-)
+#: Tile values and premium squares come from the rules modules (one source of truth).
+VALUES: dict[str, int] = dict(LETTER_VALUES)
+PREMIUMS = PREMIUM_MAP
 _LM = tuple(tuple({"t": 3, "d": 2}.get(ch, 1) for ch in row) for row in PREMIUMS)
 _WM = tuple(tuple({"T": 3, "D": 2, "*": 2}.get(ch, 1) for ch in row) for row in PREMIUMS)
 _LM_T = tuple(tuple(_LM[r][c] for r in range(SIZE)) for c in range(SIZE))
