@@ -1,8 +1,9 @@
 """Exhaustive Monoscrabble move generator (the "top" of an Auswertung).
 
 Rule source: ``shared/RULES.md`` section "Monoscrabble" and the premium map in
-``shared/conformance/README.md``.  This module stands alone: it imports nothing from the
-rules engine of this package, only :mod:`bot.wordgraph`.
+``shared/conformance/README.md``.  It takes the tile values and premium squares from
+:mod:`.tiles` and :mod:`.board`, and words from :mod:`bot.wordgraph`; it does not use the
+validator in :mod:`.engine` (it scores incrementally for speed; tests check that both agree).
 
 Algorithm: Appel & Jacobson ("The world's fastest Scrabble program", 1988) over the
 DAWG of :mod:`bot.wordgraph`.  Across moves are generated on the board, down moves on
