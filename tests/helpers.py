@@ -37,3 +37,30 @@ def text_of(raw: bytes) -> str:
 
 def header(raw: bytes, name: str) -> str:
     return str(email.message_from_bytes(raw, policy=email.policy.default)[name] or "")
+
+
+def server_config(path: Path, dovecot, smtp, user: str, *, db_url: str = "sqlite:///bot.sqlite",
+                  sender: str = "Spielleiter <spielleiter@example.org>") -> Path:
+    """Write a bot config for the test Dovecot (as ``user``) and the test SMTP server."""
+    path.write_text(f"""
+[database]
+url = "{db_url}"
+
+[imap]
+host = "{dovecot.host}"
+port = {dovecot.port}
+user = "{user}"
+password = "{dovecot.password}"
+tls = false
+folder = "INBOX"
+
+[smtp]
+host = "{smtp.host}"
+port = {smtp.port}
+tls = false
+sender = "{sender}"
+
+[bot]
+timezone = "Europe/Berlin"
+""", encoding="utf-8")
+    return path

@@ -28,7 +28,7 @@ from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Partie, PollState, Round, Submission
-from tests.helpers import PLAYERS, header, league_toml, player_mail
+from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config
 from tests.mailservers import SmtpServer, free_port
 
 pytestmark = pytest.mark.e2e
@@ -37,31 +37,6 @@ LEAGUE = "Crash-Rondo"
 #: fixed for the whole session, so every run renders the same Auswertung
 FIRST_ZAT = (datetime.now(timezone.utc) + timedelta(days=7)).replace(hour=19, minute=0, second=0, microsecond=0)
 PROCESSED = "Spielleiter.Verarbeitet"  # Dovecot's Maildir++ name of Spielleiter/Verarbeitet
-
-
-def _write_config(path: Path, dovecot, smtp, user: str, db_url: str) -> Path:
-    path.write_text(f"""
-[database]
-url = "{db_url}"
-
-[imap]
-host = "{dovecot.host}"
-port = {dovecot.port}
-user = "{user}"
-password = "{dovecot.password}"
-tls = false
-folder = "INBOX"
-
-[smtp]
-host = "{smtp.host}"
-port = {smtp.port}
-tls = false
-sender = "Spielleiter <spielleiter@example.org>"
-
-[bot]
-timezone = "Europe/Berlin"
-""", encoding="utf-8")
-    return path
 
 
 def _strip_message_id(raw: bytes) -> bytes:
@@ -77,7 +52,7 @@ class World:
     def __init__(self, tmp: Path, dovecot, smtp, db_url: str) -> None:
         self.tmp, self.dovecot, self.smtp, self.db_url = tmp, dovecot, smtp, db_url
         self.user = dovecot.fresh_user()
-        self.conf = _write_config(tmp / "spielleiter.toml", dovecot, smtp, self.user, db_url)
+        self.conf = server_config(tmp / "spielleiter.toml", dovecot, smtp, self.user, db_url=db_url)
         liga = league_toml(tmp / "liga.toml", name=LEAGUE, partien=("R1", "R2"), rounds=3, first_zat=FIRST_ZAT)
         assert main(["league", "create", str(liga), "--config", str(self.conf)]) == 0
 

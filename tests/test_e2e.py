@@ -8,43 +8,19 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 
 import pytest
 
 from bot.cli import main
 from bot.games.rondo.engine import Position, best_moves
 from bot.lexicon import load
-from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
+from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config, text_of
 
 pytestmark = pytest.mark.e2e
 
 
 def _config(tmp_path, dovecot, smtpd, user):
-    conf = tmp_path / "spielleiter.toml"
-    conf.write_text(f"""
-[database]
-url = "sqlite:///bot.sqlite"
-
-[imap]
-host = "{dovecot.host}"
-port = {dovecot.port}
-user = "{user}"
-password = "{dovecot.password}"
-tls = false
-folder = "INBOX"
-
-[smtp]
-host = "{smtpd.host}"
-port = {smtpd.port}
-tls = false
-sender = "Spielleiter <spielleiter@example.org>"
-
-[bot]
-timezone = "Europe/Berlin"
-""", encoding="utf-8")
-    return conf
-
+    return server_config(tmp_path / "spielleiter.toml", dovecot, smtpd, user)
 
 def _show(conf, capsys):
     capsys.readouterr()

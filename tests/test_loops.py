@@ -21,7 +21,7 @@ from bot.service.outbox import deliver
 from bot.service.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail
-from tests.helpers import header, league_toml, player_mail, text_of
+from tests.helpers import header, league_toml, player_mail, text_of, server_config
 
 BOT = "spielleiter@example.org"
 GM = "gm@example.org"
@@ -244,22 +244,7 @@ def test_bounce_through_imap_and_smtp(tmp_path, dovecot, smtpd):
     """A real DSN arriving over IMAP for a mail the bot sent over SMTP: flagged, the GM
     is told over SMTP, the MAILER-DAEMON is never answered."""
     user = dovecot.fresh_user()
-    conf = tmp_path / "spielleiter.toml"
-    conf.write_text(f"""
-[database]
-url = "sqlite:///bot.sqlite"
-[imap]
-host = "{dovecot.host}"
-port = {dovecot.port}
-user = "{user}"
-password = "{dovecot.password}"
-tls = false
-[smtp]
-host = "{smtpd.host}"
-port = {smtpd.port}
-tls = false
-sender = "Spielleiter <{BOT}>"
-""", encoding="utf-8")
+    conf = server_config(tmp_path / "spielleiter.toml", dovecot, smtpd, user, sender=f"Spielleiter <{BOT}>")
     liga = league_toml(tmp_path / "liga.toml", extra=f'gm_email = "{GM}"')
     assert main(["league", "create", str(liga), "--config", str(conf)]) == 0
     dovecot.append(player_mail("anna@example.org", "Partie R1:\nTOR"), user=user)
