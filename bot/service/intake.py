@@ -37,13 +37,22 @@ from bot.submission import read_submission
 log = logging.getLogger(__name__)
 
 
-def _message_id(raw: bytes) -> str | None:
+def _headers(raw: bytes):
+    """The raw mail's headers (lenient compat32 parse), or None if they cannot be read."""
     try:
-        hdr = BytesHeaderParser(policy=policy.compat32).parsebytes(raw, headersonly=True)
-        mid = hdr.get("Message-ID")
-        return str(mid).strip() or None if mid else None
+        return BytesHeaderParser(policy=policy.compat32).parsebytes(raw, headersonly=True)
     except Exception:
         return None
+
+
+def _mid_of(hdr) -> str | None:
+    mid = hdr.get("Message-ID") if hdr is not None else None
+    return (str(mid).strip() or None) if mid else None
+
+
+def _message_id(raw: bytes) -> str | None:
+    """The Message-ID a stored mail is deduplicated by, or None."""
+    return _mid_of(_headers(raw))
 
 
 def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None = None,
@@ -51,7 +60,8 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
     """Store a received mail unchanged and commit; returns ``(mail id, newly stored)``.
     A mail already stored (same bytes, or same Message-ID) is not stored twice."""
     sha = hashlib.sha256(raw).hexdigest()
-    mid = _message_id(raw)
+    hdr = _headers(raw)
+    mid = _mid_of(hdr)
     with db.session() as s:
         old = s.scalar(select(InboundMail).where(InboundMail.sha256 == sha))
         if old is None and mid:
@@ -59,7 +69,7 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
         if old is not None:
             return old.id, False
         row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=raw,
-                          received_at=arrival_time(raw))
+                          received_at=arrival_time(raw, headers=hdr))
         s.add(row)
         s.flush()
         return row.id, True
@@ -69,15 +79,15 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
 CLOCK_SKEW = timedelta(minutes=5)
 
 
-def arrival_time(raw: bytes, now: datetime | None = None) -> datetime:
+def arrival_time(raw: bytes, now: datetime | None = None, *, headers=None) -> datetime:
     """When the mail reached our mail server: the date of its topmost ``Received:`` header
     (written by our own receiving server, so a sender cannot forge it earlier), or now when
     there is none or it cannot be read. A mail that arrived before the ZAT counts for that
     round even when the bot reads it later (it was down, or the ZAT fell between polls)."""
     now = now or datetime.now(timezone.utc)
+    hdr = headers if headers is not None else _headers(raw)
     try:
-        hdr = BytesHeaderParser(policy=policy.compat32).parsebytes(raw, headersonly=True)
-        received = hdr.get_all("Received") or []
+        received = (hdr.get_all("Received") if hdr is not None else None) or []
         if received:
             when = parsedate_to_datetime(str(received[0]).rpartition(";")[2].strip())
             if when.tzinfo is not None and when <= now + CLOCK_SKEW:
