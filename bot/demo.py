@@ -137,7 +137,7 @@ def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: rand
             who = r.to_addr.split("@")[0]
             (out / f"{prefix}-runde-{r.round_number:02d}-{who}.eml").write_bytes(r.raw)
         n = len(rows)
-    from bot.cli import league_view
+    from bot.service.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand" + (" (alle Partien zusammen):" if multi else " (Besser-Wertung):"

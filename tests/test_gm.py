@@ -11,7 +11,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from sqlalchemy import select
 
-from bot.cli import league_view, main
+from bot.cli import main
+from bot.service.view import league_view
 from bot.config import embedded
 from bot.games import get_game
 from bot.games.rondo.engine import best_moves

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.games.base import GAMES, GameRules, MoveReport
-from bot.games.monoscrabble import MonoscrabbleRules, register_game
+from bot.games.base import GameRules, MoveReport
+from bot.games.monoscrabble import MonoscrabbleRules
+from bot.games.registry import GAMES
 from bot.games.monoscrabble.board import Board
 from bot.games.monoscrabble.engine import evaluate
 from bot.games.monoscrabble.game import MovegenUnavailable
@@ -100,11 +101,11 @@ def test_interface():
     assert not bad.valid and bad.reason == "not-connected" and bad.score is None and bad.message
 
 
-def test_register_game_is_idempotent_and_get_game_finds_it():
+def test_registry_creates_the_game_once_and_get_game_finds_it():
     from bot.games import get_game
     g = get_game("monoscrabble")
     assert isinstance(g, MonoscrabbleRules) and GAMES["monoscrabble"] is g
-    assert register_game() is g
+    assert get_game("monoscrabble") is g
 
 
 # -- adjudication --------------------------------------------------------------------------------

@@ -8,7 +8,8 @@ import json
 import pytest
 from sqlalchemy import select
 
-from bot.cli import league_view, main
+from bot.cli import main
+from bot.service.view import league_view
 from bot.config import embedded
 from bot.games import get_game
 from bot.lexicon import load
@@ -101,3 +102,16 @@ def test_a_monoscrabble_round_with_besser_wertung_and_a_late_joiner(mono, capsys
     assert row["points"] == -2 and row["rounds_played"] == 0
     welcome = next(r for r in md.sent() if header(r, "To") == "dora@example.org")
     assert "ab Runde 2" in text_of(welcome)
+
+
+def test_passe_is_acknowledged_as_a_valid_zero_point_move(mono):
+    """Regression (found by the property test): a PASSE has no word; the acknowledgement
+    used to fail rendering and the mail ended as ``error`` without an answer."""
+    db, cfg, md = mono
+    before = len(md.sent())
+    md.deliver_to_inbox(player_mail("anna@example.org", "PASSE", subject="Test-Mono"))
+    poll_once(db, cfg)
+    acks = [text_of(m) for m in md.sent() if header(m, "Subject").startswith("Re:")]
+    assert len(acks) == 1 and len(md.sent()) == before + 1
+    ack = acks[0]
+    assert "Hauptzug: PASSE" in ack and "gültig: PASSE, 0 Punkte" in ack

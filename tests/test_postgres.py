@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import inspect, select
 
-from bot.cli import league_view
+from bot.service.view import league_view
 from bot.config import Config
 from bot.games.rondo.engine import best_moves
 from bot.games.rondo.game import position_of

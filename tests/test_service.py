@@ -9,7 +9,8 @@ from email.utils import format_datetime
 import pytest
 from sqlalchemy import select
 
-from bot.cli import league_view, main
+from bot.cli import main
+from bot.service.view import league_view
 from bot.config import embedded
 from bot.games.rondo.engine import best_moves, evaluate
 from bot.games.rondo.game import position_of

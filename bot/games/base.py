@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 
@@ -57,7 +58,10 @@ class PlayerRound:
     ``counted`` is the index of the move that counts (the first valid one) or None
     (NMR: nothing sent, or nothing valid); ``score`` is the counted move's score (0 for
     NMR); ``points`` is what goes into the standings (the score in Rondo; the
-    Besser-Wertung points, 0 or negative, in Monoscrabble).
+    Besser-Wertung points, 0 or negative, in Monoscrabble). ``private`` holds what
+    only this player may see (their new rack, the best move their rack allowed); it
+    is rendered into their own Auswertung and the game master's copy, never into
+    anyone else's.
     """
 
     player: str
@@ -66,6 +70,7 @@ class PlayerRound:
     counted: int | None
     points: int
     score: int | None = None
+    private: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.score is None:
@@ -75,6 +80,7 @@ class PlayerRound:
         return {
             "player": self.player, "submitted": self.submitted, "counted": self.counted,
             "points": self.points, "score": self.score, "moves": [m.to_json() for m in self.moves],
+            "private": dict(self.private),
         }
 
 
@@ -105,6 +111,22 @@ class GameRules(ABC):
     Words reach the rules through a lexicon object with ``__contains__(word)`` and
     ``has_prefix(prefix)`` on words normalised to the game's alphabet
     (see :mod:`bot.lexicon`).
+
+    Players are named by opaque string keys (the service uses ``str(player.id)``),
+    given in seat order (the order of the league file) to :meth:`new_partie`.
+
+    **Private state** (racks, hands, grids): the state dict holds every player's
+    private part; :meth:`public_view` must never show it, :meth:`player_view` gives one
+    player's own part. The service renders every mail from ``public_view`` (shared by
+    all) plus, per recipient, ``player_view`` and that player's own
+    :class:`PlayerRound` (with its ``private`` dict); nothing in the service knows what
+    a rack or a grid is.
+
+    **Turns** (a round is one player's turn, with its own ZAT): :meth:`movers` names who
+    is to move in the open round; :attr:`turn_hours` (or the league option
+    ``turn_hours``) sets each turn's ZAT relative to the end of the previous one; and
+    :meth:`round_complete` lets a round end before its ZAT (a valid move by the player
+    whose turn it is, the second valid Presto crossword).
     """
 
     #: Game key used in league files and the database, e.g. ``"rondo"``.
@@ -116,51 +138,87 @@ class GameRules(ABC):
     #: Whether players may join a running league by mail (ANMELDEN); late joiners are
     #: scored as NMR for the rounds before (shared/RULES.md, Monoscrabble).
     open_join: bool = False
+    #: Number of players a league of this game needs (inclusive); None: no upper bound.
+    min_players: int = 1
+    max_players: int | None = None
+    #: True when all move lines of a Partie section form ONE move (Crossword: placement,
+    #: wish and word list; Presto: a finished crossword). The service then passes the
+    #: section's lines joined by ``"\n"`` as the only move text; there are no Ersatzzuege.
+    multiline: bool = False
+    #: Hours from the end of one round to the ZAT of the next when each round is one turn
+    #: (RONDO, "Wer behält recht?"); None: the league's ZAT schedule (days). The league
+    #: option ``turn_hours`` overrides it.
+    turn_hours: float | None = None
+
+    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
+        """A German sentence saying why a league with these players (keys, seat order)
+        cannot be played, or None. The default checks :attr:`min_players`/:attr:`max_players`."""
+        n = len(players)
+        if n < self.min_players or (self.max_players is not None and n > self.max_players):
+            if self.max_players == self.min_players:
+                want = f"genau {self.min_players}"
+            elif self.max_players is None:
+                want = f"mindestens {self.min_players}"
+            else:
+                want = f"{self.min_players} bis {self.max_players}"
+            return f"{self.title} braucht {want} Spieler, die Ligadatei hat {n}."
+        return None
 
     @abstractmethod
-    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None) -> dict:
-        """State of a new Partie with the Vorgabe of round 1 drawn; JSON-compatible."""
+    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
+                   players: Sequence[str] = ()) -> dict:
+        """State of a new Partie with the Vorgabe of round 1 drawn; JSON-compatible.
+        ``players``: the player keys in seat order (games without private state or seats
+        may ignore them)."""
 
     @abstractmethod
     def read_move(self, text: str) -> Any:
         """Parse one move line in the game's notation; raises :class:`NotationError`."""
 
     @abstractmethod
-    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0) -> MoveReport:
-        """Read and judge one move line against ``state`` (never raises for bad moves)."""
+    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
+                   player: str | None = None) -> MoveReport:
+        """Read and judge one move line against ``state`` (never raises for bad moves).
+        ``player`` is the sender's key, for games whose moves depend on private state
+        (a rack, a grid). A ``detail["picture"]`` (text lines) is shown under the move in
+        the acknowledgement (e.g. the player's grid after the placement)."""
 
     @abstractmethod
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
-                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False) -> RoundReport:
-        """Adjudicate the open round: ``submissions`` maps every player key to their move
-        lines (main move first) or None when nothing arrived (NMR)."""
+                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
+                   received: Mapping[str, datetime] | None = None) -> RoundReport:
+        """Adjudicate the open round: ``submissions`` maps every player key that takes
+        part in this round to their move lines (main move first) or None when nothing
+        arrived (NMR). A key missing from ``submissions`` is a player no longer in the
+        league (removed by the GM). ``received``: when each player's counted mail reached
+        the server (aware datetimes), for games where arrival order matters (Presto)."""
 
     @abstractmethod
     def public_view(self, state: Mapping[str, Any]) -> dict:
-        """The public part of the state (for ``show --json`` and the templates)."""
+        """The public part of the state (for ``show --json``, the templates and the
+        archive). Never contains private information (racks, hands, hidden grids)."""
+
+    def player_view(self, state: Mapping[str, Any], player: str) -> dict:
+        """What only ``player`` may see of ``state`` (their rack, hand or grid); ``{}``
+        for games without private state. Rendered into that player's mails only; the
+        game master's copy and ``show --json`` get every player's."""
+        return {}
+
+    def movers(self, state: Mapping[str, Any]) -> list[str] | None:
+        """The player keys who are to move in the open round (a turn: one player), or
+        None when every player moves. Mails from others get a German "not your turn"
+        answer; only movers are reminded and scored NMR."""
+        return None
+
+    def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                       lexicon: Any, *, received: Mapping[str, datetime] | None = None) -> bool:
+        """True when the open round may be adjudicated before its ZAT (the service asks
+        after every submission): e.g. the player whose turn it is sent a valid move.
+        ``submissions`` as for :meth:`adjudicate`. Default: never before the ZAT."""
+        return False
+
+    def finished(self, state: Mapping[str, Any]) -> bool:
+        """Whether this Partie is over (no further rounds)."""
+        return bool(state.get("finished"))
 
 
-GAMES: dict[str, GameRules] = {}
-
-
-def register(game: GameRules) -> GameRules:
-    GAMES[game.name] = game
-    return game
-
-
-def load_games() -> dict[str, GameRules]:
-    """Register every game the bot plays (idempotent) and return the registry."""
-    import bot.games.rondo  # noqa: F401  (registers itself)
-    from bot.games.monoscrabble import register_game as register_monoscrabble
-    if "monoscrabble" not in GAMES:
-        register_monoscrabble()
-    return GAMES
-
-
-def get_game(name: str) -> GameRules:
-    """The rules of game ``name``; KeyError with the known names otherwise."""
-    load_games()
-    try:
-        return GAMES[name]
-    except KeyError:
-        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(GAMES))}") from None

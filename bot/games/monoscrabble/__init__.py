@@ -1,7 +1,6 @@
 """Monoscrabble, the play-by-mail Scrabble of the zine (seed 001).
 
-Importing this package does not register the game; :func:`register_game` does (the
-service layer calls it). The move generator ``bot.games.monoscrabble.movegen`` is a
+The game is listed in :mod:`bot.games.registry`. The move generator ``bot.games.monoscrabble.movegen`` is a
 separate module, imported lazily by :meth:`MonoscrabbleRules.top`.
 """
 
@@ -18,15 +17,6 @@ __all__ = [
     "Board", "Placement", "Tile", "PREMIUM_MAP", "premium", "coord_name",
     "Move", "Token", "parse_move", "format_move",
     "Outcome", "evaluate", "evaluate_tiles", "move_from_tiles", "canonical_move", "REASONS",
-    "MonoscrabbleRules", "MovegenUnavailable", "register_game",
+    "MonoscrabbleRules", "MovegenUnavailable",
 ]
 
-
-def register_game() -> MonoscrabbleRules:
-    """Register a :class:`MonoscrabbleRules` instance in :data:`bot.games.base.GAMES`
-    (idempotent) and return the registered instance."""
-    from bot.games.base import GAMES, register
-    existing = GAMES.get(MonoscrabbleRules.name)
-    if isinstance(existing, MonoscrabbleRules):
-        return existing
-    return register(MonoscrabbleRules())  # type: ignore[return-value]

@@ -104,7 +104,8 @@ class MonoscrabbleRules(GameRules):
     open_join = True  # seed 001: "Einstieg ist jederzeit möglich"
 
     # -- Partie -----------------------------------------------------------------------
-    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None) -> dict:
+    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
+                    players: Sequence[str] = ()) -> dict:
         """An empty board, bag cycle 1 shuffled with ``Random(f"{seed}/{partie}/bag/1")``
         and a rack of 7 drawn from it. Options: ``rounds`` (default 20)."""
         options = options or {}
@@ -119,7 +120,8 @@ class MonoscrabbleRules(GameRules):
     def evaluate(self, state: Mapping[str, Any], text: str, lexicon: Any) -> Outcome:
         return evaluate(Board.from_rows(state["board"]), state["rack"], text, lexicon)
 
-    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0) -> MoveReport:
+    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
+                   player: str | None = None) -> MoveReport:
         return _report(index, text, self.evaluate(state, text, lexicon))
 
     # -- the top ------------------------------------------------------------------------
@@ -159,7 +161,8 @@ class MonoscrabbleRules(GameRules):
 
     # -- a round ------------------------------------------------------------------------
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
-                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False) -> RoundReport:
+                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
+                   received: Mapping[str, Any] | None = None) -> RoundReport:
         """Adjudicate the open round (seed 001; RULES.md "Monoscrabble"); see the module
         docstring for the board move, the Besser-Wertung, the rack and the bag cycle."""
         board = Board.from_rows(state["board"])

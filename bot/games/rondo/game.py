@@ -18,7 +18,7 @@ import random
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
-from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport, register
+from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe, count_vowels, full_deck
 from bot.games.rondo.engine import Outcome, Position, best_moves, evaluate
 from bot.games.rondo.notation import parse_move
@@ -91,7 +91,8 @@ class RondoRules(GameRules):
     alphabet = "rondo"
     title = "Rondo"
 
-    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None) -> dict:
+    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
+                    players: Sequence[str] = ()) -> dict:
         """Shuffle the 100 cards with the Partie's seeded generator and draw round 1."""
         options = options or {}
         deck = full_deck()
@@ -104,7 +105,8 @@ class RondoRules(GameRules):
         """Parse a Rondo move line (grammar/rondo_move.lark); raises NotationError."""
         return parse_move(text)
 
-    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0) -> MoveReport:
+    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
+                   player: str | None = None) -> MoveReport:
         position = position_of(state)
         return _report(index, text, evaluate(position, text, lexicon), position)
 
@@ -118,7 +120,8 @@ class RondoRules(GameRules):
         return {"notation": o.notation(position), "score": o.score, "word": o.word, "row": o.row.code}  # type: ignore[union-attr]
 
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
-                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False) -> RoundReport:
+                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
+                   received: Mapping[str, Any] | None = None) -> RoundReport:
         """Adjudicate the open round (seed 000 II.2 c, III).
 
         For each player the first valid move of main move and Ersatzzuege counts and
@@ -214,5 +217,3 @@ class RondoRules(GameRules):
             return {"move": None, "score": None}
         return {"move": best[0].notation(position), "score": best[0].score, "row": best[0].row.code}  # type: ignore[union-attr]
 
-
-RULES = register(RondoRules())

@@ -1,0 +1,49 @@
+"""The registry of games: one line per game, ``key -> "module:Class"``.
+
+The base module (:mod:`bot.games.base`) knows no game, and no game module registers
+itself on import: :func:`get_game` imports a game's module the first time it is asked
+for. Adding a game is one line in :data:`GAME_CLASSES`.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.games.base import GameRules
+
+#: Every game the bot plays: league-file key -> ``"module:Class"`` of its rules.
+GAME_CLASSES: dict[str, str] = {
+    "rondo": "bot.games.rondo.game:RondoRules",
+    "monoscrabble": "bot.games.monoscrabble.game:MonoscrabbleRules",
+}
+
+#: Rules instances created so far (one per game, created on first use).
+GAMES: dict[str, "GameRules"] = {}
+
+
+def get_game(name: str) -> "GameRules":
+    """The rules of game ``name`` (one shared, stateless instance); ``KeyError`` naming
+    the known games otherwise."""
+    game = GAMES.get(name)
+    if game is not None:
+        return game
+    try:
+        module, _, cls = GAME_CLASSES[name].partition(":")
+    except KeyError:
+        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(GAME_CLASSES))}") from None
+    game = getattr(import_module(module), cls)()
+    GAMES[name] = game
+    return game
+
+
+def load_games() -> dict[str, "GameRules"]:
+    """Every registered game, instantiated: ``{key: rules}`` in registry order."""
+    return {name: get_game(name) for name in GAME_CLASSES}
+
+
+def register(game: "GameRules") -> "GameRules":
+    """Put an extra rules instance into the registry (tests, plug-ins); returns it."""
+    GAMES[game.name] = game
+    return game

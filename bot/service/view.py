@@ -1,0 +1,31 @@
+"""The league as data: what ``spielleiter show NAME --json`` prints, the demo reads and
+the game master sees. Public and private views come from the game's rules; no rules here."""
+
+from __future__ import annotations
+
+from bot.games import get_game
+from bot.service.league import find_league, open_round
+from bot.service.standings import standings
+
+
+#: Parts of a game's public view that are for the templates only (not for ``show --json``).
+BULKY_VIEW_KEYS = {"cells", "grid_text", "row_pretty", "vorgabe_pretty"}
+
+
+def league_view(db, name: str) -> dict:
+    """The JSON of ``spielleiter show NAME --json``."""
+    with db.session() as s:
+        league = find_league(s, name)
+        game = get_game(league.game)
+        rnd = open_round(s, league)
+        partien = []
+        for p in league.partien:
+            view = {k: v for k, v in game.public_view(p.state).items() if k not in BULKY_VIEW_KEYS}
+            partien.append({"name": p.name, **view, "finished": p.finished})
+        table = standings(s, league)
+        return {"league": league.name, "game": league.game, "status": league.status,
+                "round": rnd.number if rnd else league.rounds, "rounds": league.rounds,
+                "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,
+                "standings": [{"rank": r["rank"], "player": r["email"], "name": r["name"], "points": r["points"],
+                               "rounds_played": r["rounds_played"], "per_partie": r["per_partie"]}
+                              for r in table]}
