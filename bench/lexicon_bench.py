@@ -1,4 +1,4 @@
-"""Benchmark of the shared lexicon (bot/lexicon.py).
+"""Benchmark of the shared lexicon (bot/lexicon/).
 
 Measures, with a fresh temporary cache directory:
 

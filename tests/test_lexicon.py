@@ -1,4 +1,4 @@
-"""The shared lexicon (bot/lexicon.py): real build from hunspell-de-de into a tmp dir.
+"""The shared lexicon (bot/lexicon/): real build from hunspell-de-de into a tmp dir.
 
 Rule source: shared/RULES.md "Common to all games"; seed 000 for Rondo's Umlaut spelling.
 """
@@ -253,7 +253,7 @@ def test_load_builds_missing_and_outdated_cache(cache, tmp_path, monkeypatch):
         shutil.copytree(cache, cache_dir, dirs_exist_ok=True)
         return {}
 
-    monkeypatch.setattr(L, "build", fake_build)
+    monkeypatch.setattr(L.cache, "build", fake_build)
     d = tmp_path / "fresh"
     assert "ÄRGER" in L.load("monoscrabble", d)
     assert calls == [d.resolve()]

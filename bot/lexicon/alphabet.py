@@ -1,0 +1,163 @@
+"""Game alphabets and the spelling of words in them (RULES.md "Common to all games":
+games are case-insensitive; Rondo, Crossword and Typ-Dom spell Ä Ö Ü as AE OE UE and ß as
+SS, seed 000; Monoscrabble has Ä Ö Ü tiles of its own)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from bot.lexicon.errors import LexiconError
+
+
+
+_AZ = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_SHARP_S = {"ß": "SS", "ẞ": "SS"}
+
+
+@dataclass(frozen=True)
+class Alphabet:
+    """The letters a game writes words with.
+
+    ``name``: the alphabet's name (a key of :data:`ALPHABETS`).
+    ``letters``: every upper-case letter a normalised word may contain, as one string.
+    ``mapping``: character -> replacement string, applied after upper-casing (and for
+    ``ß``, before): e.g. ``{"Ä": "AE", "ß": "SS"}`` for Rondo (seed 000).
+    """
+
+    name: str
+    letters: str
+    mapping: dict[str, str] = field(default_factory=dict, hash=False)
+
+    @property
+    def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """Letters and mapping; alphabets with equal signatures share one cache file."""
+        return self.letters, tuple(sorted(self.mapping.items()))
+
+
+_UMLAUT_AE = {"Ä": "AE", "Ö": "OE", "Ü": "UE", **_SHARP_S}
+
+#: Every alphabet by name.  ``rondo``, ``crossword`` and ``typdom``: A-Z, Ä Ö Ü ß
+#: spelled AE OE UE SS (seed 000 for Rondo, RULES.md "Common to all games" for the
+#: others).  ``monoscrabble``: A-Z plus Ä Ö Ü as letters of their own, ß spelled SS.
+ALPHABETS: dict[str, Alphabet] = {
+    "rondo": Alphabet("rondo", _AZ, dict(_UMLAUT_AE)),
+    "monoscrabble": Alphabet("monoscrabble", _AZ + "ÄÖÜ", dict(_SHARP_S)),
+    "crossword": Alphabet("crossword", _AZ, dict(_UMLAUT_AE)),
+    "typdom": Alphabet("typdom", _AZ, dict(_UMLAUT_AE)),
+}
+
+#: Game name -> alphabet name.
+GAME_ALPHABET: dict[str, str] = {
+    "rondo": "rondo",
+    "rondo-original": "rondo",
+    "monoscrabble": "monoscrabble",
+    "crossword": "crossword",
+    "typdom": "typdom",
+    "typ-dom": "typdom",
+}
+
+
+def _alphabet(alphabet: str | Alphabet) -> Alphabet:
+    if isinstance(alphabet, Alphabet):
+        return alphabet
+    try:
+        return ALPHABETS[alphabet]
+    except KeyError:
+        raise LexiconError(
+            f"Unbekanntes Alphabet / unknown alphabet {alphabet!r}; "
+            f"bekannt / known: {', '.join(ALPHABETS)}"
+        ) from None
+
+
+def alphabet_for_game(game: str) -> Alphabet:
+    """Return the :class:`Alphabet` of a game (``"rondo"``, ``"monoscrabble"`` ...).
+
+    Alphabet names are accepted too.  Raises :class:`LexiconError` for unknown names.
+    """
+    name = GAME_ALPHABET.get(game.lower(), game.lower())
+    return _alphabet(name)
+
+
+def _storage_name(alpha: Alphabet) -> str:
+    """Name of the cache files for ``alpha``: the first alphabet with its signature."""
+    for name, other in ALPHABETS.items():
+        if other.signature == alpha.signature:
+            return name
+    return alpha.name
+
+
+def normalise(word: str, alphabet: str | Alphabet) -> str | None:
+    """Spell ``word`` in ``alphabet``; return ``None`` if that is impossible.
+
+    Steps: Unicode NFC (so a decomposed ``U+0308`` umlaut from a mail client counts),
+    strip outer white space, upper-case character by character (``ß``/``ẞ`` -> ``SS``
+    by the alphabet's mapping; characters whose upper case is more than one character,
+    such as the ligature ``ﬁ``, are not upper-cased and so rejected), apply the
+    alphabet's mapping (Rondo: ``Ä`` -> ``AE`` ..., seed 000), then check every
+    character is one of ``alphabet.letters``.
+
+    Returns the normalised word (``str``, upper case), or ``None`` when the word is
+    empty or contains a character outside the alphabet (``é``, a digit, an inner space,
+    a hyphen ...).  Letters with other accents are deliberately not folded (``Café`` is
+    not ``CAFE``): the dictionary's few such words are dropped, and a GM can allow-list
+    a folded spelling.  Raises :class:`LexiconError` for an unknown alphabet name.
+    """
+    alpha = _alphabet(alphabet)
+    word = unicodedata.normalize("NFC", word).strip()
+    if not word:
+        return None
+    pre, post, valid = _tables(alpha)
+    word = word.translate(pre)
+    up = word.upper()
+    if len(up) != len(word):  # a character with a multi-character upper case
+        return None
+    up = up.translate(post)
+    return up if valid(up) else None
+
+
+_TABLES: dict[tuple, tuple] = {}
+
+
+def _tables(alpha: Alphabet) -> tuple[dict, dict, object]:
+    """(pre-upper table, post-upper table, fullmatch) for ``alpha``, cached."""
+    key = alpha.signature
+    t = _TABLES.get(key)
+    if t is None:
+        pre = {ord(c): r for c, r in alpha.mapping.items() if c.upper() != c}
+        post = {ord(c): r for c, r in alpha.mapping.items() if c.upper() == c}
+        valid = re.compile("[" + re.escape(alpha.letters) + "]+").fullmatch
+        t = _TABLES[key] = (pre, post, valid)
+    return t
+
+
+def _unwritable(word: str, alpha: Alphabet) -> str:
+    """The characters of ``word`` that keep it out of ``alpha``, e.g. ``"é"``."""
+    word = unicodedata.normalize("NFC", word).strip()
+    bad = []
+    for ch in word:
+        if normalise(ch, alpha) is None and ch not in bad:
+            bad.append(ch)
+    return " ".join(repr(c)[1:-1] if not c.isprintable() or c.isspace() else c
+                    for c in bad)
+
+
+# ---------------------------------------------------------------------------------------
+
+
+def _bulk_normaliser(alpha: Alphabet):
+    """:func:`normalise` for clean dictionary lines (no NFC, no strip), ~5x faster."""
+    _pre, _post, valid = _tables(alpha)
+    pre = [(c, r) for c, r in alpha.mapping.items() if c.upper() != c]
+    post = [(c, r) for c, r in alpha.mapping.items() if c.upper() == c]
+
+    def norm(word: str) -> str | None:
+        for c, r in pre:
+            word = word.replace(c, r)
+        up = word.upper()
+        for c, r in post:
+            up = up.replace(c, r)
+        return up if valid(up) else None
+
+    return norm

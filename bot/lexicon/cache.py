@@ -1,0 +1,264 @@
+"""The lexicon cache: building the marisa tries from a source dictionary, and
+loading them memory-mapped (see the package docstring for the layout)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Iterable
+
+import marisa_trie
+
+from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, alphabet_for_game
+from bot.lexicon.errors import LexiconError
+from bot.lexicon.hunspell import _INSTALL_HINT, _form_reason, _read_aff, _read_dic, _unmunch
+from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _prefixes
+
+#: Version of the cache layout; :func:`load` rebuilds a cache written with another one.
+FORMAT_VERSION = 1
+
+DEFAULT_DIC = Path("/usr/share/hunspell/de_DE.dic")
+DEFAULT_AFF = Path("/usr/share/hunspell/de_DE.aff")
+
+
+def default_cache_dir() -> Path:
+    """Where the lexicon cache lives.
+
+    ``$SPIELLEITER_LEXICON_DIR`` if set, else ``$XDG_CACHE_HOME/spielleiter/lexicon``,
+    else ``~/.cache/spielleiter/lexicon``.  The directory is not created here.
+    """
+    env = os.environ.get("SPIELLEITER_LEXICON_DIR")
+    if env:
+        return Path(env).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "spielleiter" / "lexicon"
+
+
+def _write_trie(keys: Iterable[str], path: Path) -> int:
+    trie = marisa_trie.Trie(keys)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        trie.save(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(trie)
+
+
+def _write_json(obj: dict, path: Path) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, ensure_ascii=False, indent=2)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _file_id(path: Path) -> dict:
+    st = path.stat()
+    return {"path": str(path), "size": st.st_size, "mtime": int(st.st_mtime)}
+
+
+def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
+          aff: Path = DEFAULT_AFF) -> dict:
+    """Build the lexicon cache from igerman98 (``hunspell-de-de``) with ``unmunch``.
+
+    Writes, into ``cache_dir`` (default :func:`default_cache_dir`, created if needed),
+    for each distinct alphabet (rondo, monoscrabble) ``<alphabet>.marisa``,
+    ``<alphabet>.heads.marisa`` and ``<alphabet>.prefixes.marisa``, then
+    ``manifest.json``; each file is written to a temp file and renamed, so readers
+    never see half a file.  See the module docstring for what is filtered and why
+    (RULES.md "Common to all games").  Takes about a second.
+
+    Returns stats: ``{"cache_dir": str, "seconds": float, "dictionary_version": str,
+    "raw_forms": int, "dropped": {reason: count}, "alphabets": {name: {"words": int,
+    "headwords": int, "prefixes": int, "unwritable": int}}}``.
+
+    Raises :class:`LexiconError` if ``unmunch`` or the dictionary files are missing
+    (the message names ``apt-get install hunspell-de-de hunspell-tools``) or the
+    expansion yields nothing.
+    """
+    t0 = time.perf_counter()
+    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    dic, aff = Path(dic), Path(aff)
+    for p in (dic, aff):
+        if not p.is_file():
+            raise LexiconError(
+                f"Wörterbuchdatei fehlt / dictionary file missing: {p}. " + _INSTALL_HINT)
+    if shutil.which("unmunch") is None:
+        raise LexiconError("unmunch nicht gefunden / unmunch not found. " + _INSTALL_HINT)
+    affinfo = _read_aff(aff)
+    version, kept, forbidden_entries, stems = _read_dic(dic, affinfo)
+
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="unmunch-", dir=cache_dir) as tmpname:
+        tmp = Path(tmpname)
+        lines = _unmunch(kept, aff, affinfo.encoding, tmp, "kept")
+        forbidden_lines = _unmunch(forbidden_entries, aff, affinfo.encoding, tmp, "forbidden")
+    if not lines:
+        raise LexiconError(
+            f"unmunch lieferte keine Wörter / unmunch produced no words for {dic}")
+
+    forbidden = {ln for ln in forbidden_lines if _form_reason(ln) is None}
+    dropped: dict[str, int] = {}
+    forms: set[str] = set()
+    for ln in lines:
+        why = _form_reason(ln)
+        if why is None and ln in forbidden:
+            why = "forbidden"
+        if why is None:
+            forms.add(ln)
+        else:
+            dropped[why] = dropped.get(why, 0) + 1
+    dropped["forbidden-entries"] = len(forbidden_entries)
+    heads_raw = {s for s in stems if _form_reason(s) is None and s not in forbidden}
+
+    stats_alpha: dict[str, dict] = {}
+    manifest_alpha: dict[str, dict] = {}
+    for name, alpha in ALPHABETS.items():
+        store = _storage_name(alpha)
+        if store != name:
+            manifest_alpha[name] = {"same_as": store}
+            continue
+        norm = _bulk_normaliser(alpha)
+        normed = list(map(norm, forms))
+        unwritable = normed.count(None)
+        words = set(normed)
+        words.discard(None)
+        del normed
+        heads = {n for s in heads_raw if (n := norm(s)) and n in words}
+        prefixes = _prefixes(words)
+        _write_trie(words, cache_dir / f"{name}.marisa")
+        _write_trie(heads, cache_dir / f"{name}.heads.marisa")
+        _write_trie(prefixes, cache_dir / f"{name}.prefixes.marisa")
+        entry = {"words": len(words), "headwords": len(heads), "prefixes": len(prefixes),
+                 "unwritable": unwritable}
+        stats_alpha[name] = entry
+        manifest_alpha[name] = {
+            "file": f"{name}.marisa", "heads_file": f"{name}.heads.marisa",
+            "prefixes_file": f"{name}.prefixes.marisa", "letters": alpha.letters,
+            "mapping": alpha.mapping, **entry}
+    for name, m in manifest_alpha.items():
+        if "same_as" in m:
+            stats_alpha[name] = dict(stats_alpha[m["same_as"]], same_as=m["same_as"])
+
+    seconds = time.perf_counter() - t0
+    manifest = {
+        "format_version": FORMAT_VERSION,
+        "dictionary": DICTIONARY_NAME,
+        "dictionary_version": version,
+        "source": {"dic": _file_id(dic), "aff": _file_id(aff),
+                   "expander": shutil.which("unmunch")},
+        "built_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "build_seconds": round(seconds, 3),
+        "raw_forms": len(lines),
+        "dropped": dropped,
+        "alphabets": manifest_alpha,
+    }
+    _write_json(manifest, cache_dir / "manifest.json")
+    return {"cache_dir": str(cache_dir), "seconds": seconds,
+            "dictionary_version": version, "raw_forms": len(lines), "dropped": dropped,
+            "alphabets": stats_alpha}
+
+
+# ---------------------------------------------------------------------------------------
+# Loading
+
+_MEMO: dict[tuple[str, str], Lexicon] = {}
+_MEMO_LOCK = threading.Lock()
+
+
+def _read_manifest(cache_dir: Path) -> dict | None:
+    try:
+        with open(cache_dir / "manifest.json", encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def _cache_usable(cache_dir: Path, store: str, dic: Path) -> bool:
+    m = _read_manifest(cache_dir)
+    if not m or m.get("format_version") != FORMAT_VERSION:
+        return False
+    entry = m.get("alphabets", {}).get(store)
+    if not entry or "file" not in entry:
+        return False
+    for key in ("file", "heads_file", "prefixes_file"):
+        if not (cache_dir / entry[key]).is_file():
+            return False
+    # Rebuild after a dictionary upgrade; keep using the cache if the package is gone.
+    src = m.get("source", {}).get("dic", {})
+    if dic.is_file() and src.get("path") == str(dic):
+        st = dic.stat()
+        if src.get("size") != st.st_size or src.get("mtime") != int(st.st_mtime):
+            return False
+    return True
+
+
+def _mmap(path: Path) -> marisa_trie.Trie:
+    trie = marisa_trie.Trie()
+    trie.mmap(str(path))
+    return trie
+
+
+def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
+    """The igerman98 lexicon in ``alphabet`` (an alphabet or game name).
+
+    Memory-maps the cached tries from ``cache_dir`` (default :func:`default_cache_dir`),
+    building the cache first with :func:`build` when it is missing, has another
+    :data:`FORMAT_VERSION`, or the dictionary file changed since (a file lock keeps
+    concurrent processes from building twice).  Memoised per (alphabet, resolved
+    directory) within the process: repeated calls return the same object.
+    Loading a built cache takes a few milliseconds.
+
+    Raises :class:`LexiconError` for an unknown alphabet, or from :func:`build`.
+    """
+    alpha = alphabet_for_game(alphabet)
+    cache_dir = (Path(cache_dir) if cache_dir is not None else default_cache_dir())
+    cache_dir = cache_dir.expanduser().resolve()
+    key = (alpha.name, str(cache_dir))
+    lex = _MEMO.get(key)
+    if lex is not None:
+        return lex
+    with _MEMO_LOCK:
+        lex = _MEMO.get(key)
+        if lex is not None:
+            return lex
+        store = _storage_name(alpha)
+        if not _cache_usable(cache_dir, store, DEFAULT_DIC):
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            with open(cache_dir / ".build.lock", "w") as lockfh:
+                fcntl.flock(lockfh, fcntl.LOCK_EX)
+                try:
+                    if not _cache_usable(cache_dir, store, DEFAULT_DIC):
+                        build(cache_dir)
+                finally:
+                    fcntl.flock(lockfh, fcntl.LOCK_UN)
+        m = _read_manifest(cache_dir) or {}
+        entry = m["alphabets"][store]
+        lex = Lexicon(alpha, _mmap(cache_dir / entry["file"]),
+                      _mmap(cache_dir / entry["prefixes_file"]),
+                      _mmap(cache_dir / entry["heads_file"]),
+                      source=m.get("dictionary", DICTIONARY_NAME),
+                      version=m.get("dictionary_version"))
+        _MEMO[key] = lex
+        return lex
+
+
+def _clear_memo() -> None:
+    """Forget memoised lexicons (tests, benchmarks)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()

@@ -1,0 +1,51 @@
+"""``spielleiter lexicon build`` and ``lexicon check``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Iterable
+
+from bot.lexicon.cache import _clear_memo, build, load
+from bot.lexicon.errors import LexiconError
+from bot.lexicon.words import DICTIONARY_NAME
+
+
+
+def cli_build(cache_dir: Path | None = None) -> int:
+    """``spielleiter lexicon build``: build the cache, print a summary, return 0.
+
+    Prints one line per alphabet (words, headwords) and the time taken, German with
+    English in brackets.  Raises :class:`LexiconError` from :func:`build`.
+    """
+    stats = build(cache_dir)
+    _clear_memo()
+    ver = stats.get("dictionary_version") or "?"
+    print(f"Wörterbuch {DICTIONARY_NAME} {ver} -> {stats['cache_dir']}")
+    for name, s in stats["alphabets"].items():
+        same = f" (= {s['same_as']})" if "same_as" in s else ""
+        print(f"  {name}: {s['words']} Wörter (words), {s['headwords']} Stichwörter "
+              f"(headwords){same}")
+    print(f"Fertig in {stats['seconds']:.2f} s (done).")
+    return 0
+
+
+def cli_check(word: str, game: str = "rondo", allow: Iterable[str] = (),
+              deny: Iterable[str] = (), cache_dir: Path | None = None) -> int:
+    """``spielleiter lexicon check [--game GAME] WORD``: print the verdict, return status.
+
+    Prints :attr:`Verdict.reason` (one German line) to stdout.  Returns 0 if the word
+    is valid in ``game``'s alphabet (with the given allow-/deny-lists), 1 if not.
+    An unknown game name prints the error to stderr and returns 2.
+    """
+    try:
+        lex = load(game, cache_dir)
+    except LexiconError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    allow, deny = list(allow), list(deny)
+    if allow or deny:
+        lex = lex.with_lists(allow, deny)
+    verdict = lex.check(word)
+    print(verdict.reason)
+    return 0 if verdict.valid else 1
