@@ -149,6 +149,11 @@ class GameRules(ABC):
     #: (RONDO, "Wer behält recht?"); None: the league's ZAT schedule (days). The league
     #: option ``turn_hours`` overrides it.
     turn_hours: float | None = None
+    #: The number of rounds (ZATs) a Partie of this game always has (Crossword: 7); the
+    #: league file's ``rounds`` must then be absent or equal. None: the league file's
+    #: ``rounds`` (default 20) is the number of rounds, or for games that end by
+    #: themselves (Typ-Dom: a player is out; see :meth:`finished`) an upper bound.
+    fixed_rounds: int | None = None
 
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
         """A German sentence saying why a league with these players (keys, seat order)
