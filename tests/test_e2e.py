@@ -70,10 +70,12 @@ def test_league_round_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert main(["adjudicate", "E2E-Rondo", "--now", "--config", str(conf)]) == 0
     reports = [m for m in smtpd.messages if "Auswertung Runde 1" in header(m.raw, "Subject")]
     assert sorted(m.rcpt_tos[0] for m in reports) == sorted(e for _, e in PLAYERS)
-    txt = text_of(reports[0].raw)
-    assert re.search(rf"Anna Albers: {anna.score} Punkte", txt)
-    assert re.search(rf"Bernd Becker: {bernd.score} Punkte", txt)
-    assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in txt
+    by_to = {m.rcpt_tos[0]: text_of(m.raw) for m in reports}
+    txt = by_to["anna@example.org"]
+    assert re.search(rf"Anna Albers: {anna.score} Punkte", txt)  # her own move lines
+    assert re.search(rf"Bernd Becker: {bernd.score} Punkte", by_to["bernd@example.org"])
+    assert re.search(rf"^  Bernd Becker +{bernd.word} +{bernd.score}\r?$", txt, re.M)  # the round's table
+    assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in by_to["clara@example.org"]
     assert f"Neues Wort: {anna.word}" in txt
     total = {r["player"]: r["points"] for r in _show(conf, capsys)["standings"]}
     assert total == {"anna@example.org": anna.score + anna_r2.score, "bernd@example.org": bernd.score,

@@ -44,9 +44,10 @@ def test_monoscrabble_round_through_imap_and_smtp(tmp_path, dovecot, smtpd, caps
     assert main(["adjudicate", "E2E-Mono", "--now", "--config", str(conf)]) == 0
     reports = [m for m in smtpd.messages if "Auswertung Runde 1" in header(m.raw, "Subject")]
     assert sorted(m.rcpt_tos[0] for m in reports) == sorted(e for _, e in PLAYERS)
-    txt = text_of(reports[0].raw)
+    by_to = {m.rcpt_tos[0]: text_of(m.raw) for m in reports}
+    txt = by_to["anna@example.org"]
     assert "Top: " in txt and f", {top.score} Punkte" in txt
-    assert f"Abstand zum Top: {top.score - other.score}" in txt
+    assert f"Abstand zum Top: {top.score - other.score}" in by_to["bernd@example.org"]
     capsys.readouterr()
     assert main(["show", "E2E-Mono", "--json", "--config", str(conf)]) == 0
     view = json.loads(capsys.readouterr().out)

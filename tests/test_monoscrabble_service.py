@@ -4,6 +4,7 @@ Wertung standings, show --json, the top in the Auswertung, and joining by mail."
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from sqlalchemy import select
@@ -86,10 +87,14 @@ def test_a_monoscrabble_round_with_besser_wertung_and_a_late_joiner(mono, capsys
     played = {r["player"]: r["rounds_played"] for r in view["standings"]}
     assert played == {"anna@example.org": 1, "bernd@example.org": 1, "clara@example.org": 0}
     deliver(db, md, cfg)
-    report = text_of(next(r for r in md.sent() if "Auswertung Runde 1" in header(r, "Subject")))
+    reports = {header(r, "To"): text_of(r) for r in md.sent() if "Auswertung Runde 1" in header(r, "Subject")}
+    report = reports["anna@example.org"]
     assert "Top: " in report and f"{top_score} Punkte" in report
-    assert "Abstand zum Top: 0" in report and f"Abstand zum Top: {top_score - weaker[1]}" in report
-    assert "Besser-Wertung" in report and "Runden gespielt" in report
+    assert "Abstand zum Top: 0" in report  # Anna's own lines
+    # the round's table: one line per player with score, distance to the top and Besser-Wertung
+    assert re.search(rf"^  Bernd Becker +\S.* +{weaker[1]} +{top_score - weaker[1]} +-1\r?$", report, re.M), report
+    assert f"Abstand zum Top: {top_score - weaker[1]}" in reports["bernd@example.org"]
+    assert "Besser-Wertung" in report and "Runden: 1" in report
 
     # a late joiner by mail: scored as NMR for round 1 (two players scored more than 0)
     md.deliver_to_inbox(player_mail("Dora Dahl <dora@example.org>", "", subject="ANMELDEN Test-Mono Dora Dahl"))

@@ -3,6 +3,8 @@ PostgreSQL server (fixture ``db_url``)."""
 
 from __future__ import annotations
 
+import re
+
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
@@ -119,8 +121,12 @@ def test_submission_ack_adjudication_and_standings(env):
     reports = outbox(db, "auswertung")
     assert len(reports) == len(PLAYERS)
     txt = text_of(next(r.raw for r in reports if r.to_addr == "clara@example.org"))
-    assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in txt
-    assert f"Bernd Becker: {good1.score} Punkte" in txt
+    assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in txt  # her own move lines
+    # every player's counted word in the round's table, one line each; others' move lines not
+    assert re.search(rf"^  Bernd Becker +{good1.word} +{good1.score}\r?$", txt, re.M), txt
+    assert f"Bernd Becker: {good1.score} Punkte" not in txt
+    bernd = text_of(next(r.raw for r in reports if r.to_addr == "bernd@example.org"))
+    assert f"Bernd Becker: {good1.score} Punkte" in bernd and "Deine Züge, Partie R1:" in bernd
     assert "Bestes mögliches Wort:" in txt and "Nächster ZAT:" in txt
     html = next(r.raw for r in reports).decode("utf-8", "replace")
     assert "text/html" in html
@@ -280,3 +286,26 @@ def test_arrival_time_from_our_received_header_decides_late(env):
         mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
         assert [m.status for m in mails] == ["processed", "late"]
         assert [[m.text for m in x.moves] for x in s.scalars(select(Submission))] == [["XQZ"]]
+
+
+def test_auswertung_alle_sends_every_players_move_lines(env):
+    """Each Auswertung holds the player's own move lines and one line per player;
+    ``AUSWERTUNG n ALLE`` sends everybody's complete move lines of round n."""
+    db, cfg, md = env
+    md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nQQQ\nErsatz: XYZ\n"))
+    poll_once(db, cfg)
+    adjudicate_league(db, cfg, "Test-Rondo", force=True)
+    deliver(db, md, cfg)
+    seen = set(md.sent())
+    md.deliver_to_inbox(player_mail("bernd@example.org", "", subject="AUSWERTUNG 1 ALLE"))
+    md.deliver_to_inbox(player_mail("bernd@example.org", "", subject="AUSWERTUNG 2 ALLE"))
+    poll_once(db, cfg)
+    answers = [text_of(m) for m in md.sent() if m not in seen]
+    assert len(answers) == 2, answers
+    one = next(t for t in answers if "Alle Züge" in t)
+    two = next(t for t in answers if t is not one)
+    assert "Alle Züge der Runde 1 (Test-Rondo)" in one and "Partie R1:" in one
+    assert "Anna Albers: 0 Punkte (kein gültiger Zug)" in one
+    assert "Hauptzug: QQQ" in one and "Ersatzzug 1: XYZ" in one
+    assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in one
+    assert "Die Runde 2 von Test-Rondo ist noch nicht ausgewertet." in two

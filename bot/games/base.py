@@ -154,6 +154,10 @@ class GameRules(ABC):
     #: ``rounds`` (default 20) is the number of rounds, or for games that end by
     #: themselves (Typ-Dom: a player is out; see :meth:`finished`) an upper bound.
     fixed_rounds: int | None = None
+    #: Rounds of a league when its file gives none. None: the game ends by itself (a
+    #: player is out, the deck is empty; see :meth:`finished`) and ``rounds`` in a
+    #: league file is only an upper bound.
+    default_rounds: int | None = 20
 
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
         """A German sentence saying why a league with these players (keys, seat order)

@@ -83,12 +83,12 @@ class MaildirTransport:
         return self.inbox.add(bytes(raw))
 
     def sent(self) -> list[bytes]:
-        """All mails in the outbox (sorted by key) as raw bytes."""
-        return [self.outbox.get_bytes(k) for k in sorted(self.outbox.keys())]
+        """All mails in the outbox, in the order they were sent, as raw bytes."""
+        return [self.outbox.get_bytes(k) for k in sorted(self.outbox.keys(), key=_delivery_order)]
 
     def processed_mails(self) -> list[bytes]:
-        """All mails in ``processed`` (sorted by key) as raw bytes."""
-        return [self.processed.get_bytes(k) for k in sorted(self.processed.keys())]
+        """All mails in ``processed``, in the order they were moved there, as raw bytes."""
+        return [self.processed.get_bytes(k) for k in sorted(self.processed.keys(), key=_delivery_order)]
 
 
 _KEY = re.compile(r"^(\d+)\.M(\d+)P(\d+)Q(\d+)")

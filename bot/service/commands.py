@@ -18,7 +18,7 @@ from sqlalchemy import func, select
 from bot.games import get_game, load_games
 from bot.mail.compose import compose, make_message_id
 from bot.render import format_zat, render
-from bot.service.league import open_round
+from bot.service.league import open_round, partie_views
 from bot.service.mailctx import Incoming
 from bot.service.outbox import queue_mail
 from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress, Result
@@ -95,13 +95,15 @@ def _stand(ctx: Incoming, arg: str) -> None:
     ctx.reply(body, kind="command")
 
 
-@command("AUSWERTUNG", "REPORT", help="AUSWERTUNG n: die Auswertung der Runde n noch einmal")
+@command("AUSWERTUNG", "REPORT", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
 def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)
     if not m:
         return ctx.reply("Welche Runde? Bitte so: AUSWERTUNG 3", kind="command")
     n = int(m.group(1))
+    if re.search(r"\b(alle|all)\b", arg, re.I):
+        return _auswertung_alle(ctx, n)
     row = ctx.s.scalar(select(OutboxMail).where(OutboxMail.key == f"auswertung:{ctx.league.id}:{n}:{ctx.player.id}"))
     if row is None:
         return ctx.reply(f"Eine Auswertung der Runde {n} gibt es für dich nicht.", kind="command")
@@ -118,6 +120,19 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.s.add(OutboxMail(key=key, kind="resend", league_id=ctx.league.id, round_number=n, to_addr=ctx.rm.from_addr,
                          subject=f"Kopie: {row.subject}", message_id=make_message_id(key, ctx.cfg.sender_domain),
                          raw=raw))
+
+
+def _auswertung_alle(ctx: Incoming, n: int) -> None:
+    """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
+    Ersatzzuege, verdicts), rendered from the stored reports; private parts never."""
+    from bot.service.report import render_all_moves
+    from bot.service.rounds import round_data
+    data = round_data(ctx.s, ctx.league, n)
+    if not data:
+        return ctx.reply(f"Die Runde {n} von {ctx.league.name} ist noch nicht ausgewertet.", kind="command")
+    game = get_game(ctx.league.game)
+    text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data)
+    ctx.reply(text, kind="command")
 
 
 @command("ABMELDEN", "LEAVE", help="aus der Liga austreten (ab der nächsten Auswertung)")
@@ -244,7 +259,7 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
                              submitted=False))
     game = get_game(league.game)
     ctx.s.flush()
-    views = [dict(game.public_view(pt.state), name=pt.name) for pt in league.partien]
+    views = partie_views(game, league, player)
     text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
                   next_zat=format_zat(rnd.zat, league.timezone) if rnd else "–", joined=joined)
     queue_mail(ctx.s, ctx.cfg, key=f"join:{ctx.mail.id}", kind="start", to=ctx.rm.from_addr,

@@ -331,6 +331,9 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
             moves.append(ln)
     if not moves:
         raise GMError("kein Zug angegeben (die Zugzeilen gehören unter die Befehlszeile).")
+    game = get_game(league.game)
+    if game.multiline:  # one move of several lines (Crossword, Presto)
+        moves = ["\n".join(moves)]
     sub = Submission(mail_id=mail_id, partie_id=pt.id, round_number=rnd.number, player_id=pl.id, created_at=now)
     sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(moves)]
     s.add(sub)
@@ -339,11 +342,10 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
             Submission.partie_id == pt.id, Submission.round_number == rnd.number, Submission.player_id == pl.id,
             Submission.superseded_by.is_(None), Submission.id != sub.id)):
         e.superseded_by = sub.id
-    game = get_game(league.game)
     lexicon = league_lexicon(league, cfg)
     checked = []
     for i, t in enumerate(moves):
-        r = game.check_line(pt.state, t, lexicon, i)
+        r = game.check_line(pt.state, t, lexicon, i, player=str(pl.id))
         label = "Hauptzug" if i == 0 else f"Ersatzzug {i}"
         checked.append(f"  {label}: {t} – " + (f"gültig, {r.score} Punkte" if r.valid
                                                 else f"ungültig: {r.message or r.reason}"))

@@ -25,6 +25,7 @@ from bot.games import get_game
 from bot.mail.message import read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
+from bot.service.rounds import active_partien
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
 from bot.service.commands import find_command
@@ -213,6 +214,22 @@ def _bad_code(ctx: Incoming, code: str | None) -> None:
               "melde dich beim Spielleiter.", to=ctx.player.email)
 
 
+def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player) -> str | None:
+    """Why ``player`` cannot send moves for ``partie`` now (German), or None: the Partie
+    is over, waits for the one before it (league option ``sequential``), or it is another
+    player's turn (:meth:`GameRules.movers`)."""
+    if partie.finished:
+        return "diese Partie ist beendet."
+    if partie.id not in active:
+        return "diese Partie beginnt erst, wenn die Partie davor beendet ist."
+    movers = game.movers(partie.state)
+    if movers is not None and str(player.id) not in movers:
+        names = [p.name for p in league.players if str(p.id) in movers]
+        who = f" Am Zug: {', '.join(names)}." if names else ""
+        return f"du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}"
+    return None
+
+
 def _submission(ctx: Incoming, text: str) -> None:
     s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
     player, league = ctx.player, ctx.league
@@ -226,9 +243,12 @@ def _submission(ctx: Incoming, text: str) -> None:
         return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
                          f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
                          "Sie bleibt für den Spielleiter gespeichert.")
-    partien = {p.name: p for p in s.scalars(select(Partie).where(Partie.league_id == league.id)).all()}
+    partien = {p.name: p for p in s.scalars(select(Partie).where(Partie.league_id == league.id)
+                                            .order_by(Partie.id)).all()}
+    active = {p.id for p in active_partien(s, league)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
     lexicon = league_lexicon(league, cfg)
+    key = str(player.id)
     sections, errors, replaced = [], [], []
     for sec in read.sections:
         part = partien.get(sec.partie) if sec.partie else None
@@ -243,9 +263,14 @@ def _submission(ctx: Incoming, text: str) -> None:
         if not sec.moves:
             errors.append(f"Partie {part.name}: kein Zug gefunden.")
             continue
+        why = _not_now(s, game, league, part, active, player)
+        if why:
+            errors.append(f"Partie {part.name}: {why}")
+            continue
+        moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         sub = Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
                          created_at=now)
-        sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(sec.moves)]
+        sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(moves)]
         s.add(sub)
         s.flush()
         earlier = s.scalars(select(Submission).where(
@@ -256,8 +281,8 @@ def _submission(ctx: Incoming, text: str) -> None:
         if earlier:
             replaced.append(f"Partie {part.name}")
         view = game.public_view(part.state)
-        reports = [game.check_line(part.state, t, lexicon, i) for i, t in enumerate(sec.moves)]
-        situation = render(f"{game.name}/situation.txt.j2", **view).strip()
+        reports = [game.check_line(part.state, t, lexicon, i, player=key) for i, t in enumerate(moves)]
+        situation = render(f"{game.name}/situation.txt.j2", mine=game.player_view(part.state, key), **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],

@@ -67,6 +67,12 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
     parts = spec.get("partien") or ["R1"]
     if len(set(p.lower() for p in parts)) != len(parts):
         raise LeagueError(f"{path}: Partie-Namen doppelt.")
+    game = get_game(spec["game"])
+    problem = game.check_players([str(i) for i in range(1, len(players) + 1)], spec.get("options") or {})
+    if problem:
+        raise LeagueError(f"{path}: {problem}")
+    if game.fixed_rounds is not None and int(spec.get("rounds", game.fixed_rounds)) != game.fixed_rounds:
+        raise LeagueError(f"{path}: {game.title} hat immer {game.fixed_rounds} Runden (rounds weglassen).")
     return spec
 
 
@@ -84,46 +90,82 @@ def zat_of(league: League, number: int) -> datetime:
     return local.astimezone(ZoneInfo("UTC"))
 
 
+def league_rounds(spec: dict[str, Any], game) -> int:
+    """The league's number of rounds: the game's fixed number, the file's ``rounds``, the
+    game's default, or (for games that end by themselves) a cap of 10,000."""
+    if game.fixed_rounds is not None:
+        return game.fixed_rounds
+    return int(spec.get("rounds", game.default_rounds or 10_000))
+
+
 def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League:
-    """Create the league, its Partien (round 1 drawn), players and round 1; queue the start mails."""
+    """Create the league, its players, its Partien (round 1 drawn, players in seat order,
+    the order of the league file) and round 1; queue every player's start mail (with their
+    private part, for games that have one)."""
     if session.scalar(select(League).where(League.name == spec["name"])):
         raise LeagueError(f"Liga {spec['name']} gibt es schon.")
     game = get_game(spec["game"])
     tz = spec.get("timezone", cfg.timezone)
     ZoneInfo(tz)
+    options = dict(spec.get("options", {}))
+    for key in ("sequential", "turn_hours", "language"):
+        if key in spec:
+            options[key] = spec[key]
     league = League(name=spec["name"], game=game.name, seed=str(spec.get("seed", 1)),
-                    rounds=int(spec.get("rounds", 20)), first_zat=parse_when(spec["first_zat"], tz),
+                    rounds=league_rounds(spec, game), first_zat=parse_when(spec["first_zat"], tz),
                     zat_interval_days=int(spec.get("zat_interval_days", 7)), timezone=tz,
                     gm_email=(spec.get("gm_email") or None), allow_words=list(spec.get("allow_words", [])),
-                    deny_words=list(spec.get("deny_words", [])), options=dict(spec.get("options", {})),
+                    deny_words=list(spec.get("deny_words", [])), options=options,
                     require_code=bool(spec.get("require_code", False)),
                     gm_code_hash=hash_code(str(spec["gm_code"])) if spec.get("gm_code") else None,
                     review=bool(spec.get("review", False)), reminder_hours=int(spec.get("reminder_hours", 24)))
     session.add(league)
     session.flush()
-    for name in spec.get("partien") or ["R1"]:
-        state = game.new_partie(seed=league.seed, partie=name, options={"rounds": league.rounds})
-        partie = Partie(league_id=league.id, name=name, state=state)
-        session.add(partie)
-        session.flush()
-        session.add(Vorgabe(partie_id=partie.id, round_number=1, cards=vorgabe_text(state)))
+    keys = []
     for p in spec["players"]:
         player = Player(league_id=league.id, name=p["name"],
                         code_hash=hash_code(str(p["code"])) if p.get("code") else None)
         session.add(player)
         session.flush()
+        keys.append(str(player.id))
         for addr in [p["email"], *p.get("addresses", [])]:
             session.add(PlayerAddress(player_id=player.id, email=addr.strip().lower()))
+    for name in spec.get("partien") or ["R1"]:
+        state = game.new_partie(seed=league.seed, partie=name, options={"rounds": league.rounds, **options},
+                                players=keys)
+        partie = Partie(league_id=league.id, name=name, state=state)
+        session.add(partie)
+        session.flush()
+        session.add(Vorgabe(partie_id=partie.id, round_number=1, cards=vorgabe_text(state)))
     session.add(Round(league_id=league.id, number=1, zat=zat_of(league, 1)))
     session.flush()
     session.refresh(league)
-    views = [dict(game.public_view(pt.state), name=pt.name) for pt in league.partien]
     for player in league.players:
-        text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
-                      next_zat=format_zat(league.first_zat, league.timezone))
-        queue_mail(session, cfg, key=f"start:{league.id}:{player.id}", kind="start", to=player.email,
-                   subject=f"{league.name}: Spielbeginn", text=text, league_id=league.id, round_number=1)
+        queue_start_mail(session, cfg, league, player)
     return league
+
+
+def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:
+    """Every Partie's public view plus ``name`` and ``mine`` (``player``'s private view,
+    ``{}`` without a player or for games without private state)."""
+    return [dict(game.public_view(pt.state), name=pt.name,
+                 mine=game.player_view(pt.state, str(player.id)) if player is not None else {})
+            for pt in league.partien]
+
+
+def queue_start_mail(session: Session, cfg: Config, league: League, player: Player, *, joined: int = 1,
+                     key: str | None = None) -> None:
+    """Queue ``player``'s start mail (``<game>/start.txt.j2``: the public views and the
+    player's own private part of every Partie, the first ZAT, the player help)."""
+    game = get_game(league.game)
+    rnd = open_round(session, league)
+    zat = rnd.zat if rnd is not None else league.first_zat
+    text = render(f"{game.name}/start.txt.j2", recipient=player, league=league,
+                  partien=partie_views(game, league, player), next_zat=format_zat(zat, league.timezone),
+                  joined=joined)
+    queue_mail(session, cfg, key=key or f"start:{league.id}:{player.id}", kind="start", to=player.email,
+               subject=f"{league.name}: Spielbeginn" if joined <= 1 else f"{league.name}: Willkommen",
+               text=text, league_id=league.id, round_number=joined)
 
 
 def find_league(session: Session, name: str) -> League:

@@ -1,5 +1,6 @@
 """Reminders: a set time before each ZAT (``League.reminder_hours``, default 24), every
-active player without moves for some Partie of the open round gets one German reminder
+active player without moves for some Partie of the open round (where it is their turn,
+for games with turns) gets one German reminder
 naming those Partien and the ZAT in the league's time zone. Players on holiday (URLAUB)
 are not reminded; a paused league reminds nobody. Each round reminds once."""
 
@@ -14,7 +15,9 @@ from bot.config import Config
 from bot.render import format_zat, render
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
-from bot.storage.models import League, Partie, Round, Submission
+from bot.games import get_game
+from bot.service.rounds import active_partien
+from bot.storage.models import League, Round, Submission
 
 
 def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> int:
@@ -28,8 +31,9 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
         for league, rnd in rows:
             if not (rnd.zat - timedelta(hours=league.reminder_hours) <= now < rnd.zat):
                 continue
-            partien = s.scalars(select(Partie).where(Partie.league_id == league.id, Partie.finished.is_(False))
-                                .order_by(Partie.id)).all()
+            game = get_game(league.game)
+            partien = active_partien(s, league)
+            movers = {pt.id: game.movers(pt.state) for pt in partien}
             zat_day = rnd.zat.astimezone(ZoneInfo(league.timezone)).date()
             for p in league.players:
                 if not p.active or p.joined_round > rnd.number:
@@ -39,7 +43,8 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
                 sent = set(s.scalars(select(Submission.partie_id).where(
                     Submission.player_id == p.id, Submission.round_number == rnd.number,
                     Submission.superseded_by.is_(None))).all())
-                missing = [pt.name for pt in partien if pt.id not in sent]
+                missing = [pt.name for pt in partien if pt.id not in sent
+                           and (movers[pt.id] is None or str(p.id) in movers[pt.id])]
                 if not missing:
                     continue
                 body = (f"für Runde {rnd.number} von {league.name} fehlen noch deine Züge "

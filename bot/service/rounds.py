@@ -14,17 +14,22 @@ import logging
 from contextlib import nullcontext
 from datetime import datetime, timedelta, timezone
 
+from typing import Any
+
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from bot.config import Config
 from bot.games import get_game
-from bot.render import format_zat, render
+from bot.games.base import GameRules
+from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.outbox import queue_mail
+from bot.service.report import PartieRound, Recipient, partie_round, render_auswertungen
 from bot.service.standings import standings
 from bot.storage.db import Database
-from bot.storage.models import Adjudication, League, Partie, Result, Round, Submission, Vorgabe
+from bot.storage.models import (Adjudication, InboundMail, League, Partie, Player, Result, Round, Submission,
+                                Vorgabe)
 
 log = logging.getLogger(__name__)
 
@@ -46,96 +51,204 @@ def next_zat(db: Database) -> list[tuple[str, datetime]]:
         return [(n, z) for n, z in rows]
 
 
+def active_partien(s: Session, league: League) -> list[Partie]:
+    """The Partien played in the league's open round: every unfinished one, or with the
+    league option ``sequential`` (Partien one after another) only the first unfinished."""
+    partien = [p for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id))
+               if not p.finished]
+    return partien[:1] if (league.options or {}).get("sequential") else partien
+
+
+def round_players(league: League, number: int) -> list[Player]:
+    """The league's players who take part in round ``number`` (active, joined by then)."""
+    return [p for p in league.players if p.active and p.joined_round <= number]
+
+
+def movers_of(game: GameRules, state: dict, players: list[Player]) -> list[Player]:
+    """The players who are to move in a Partie's open round (:meth:`GameRules.movers`)."""
+    keys = game.movers(state)
+    if keys is None:
+        return list(players)
+    by_key = {str(p.id): p for p in players}
+    return [by_key[k] for k in keys if k in by_key]
+
+
+def current_submissions(s: Session, partie_ids: list[int], number: int) -> dict[tuple[int, int], tuple[Submission, datetime]]:
+    """``{(partie id, player id): (the player's latest submission, when its mail arrived)}``
+    for round ``number``, in one query (moves loaded with it)."""
+    if not partie_ids:
+        return {}
+    rows = s.execute(select(Submission, InboundMail.received_at).join(InboundMail, InboundMail.id == Submission.mail_id)
+                     .where(Submission.partie_id.in_(partie_ids), Submission.round_number == number,
+                            Submission.superseded_by.is_(None))
+                     .options(selectinload(Submission.moves)).order_by(Submission.id)).all()
+    return {(sub.partie_id, sub.player_id): (sub, at) for sub, at in rows}
+
+
+def _inputs(game: GameRules, partie: Partie, players: list[Player],
+            subs: dict[tuple[int, int], tuple[Submission, datetime]]):
+    """(submissions, received, submission ids) of one Partie's open round for its movers."""
+    submissions: dict[str, list[str] | None] = {}
+    received: dict[str, datetime] = {}
+    sub_ids: dict[str, int] = {}
+    for p in movers_of(game, partie.state, players):
+        key = str(p.id)
+        hit = subs.get((partie.id, p.id))
+        submissions[key] = [m.text for m in hit[0].moves] if hit else None
+        if hit:
+            received[key], sub_ids[key] = hit[1], hit[0].id
+    return submissions, received, sub_ids
+
+
+def round_complete(s: Session, cfg: Config, league: League, rnd: Round) -> bool:
+    """Whether every active Partie's game says the open round may end before its ZAT
+    (:meth:`GameRules.round_complete`; e.g. the player whose turn it is sent a valid move)."""
+    game = get_game(league.game)
+    if type(game).round_complete is GameRules.round_complete:
+        return False
+    partien = active_partien(s, league)
+    if not partien:
+        return False
+    players = round_players(league, rnd.number)
+    subs = current_submissions(s, [p.id for p in partien], rnd.number)
+    lexicon = league_lexicon(league, cfg)
+    for partie in partien:
+        submissions, received, _ = _inputs(game, partie, players, subs)
+        if not game.round_complete(partie.state, submissions, lexicon, received=received):
+            return False
+    return True
+
+
+def next_round_zat(league: League, game: GameRules, number: int, now: datetime, force: bool) -> datetime:
+    """The ZAT of round ``number``: ``turn_hours`` after ``now`` for turn games (league
+    option, else the game's :attr:`~GameRules.turn_hours`), else the league schedule; a
+    scheduled ZAT missed while the bot was down moves on to the next one in the future."""
+    hours = (league.options or {}).get("turn_hours", game.turn_hours)
+    if hours:
+        return now + timedelta(hours=float(hours))
+    zat = zat_of(league, number)
+    while zat <= now and not force:
+        zat += timedelta(days=max(1, league.zat_interval_days))
+    return zat
+
+
 def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime | None = None,
                       force: bool = False, session: Session | None = None) -> dict | None:
-    """Adjudicate the open round of league ``name`` if its ZAT has passed (or ``force``).
-    A paused league is adjudicated only with ``force``. With ``session`` the work joins
-    that session's transaction (the GM commands) instead of opening one on ``db``.
+    """Adjudicate the open round of league ``name`` if its ZAT has passed, or every game
+    of it says the round is complete (:func:`round_complete`), or with ``force``. A paused
+    league is adjudicated only with ``force``. With ``session`` the work joins that
+    session's transaction (the GM commands) instead of opening one on ``db``.
 
-    Returns a summary ``{"league", "round", "partien": {name: board word}}`` or None when
-    nothing was due. Raises ``LeagueError`` for an unknown league."""
+    Returns a summary ``{"league", "round", "partien": {name: board word}, "standings"}``
+    or None when nothing was due. Raises ``LeagueError`` for an unknown league."""
     now = now or datetime.now(timezone.utc)
     with (nullcontext(session) if session is not None else db.session()) as s:
         league = find_league(s, name)
         rnd = open_round(s, league)
-        if rnd is None or (not force and (rnd.zat > now or league.paused)):
+        if rnd is None:
+            return None
+        if not force and (league.paused or (rnd.zat > now and not round_complete(s, cfg, league, rnd))):
             return None
         game = get_game(league.game)
         lexicon = league_lexicon(league, cfg)
         last = rnd.number >= league.rounds
-        players = [p for p in league.players if p.active and p.joined_round <= rnd.number]
-        names = {str(p.id): p.name for p in players}
-        partien_ctx = []
-        summary = {"league": league.name, "round": rnd.number, "partien": {}}
-        for partie in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)):
-            subs: dict[str, list[str] | None] = {}
-            sub_ids: dict[str, int] = {}
-            for p in players:
-                sub = s.scalar(select(Submission).where(
-                    Submission.partie_id == partie.id, Submission.round_number == rnd.number,
-                    Submission.player_id == p.id, Submission.superseded_by.is_(None)).order_by(Submission.id.desc()))
-                subs[str(p.id)] = [m.text for m in sub.moves] if sub else None
-                if sub:
-                    sub_ids[str(p.id)] = sub.id
-            report = game.adjudicate(partie.state, subs, lexicon, seed=league.seed, partie=partie.name,
-                                     last_round=last)
-            s.add(Adjudication(partie_id=partie.id, round_number=rnd.number, report=report.to_json()))
+        players = round_players(league, rnd.number)
+        names = {str(p.id): p.name for p in league.players}
+        partien = active_partien(s, league)
+        subs = current_submissions(s, [p.id for p in partien], rnd.number)
+        rounds_data: list[PartieRound] = []
+        summary: dict[str, Any] = {"league": league.name, "round": rnd.number, "partien": {}}
+        for partie in partien:
+            submissions, received, sub_ids = _inputs(game, partie, players, subs)
+            report = game.adjudicate(partie.state, submissions, lexicon, seed=league.seed, partie=partie.name,
+                                     last_round=last, received=received)
+            data = report.to_json()
+            s.add(Adjudication(partie_id=partie.id, round_number=rnd.number, report=data))
             for pr in report.players:
                 s.add(Result(partie_id=partie.id, round_number=rnd.number, player_id=int(pr.player),
                              submission_id=sub_ids.get(pr.player), counted=pr.counted, points=pr.points,
                              score=pr.score or 0, submitted=pr.submitted))
             partie.state = report.state_after
-            partie.finished = bool(report.state_after.get("finished"))
-            if not partie.finished:
-                s.add(Vorgabe(partie_id=partie.id, round_number=rnd.number + 1,
-                              cards=vorgabe_text(report.state_after)))
-            view = game.public_view(report.state_after)
-            bm = dict(report.board_move) if report.board_move else None
-            if bm:
-                bm["names"] = [names.get(k, k) for k in bm.get("players", [])]
-                bm["new_squares"] = [f"{p[0]},{p[1]}" for p in bm.get("placements", [])]
-            pls = []
-            for pr in sorted(report.players, key=lambda x: names.get(x.player, "").lower()):
-                d = pr.to_json()
-                d["name"] = names.get(pr.player, pr.player)
-                pls.append(d)
-            partien_ctx.append(dict(view, name=partie.name, board_move=bm, top=report.top, lot=report.lot,
-                                    players=pls))
-            summary["partien"][partie.name] = bm["word"] if bm else None
+            partie.finished = game.finished(report.state_after)
+            rounds_data.append(partie_round(game, partie.name, data, names, report.state_after,
+                                            [str(p.id) for p in league.players if p.active]))
+            summary["partien"][partie.name] = report.board_move.get("word") if report.board_move else None
+        s.flush()
+        upcoming = active_partien(s, league)
+        last = last or not upcoming
         rnd.status, rnd.adjudicated_at = "adjudicated", now
         nxt = None
         if last:
             league.status = "finished"
         else:
-            nxt_zat = zat_of(league, rnd.number + 1)
-            while nxt_zat <= now and not force:  # ZATs missed while the bot was down: next one in the future
-                nxt_zat += timedelta(days=max(1, league.zat_interval_days))
-            nxt = Round(league_id=league.id, number=rnd.number + 1, zat=nxt_zat)
+            for partie in upcoming:
+                if s.scalar(select(Vorgabe.id).where(Vorgabe.partie_id == partie.id,
+                                                     Vorgabe.round_number == rnd.number + 1)) is None:
+                    s.add(Vorgabe(partie_id=partie.id, round_number=rnd.number + 1, cards=vorgabe_text(partie.state)))
+            nxt = Round(league_id=league.id, number=rnd.number + 1,
+                        zat=next_round_zat(league, game, rnd.number + 1, now, force))
             s.add(nxt)
         s.flush()
         table = standings(s, league, rnd.number)
-        ctx = dict(league={"name": league.name, "rounds": league.rounds, "finished": last},
-                   round=rnd.number, partien=partien_ctx, standings=table,
-                   next_zat=format_zat(nxt.zat, league.timezone) if nxt else None)
-        subject = f"{league.name}: {'Schlussauswertung' if last else 'Auswertung'} Runde {rnd.number}"
-        recipients = [(p.id, p.name, p.email) for p in league.players if p.active]
+        shown_rounds = league.rounds if (game.fixed_rounds or game.default_rounds) else None
+        recipients = [Recipient(str(p.id), p.name, p.email) for p in league.players if p.active]
         if league.gm_email:
-            recipients.append(("gm", "Spielleiter", league.gm_email))
-        for pid, pname, email in recipients:
-            text = render(f"{game.name}/auswertung.txt.j2", recipient={"name": pname}, **ctx)
-            html = render(f"{game.name}/auswertung.html.j2", recipient={"name": pname}, **ctx)
-            queue_mail(s, cfg, key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=email,
+            recipients.append(Recipient(None, "Spielleiter", league.gm_email, gm=True))
+        mails = render_auswertungen(
+            game, league={"name": league.name, "rounds": shown_rounds, "finished": last, "title": game.title},
+            round=rnd.number, partien=rounds_data, standings=table,
+            next_zat=format_zat(nxt.zat, league.timezone) if nxt else None, recipients=recipients)
+        subject = f"{league.name}: {'Schlussauswertung' if last else 'Auswertung'} Runde {rnd.number}"
+        for rc in recipients:
+            text, html = mails[rc.email]
+            pid = "gm" if rc.gm else rc.key
+            queue_mail(s, cfg, key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
                        subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
-                       status="held" if league.review and pid != "gm" else "pending")
+                       status="held" if league.review and not rc.gm else "pending")
         summary["standings"] = [{"player": r["email"], "name": r["name"], "points": r["points"]} for r in table]
         return summary
 
 
+def round_data(s: Session, league: League, number: int) -> list[PartieRound]:
+    """The template data of every Partie adjudicated in round ``number`` (from the stored
+    reports), e.g. for ``AUSWERTUNG n ALLE``."""
+    game = get_game(league.game)
+    names = {str(p.id): p.name for p in league.players}
+    out = []
+    for partie, adj in s.execute(select(Partie, Adjudication).join(Adjudication, Adjudication.partie_id == Partie.id)
+                                 .where(Partie.league_id == league.id, Adjudication.round_number == number)
+                                 .order_by(Partie.id)).all():
+        out.append(partie_round(game, partie.name, adj.report, names, adj.report["state_after"]))
+    return out
+
+
+def complete_leagues(db: Database, cfg: Config) -> list[str]:
+    """Names of running, unpaused leagues whose open round may end before its ZAT
+    because every active Partie's game says it is complete (:func:`round_complete`)."""
+    out = []
+    with db.session() as s:
+        for league, rnd in s.execute(select(League, Round).join(Round, Round.league_id == League.id)
+                                     .where(League.status == "running", League.paused.is_(False),
+                                            Round.status == "open")).all():
+            game = get_game(league.game)
+            if type(game).round_complete is not GameRules.round_complete and round_complete(s, cfg, league, rnd):
+                out.append(league.name)
+    return sorted(out)
+
+
+def adjudicate_complete(db: Database, cfg: Config, now: datetime | None = None) -> list[dict]:
+    """Adjudicate every league whose open round ended early (:func:`complete_leagues`);
+    called after each poll, so a turn ends as soon as its valid move has been read."""
+    now = now or datetime.now(timezone.utc)
+    return [res for name in complete_leagues(db, cfg) if (res := adjudicate_league(db, cfg, name, now))]
+
+
 def adjudicate_due(db: Database, cfg: Config, now: datetime | None = None) -> list[dict]:
-    """Adjudicate every league whose ZAT has passed (also ZATs missed while the bot was down)."""
+    """Adjudicate every league whose ZAT has passed (also ZATs missed while the bot was
+    down) or whose open round is complete before its ZAT (a turn's valid move)."""
     now = now or datetime.now(timezone.utc)
     done = []
-    for name in due_leagues(db, now):
+    for name in sorted(set(due_leagues(db, now)) | set(complete_leagues(db, cfg))):
         res = adjudicate_league(db, cfg, name, now)
         if res:
             done.append(res)

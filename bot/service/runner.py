@@ -17,7 +17,7 @@ from bot.service.intake import make_store, process_pending
 from bot.service.mailer import DbPollState, transports
 from bot.service.outbox import deliver
 from bot.service.reminders import send_reminders
-from bot.service.rounds import adjudicate_due, adjudicate_league, next_zat
+from bot.service.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
 from bot.storage.db import Database
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,7 @@ def poll_once(db: Database, cfg: Config) -> int:
     poller, sender = transports(cfg)
     process_pending(db, cfg)
     n = poller.poll(make_store(db, cfg, getattr(poller, "source", "maildir")), DbPollState(db))
+    adjudicate_complete(db, cfg)  # a turn ends as soon as its valid move is read
     send_reminders(db, cfg)
     deliver(db, sender, cfg)
     return n

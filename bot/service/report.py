@@ -1,0 +1,186 @@
+"""Rendering the Auswertung of a league round from the stored adjudications.
+
+No game rules here: each Partie's report (:class:`bot.games.base.RoundReport` as JSON,
+stored in ``adjudications``) and the game's views are handed to the game's templates.
+An Auswertung is put together from parts, each rendered once where it is the same for
+everybody (issue "fast at every league size"):
+
+- ``<game>/auswertung/partie.{txt,html}.j2``: the public part of one Partie (the board or
+  row, the move that went on the table, the top, one line per player), once per Partie;
+- ``<game>/auswertung/table.{txt,html}.j2``: the standings, once per round;
+- ``<game>/auswertung/footer.{txt,html}.j2``: next ZAT and how to move, once per round;
+- ``<game>/auswertung/moves.{txt,html}.j2``: one player's complete move lines (main move,
+  Ersatzzuege, verdicts, notes), rendered for the recipient, and for everybody in the game
+  master's copy and in ``AUSWERTUNG n ALLE``;
+- ``<game>/auswertung/private.{txt,html}.j2`` (games with private state only): what only
+  that player sees (their grid, rack or hand: ``view`` from
+  :meth:`~bot.games.base.GameRules.player_view`, and ``pl.private`` from the report);
+  the recipient's own, and every player's in the game master's copy, never in anyone
+  else's mail;
+- the frame ``auswertung.{txt,html}.j2`` stitches them per recipient.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from jinja2 import TemplateNotFound
+from markupsafe import Markup
+
+from bot.games.base import GameRules
+from bot.render import environment, render
+
+FORMATS = ("txt", "html")
+
+
+def _has(name: str) -> bool:
+    try:
+        environment().get_template(name)
+        return True
+    except TemplateNotFound:
+        return False
+
+
+def _part(game: GameRules, part: str, fmt: str, **ctx: Any) -> str:
+    return render(f"{game.name}/auswertung/{part}.{fmt}.j2", **ctx)
+
+
+def _both(game: GameRules, part: str, **ctx: Any) -> dict[str, str]:
+    return {fmt: _part(game, part, fmt, **ctx) for fmt in FORMATS}
+
+
+@dataclass
+class PartieRound:
+    """One Partie's round as the templates see it: ``p`` (the public view after the
+    round plus ``name``, ``board_move``, ``top``, ``lot`` and ``players``, one public row
+    per player: name, key, submitted, counted, points, score, ``counted_text`` and
+    ``result``), ``full`` (player key -> the whole :class:`PlayerRound` JSON plus
+    ``name``, for the players of this round) and ``views`` (player key ->
+    :meth:`player_view` after the round, for every player of the league, also those
+    whose turn it was not)."""
+
+    p: dict[str, Any]
+    full: dict[str, dict[str, Any]]
+    views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    names: dict[str, str] = field(default_factory=dict)
+
+    def player(self, key: str) -> dict[str, Any]:
+        """The :class:`PlayerRound` JSON of ``key`` (a bare one when they did not play)."""
+        return self.full.get(key) or {"player": key, "name": self.names.get(key, key), "submitted": False,
+                                      "moves": [], "counted": None, "points": 0, "score": 0, "private": {}}
+
+
+def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict[str, str],
+                 state_after: dict[str, Any], players: Sequence[str] | None = None) -> PartieRound:
+    """Build the template data of one Partie's round from its stored ``report`` (the
+    RoundReport JSON); ``names`` maps player keys to display names; ``players``: the keys
+    whose private view is shown (default: the players of the report)."""
+    view = game.public_view(state_after)
+    bm = dict(report["board_move"]) if report.get("board_move") else None
+    if bm:
+        bm["names"] = [names.get(k, k) for k in bm.get("players", [])]
+        bm["new_squares"] = [f"{q[0]},{q[1]}" for q in bm.get("placements", [])]
+    rows, full = [], {}
+    for pr in sorted(report["players"], key=lambda x: names.get(x["player"], x["player"]).lower()):
+        key = pr["player"]
+        d = dict(pr, name=names.get(key, key))
+        full[key] = d
+        counted = pr["moves"][pr["counted"]] if pr.get("counted") is not None else None
+        rows.append({"key": key, "name": d["name"], "submitted": pr["submitted"], "counted": pr["counted"],
+                     "points": pr["points"], "score": pr["score"],
+                     "counted_text": counted["text"] if counted else None,
+                     "result": _result(counted) if counted else None})
+    views = {}
+    if type(game).player_view is not GameRules.player_view:
+        views = {k: game.player_view(state_after, k) for k in (players if players is not None else full)}
+    p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows)
+    return PartieRound(p, full, views, dict(names))
+
+
+def _result(move: dict[str, Any]) -> str:
+    """The short public result of a counted move: its word(s), else its text."""
+    d = move.get("detail") or {}
+    words = d.get("words")
+    if words:
+        return " + ".join(words)
+    return d.get("word") or move.get("text") or ""
+
+
+@dataclass
+class Recipient:
+    """Who gets a copy: ``key`` the player key (None for the game master), ``name``,
+    ``email``; the game master's copy (``gm``) carries every player's moves and private
+    part."""
+
+    key: str | None
+    name: str
+    email: str
+    gm: bool = False
+
+
+def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
+                        standings: list[dict[str, Any]], next_zat: str | None,
+                        recipients: Sequence[Recipient]) -> dict[str, tuple[str, str]]:
+    """Render every recipient's Auswertung; returns ``{email: (text, html)}``.
+
+    The shared parts are rendered once; per recipient only their own moves and private
+    part (the game master: everybody's) and the frame."""
+    common = dict(league=league, round=round)
+    shared = [_both(game, "partie", p=pr.p, **common) for pr in partien]
+    table = _both(game, "table", standings=standings, partien=[pr.p for pr in partien], **common)
+    footer = _both(game, "footer", next_zat=next_zat, partien=[pr.p for pr in partien], **common)
+    has_private = _has(f"{game.name}/auswertung/private.txt.j2")
+    moves_cache: dict[tuple[int, str], dict[str, str]] = {}
+
+    def moves(i: int, key: str) -> dict[str, str]:
+        if (i, key) not in moves_cache:
+            pr = partien[i]
+            moves_cache[(i, key)] = _both(game, "moves", p=pr.p, pl=pr.full[key], **common)
+        return moves_cache[(i, key)]
+
+    def private(i: int, key: str) -> dict[str, str] | None:
+        pr = partien[i]
+        if not has_private or key not in pr.views:
+            return None
+        return _both(game, "private", p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
+
+    out: dict[str, tuple[str, str]] = {}
+    for rc in recipients:
+        blocks = []
+        for i, pr in enumerate(partien):
+            keys = list(pr.full) if rc.gm else ([rc.key] if rc.key in pr.full else [])
+            secret = list(pr.views) if rc.gm else [rc.key]
+            blocks.append({
+                "name": pr.p["name"], "shared": shared[i],
+                "mine": [dict(name=pr.full[k]["name"], **moves(i, k)) for k in keys],
+                "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(i, k))],
+            })
+        ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
+        text = render("auswertung.txt.j2", fmt="txt", table=table["txt"], footer=footer["txt"], **ctx)
+        html = render("auswertung.html.j2", fmt="html", table=Markup(table["html"]), footer=Markup(footer["html"]),
+                      **_markup(ctx))
+        out[rc.email] = (text, html)
+    return out
+
+
+def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
+                     partien: Sequence[PartieRound]) -> str:
+    """Every player's complete move lines of one round, as text (``AUSWERTUNG n ALLE``):
+    public after the round, so no private part."""
+    common = dict(league=league, round=round)
+    parts = []
+    for pr in partien:
+        lines = [_part(game, "moves", "txt", p=pr.p, pl=pl, **common) for pl in pr.full.values()]
+        parts.append({"name": pr.p["name"], "moves": lines})
+    return render("alle.txt.j2", partien=parts, **common)
+
+
+def _markup(ctx: dict[str, Any]) -> dict[str, Any]:
+    """The rendered HTML parts of ``ctx["partien"]`` marked safe for the HTML frame."""
+    blocks = []
+    for b in ctx["partien"]:
+        blocks.append({"name": b["name"], "shared": Markup(b["shared"]["html"]),
+                       "mine": [{"name": m["name"], "html": Markup(m["html"])} for m in b["mine"]],
+                       "private": [{"name": m["name"], "html": Markup(m["html"])} for m in b["private"]]})
+    return dict(ctx, partien=blocks)
