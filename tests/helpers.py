@@ -64,3 +64,28 @@ sender = "{sender}"
 timezone = "Europe/Berlin"
 """, encoding="utf-8")
     return path
+
+
+#: The rule cases shipped with the project (copies of the shared cases of the games built);
+#: every test that needs a case reads them from here, so a clone passes on its own.
+CASES_DIR = Path(__file__).resolve().parent / "cases"
+#: The shared rule cases beside the project, when the clone has them (``../shared``).
+SHARED_CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+
+
+def case_files() -> list[Path]:
+    """Every ``tests/cases/*.json``, then every ``../shared/conformance/*.json`` if that
+    folder exists (new cases arrive there)."""
+    files = sorted(CASES_DIR.glob("*.json"))
+    if SHARED_CONFORMANCE.is_dir():
+        files += sorted(SHARED_CONFORMANCE.glob("*.json"))
+    return files
+
+
+def spielleiter_exe() -> str:
+    """The ``spielleiter`` command installed in the test's own environment (next to
+    ``sys.executable``), never one found on PATH."""
+    import sys
+    exe = Path(sys.executable).parent / "spielleiter"
+    assert exe.exists(), f"{exe} fehlt: erst `pip install -e .[test]` (scripts/setup --test)"
+    return str(exe)

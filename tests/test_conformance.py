@@ -1,32 +1,36 @@
-"""Every rule case in ../shared/conformance/ runs, through the same code as
-``spielleiter conformance``. Cases of a game the bot does not play yet are strict
-xfail (they must fail now, and the marker must go when the game lands)."""
+"""Every rule case runs, through the same code as ``spielleiter conformance``: the cases
+shipped in ``tests/cases/`` and, when the clone has ``../shared`` beside it, every file
+in ``../shared/conformance/`` (new cases arrive there). Cases of a game the bot does not
+play yet are strict xfail (they must fail now, and the marker must go when the game
+lands)."""
 
 from __future__ import annotations
 
 import io
 import json
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from bot.conformance import case_lexicon, read_cases, run_conformance, run_top
 from bot.games import get_game
 from bot.games.registry import GAME_CLASSES
+from tests.helpers import CASES_DIR, case_files, spielleiter_exe
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "conformance"
-FILES = sorted(SHARED.glob("*.json"))
-CASES = read_cases(FILES)
+FILES = case_files()
+CASES = [(f, c) for f in FILES for c in read_cases([f])]
+
+
+def _id(f, case):
+    return f"{f.parent.name}/{f.name}:{case.get('id', '?')}"
 
 
 def test_case_files_found():
-    assert FILES, f"no case files in {SHARED}"
-    assert any(c.get("game") == "rondo" for c in CASES)
+    assert sorted(p.name for p in CASES_DIR.glob("*.json")) >= ["monoscrabble.json", "rondo.json"]
+    assert any(c.get("game") == "rondo" for _, c in CASES)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.get("id", "?") for c in CASES])
+@pytest.mark.parametrize("case", [c for _, c in CASES], ids=[_id(f, c) for f, c in CASES])
 def test_case(case, request):
     if case.get("game") not in GAME_CLASSES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"game {case.get('game')} not implemented yet"))
@@ -35,19 +39,22 @@ def test_case(case, request):
     assert {k: got.get(k) for k in case["expect"]} == case["expect"]
 
 
-def test_cli_output_format():
-    rondo = SHARED / "rondo.json"
-    proc = subprocess.run([sys.executable, "-m", "bot.cli", "conformance", str(rondo)], capture_output=True,
+def test_cli_passes_every_case_of_the_games_built():
+    """``spielleiter conformance`` (the installed command) passes every file whose cases
+    are all of games in the registry."""
+    files = [f for f in FILES if all(c.get("game") in GAME_CLASSES for c in read_cases([f]))]
+    assert CASES_DIR / "rondo.json" in files
+    proc = subprocess.run([spielleiter_exe(), "conformance", *map(str, files)], capture_output=True,
                           text=True, check=False)
     lines = proc.stdout.strip().splitlines()
-    n = len(json.loads(rondo.read_text()))
+    n = len(read_cases(files))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert lines[-1] == f"{n} passed, 0 failed"
-    assert all(ln.startswith("PASS ") for ln in lines[:-1])
+    assert len(lines) == n + 1 and all(ln.startswith("PASS ") for ln in lines[:-1])
 
 
 def test_cli_reports_a_failing_case(tmp_path):
-    case = json.loads((SHARED / "rondo.json").read_text())[0]
+    case = json.loads((CASES_DIR / "rondo.json").read_text())[0]
     case["expect"] = dict(case["expect"], score=999)
     f = tmp_path / "bad.json"
     f.write_text(json.dumps([case]))

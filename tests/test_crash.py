@@ -28,7 +28,7 @@ from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Partie, PollState, Round, Submission
-from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config
+from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config, spielleiter_exe
 from tests.mailservers import SmtpServer, free_port
 
 pytestmark = pytest.mark.e2e
@@ -60,7 +60,7 @@ class World:
         env = {k: v for k, v in os.environ.items() if k != "SPIELLEITER_CRASH_AT"}
         if crash:
             env["SPIELLEITER_CRASH_AT"] = crash
-        return subprocess.run(["spielleiter", *args, "--config", str(self.conf)], cwd=self.tmp, env=env,
+        return subprocess.run([spielleiter_exe(), *args, "--config", str(self.conf)], cwd=self.tmp, env=env,
                               capture_output=True, text=True, timeout=120)
 
     def ok(self, *args: str) -> None:

@@ -14,7 +14,7 @@ import pytest
 from bot.cli import main
 from bot.games.rondo.engine import Position, best_moves
 from bot.lexicon import load
-from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config, text_of
+from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config, spielleiter_exe, text_of
 
 pytestmark = pytest.mark.e2e
 
@@ -88,5 +88,5 @@ def test_league_round_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
 
 def test_cli_binary_runs(tmp_path):
     """The installed console command exists and answers."""
-    proc = subprocess.run(["spielleiter", "--help"], capture_output=True, text=True)
+    proc = subprocess.run([spielleiter_exe(), "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "adjudicate" in proc.stdout

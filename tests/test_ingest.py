@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ from bot.service.league import create_league, read_league_file
 from bot.service.outbox import deliver
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Submission, SubmissionMove
-from tests.helpers import league_toml, player_mail, text_of
+from tests.helpers import league_toml, player_mail, spielleiter_exe, text_of
 
 
 @pytest.fixture
@@ -123,11 +121,7 @@ def test_plain_output_and_missing_file(env, capsys):
 
 
 def _spielleiter() -> list[str]:
-    exe = Path(sys.executable).parent / "spielleiter"
-    if exe.exists():
-        return [str(exe)]
-    found = shutil.which("spielleiter")
-    return [found] if found else [sys.executable, "-m", "bot.cli"]
+    return [spielleiter_exe()]
 
 
 def test_subprocess_dry_run_then_real(env):

@@ -4,7 +4,6 @@ seed 001; shared/RULES.md, NOTATION.md "Monoscrabble"; shared/conformance/)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,9 +12,9 @@ from bot.games.monoscrabble.engine import REASONS, evaluate, evaluate_tiles, mov
 from bot.games.monoscrabble.game import MonoscrabbleRules
 from bot.games.monoscrabble.notation import format_move
 from bot.lexicon import Lexicon
+from tests.helpers import CASES_DIR
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "conformance"
-CASES = json.loads((SHARED / "monoscrabble.json").read_text(encoding="utf-8"))
+CASES = json.loads((CASES_DIR / "monoscrabble.json").read_text(encoding="utf-8"))
 RULES = MonoscrabbleRules()
 
 WORDS = ["STERN", "STERNE", "RUHE", "SPIELEN", "SPIELENDE", "NEU", "ER", "AUS", "ADERIGE", "ADERIGES", "REMUS",
@@ -63,7 +62,7 @@ def test_conformance_seed_case_points_note():
 # -- the board -------------------------------------------------------------------------------
 
 def test_premium_map_as_in_the_conformance_readme():
-    text = (SHARED / "README.md").read_text(encoding="utf-8")
+    text = (CASES_DIR / "README.md").read_text(encoding="utf-8")
     block = [ln.strip() for ln in text.splitlines() if ln.startswith("    ") and len(ln.strip()) == 15]
     assert tuple(block) == PREMIUM_MAP
     assert premium(8, 8) == (1, 2) and premium_name(8, 8) == "DW"

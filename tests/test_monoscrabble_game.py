@@ -9,7 +9,6 @@ import json
 import random
 import sys
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
@@ -21,13 +20,13 @@ from bot.games.monoscrabble.engine import evaluate
 from bot.games.monoscrabble.game import MovegenUnavailable
 from bot.games.monoscrabble.tiles import BAG_SIZE, LETTER_COUNTS, LETTER_VALUES, full_bag, sort_tiles
 from bot.lexicon import Lexicon
+from tests.helpers import CASES_DIR
 
 RULES = MonoscrabbleRules()
 WORDS = ["STERN", "STERNE", "RUHE", "ER", "NEU", "NE", "RE", "EN"]
 LEX = Lexicon.from_words(WORDS, "monoscrabble")
 EMPTY = ["." * 15] * 15
 STERN = ["." * 15] * 7 + ["...STERN......."] + ["." * 15] * 7
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "conformance"
 
 # RULES.md "Monoscrabble": count x value
 RULES_TABLE = ("E 15x1, N 9x1, S 7x1, I 6x1, R 6x1, T 6x1, U 6x1, A 5x1, D 4x1, H 4x2, G 3x2, L 3x2, O 3x2, "
@@ -263,7 +262,7 @@ needs_movegen = pytest.mark.skipif(not HAVE_MOVEGEN, reason="bot.games.monoscrab
 
 @needs_movegen
 def test_top_case_on_the_conformance_cases():
-    for case in json.loads((SHARED / "monoscrabble.json").read_text(encoding="utf-8")):
+    for case in json.loads((CASES_DIR / "monoscrabble.json").read_text(encoding="utf-8")):
         lex = Lexicon.from_words(case["words"], "monoscrabble")
         res = RULES.top_case(case, lex)
         out = evaluate(case["board"], case["rack"], res["move"], lex)

@@ -16,11 +16,12 @@ from pathlib import Path
 import pytest
 
 from bot import lexicon as L
+from tests.helpers import CASES_DIR
 from bot.games.monoscrabble.movegen import (
     GenMove, best_move, count_moves, generate, move_key,
 )
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "monoscrabble.json"
+CONFORMANCE = CASES_DIR / "monoscrabble.json"
 POSITIONS = Path(__file__).resolve().parents[1] / "bench" / "monoscrabble_positions.json"
 
 ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÜ"

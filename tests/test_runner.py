@@ -17,7 +17,7 @@ from bot.service.outbox import deliver, queue_mail
 from bot.service.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import OutboxMail, Round
-from tests.helpers import league_toml
+from tests.helpers import CASES_DIR, league_toml, spielleiter_exe
 
 
 def _league(tmp_path, first_zat, db_url):
@@ -116,26 +116,25 @@ def test_lexicon_check_cli(capsys):
 
 def test_lexicon_export_prints_the_games_word_list():
     import subprocess
-    proc = subprocess.run(["spielleiter", "lexicon", "export", "--game", "monoscrabble"], capture_output=True,
+    proc = subprocess.run([spielleiter_exe(), "lexicon", "export", "--game", "monoscrabble"], capture_output=True,
                           text=True, check=True)
     words = proc.stdout.splitlines()
     assert len(words) > 250_000 and words == sorted(words)
     assert "ÄRGER" in words and "AERGER" not in words and "MONDES" in words
-    rondo = subprocess.run(["spielleiter", "lexicon", "export"], capture_output=True, text=True, check=True).stdout
+    rondo = subprocess.run([spielleiter_exe(), "lexicon", "export"], capture_output=True, text=True, check=True).stdout
     assert "\nAERGER\n" in rondo and "Ä" not in rondo
     # a closed pipe ends the command quietly
-    head = subprocess.run("spielleiter lexicon export | head -3", shell=True, capture_output=True, text=True)
+    head = subprocess.run(f"'{spielleiter_exe()}' lexicon export | head -3", shell=True, capture_output=True, text=True)
     assert head.stdout.count("\n") == 3 and "Traceback" not in head.stderr
 
 
 def test_top_for_monoscrabble_positions_on_the_full_lexicon(tmp_path):
     import io
     import json
-    from pathlib import Path
     from bot.conformance import run_top
     from bot.games import get_game
     from bot.lexicon import load
-    cases = json.loads((Path(__file__).resolve().parents[2] / "shared/conformance/monoscrabble.json").read_text())
+    cases = json.loads((CASES_DIR / "monoscrabble.json").read_text())
     for c in cases:
         c.pop("words", None)
         c["lexicon"] = "default"
