@@ -10,7 +10,7 @@ from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from bot import MIGRATIONS_DIR, ROOT
+from bot import MIGRATIONS_DIR
 
 
 def _sqlite_dir(url: str) -> None:
@@ -37,8 +37,9 @@ def make_engine(url: str) -> Engine:
 
 
 def alembic_config(url: str):
+    """The Alembic config for ``url``: the migrations shipped in the package, no ini file."""
     from alembic.config import Config
-    cfg = Config(str(ROOT / "alembic.ini"))
+    cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
     return cfg

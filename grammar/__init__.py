@@ -1,0 +1,2 @@
+"""Package data (not code): the lark grammars. Installed as ``bot.grammar``; found
+through ``bot.GRAMMAR_DIR``."""

@@ -1,0 +1,2 @@
+"""The Alembic migrations. Installed as ``bot.migrations``; found through
+``bot.MIGRATIONS_DIR``."""
