@@ -3,6 +3,15 @@
 Every command takes ``--config FILE`` (see :mod:`bot.config`); without it the embedded
 default (SQLite and Maildir under ``./var``) is used. A command that queues mail
 delivers the outbox before it exits.
+
+Exit statuses: 0 done; 1 a failed check or case (``check``, ``conformance``, ``lexicon
+check``); 2 a wrong config, argument or league; a mail server failure gives one line on
+stderr (the traceback only with ``--debug``) and :func:`exit_status`: IMAP 10 + kind,
+SMTP 20 + kind, the kinds in the order of ``ServerFailure.KINDS`` (login refused,
+unreachable, TLS, folder missing, settings, temporarily refused, unexpected answer). A
+command whose own work was done (a league created, a round adjudicated) says so on stdout
+and still exits with that status; its mails wait in the outbox (``spielleiter outbox``).
+77 is a crash point (``bot/crash.py``).
 """
 
 from __future__ import annotations
@@ -16,6 +25,21 @@ from pathlib import Path
 
 from bot.config import ConfigError, load_config
 from bot.crash import crashpoint
+from bot.mail.transport import ServerFailure
+
+
+def exit_status(exc: ServerFailure) -> int:
+    """The exit status for a mail server failure: IMAP 10-16, SMTP 20-26 (module docstring)."""
+    return (10 if exc.service == "imap" else 20) + ServerFailure.KINDS.index(exc.kind)
+
+
+def _report(exc: ServerFailure, args=None) -> int:
+    """Print the failure's one line (with ``--debug`` the traceback too); its exit status."""
+    if getattr(args, "debug", False):
+        import traceback
+        traceback.print_exception(exc, file=sys.stderr)
+    print(exc.line(), file=sys.stderr)
+    return exit_status(exc)
 
 
 def _db(cfg, migrate: bool = True):
@@ -26,13 +50,21 @@ def _db(cfg, migrate: bool = True):
     return db
 
 
-def _deliver(db, cfg) -> None:
+def _deliver(db, cfg, args=None) -> int:
+    """Deliver the outbox; print what happened to stderr. Returns 0, or the exit status
+    of the SMTP failure that kept mails queued."""
     from bot.service.mailer import transports
     from bot.service.outbox import deliver
     _, sender = transports(cfg)
-    sent, failed = deliver(db, sender, cfg)
-    if sent or failed:
-        print(f"Postausgang: {sent} gesendet, {failed} fehlgeschlagen.", file=sys.stderr)
+    done = deliver(db, sender, cfg)
+    if done.sent or done.failed:
+        print(f"Postausgang: {done.sent} gesendet, {done.failed} fehlgeschlagen.", file=sys.stderr)
+    if done.problem is not None:
+        status = _report(done.problem, args)
+        print(f"Postausgang: {done.waiting} Mail(s) warten und gehen beim nächsten Lauf hinaus "
+              "(spielleiter outbox zeigt sie).", file=sys.stderr)
+        return status
+    return 0
 
 
 def cmd_init(args, cfg) -> int:
@@ -52,16 +84,26 @@ def cmd_league_create(args, cfg) -> int:
         league = create_league(s, spec, cfg)
         print(f"Liga {league.name} angelegt: {len(league.partien)} Partien, {len(league.players)} Spieler, "
               f"erster ZAT {league.first_zat.isoformat()}.")
-    _deliver(db, cfg)
-    return 0
+    return _deliver(db, cfg, args)
+
+
+def _poll(db, cfg, args) -> tuple[int | None, int]:
+    """Poll the inbox; returns (mails stored or None, exit status). A failure is printed."""
+    from bot.service.runner import poll_inbox
+    try:
+        return poll_inbox(db, cfg), 0
+    except ServerFailure as exc:
+        return None, _report(exc, args)
 
 
 def cmd_poll(args, cfg) -> int:
-    from bot.service.runner import poll_once
+    from bot.service.reminders import send_reminders
     db = _db(cfg)
-    n = poll_once(db, cfg)
-    print(f"{n} neue Mail(s) gespeichert.")
-    return 0
+    n, status = _poll(db, cfg, args)
+    if n is not None:
+        print(f"{n} neue Mail(s) gespeichert.")
+    send_reminders(db, cfg)
+    return status or _deliver(db, cfg, args)
 
 
 def cmd_ingest(args, cfg) -> int:
@@ -80,25 +122,32 @@ def cmd_ingest(args, cfg) -> int:
         process_pending(db, cfg)
     print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
     if not args.dry_run:
-        _deliver(db, cfg)
+        return _deliver(db, cfg, args)
     return 0
 
 
 def cmd_adjudicate(args, cfg) -> int:
     from bot.service.rounds import adjudicate_league
-    from bot.service.runner import poll_once
     db = _db(cfg)
-    poll_once(db, cfg)  # first read what is in the inbox: mail sent before the ZAT counts
-    res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now)
+    # first read what is in the inbox: mail sent before the ZAT counts; if the inbox cannot
+    # be read, the round is adjudicated with what is stored and the GM's copy says so
+    try:
+        from bot.service.runner import poll_inbox
+        poll_inbox(db, cfg)
+        status, note = 0, None
+    except ServerFailure as exc:
+        status = _report(exc, args)
+        note = (f"Der Posteingang konnte vor der Auswertung nicht gelesen werden ({exc.line()}). Ausgewertet "
+                "wurde, was bis dahin gespeichert war; Züge, die noch auf dem Server liegen, fehlen. Wenn nötig "
+                "nach dem nächsten Abruf mit ZURUECK zurücknehmen und neu auswerten.")
+    res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now, gm_note=note)
     if res is None:
         print(f"{args.name}: der ZAT ist noch nicht erreicht (mit --now sofort auswerten).")
-        _deliver(db, cfg)  # Auswertungen left in the outbox by a crashed earlier run
-        return 0
+        return status or _deliver(db, cfg, args)  # Auswertungen left in the outbox by a crashed earlier run
     crashpoint("after-adjudicate")
     print(f"{res['league']}, Runde {res['round']} ausgewertet: "
           + ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items()))
-    _deliver(db, cfg)
-    return 0
+    return _deliver(db, cfg, args) or status
 
 
 def cmd_show(args, cfg) -> int:
@@ -124,7 +173,8 @@ def cmd_show(args, cfg) -> int:
 
 def cmd_run(args, cfg) -> int:
     from bot.service.runner import Service
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     db = _db(cfg)
     print(f"Spielleiter läuft (Abruf alle {cfg.poll_interval:g} s). Beenden mit Strg+C.", file=sys.stderr)
     Service(db, cfg).start()
@@ -190,8 +240,60 @@ def cmd_gm(args, cfg) -> int:
     with db.session() as s:
         done = run_cli(s, cfg, args.gm_command, args.name, **kw)
     print(done)
-    _deliver(db, cfg)
+    return _deliver(db, cfg, args)
+
+
+def cmd_outbox(args, cfg) -> int:
+    """List the mails waiting in the outbox (pending, held, failed), or those of ``--status``."""
+    from bot.service.outbox import WAITING, outbox_rows
+    statuses = WAITING if not args.status else \
+        ("pending", "held", "failed", "sent") if args.status == "all" else (args.status,)
+    rows = outbox_rows(_db(cfg), league=args.league, statuses=statuses)
+    if args.json:
+        for r in rows:
+            print(json.dumps({k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in r.items()},
+                             ensure_ascii=False))
+        return 0
+    if not rows:
+        print("Der Postausgang ist leer." if not args.status else f"Keine Mail mit Status {args.status}.")
+        return 0
+    for r in rows:
+        print(f"{r['id']:>5}  {r['status']:<7} {r['attempts']:>2} Versuch(e)  {r['to']}  \"{r['subject']}\"  "
+              f"[{r['key']}]")
+        if r["last_error"]:
+            print(f"       letzter Fehler: {r['last_error']}")
+    counts = {st: sum(1 for r in rows if r["status"] == st) for st in statuses}
+    print(", ".join(f"{n} {st}" for st, n in counts.items() if n))
     return 0
+
+
+def cmd_outbox_retry(args, cfg) -> int:
+    """Queue failed mails again (by id, or every failed one) and deliver."""
+    from bot.service.outbox import RequeueError, requeue
+    if not args.ids and not args.all_failed:
+        print("Fehler: welche Mails? IDs angeben (spielleiter outbox zeigt sie) oder --all-failed.",
+              file=sys.stderr)
+        return 2
+    db = _db(cfg)
+    try:
+        ids = requeue(db, args.ids, all_failed=args.all_failed)
+    except RequeueError as exc:
+        print(f"Fehler: {exc}", file=sys.stderr)
+        return 2
+    print(f"{len(ids)} Mail(s) wieder in der Warteschlange" + (f": {', '.join(map(str, ids))}." if ids else "."))
+    return _deliver(db, cfg, args)
+
+
+def cmd_check(args, cfg) -> int:
+    """Check config, database, inbox, outbox server and lexicon; one line each."""
+    from bot.service.check import run_checks
+    lines = run_checks(cfg, lambda line: print(line, flush=True))
+    bad = [ln for ln in lines if ln.status == "FEHLER"]
+    if not bad:
+        print("Alles bereit.")
+        return 0
+    print(f"{len(bad)} Prüfung(en) fehlgeschlagen.")
+    return 1
 
 
 def cmd_conformance(args, cfg) -> int:
@@ -208,6 +310,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--config", metavar="FILE", default=argparse.SUPPRESS,
                         help="TOML-Konfiguration (Standard: ./spielleiter.toml oder SQLite+Maildir in ./var)")
+    common.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                        help="Fehler mit Traceback zeigen, ausführlich protokollieren")
     p = argparse.ArgumentParser(prog="spielleiter", parents=[common],
                                 description="Spielleiter: Postspiele (Rondo, ...) per E-Mail leiten.")
     sub = p.add_subparsers(dest="command", required=True, metavar="BEFEHL")
@@ -277,6 +381,16 @@ def build_parser() -> argparse.ArgumentParser:
         for dest, kw in extra:
             g.add_argument(dest, **kw)
         g.set_defaults(func=cmd_gm, gm_command=op)
+    ob = add("outbox", cmd_outbox, "wartende Mails zeigen (pending, held, failed) und erneut senden")
+    ob.add_argument("--league", metavar="NAME", default=None, help="nur Mails dieser Liga")
+    ob.add_argument("--status", choices=["pending", "held", "failed", "sent", "all"], default=None)
+    ob.add_argument("--json", action="store_true", help="je Mail eine JSON-Zeile")
+    obs = ob.add_subparsers(dest="outbox_command", required=False, metavar="BEFEHL")
+    rt = obs.add_parser("retry", parents=[common], help="fehlgeschlagene Mails wieder einreihen und senden")
+    rt.add_argument("ids", nargs="*", type=int, metavar="ID")
+    rt.add_argument("--all-failed", action="store_true", help="alle fehlgeschlagenen (nicht zurückgenommene)")
+    rt.set_defaults(func=cmd_outbox_retry)
+    add("check", cmd_check, "Konfiguration, Datenbank, IMAP, SMTP und Lexikon prüfen (sendet nichts)")
     cf = add("conformance", cmd_conformance, "Regelfälle prüfen (PASS/FAIL je Fall)")
     cf.add_argument("files", nargs="+", metavar="FILE")
     tp = add("top", cmd_top, "bestes Wort je Stellung (eine JSON-Zeile je Fall)")
@@ -286,12 +400,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    args.debug = getattr(args, "debug", False)
+    if args.debug:
+        logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         cfg = load_config(getattr(args, "config", None))
         return int(args.func(args, cfg) or 0)
     except ConfigError as exc:
         print(f"Konfiguration: {exc}", file=sys.stderr)
         return 2
+    except ServerFailure as exc:
+        return _report(exc, args)
     except BrokenPipeError:  # e.g. `spielleiter lexicon export | head`: the reader has gone
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

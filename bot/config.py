@@ -30,9 +30,14 @@
     poll_interval = 60                            # seconds
     sender = "spielleiter@localhost"              # with [maildir]
     rate_limit_per_hour = 20                      # more mails/hour from one address: stored, not answered
+    inbox_alarm_minutes = 60                      # IMAP failing this long: one mail to every GM
 
     [lexicon]
     path = "var/lexicon"                          # cache of the built word lists
+
+Every section and key the bot knows is in :data:`SCHEMA`; a known key with a wrong type
+is a :class:`ConfigError` naming section and key, an unknown key (a typo) is reported by
+``spielleiter check`` (:func:`problems`). A new key goes into :data:`SCHEMA`.
 
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.
@@ -52,6 +57,69 @@ class ConfigError(ValueError):
     """The configuration file is missing a key or has a wrong value (message names it)."""
 
 
+#: the sections and keys of the config file with their types: ``str``, ``int``, ``float``
+#: (an int is fine too), ``bool``, or a tuple of allowed values/types
+SCHEMA: dict[str, dict[str, Any]] = {
+    "database": {"url": str},
+    "imap": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
+             "folder": str, "processed_folder": str, "timeout": float},
+    "smtp": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
+             "sender": str, "timeout": float},
+    "maildir": {"path": str},
+    "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
+            "inbox_alarm_minutes": float},
+    "lexicon": {"path": str},
+}
+_TYPE_NAMES = {str: "ein Text in Anführungszeichen", int: "eine ganze Zahl", float: "eine Zahl",
+               bool: "true oder false"}
+
+
+def _type_problem(want: Any, value: Any) -> str | None:
+    if isinstance(want, tuple):
+        if any(value is v or (type(value) is type(v) and value == v) for v in want):
+            return None
+        return "erlaubt sind " + ", ".join('"%s"' % v if isinstance(v, str) else str(v).lower() for v in want)
+    ok = (isinstance(value, (int, float)) and not isinstance(value, bool)) if want is float else \
+        (isinstance(value, int) and not isinstance(value, bool)) if want is int else isinstance(value, want)
+    return None if ok else f"muss {_TYPE_NAMES[want]} sein, nicht {value!r}"
+
+
+def problems(data: dict[str, Any], *, unknown: bool = True) -> list[str]:
+    """What is wrong with the parsed TOML ``data``: one German line per problem, each
+    naming section and key (``[smtp] port: muss eine ganze Zahl sein, nicht '587'``).
+    ``unknown``: also report sections and keys the bot does not know (typos), with the
+    nearest known name."""
+    import difflib
+    out = []
+    for section, table in data.items():
+        known = SCHEMA.get(section)
+        if known is None:
+            if unknown:
+                near = difflib.get_close_matches(section, SCHEMA, n=1)
+                out.append(f"[{section}]: unbekannter Abschnitt" + (f" (gemeint: [{near[0]}]?)" if near else ""))
+            continue
+        if not isinstance(table, dict):
+            out.append(f"[{section}]: muss ein Abschnitt sein, nicht {table!r}")
+            continue
+        for key, value in table.items():
+            if key not in known:
+                if unknown:
+                    near = difflib.get_close_matches(key, known, n=1)
+                    out.append(f"[{section}] {key}: unbekannter Schlüssel" + (f" (gemeint: {near[0]}?)" if near else ""))
+                continue
+            why = _type_problem(known[key], value)
+            if why:
+                out.append(f"[{section}] {key}: {why}")
+    tz = data.get("bot", {}).get("timezone") if isinstance(data.get("bot"), dict) else None
+    if isinstance(tz, str):
+        from zoneinfo import ZoneInfo
+        try:
+            ZoneInfo(tz)
+        except Exception:
+            out.append(f"[bot] timezone: unbekannte Zeitzone {tz!r} (z. B. \"Europe/Berlin\")")
+    return out
+
+
 @dataclass
 class Config:
     database_url: str
@@ -65,6 +133,8 @@ class Config:
     source: Path | None = None
     #: more mails than this within one hour from one address are stored but not answered (0: no limit)
     rate_limit_per_hour: int = 20
+    #: seconds of IMAP failures before every GM gets one mail about it (``[bot] inbox_alarm_minutes``)
+    inbox_alarm_after: float = 3600.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -106,6 +176,9 @@ def load_config(path: str | Path | None) -> Config:
         raise ConfigError(f"Konfigurationsdatei {p} nicht gefunden.") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: kein gültiges TOML: {exc}") from None
+    wrong = problems(data, unknown=False)
+    if wrong:
+        raise ConfigError(f"{p}: " + "; ".join(wrong))
     base = p.resolve().parent
     db = data.get("database", {})
     url = db.get("url")
@@ -121,7 +194,8 @@ def load_config(path: str | Path | None) -> Config:
     except (TypeError, ValueError):
         raise ConfigError("[bot] rate_limit_per_hour muss eine ganze Zahl sein (0: keine Grenze).") from None
     cfg = Config(database_url=url, timezone=botsec.get("timezone", "Europe/Berlin"),
-                 poll_interval=float(botsec.get("poll_interval", 60)), source=p, rate_limit_per_hour=rate_limit)
+                 poll_interval=float(botsec.get("poll_interval", 60)), source=p, rate_limit_per_hour=rate_limit,
+                 inbox_alarm_after=60.0 * float(botsec.get("inbox_alarm_minutes", 60)))
     if "imap" in data or "smtp" in data:
         if "maildir" in data:
             raise ConfigError("Entweder [imap]/[smtp] oder [maildir] angeben, nicht beides.")

@@ -6,20 +6,27 @@ marked \\Seen), hand it to the store callback and -- only after the callback
 confirmed it is stored -- move it to the processed folder and advance the
 poll state.  A crash at any point loses nothing: at worst a mail is handed
 to the store callback twice, and the callback dedupes.
+
+Every server failure is raised as one :class:`~bot.mail.transport.ServerFailure` with its
+kind: ``login`` (login refused), ``unreachable`` (no connection, timeout, DNS, connection
+dropped), ``tls`` (handshake, certificate, STARTTLS), ``folder`` (the folder is missing or
+the processed folder cannot be created), ``protocol`` (any other error answer).
 """
 
 from __future__ import annotations
 
 import logging
+import socket
 import ssl
 from typing import Literal
 
 from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError
 from imapclient.imapclient import DELETED
 
 from bot.crash import crashpoint
 
-from .transport import PollState, StoreCallback
+from .transport import PollState, ServerFailure, StoreCallback
 
 __all__ = ["ImapInbox"]
 
@@ -65,27 +72,82 @@ class ImapInbox:
         """The ``source`` string given to the store callback ("imap:INBOX")."""
         return f"imap:{self.folder}"
 
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def _failure(self, exc: BaseException, stage: str) -> ServerFailure:
+        """Classify an error met at ``stage`` (connect, starttls, login, folder, poll)."""
+        def fail(kind: str, text: str) -> ServerFailure:
+            return ServerFailure("imap", kind, text, host=self.where)
+        if isinstance(exc, ServerFailure):
+            return exc
+        text = _text(exc)
+        if isinstance(exc, ssl.SSLError | ssl.CertificateError):
+            return fail("tls", getattr(exc, "reason", None) or text)
+        if isinstance(exc, LoginError):
+            return fail("login", f"{text} (Benutzer {self.user})")
+        if isinstance(exc, socket.gaierror):
+            return fail("unreachable", f"Rechnername {self.host} unbekannt ({text})")
+        if isinstance(exc, TimeoutError | socket.timeout):
+            return fail("unreachable", f"keine Antwort in {self.timeout:g} s")
+        if isinstance(exc, IMAPClientAbortError | OSError):
+            return fail("unreachable", text or "Verbindung abgebrochen")
+        if stage == "starttls":
+            return fail("tls", f"STARTTLS gescheitert: {text}")
+        if stage == "folder":
+            return fail("folder", text)
+        return fail("protocol", text)
+
     def connect(self) -> IMAPClient:
         """Open and log in a new :class:`IMAPClient`; the caller must log out.
 
-        Raises imapclient/socket errors (``IMAPClient.Error``, ``OSError``).
+        Raises :class:`ServerFailure` (kinds ``unreachable``, ``tls``, ``login``).
         """
         context = self.ssl_context or ssl.create_default_context()
-        client = IMAPClient(
-            self.host,
-            port=self.port,
-            ssl=self.tls is True,
-            ssl_context=context if self.tls is True else None,
-            timeout=self.timeout,
-        )
+        stage = "connect"
+        try:
+            client = IMAPClient(
+                self.host,
+                port=self.port,
+                ssl=self.tls is True,
+                ssl_context=context if self.tls is True else None,
+                timeout=self.timeout,
+            )
+        except Exception as exc:
+            raise self._failure(exc, stage) from exc
         try:
             if self.tls == "starttls":
+                stage = "starttls"
                 client.starttls(context)
+            stage = "login"
             client.login(self.user, self.password)
-        except Exception:
+        except Exception as exc:
             _close(client)
-            raise
+            raise self._failure(exc, stage) from exc
         return client
+
+    def check(self) -> str:
+        """Log in, make sure the folder exists and the processed folder exists (created if
+        not, as a poll would), log out; reads and moves no mail. Returns what it found
+        (``"INBOX: 3 Mails, Spielleiter/Verarbeitet vorhanden"``); raises
+        :class:`ServerFailure` (a missing folder is kind ``folder``)."""
+        client = self.connect()
+        stage = "folder"
+        try:
+            if not client.folder_exists(self.folder):
+                raise ServerFailure("imap", "folder", f"Ordner {self.folder} gibt es nicht ([imap] folder)",
+                                    host=self.where)
+            n = client.folder_status(self.folder, [b"MESSAGES"]).get(b"MESSAGES", 0)
+            processed = self._server_folder(client, self.processed_folder)
+            made = not client.folder_exists(processed)
+            self._ensure_folder(client, processed)
+            return (f"angemeldet als {self.user}, {self.folder}: {n} Mail(s), {self.processed_folder} "
+                    + ("angelegt" if made else "vorhanden"))
+        except Exception as exc:
+            raise self._failure(exc, stage) from exc
+        finally:
+            _close(client)
 
     def _server_folder(self, client: IMAPClient, name: str) -> str:
         try:
@@ -128,15 +190,22 @@ class ImapInbox:
         ``state.set(folder, uidvalidity, uid)``.  When ``store`` returns
         False or raises, the pass stops (the exception is logged, not
         raised) and the mail stays in the folder for the next pass.
-        Connection/protocol errors are raised (``IMAPClient.Error``,
-        ``OSError``, ``socket.timeout``).  Always logs out.
+        Server failures raise :class:`ServerFailure` (see the module docstring);
+        mails stored before it stay stored.  Always logs out.
         """
         client = self.connect()
         stored = 0
+        stage = "folder"
         try:
             processed = self._server_folder(client, self.processed_folder)
             self._ensure_folder(client, processed)
-            info = client.select_folder(self.folder)
+            try:
+                info = client.select_folder(self.folder)
+            except IMAPClientError as exc:
+                if isinstance(exc, IMAPClientAbortError):
+                    raise
+                raise ServerFailure("imap", "folder", f"Ordner {self.folder}: {_text(exc)}", host=self.where) from exc
+            stage = "poll"
             uidvalidity = int(info[b"UIDVALIDITY"])
             known_validity, last_uid = state.get(self.folder)
             if known_validity != uidvalidity:
@@ -170,9 +239,22 @@ class ImapInbox:
                 crashpoint("before-move")
                 self._move(client, uid, processed)
                 state.set(self.folder, uidvalidity, uid)
+        except Exception as exc:
+            raise self._failure(exc, stage) from exc
         finally:
             _close(client)
         return stored
+
+
+def _text(exc: BaseException) -> str:
+    """An error's text without Python's bytes quoting (``b'[AUTHENTICATIONFAILED] ...'``)."""
+    arg = exc.args[0] if len(exc.args) == 1 else None
+    if isinstance(arg, bytes):
+        return arg.decode("utf-8", "replace")
+    text = str(exc)
+    if text.startswith(("b'", 'b"')) and text.endswith(("'", '"')):
+        text = text[2:-1]
+    return text
 
 
 def _close(client: IMAPClient) -> None:

@@ -1,9 +1,20 @@
 """Sending mails via SMTP with aiosmtplib.
 
-Errors are mapped onto the two failure kinds of
-:mod:`bot.mail.transport`: connection problems and 4xx replies are retried
-with exponential backoff and end in :class:`TemporaryFailure`; 5xx replies
-(including refused recipients) raise :class:`PermanentFailure` at once.
+One send is one SMTP session, step by step (connect, EHLO, STARTTLS or implicit TLS,
+AUTH only when a user is set, MAIL, RCPT, DATA), so every error is classified by where
+it happened (:mod:`bot.mail.transport`):
+
+- :class:`PermanentFailure`: this mail can never be delivered as it is: a recipient
+  refused with 5xx at RCPT, or the message refused with 5xx after DATA.
+- :class:`TemporaryFailure`: this mail, for now: 4xx at RCPT or DATA (greylisting, a
+  full mailbox).
+- :class:`ServerFailure` (a TemporaryFailure): not this mail's fault: no connection,
+  timeout, dropped connection, TLS failure, login refused, AUTH not offered, sender
+  refused, 421 anywhere, 4xx/5xx before RCPT, "relaying denied"/"authentication
+  required" at RCPT. Every mail waits until the server or the settings are fixed.
+
+Connection trouble and 4xx are retried ``retries`` times with exponential backoff;
+login, TLS and settings errors are not (they need the operator).
 """
 
 from __future__ import annotations
@@ -11,24 +22,46 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import ssl
 from typing import Literal
 
 import aiosmtplib
 
-from .transport import PermanentFailure, TemporaryFailure
+from .transport import PermanentFailure, ServerFailure, TemporaryFailure
 
 __all__ = ["SmtpTransport"]
 
 log = logging.getLogger(__name__)
 
 
+def _tls_cause(exc: BaseException) -> ssl.SSLError | None:
+    """The ``ssl.SSLError`` behind ``exc`` (aiosmtplib wraps it), if any."""
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, ssl.SSLError):
+            return exc
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return None
+
+
+def _config_refusal(code: int, message: str) -> bool:
+    """A 5xx at RCPT that concerns the bot's settings, not the recipient: the server wants a
+    login first, or does not relay for us (every recipient would be refused the same)."""
+    text = message.lower()
+    return code == 530 or "5.7.0" in text or "relay" in text or "authentication required" in text
+
+
 class SmtpTransport:
     """SMTP sender.
 
-    ``tls``: True = implicit TLS (port 465), "starttls" = STARTTLS required
-    (port 587), False = plain (loopback/tests only).  ``retries`` is the
-    number of extra attempts after the first one; the wait before retry
-    ``n`` (1-based) is ``backoff * 2 ** (n - 1)`` seconds.
+    ``tls``: True = implicit TLS (port 465), "starttls" = STARTTLS required (port 587),
+    False = plain (a local relay, loopback tests). ``user``: None or "" = no AUTH (a relay
+    that takes mail without login); otherwise AUTH with ``password`` after TLS.
+    ``retries`` is the number of extra attempts after the first one for connection
+    trouble and 4xx; the wait before retry ``n`` (1-based) is ``backoff * 2 ** (n - 1)``
+    seconds. ``timeout``: seconds per connect and per command. ``ssl_context`` overrides
+    the default verifying TLS context.
     """
 
     def __init__(
@@ -41,70 +74,146 @@ class SmtpTransport:
         timeout: float = 30,
         retries: int = 3,
         backoff: float = 1.0,
+        ssl_context: ssl.SSLContext | None = None,
     ):
         if tls not in (True, False, "starttls"):
             raise ValueError(f"tls must be True, False or 'starttls', not {tls!r}")
         self.host = host
         self.port = port
-        self.user = user
-        self.password = password
+        self.user = user or None
+        self.password = password or ""
         self.tls = tls
         self.timeout = timeout
         self.retries = max(0, int(retries))
         self.backoff = backoff
+        self.ssl_context = ssl_context
+
+    @property
+    def where(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    def _server(self, kind: str, message: str, code: int | None = None) -> ServerFailure:
+        return ServerFailure("smtp", kind, message, host=self.where, code=code)
+
+    def _unreachable(self, exc: BaseException) -> ServerFailure:
+        cause = _tls_cause(exc)
+        if cause is not None:
+            return self._server("tls", f"{getattr(cause, 'reason', None) or cause}")
+        if isinstance(exc, asyncio.TimeoutError | TimeoutError):
+            return self._server("unreachable", f"keine Antwort in {self.timeout:g} s")
+        return self._server("unreachable", str(exc) or type(exc).__name__)
+
+    async def _open(self) -> aiosmtplib.SMTP:
+        """Connect, EHLO, TLS, AUTH: a session ready for MAIL FROM. Raises ServerFailure."""
+        client = aiosmtplib.SMTP(hostname=self.host, port=self.port, use_tls=self.tls is True, start_tls=False,
+                                 timeout=self.timeout, tls_context=self.ssl_context)
+        stage = "connect"
+        try:
+            await client.connect()
+            stage = "ehlo"
+            await client.ehlo()
+            if self.tls == "starttls":
+                stage = "starttls"
+                if not client.supports_extension("starttls"):
+                    raise self._server("tls", "der Server bietet kein STARTTLS an")
+                await client.starttls()
+            if self.user:
+                stage = "login"
+                if not client.supports_extension("auth"):
+                    hint = ("" if self.tls else " (vielleicht erst nach STARTTLS: tls = \"starttls\")")
+                    raise self._server("config", "der Server bietet keine Anmeldung (AUTH) an; ohne Anmeldung "
+                                                 f"[smtp] user leer lassen{hint}")
+                await client.login(self.user, self.password)
+            return client
+        except ServerFailure:
+            _close(client)
+            raise
+        except aiosmtplib.SMTPAuthenticationError as exc:
+            _close(client)
+            raise self._server("login", f"{exc.message} (Benutzer {self.user})", exc.code) from exc
+        except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError, aiosmtplib.SMTPConnectError,
+                OSError, asyncio.TimeoutError) as exc:
+            _close(client)
+            if isinstance(exc, aiosmtplib.SMTPConnectResponseError):
+                raise self._server("temporary" if exc.code < 500 else "unreachable", exc.message, exc.code) from exc
+            if stage == "starttls" and _tls_cause(exc) is None and not isinstance(exc, TimeoutError):
+                raise self._server("tls", f"STARTTLS gescheitert: {exc}") from exc
+            raise self._unreachable(exc) from exc
+        except aiosmtplib.SMTPResponseException as exc:
+            _close(client)
+            if exc.code == 421 or 400 <= exc.code < 500:
+                raise self._server("temporary", exc.message, exc.code) from exc
+            kind = "tls" if stage == "starttls" else "protocol"
+            raise self._server(kind, f"{stage}: {exc.message}", exc.code) from exc
+        except aiosmtplib.SMTPException as exc:
+            _close(client)
+            raise self._server("tls" if stage == "starttls" else "protocol", f"{stage}: {exc}") from exc
 
     async def _send_once(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+        client = await self._open()
         try:
-            errors, _reply = await aiosmtplib.send(
-                raw,
-                sender=sender,
-                recipients=recipients,
-                hostname=self.host,
-                port=self.port,
-                username=self.user,
-                password=self.password,
-                use_tls=self.tls is True,
-                start_tls=self.tls == "starttls",
-                timeout=self.timeout,
-            )
-        except aiosmtplib.SMTPRecipientsRefused as exc:  # every recipient refused
-            refused = {r.recipient: (r.code, r.message) for r in exc.recipients}
-            codes = [r.code for r in exc.recipients]
-            text = "; ".join(f"{r.recipient}: {r.code} {r.message}" for r in exc.recipients)
-            if codes and all(400 <= c < 500 for c in codes):
-                raise TemporaryFailure(text, codes[0]) from exc
-            err = PermanentFailure(text, next((c for c in codes if c >= 500), codes[0] if codes else None))
-            err.refused = refused
-            raise err from exc
+            try:
+                await client.mail(sender)
+            except aiosmtplib.SMTPSenderRefused as exc:
+                if exc.code == 421 or exc.code < 500:
+                    raise self._server("temporary", exc.message, exc.code) from exc
+                raise self._server("config", f"Absender {sender} abgelehnt ([smtp] sender prüfen): {exc.message}",
+                                   exc.code) from exc
+            refused: dict[str, tuple[int, str]] = {}
+            for rcpt in recipients:
+                try:
+                    await client.rcpt(rcpt)
+                except aiosmtplib.SMTPRecipientRefused as exc:
+                    if exc.code == 421:
+                        raise self._server("temporary", exc.message, exc.code) from exc
+                    if exc.code >= 500 and _config_refusal(exc.code, exc.message):
+                        raise self._server("config", f"{rcpt}: {exc.code} {exc.message}", exc.code) from exc
+                    refused[rcpt] = (exc.code, exc.message)
+            accepted = [r for r in recipients if r not in refused]
+            text = "; ".join(f"{r}: {c} {m}" for r, (c, m) in refused.items())
+            if not accepted:
+                codes = [c for c, _ in refused.values()]
+                if all(400 <= c < 500 for c in codes):
+                    raise TemporaryFailure(text, codes[0])
+                err = PermanentFailure(text, next(c for c in codes if c >= 500))
+                err.refused = refused
+                raise err
+            try:
+                await client.data(raw)
+            except aiosmtplib.SMTPDataError as exc:
+                if exc.code == 421:
+                    raise self._server("temporary", exc.message, exc.code) from exc
+                if 400 <= exc.code < 500:
+                    raise TemporaryFailure(exc.message, exc.code) from exc
+                raise PermanentFailure(exc.message, exc.code) from exc
+            if refused:  # delivered to the rest: do not resend to everybody
+                err = PermanentFailure(f"recipients refused: {text}", min(c for c, _ in refused.values()))
+                err.refused = refused
+                raise err
+        except (TemporaryFailure, PermanentFailure):
+            raise
+        except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError, OSError,
+                asyncio.TimeoutError) as exc:
+            raise self._unreachable(exc) from exc
         except aiosmtplib.SMTPResponseException as exc:
-            if 400 <= exc.code < 500:
-                raise TemporaryFailure(exc.message, exc.code) from exc
-            raise PermanentFailure(exc.message, exc.code) from exc
-        except (
-            aiosmtplib.SMTPConnectError,
-            aiosmtplib.SMTPServerDisconnected,
-            aiosmtplib.SMTPTimeoutError,
-            ConnectionError,
-            OSError,
-        ) as exc:
-            raise TemporaryFailure(f"connection to {self.host}:{self.port} failed: {exc}") from exc
-        except aiosmtplib.SMTPException as exc:  # e.g. STARTTLS not supported
-            raise PermanentFailure(str(exc)) from exc
-        if errors:  # some (not all) recipients refused: delivered to the rest
-            text = "; ".join(f"{rcpt}: {resp.code} {resp.message}" for rcpt, resp in errors.items())
-            err = PermanentFailure(f"recipients refused: {text}", min(r.code for r in errors.values()))
-            err.refused = {rcpt: (resp.code, resp.message) for rcpt, resp in errors.items()}
-            raise err
+            if exc.code == 421 or 400 <= exc.code < 500:
+                raise self._server("temporary", exc.message, exc.code) from exc
+            raise self._server("protocol", exc.message, exc.code) from exc
+        except aiosmtplib.SMTPException as exc:
+            raise self._server("protocol", str(exc)) from exc
+        finally:
+            await _quit(client)
 
     async def send_async(self, raw: bytes, sender: str, recipients: list[str]) -> None:
         """Send ``raw`` (RFC 5322 bytes, sent unchanged) to ``recipients``.
 
-        Retries connection errors and 4xx replies up to ``retries`` times
-        with exponential backoff, then raises :class:`TemporaryFailure`.
-        Raises :class:`PermanentFailure` at once on a 5xx reply.  If only
-        some recipients are refused, the mail was delivered to the others
-        and :class:`PermanentFailure` is raised with ``.refused`` =
-        ``{address: (code, message)}`` (do not resend to everybody).
+        Retries connection trouble and 4xx up to ``retries`` times with exponential
+        backoff, then raises the last :class:`TemporaryFailure` (a
+        :class:`ServerFailure` when the server, not the mail, is the problem). Login,
+        TLS and settings errors raise :class:`ServerFailure` at once. A 5xx for the
+        recipient or the message raises :class:`PermanentFailure` at once; if only some
+        recipients are refused, the mail went to the others and ``.refused`` =
+        ``{address: (code, message)}`` names the rest (do not resend to everybody).
         """
         if not recipients:
             raise PermanentFailure("no recipients", 554)
@@ -114,13 +223,28 @@ class SmtpTransport:
                 await self._send_once(bytes(raw), sender, list(recipients))
                 return
             except TemporaryFailure as exc:
-                if attempt >= self.retries:
-                    log.warning("SMTP send failed after %d attempts: %s", attempt + 1, exc)
+                if attempt >= self.retries or (isinstance(exc, ServerFailure) and not exc.retry_soon):
+                    log.debug("SMTP send failed after %d attempts: %s", attempt + 1, exc)
                     raise
                 delay = self.backoff * (2**attempt)
                 attempt += 1
-                log.info("SMTP temporary failure (%s); retry %d in %.1fs", exc, attempt, delay)
+                log.debug("SMTP temporary failure (%s); retry %d in %.1fs", exc, attempt, delay)
                 await asyncio.sleep(delay)
+
+    async def check_async(self) -> str:
+        """Connect, EHLO, TLS and AUTH (when a user is set), then QUIT; sends nothing.
+        Returns what worked (``"STARTTLS, Anmeldung als bot"``); raises :class:`ServerFailure`."""
+        client = await self._open()
+        try:
+            done = ["TLS" if self.tls is True else "STARTTLS" if self.tls == "starttls" else "ohne TLS"]
+            done.append(f"Anmeldung als {self.user}" if self.user else "ohne Anmeldung")
+            return ", ".join(done)
+        finally:
+            await _quit(client)
+
+    def check(self) -> str:
+        """Blocking :meth:`check_async`."""
+        return _run(self.check_async())
 
     def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
         """Blocking :meth:`send_async`; same errors.
@@ -129,10 +253,29 @@ class SmtpTransport:
         called from inside a running event loop's thread (runs the send in a
         helper thread with its own loop and waits for it).
         """
-        coro = self.send_async(raw, sender, recipients)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return asyncio.run(coro)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            return pool.submit(asyncio.run, coro).result()
+        return _run(self.send_async(raw, sender, recipients))
+
+
+def _run(coro):
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+async def _quit(client: aiosmtplib.SMTP) -> None:
+    if not client.is_connected:
+        return
+    try:
+        await client.quit()
+    except Exception:
+        _close(client)
+
+
+def _close(client: aiosmtplib.SMTP) -> None:
+    try:
+        client.close()
+    except Exception:
+        pass

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 __all__ = [
     "TemporaryFailure",
     "PermanentFailure",
+    "ServerFailure",
     "StoreCallback",
     "PollState",
     "MemoryPollState",
@@ -45,6 +46,49 @@ class PermanentFailure(Exception):
         super().__init__(f"{code} {message}" if code else message)
         self.code = code
         self.message = message
+
+
+class ServerFailure(TemporaryFailure):
+    """The mail server cannot be used now, or the bot's settings for it are wrong: no single
+    mail is at fault. A mail that met it stays queued (its status untouched) and is sent
+    once the server works again; the operator is told (:meth:`line`).
+
+    ``service``: ``"imap"`` or ``"smtp"``; ``kind``: one of :data:`KINDS`; ``host``:
+    ``"host:port"``; ``code``: the server's reply code if there was one.
+    """
+
+    #: failure kinds, in the order of the exit statuses (``bot.cli``: IMAP 10 + index,
+    #: SMTP 20 + index)
+    KINDS = ("login", "unreachable", "tls", "folder", "config", "temporary", "protocol")
+    #: the kinds in the operator's words (German, like the rest of the CLI)
+    KIND_TEXT = {
+        "login": "Anmeldung abgelehnt",
+        "unreachable": "Server nicht erreichbar",
+        "tls": "TLS-Fehler",
+        "folder": "Ordner fehlt",
+        "config": "Einstellung passt nicht zum Server",
+        "temporary": "Server lehnt vorübergehend ab",
+        "protocol": "unerwartete Antwort des Servers",
+    }
+
+    def __init__(self, service: str, kind: str, message: str, *, host: str = "", code: int | None = None):
+        if kind not in self.KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}")
+        super().__init__(message, code)
+        self.service, self.kind, self.host = service, kind, host
+
+    @property
+    def retry_soon(self) -> bool:
+        """True when the same attempt may work in a few seconds (connection dropped,
+        server busy); False when someone has to change something (login, TLS, folder,
+        settings) or the server said something unexpected."""
+        return self.kind in ("unreachable", "temporary")
+
+    def line(self) -> str:
+        """One line for the operator: ``IMAP imap.example.org:993: Anmeldung abgelehnt:
+        [AUTHENTICATIONFAILED] Authentication failed.``"""
+        where = f" {self.host}" if self.host else ""
+        return f"{self.service.upper()}{where}: {self.KIND_TEXT[self.kind]}: {self}"
 
 
 class StoreCallback(Protocol):

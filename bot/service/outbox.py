@@ -8,18 +8,49 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.compose import compose, make_message_id
-from bot.mail.transport import PermanentFailure, TemporaryFailure
+from bot.mail.transport import PermanentFailure, ServerFailure, TemporaryFailure
 from bot.storage.db import Database
 from bot.storage.models import OutboxMail
 
 log = logging.getLogger(__name__)
-MAX_ATTEMPTS = 8
+#: a mail the recipient's server keeps refusing for now (4xx) is given up after this long
+#: in the queue, like an MTA's queue lifetime; the GM is told. Server and settings trouble
+#: never gives a mail up.
+GIVE_UP_AFTER = timedelta(days=3)
+#: backoff of one mail after a 4xx for it: 30 s, 1 min, 2 min, ... at most 1 h
+RETRY_FIRST, RETRY_MAX = timedelta(seconds=30), timedelta(hours=1)
+#: statuses ``spielleiter outbox`` lists by default
+WAITING = ("pending", "held", "failed")
+#: marks an Auswertung withdrawn by a rollback (``gm.rollback``): never sent again
+WITHDRAWN = ":zurueck"
+
+
+class Delivery(tuple):
+    """What one :func:`deliver` pass did: a ``(sent, failed)`` pair (unpacks and compares
+    as one) with ``problem``, the :class:`ServerFailure` that stopped the pass (None if
+    none), and ``waiting``, the mails still pending after it."""
+
+    problem: ServerFailure | None
+    waiting: int
+
+    def __new__(cls, sent: int, failed: int, problem: ServerFailure | None = None, waiting: int = 0):
+        self = super().__new__(cls, (sent, failed))
+        self.problem, self.waiting = problem, waiting
+        return self
+
+    @property
+    def sent(self) -> int:
+        return self[0]
+
+    @property
+    def failed(self) -> int:
+        return self[1]
 
 
 def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, subject: str, text: str,
@@ -45,13 +76,20 @@ def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, s
     return row
 
 
-def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> tuple[int, int]:
-    """Send every pending outbox row that is due; returns (sent, failed now).
+def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> Delivery:
+    """Send every pending outbox row that is due; returns a :class:`Delivery` (sent, failed).
 
-    Temporary failures are retried later with exponential backoff; after
-    :data:`MAX_ATTEMPTS` or on a permanent (5xx) failure the row is marked failed."""
+    Per mail: a 5xx for the recipient or the message (:class:`PermanentFailure`) marks it
+    ``failed`` and tells the league's GM; a 4xx for it (:class:`TemporaryFailure`) keeps it
+    ``pending`` with its own backoff, and after :data:`GIVE_UP_AFTER` in the queue it is
+    failed. A :class:`ServerFailure` (no connection, timeout, TLS, login, settings: no
+    mail's fault) is recorded on the mail that met it (``attempts``, ``last_error``), its
+    status and due time stay as they are, and the pass stops there (every other mail would
+    meet it too): ``Delivery.problem`` says what happened, and the caller tells the
+    operator and tries again later. Never raises for a sending error."""
     now = now or datetime.now(timezone.utc)
     sent = failed = 0
+    problem: ServerFailure | None = None
     with db.session() as s:
         ids = s.scalars(select(OutboxMail.id).where(OutboxMail.status == "pending").order_by(OutboxMail.id)).all()
     for oid in ids:
@@ -71,19 +109,77 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> t
                 failed += 1
                 log.error("outbox %s to %s failed permanently: %s", row.key, row.to_addr, exc)
                 _tell_gm(s, cfg, row, str(exc))
+            except ServerFailure as exc:
+                row.last_error = exc.line()
+                problem = exc
+                log.debug("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, exc.line(), row.attempts)
             except (TemporaryFailure, OSError) as exc:
                 row.last_error = str(exc)
-                if row.attempts >= MAX_ATTEMPTS:
+                created = row.created_at or now
+                if now - created >= GIVE_UP_AFTER:
                     row.status = "failed"
                     failed += 1
                     _tell_gm(s, cfg, row, f"nach {row.attempts} Versuchen: {exc}")
                 else:
-                    row.next_attempt_at = now + timedelta(seconds=30 * 2 ** (row.attempts - 1))
+                    row.next_attempt_at = now + min(RETRY_MAX, RETRY_FIRST * 2 ** min(row.attempts - 1, 20))
                 log.warning("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, exc, row.attempts)
             else:
                 row.status, row.sent_at, row.last_error = "sent", datetime.now(timezone.utc), None
                 sent += 1
-    return sent, failed
+        if problem is not None:
+            break
+    waiting = 0
+    if problem is not None:
+        with db.session() as s:
+            waiting = s.scalar(select(func.count()).select_from(OutboxMail).where(OutboxMail.status == "pending"))
+    return Delivery(sent, failed, problem, waiting)
+
+
+def outbox_rows(db: Database, *, league: str | None = None, statuses: tuple[str, ...] = WAITING) -> list[dict]:
+    """The outbox rows with one of ``statuses`` (of league ``league`` if given), oldest
+    first, as dicts ``{id, key, kind, status, to, subject, attempts, last_error,
+    created_at, next_attempt_at}``. Raises ``LeagueError`` for an unknown league."""
+    from bot.service.league import find_league
+    with db.session() as s:
+        q = select(OutboxMail).where(OutboxMail.status.in_(statuses)).order_by(OutboxMail.id)
+        if league is not None:
+            q = q.where(OutboxMail.league_id == find_league(s, league).id)
+        return [dict(id=r.id, key=r.key, kind=r.kind, status=r.status, to=r.to_addr, subject=r.subject,
+                     attempts=r.attempts, last_error=r.last_error, created_at=r.created_at,
+                     next_attempt_at=r.next_attempt_at) for r in s.scalars(q)]
+
+
+class RequeueError(ValueError):
+    """A mail that cannot be queued again (unknown id, sent, held, withdrawn); the message
+    says which and why (German)."""
+
+
+def requeue(db: Database, ids: list[int] | None = None, *, all_failed: bool = False) -> list[int]:
+    """Queue failed (or pending) mails again: status ``pending``, due now, attempts from 0.
+    ``ids``: these outbox rows; ``all_failed``: every ``failed`` row except Auswertungen
+    withdrawn by a rollback. Returns the ids queued. Raises :class:`RequeueError` (and
+    changes nothing) for an unknown id, a mail already sent, one held for review, or a
+    withdrawn one: a mail is never sent twice by this."""
+    with db.session() as s:
+        if all_failed:
+            rows = [r for r in s.scalars(select(OutboxMail).where(OutboxMail.status == "failed")
+                                         .order_by(OutboxMail.id)) if WITHDRAWN not in r.key]
+        else:
+            rows = []
+            for i in ids or []:
+                row = s.get(OutboxMail, i)
+                if row is None:
+                    raise RequeueError(f"Mail {i} gibt es im Postausgang nicht.")
+                if row.status == "sent":
+                    raise RequeueError(f"Mail {i} an {row.to_addr} ist schon gesendet.")
+                if row.status == "held":
+                    raise RequeueError(f"Mail {i} an {row.to_addr} wartet auf die Freigabe (spielleiter gm freigeben).")
+                if WITHDRAWN in row.key:
+                    raise RequeueError(f"Mail {i} an {row.to_addr} wurde mit der Runde zurückgenommen.")
+                rows.append(row)
+        for row in rows:
+            row.status, row.attempts, row.next_attempt_at = "pending", 0, None
+        return [r.id for r in rows]
 
 
 def _tell_gm(s: Session, cfg: Config, row: OutboxMail, why: str) -> None:

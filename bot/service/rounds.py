@@ -132,12 +132,30 @@ def next_round_zat(league: League, game: GameRules, number: int, now: datetime, 
     return zat
 
 
+def with_gm_note(text: str, html: str | None, note: str) -> tuple[str, str | None]:
+    """The GM's copy of an Auswertung with ``note`` (German, one paragraph) on top of the
+    text part and right after ``<body>`` of the HTML part; no game template is involved."""
+    import re
+
+    from markupsafe import escape
+    head = "Hinweis für den Spielleiter: "
+    text = f"{head}{note}\n\n{text}"
+    if html is not None:
+        para = f'<p class="gm-hinweis" style="border:1px solid #c60;padding:.5em"><strong>{escape(head)}</strong>' \
+               f"{escape(note)}</p>"
+        m = re.search(r"<body[^>]*>", html)
+        html = html[:m.end()] + para + html[m.end():] if m else para + html
+    return text, html
+
+
 def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime | None = None,
-                      force: bool = False, session: Session | None = None) -> dict | None:
+                      force: bool = False, session: Session | None = None, gm_note: str | None = None) -> dict | None:
     """Adjudicate the open round of league ``name`` if its ZAT has passed, or every game
     of it says the round is complete (:func:`round_complete`), or with ``force``. A paused
     league is adjudicated only with ``force``. With ``session`` the work joins that
     session's transaction (the GM commands) instead of opening one on ``db``.
+    ``gm_note``: a paragraph put on top of the GM's copy only (e.g. that the inbox could not
+    be read before the ZAT).
 
     Returns a summary ``{"league", "round", "partien": {name: board word}, "standings"}``
     or None when nothing was due. Raises ``LeagueError`` for an unknown league."""
@@ -201,6 +219,8 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         subject = f"{league.name}: {'Schlussauswertung' if last else 'Auswertung'} Runde {rnd.number}"
         for rc in recipients:
             text, html = mails[rc.email]
+            if gm_note and rc.gm:
+                text, html = with_gm_note(text, html, gm_note)
             pid = "gm" if rc.gm else rc.key
             queue_mail(s, cfg, key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
                        subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
@@ -243,13 +263,14 @@ def adjudicate_complete(db: Database, cfg: Config, now: datetime | None = None) 
     return [res for name in complete_leagues(db, cfg) if (res := adjudicate_league(db, cfg, name, now))]
 
 
-def adjudicate_due(db: Database, cfg: Config, now: datetime | None = None) -> list[dict]:
+def adjudicate_due(db: Database, cfg: Config, now: datetime | None = None, gm_note: str | None = None) -> list[dict]:
     """Adjudicate every league whose ZAT has passed (also ZATs missed while the bot was
-    down) or whose open round is complete before its ZAT (a turn's valid move)."""
+    down) or whose open round is complete before its ZAT (a turn's valid move);
+    ``gm_note`` as in :func:`adjudicate_league`."""
     now = now or datetime.now(timezone.utc)
     done = []
     for name in sorted(set(due_leagues(db, now)) | set(complete_leagues(db, cfg))):
-        res = adjudicate_league(db, cfg, name, now)
+        res = adjudicate_league(db, cfg, name, now, gm_note=gm_note)
         if res:
             done.append(res)
     return done

@@ -1,0 +1,133 @@
+"""``spielleiter check``: is the configuration usable? For the game master after editing it.
+
+Each check gives one line (``OK``/``FEHLER``/``WARNUNG``, what, detail) and nothing is
+sent: the config file (every section and key known, every value of the right type), the
+database (reachable, schema current), the inbox (IMAP: login, folder exists, processed
+folder there or created; Maildir: folders writable), the outbox server (SMTP: connect,
+EHLO, STARTTLS/TLS, AUTH when a user is set; QUIT before MAIL), and the word lists of
+every game (built, loadable).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass
+from typing import Callable
+
+from bot.config import Config, problems
+from bot.mail.transport import ServerFailure
+
+
+@dataclass
+class CheckLine:
+    """One check's outcome: ``status`` is ``OK``, ``FEHLER`` or ``WARNUNG``."""
+
+    status: str
+    what: str
+    detail: str
+    failure: ServerFailure | None = None
+
+    def __str__(self) -> str:
+        return f"{self.status:<7} {self.what}: {self.detail}"
+
+
+def check_config_file(cfg: Config) -> list[CheckLine]:
+    """Unknown sections and keys (typos) and wrong types, each named with section and key."""
+    if cfg.source is None:
+        return [CheckLine("OK", "Konfiguration", "keine Datei: eingebaute Vorgabe (SQLite und Maildir in ./var)")]
+    data = tomllib.loads(cfg.source.read_text(encoding="utf-8"))
+    wrong = problems(data)
+    if not wrong:
+        return [CheckLine("OK", "Konfiguration", str(cfg.source))]
+    return [CheckLine("FEHLER", "Konfiguration", w) for w in wrong]
+
+
+def check_database(cfg: Config) -> CheckLine:
+    """Connect and compare the schema revision with the newest migration (changes nothing)."""
+    from alembic.runtime.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    from bot.storage.db import alembic_config, make_engine
+    shown = cfg.database_url.split("@")[-1] if "@" in cfg.database_url else cfg.database_url
+    try:
+        head = ScriptDirectory.from_config(alembic_config(cfg.database_url)).get_current_head()
+        engine = make_engine(cfg.database_url)
+        try:
+            with engine.connect() as conn:
+                current = MigrationContext.configure(conn).get_current_revision()
+        finally:
+            engine.dispose()
+    except Exception as exc:
+        return CheckLine("FEHLER", "Datenbank", f"{shown}: {type(exc).__name__}: {str(exc).splitlines()[0]}")
+    if current == head:
+        return CheckLine("OK", "Datenbank", f"{shown} (Schema {current}, aktuell)")
+    if current is None:
+        return CheckLine("WARNUNG", "Datenbank", f"{shown}: noch leer; spielleiter init legt sie an")
+    return CheckLine("WARNUNG", "Datenbank", f"{shown}: Schema {current}, aktuell ist {head}; spielleiter init "
+                                             "bringt sie auf den neuesten Stand")
+
+
+def check_inbox(cfg: Config, poller) -> CheckLine:
+    """IMAP: log in, the folder exists, the processed folder exists or is created.
+    Maildir: the folders exist or can be made, and are writable."""
+    if cfg.imap is None:
+        path = cfg.maildir
+        bad = [str(path / sub) for sub in ("inbox", "processed", "outbox")
+               if not (path / sub).is_dir() or not os.access(path / sub, os.W_OK)]
+        if bad:
+            return CheckLine("FEHLER", "Maildir", "nicht beschreibbar: " + ", ".join(bad))
+        return CheckLine("OK", "Maildir", str(path))
+    try:
+        return CheckLine("OK", "IMAP", poller.check())
+    except ServerFailure as exc:
+        return CheckLine("FEHLER", "IMAP", exc.line().removeprefix("IMAP "), exc)
+
+
+def check_outbox(cfg: Config, sender) -> CheckLine:
+    """SMTP: connect, EHLO, TLS, AUTH when configured; nothing is sent."""
+    if cfg.smtp is None:
+        return CheckLine("OK", "Versand", f"Maildir {cfg.maildir / 'outbox'}")
+    try:
+        return CheckLine("OK", "SMTP", f"{sender.host}:{sender.port}, {sender.check()}")
+    except ServerFailure as exc:
+        return CheckLine("FEHLER", "SMTP", exc.line().removeprefix("SMTP "), exc)
+
+
+def check_lexicon(cfg: Config) -> list[CheckLine]:
+    """Every game's word list is built (or is built now) and loads."""
+    from bot.games.registry import GAME_CLASSES
+    from bot.lexicon import alphabet_for_game, load
+    out, seen = [], set()
+    for game in sorted(GAME_CLASSES):
+        try:
+            alpha = alphabet_for_game(game).name
+            if alpha in seen:
+                continue
+            seen.add(alpha)
+            lex = load(alpha, cfg.lexicon_dir)
+            out.append(CheckLine("OK", f"Lexikon {alpha}", f"{len(lex)} Wörter"))
+        except Exception as exc:
+            out.append(CheckLine("FEHLER", f"Lexikon {game}", f"{exc} (spielleiter lexicon build)"))
+    return out
+
+
+def run_checks(cfg: Config, emit: Callable[[CheckLine], None]) -> list[CheckLine]:
+    """Run every check in order, calling ``emit`` with each line as it is known; returns
+    all lines. Nothing is sent and no mail is moved."""
+    from bot.service.mailer import transports
+    lines: list[CheckLine] = []
+
+    def add(line: CheckLine) -> None:
+        lines.append(line)
+        emit(line)
+
+    for line in check_config_file(cfg):
+        add(line)
+    add(check_database(cfg))
+    poller, sender = transports(cfg)
+    add(check_inbox(cfg, poller))
+    add(check_outbox(cfg, sender))
+    for line in check_lexicon(cfg):
+        add(line)
+    return lines

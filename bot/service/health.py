@@ -1,0 +1,160 @@
+"""How the service lives with a failing mail server: backoff, few log lines, the GM told.
+
+:class:`Outage` follows one server (IMAP or SMTP) for ``spielleiter run``: the first
+failure is logged as one line (the traceback only at DEBUG), every later failed attempt
+as one summary line, and the recovery as one line ("IMAP wieder erreichbar nach 3 min,
+7 Versuche"). While it fails, the next attempt waits ``interval * 2**n`` seconds, at most
+``interval * 10``. :func:`inbox_alarm` and :func:`inbox_recovered` queue the mails to the
+game masters after an hour of IMAP failures and when it works again.
+
+Decision (the rules are silent): the alarm goes to every distinct ``gm_email`` of the
+running leagues, once per outage (keyed by its start), and the recovery mail only to those
+who got the alarm.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timezone
+from typing import Callable
+
+from sqlalchemy import select
+
+from bot.config import Config
+from bot.mail.transport import ServerFailure
+from bot.render import format_zat, render
+from bot.storage.db import Database
+
+log = logging.getLogger(__name__)
+
+#: the backoff never waits longer than this many poll intervals
+BACKOFF_CAP = 10
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``3 min``, ``2 h 5 min`` (German, rounded)."""
+    s = int(round(seconds))
+    if s < 90:
+        return f"{s} s"
+    if s < 90 * 60:
+        return f"{round(s / 60)} min"
+    h, m = divmod(round(s / 60), 60)
+    return f"{h} h {m} min" if m else f"{h} h"
+
+
+class Outage:
+    """Failures of one server (``name``: "IMAP", "SMTP") and the backoff they cause.
+
+    ``interval``: the normal seconds between attempts. ``clock``: wall clock (UTC), to be
+    replaced in tests. Thread-safe enough for one thread per server (each instance is
+    used by one loop)."""
+
+    def __init__(self, name: str, interval: float, *, clock: Callable[[], datetime] | None = None,
+                 logger: logging.Logger | None = None) -> None:
+        self.name, self.interval = name, interval
+        self.clock = clock or (lambda: datetime.now(timezone.utc))
+        self.log = logger or log
+        self.since: datetime | None = None
+        self.attempts = 0
+        self.last: ServerFailure | None = None
+
+    @property
+    def failing(self) -> bool:
+        return self.since is not None
+
+    def down_for(self) -> float:
+        """Seconds since the first failure of this outage (0 when it works)."""
+        return (self.clock() - self.since).total_seconds() if self.since else 0.0
+
+    def delay(self) -> float:
+        """Seconds until the next attempt: ``interval`` when working, else the backoff."""
+        if not self.failing:
+            return self.interval
+        return min(self.interval * 2 ** self.attempts, self.interval * BACKOFF_CAP)
+
+    def failed(self, exc: ServerFailure) -> float:
+        """Record a failed attempt and log it (one line); returns the delay to the next."""
+        first = not self.failing
+        if first:
+            self.since, self.attempts = self.clock(), 0
+        self.attempts += 1
+        self.last = exc
+        wait = self.delay()
+        if first:
+            self.log.error("%s (nächster Versuch in %s)", exc.line(), duration(wait),
+                           exc_info=self.log.isEnabledFor(logging.DEBUG))
+        else:
+            self.log.warning("%s weiter gestört seit %s (%d Versuche): %s; nächster Versuch in %s", self.name,
+                             duration(self.down_for()), self.attempts, exc.KIND_TEXT[exc.kind], duration(wait))
+        return wait
+
+    def succeeded(self) -> tuple[datetime, float, int] | None:
+        """Record a working attempt. After an outage: log the recovery line, forget the
+        outage and return ``(since, seconds, attempts)``; else None."""
+        if not self.failing:
+            return None
+        since, secs, attempts = self.since, self.down_for(), self.attempts + 1
+        self.log.info("%s wieder erreichbar nach %s, %d Versuche", self.name, duration(secs), attempts)
+        self.since, self.attempts, self.last = None, 0, None
+        return since, secs, attempts
+
+    def note(self) -> str | None:
+        """What the GM copy of an Auswertung says when the inbox could not be read."""
+        if not self.failing or self.last is None:
+            return None
+        return (f"Der Posteingang konnte vor dem ZAT nicht gelesen werden ({self.last.line()}; gestört seit "
+                f"{duration(self.down_for())}). Ausgewertet wurde, was bis dahin gespeichert war; Züge, die "
+                "noch auf dem Server liegen, fehlen in dieser Auswertung. Wenn nötig nach dem nächsten Abruf "
+                "mit ZURUECK zurücknehmen und neu auswerten.")
+
+
+def _gm_addresses(db: Database) -> list[tuple[int, str, str]]:
+    """``(league id, league time zone, gm_email)`` of every running league with a GM,
+    one per address (the first league of each)."""
+    from bot.storage.models import League
+    seen: dict[str, tuple[int, str, str]] = {}
+    with db.session() as s:
+        for lg in s.scalars(select(League).where(League.status == "running").order_by(League.id)):
+            if lg.gm_email and lg.gm_email.lower() not in seen:
+                seen[lg.gm_email.lower()] = (lg.id, lg.timezone, lg.gm_email)
+    return list(seen.values())
+
+
+def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
+    """Queue one mail to every GM: the inbox cannot be read, since when, why. Keyed by the
+    outage's start, so it is queued once. Returns the number of mails queued."""
+    from bot.service.outbox import queue_mail
+    n = 0
+    for league_id, tz, gm in _gm_addresses(db):
+        body = (f"der Posteingang des Spielleiter-Bots kann seit {format_zat(outage.since, tz)} nicht gelesen "
+                f"werden ({outage.attempts} Versuche).\n\nLetzter Fehler: {outage.last.line()}\n\n"
+                "Züge, die Spieler jetzt schicken, bleiben auf dem Server liegen und werden gelesen, sobald er "
+                "wieder erreichbar ist; ZATs werden trotzdem pünktlich ausgewertet (mit dem, was gespeichert "
+                "ist). Bitte Server, Zugangsdaten und Konfiguration prüfen (spielleiter check).")
+        with db.session() as s:
+            queue_mail(s, cfg, key=f"ops:imap-down:{outage.since.isoformat()}:{gm.lower()}", kind="gm-notice",
+                       to=gm, subject="Spielleiter-Bot: Posteingang nicht lesbar",
+                       text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
+        n += 1
+    return n
+
+
+def inbox_recovered(db: Database, cfg: Config, since: datetime, seconds: float, attempts: int) -> int:
+    """Queue the all-clear to every GM who got :func:`inbox_alarm` for the outage that
+    began at ``since``. Returns the number of mails queued."""
+    from bot.service.outbox import queue_mail
+    from bot.storage.models import OutboxMail
+    n = 0
+    for league_id, tz, gm in _gm_addresses(db):
+        key = f"ops:imap-down:{since.isoformat()}:{gm.lower()}"
+        with db.session() as s:
+            if s.scalar(select(OutboxMail.id).where(OutboxMail.key == key)) is None:
+                continue
+            body = (f"der Posteingang ist wieder lesbar (gestört seit {format_zat(since, tz)}, "
+                    f"{duration(seconds)}, {attempts} Versuche). Die liegengebliebenen Mails werden jetzt gelesen "
+                    "und bestätigt.")
+            queue_mail(s, cfg, key=f"ops:imap-up:{since.isoformat()}:{gm.lower()}", kind="gm-notice", to=gm,
+                       subject="Spielleiter-Bot: Posteingang wieder lesbar",
+                       text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
+        n += 1
+    return n
