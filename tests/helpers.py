@@ -40,8 +40,10 @@ def header(raw: bytes, name: str) -> str:
 
 
 def server_config(path: Path, dovecot, smtp, user: str, *, db_url: str = "sqlite:///bot.sqlite",
-                  sender: str = "Spielleiter <spielleiter@example.org>") -> Path:
-    """Write a bot config for the test Dovecot (as ``user``) and the test SMTP server."""
+                  sender: str = "Spielleiter <spielleiter@example.org>", imap_password: str | None = None,
+                  smtp_login: str = "", bot: str = "") -> Path:
+    """Write a bot config for the test Dovecot (as ``user``) and the test SMTP server.
+    ``smtp_login``: extra ``[smtp]`` lines (``user = ...``); ``bot``: extra ``[bot]`` lines."""
     path.write_text(f"""
 [database]
 url = "{db_url}"
@@ -50,7 +52,7 @@ url = "{db_url}"
 host = "{dovecot.host}"
 port = {dovecot.port}
 user = "{user}"
-password = "{dovecot.password}"
+password = "{dovecot.password if imap_password is None else imap_password}"
 tls = false
 folder = "INBOX"
 
@@ -59,9 +61,11 @@ host = "{smtp.host}"
 port = {smtp.port}
 tls = false
 sender = "{sender}"
+{smtp_login}
 
 [bot]
 timezone = "Europe/Berlin"
+{bot}
 """, encoding="utf-8")
     return path
 

@@ -11,7 +11,9 @@
   like a system install) and, untested, as an ordinary user.
 * ``dovecot_clean`` (function): the same server after ``reset()``.
 * ``smtpd`` (function): a real ``aiosmtpd`` server recording every message;
-  ``fail_next(n, code)`` / ``reject_all(code)`` switch on failures.
+  ``fail_next(n, code)`` / ``reject_all(code)`` / ``reject(address, code)`` switch on
+  failures, ``require_auth(user, password)`` makes it demand AUTH, ``stop()`` /
+  ``start()`` take it down and bring it back on the same port.
 
 Use in a test module or conftest: ``pytest_plugins = ["tests.mailservers"]``.
 """
@@ -324,6 +326,47 @@ class SmtpServer:
     _fail_left: int = 0
     _fail_code: int = 451
     _reject_code: int | None = None
+    _rejected: dict = field(default_factory=dict)
+    auth: tuple[str, str] | None = None
+    logins: list = field(default_factory=list)
+    _controller: object = None
+
+    def start(self) -> None:
+        """Start (or restart) the server on its port; with ``auth`` set it demands AUTH."""
+        from aiosmtpd.controller import Controller
+
+        kw = {}
+        if self.auth is not None:
+            kw = dict(auth_required=True, auth_require_tls=False, authenticator=self._authenticate)
+        import logging
+
+        logging.getLogger("mail.log").setLevel(logging.ERROR)  # AUTH without TLS: fine on loopback
+        self._controller = Controller(self, hostname=self.host, port=self.port, decode_data=False, **kw)
+        self._controller.start()
+
+    def stop(self) -> None:
+        """Stop the server: connections to its port are refused until :meth:`start`."""
+        if self._controller is not None:
+            self._controller.stop()
+            self._controller = None
+
+    def require_auth(self, user: str, password: str) -> None:
+        """Restart demanding AUTH (PLAIN/LOGIN without TLS) with these credentials."""
+        self.stop()
+        self.auth = (user, password)
+        self.start()
+
+    def _authenticate(self, server, session, envelope, mechanism, auth_data):
+        from aiosmtpd.smtp import AuthResult, LoginPassword
+
+        ok = isinstance(auth_data, LoginPassword) and self.auth is not None and \
+            (auth_data.login.decode(), auth_data.password.decode()) == self.auth
+        self.logins.append((auth_data.login.decode() if isinstance(auth_data, LoginPassword) else None, ok))
+        return AuthResult(success=ok, handled=False)
+
+    def reject(self, address: str, code: int = 550) -> None:
+        """Refuse this one recipient (RCPT TO) with ``code``."""
+        self._rejected[address.lower()] = code
 
     def fail_next(self, n: int, code: int = 451) -> None:
         """Answer the next ``n`` DATA commands with ``code`` (temporary failure)."""
@@ -338,6 +381,8 @@ class SmtpServer:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
         if self._reject_code is not None:
             return f"{self._reject_code} 5.1.1 <{address}>: Recipient address rejected"
+        if address.lower() in self._rejected:
+            return f"{self._rejected[address.lower()]} 5.1.1 <{address}>: Recipient address rejected"
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
@@ -354,12 +399,9 @@ class SmtpServer:
 @pytest.fixture
 def smtpd():
     """A running aiosmtpd server on 127.0.0.1 recording every message."""
-    from aiosmtpd.controller import Controller
-
     server = SmtpServer("127.0.0.1", free_port())
-    controller = Controller(server, hostname=server.host, port=server.port, decode_data=False)
-    controller.start()
+    server.start()
     try:
         yield server
     finally:
-        controller.stop()
+        server.stop()
