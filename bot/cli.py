@@ -103,7 +103,8 @@ def cmd_poll(args, cfg) -> int:
     if n is not None:
         print(f"{n} neue Mail(s) gespeichert.")
     send_reminders(db, cfg)
-    return status or _deliver(db, cfg, args)
+    sent = _deliver(db, cfg, args)  # the outbox goes out whether or not the inbox could be read
+    return status or sent
 
 
 def cmd_ingest(args, cfg) -> int:
@@ -143,11 +144,13 @@ def cmd_adjudicate(args, cfg) -> int:
     res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now, gm_note=note)
     if res is None:
         print(f"{args.name}: der ZAT ist noch nicht erreicht (mit --now sofort auswerten).")
-        return status or _deliver(db, cfg, args)  # Auswertungen left in the outbox by a crashed earlier run
+        sent = _deliver(db, cfg, args)  # Auswertungen left in the outbox by a crashed earlier run
+        return status or sent
     crashpoint("after-adjudicate")
     print(f"{res['league']}, Runde {res['round']} ausgewertet: "
           + ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items()))
-    return _deliver(db, cfg, args) or status
+    sent = _deliver(db, cfg, args)
+    return status or sent
 
 
 def cmd_show(args, cfg) -> int:

@@ -32,7 +32,9 @@ BACKOFF_CAP = 10
 
 
 def duration(seconds: float) -> str:
-    """``45 s``, ``3 min``, ``2 h 5 min`` (German, rounded)."""
+    """``0,4 s``, ``45 s``, ``3 min``, ``2 h 5 min`` (German, rounded)."""
+    if seconds < 9.95:
+        return f"{seconds:.1f}".rstrip("0").rstrip(".").replace(".", ",") + " s"
     s = int(round(seconds))
     if s < 90:
         return f"{s} s"
