@@ -16,12 +16,13 @@ from .transport import (
     Poller,
     PollState,
     Sender,
+    ServerFailure,
     StoreCallback,
     TemporaryFailure,
 )
 
 __all__ = [
     "ImapInbox", "MaildirTransport", "MemoryPollState", "PermanentFailure", "PollState",
-    "Poller", "ReadMail", "Sender", "SmtpTransport", "StoreCallback", "TemporaryFailure",
+    "Poller", "ReadMail", "Sender", "ServerFailure", "SmtpTransport", "StoreCallback", "TemporaryFailure",
     "compose", "make_message_id", "read_mail",
 ]
