@@ -1,0 +1,339 @@
+"""Crossword as a game of the bot: six private grids, wished letters, the word lists and
+each grid's best score.
+
+Sources: seed 003 (Crossword, Postspielregel von Markus Steffl, December 2002) and
+shared/RULES.md "Crossword"; notation shared/NOTATION.md "Crossword"; reason codes
+shared/conformance/README.md "Crossword".
+
+A Partie has exactly six players and seven ZATs: at ZAT 1 every player wishes a letter;
+at ZATs 2-7 every player places the six letters wished the round before (or leaves some
+unused) on their own 6x6 grid, at ZATs 2-6 wishes the next letter, and at ZAT 7 lists
+the words of their grid. Only the listed words count (seed 003, section 3).
+
+The state of a Partie is a JSON-compatible dict::
+
+    {"round": 3, "rounds": 7, "players": ["1", ..., "6"],
+     "grids": {"1": [6 row codes], ...}, "letters": "EELNOT",
+     "finished": false, "history": [{"round": 2, "letters": "...", "placed": {"1": 6, ...},
+     "drawn": 1}, ...], "final": null}
+
+``letters`` are the letters to place in the open round ("" in round 1). ``final``
+(after ZAT 7): per player ``{"score", "claims": [verdicts], "best": {"score", "words"}}``.
+Grids are private: :meth:`CrosswordRules.public_view` shows them only once the Partie
+is finished.
+
+Decisions where seed 003 and RULES.md are silent (README "Crossword"):
+
+- A move is the whole section (``multiline``): placement, wish, and in the last round
+  the word list. There are no Ersatzzüge; a placement that breaks a rule is answered
+  at once in the acknowledgement and may be resent until the ZAT (a later mail
+  replaces the earlier one).
+- At the ZAT an invalid or missing placement places nothing (those letters stay
+  unused); a readable wish in a mail whose placement is invalid still counts.
+- A missing wish is drawn by lot, ``random.Random(f"{seed}/{partie}/{round}/wish/{key}")``,
+  weighted by the letter counts of the German Scrabble set (:data:`WISH_WEIGHTS`: E
+  often, Q rarely), as a game master drawing a tile from a bag would; the Auswertung
+  says how many wishes were drawn, never whose.
+- The round's letters are shown sorted A-Z (RULES.md: not who wished which).
+- A placement of no letters at all (only a wish, or the grid unchanged) is valid.
+- In round 1 only the wish counts: letters placed in round 1 make the move invalid
+  (there are no letters yet). A wish in the last round is ignored with a note; a word
+  list before the last round is ignored with a note.
+- The word list: the acknowledgement of the last move already answers ``syntax``,
+  ``position``, ``length`` and ``overlap`` (so a typo in a field can be mended before
+  the ZAT); whether a listed word is in the lexicon is judged only at the ZAT, as the
+  GM of seed 003 does. A player who lists no words scores 0 (RULES.md, decision).
+- Standings: the points of the listed words, all in the last round; ties share the
+  rank (the service's standings).
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any, Mapping, Sequence
+
+from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
+from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
+from bot.games.crossword.grid import LETTERS, SIZE, Grid
+from bot.games.crossword.notation import Move, Pairs, format_claim, format_placement, parse_line, parse_move
+
+PLAYERS = 6   # seed 003: "Die Zahl der Spieler ist auf sechs festgelegt."
+ROUNDS = 7    # seed 003: a wish, then six placements of six letters (36 fields)
+
+#: Weights of a drawn wish: the A-Z tile counts of the German Scrabble set
+#: (RULES.md "Monoscrabble"; Ä Ö Ü and the Blanko left out).
+WISH_WEIGHTS: dict[str, int] = {
+    "E": 15, "N": 9, "S": 7, "I": 6, "R": 6, "T": 6, "U": 6, "A": 5, "D": 4, "H": 4, "M": 4,
+    "G": 3, "L": 3, "O": 3, "B": 2, "C": 2, "F": 2, "K": 2, "W": 1, "Z": 1, "P": 1, "J": 1,
+    "V": 1, "X": 1, "Q": 1, "Y": 1,
+}
+
+
+def draw_wish(seed: str, partie: str, rnd: int, player: str) -> str:
+    """The letter drawn for a player without a wish in round ``rnd`` (decision, see the
+    module docstring): reproducible from the league seed."""
+    rng = random.Random(f"{seed}/{partie}/{rnd}/wish/{player}")
+    letters = sorted(WISH_WEIGHTS)
+    return rng.choices(letters, weights=[WISH_WEIGHTS[c] for c in letters])[0]
+
+
+class Judged:
+    """One player's move of a round, judged: the :class:`MoveReport` plus what counts."""
+
+    __slots__ = ("report", "wish", "grid", "placed", "unused", "claims")
+
+    def __init__(self, report: MoveReport, wish: str | None, grid: Grid | None, placed: str = "",
+                 unused: str = "", claims: tuple = ()) -> None:
+        self.report = report
+        self.wish = wish
+        self.grid = grid          # the grid after a valid placement, else None
+        self.placed = placed
+        self.unused = unused
+        self.claims = claims
+
+
+class CrosswordRules(GameRules):
+    """Crossword (seed 003): six players, private 6x6 grids, wished letters, the listed
+    words scored at the end, each grid's exact best score shown."""
+
+    name = "crossword"
+    alphabet = "crossword"
+    title = "Crossword"
+    min_players = PLAYERS
+    max_players = PLAYERS
+    multiline = True
+    fixed_rounds = ROUNDS
+
+    # -- Partie -----------------------------------------------------------------------
+    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
+                   players: Sequence[str] = ()) -> dict:
+        """Empty grids for ``players`` (seat order); round 1 is the wish round."""
+        return {"round": 1, "rounds": ROUNDS, "players": list(players),
+                "grids": {p: list(Grid.empty().rows) for p in players},
+                "letters": "", "finished": False, "history": [], "final": None}
+
+    def read_move(self, text: str) -> Any:
+        """Read one line (a wish, pairs, a grid row or a word-list line) or a whole
+        section (several lines); raises :class:`NotationError`."""
+        if "\n" in text.strip():
+            return parse_move(text)
+        return parse_line(text)
+
+    # -- judging one move -----------------------------------------------------------------
+    def judge(self, state: Mapping[str, Any], text: str, player: str | None, index: int = 0, *,
+              lexicon: Any = None, final: bool = False) -> Judged:
+        """Judge ``text`` (a whole move) of ``player`` against the open round of
+        ``state``. ``final``: also judge the listed words against the lexicon (the ZAT
+        of the last round); otherwise only their notation and position."""
+        rnd = int(state["round"])
+        last = rnd >= int(state.get("rounds", ROUNDS))
+        notes: list[str] = []
+        try:
+            move = parse_move(text)
+        except NotationError as exc:
+            return Judged(MoveReport(index, text, False, reason="syntax", message=exc.message), None, None)
+        grid = self._grid(state, player)
+        wish = move.wish.letter if move.wish else None
+        if last and wish is not None:
+            notes.append(f"Der Wunsch {wish} entfällt: in der letzten Runde wird nicht mehr gewünscht.")
+            wish = None
+        if not last and move.claims:
+            notes.append("Die Wortliste gehört zum letzten Zug; hier wird sie nicht gewertet.")
+        detail: dict[str, Any] = {}
+        if rnd == 1:
+            if move.placement is not None:
+                return Judged(MoveReport(index, text, False, reason="syntax",
+                                         message="In Runde 1 wird nur gewünscht ('Wunsch: Q'); "
+                                                 "Buchstaben zum Legen gibt es erst ab Runde 2.",
+                                         notes=notes), wish, None)
+            if wish is None:
+                return Judged(MoveReport(index, text, False, reason="syntax",
+                                         message="In Runde 1 fehlt der Wunsch: 'Wunsch: Q'.", notes=notes), None, None)
+            return Judged(MoveReport(index, text, True, score=0, message=f"Wunsch: {wish}.", notes=notes,
+                                     detail={"wish": wish}), wish, None)
+        letters = state.get("letters", "")
+        if grid is None:
+            return Judged(MoveReport(index, text, False, reason="syntax",
+                                     message="Zu diesem Absender gibt es kein Spielfeld in dieser Partie."), wish, None)
+        if move.placement is None:
+            out = check_placement(grid, letters, _nothing())
+        else:
+            out = check_placement(grid, letters, move.placement)
+        if not out.valid:
+            picture = grid.picture()
+            rep = MoveReport(index, text, False, reason=out.reason, message=out.message, notes=notes,
+                             detail={"picture": ["Dein Spielfeld bleibt so:"] + picture, "wish": wish})
+            return Judged(rep, wish, None)
+        assert out.grid is not None
+        parts = [f"Gelegt: {out.placed_text()}." if out.placed else "Nichts gelegt."]
+        if out.unused:
+            parts.append(f"Ungenutzt: {' '.join(out.unused)}.")
+        if not last:
+            parts.append(f"Wunsch: {wish}." if wish else "Kein Wunsch: er wird zum ZAT ausgelost.")
+        detail = {"picture": out.grid.picture(), "grid": list(out.grid.rows), "placed": out.placed_text(),
+                  "unused": out.unused, "wish": wish}
+        claims: tuple = ()
+        if last:
+            claims = move.claims
+            if not claims:
+                notes.append("Keine Wortliste: ohne Wortliste zählen 0 Punkte. Liste jedes Wort als "
+                             "'WORT VON-BIS', z. B. 'HAUS A1-A4'.")
+            else:
+                sc = score_claims(out.grid, claims, lexicon if final else _AllWords())
+                detail["claims"] = [v.to_json() for v in sc.claims]
+                for v in sc.claims:
+                    if not v.valid and v.reason != "word":
+                        notes.append(f"{v.text}: {v.message}")
+                if not final:
+                    parts.append(f"{len(claims)} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
+        rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail)
+        return Judged(rep, wish, out.grid, out.placed_text(), out.unused, claims)
+
+    @staticmethod
+    def _grid(state: Mapping[str, Any], player: str | None) -> Grid | None:
+        rows = state.get("grids", {}).get(player) if player is not None else None
+        return Grid(rows) if rows else None
+
+    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
+                   player: str | None = None) -> MoveReport:
+        """Judge a whole move of ``player`` for the acknowledgement; ``detail["picture"]``
+        is the player's grid after the placement (or unchanged when it is invalid)."""
+        return self.judge(state, text, player, index, lexicon=lexicon).report
+
+    # -- a round ------------------------------------------------------------------------
+    def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
+                   received: Mapping[str, Any] | None = None) -> RoundReport:
+        """The ZAT of the open round (seed 003, sections 2-3; decisions in the module
+        docstring): valid placements go on each player's grid, the six wishes (drawn
+        where missing) make the next round's letters, and after the last placement the
+        word lists are scored and every grid's best score is found."""
+        rnd = int(state["round"])
+        last = bool(last_round) or rnd >= int(state.get("rounds", ROUNDS))
+        keys = list(state.get("players") or sorted(submissions))
+        grids = {p: list(rows) for p, rows in state.get("grids", {}).items()}
+        results: list[PlayerRound] = []
+        wishes: dict[str, str] = {}
+        drawn: list[str] = []
+        final: dict[str, Any] = {}
+        moved: list[str] = []
+        for p in keys:
+            lines = submissions.get(p)
+            judged = None
+            if lines:
+                judged = self.judge(state, "\n".join(lines), p, lexicon=lexicon, final=last)
+            private: dict[str, Any] = {}
+            if judged is not None and judged.grid is not None:
+                grids[p] = list(judged.grid.rows)
+                private.update(placed=judged.placed, unused=judged.unused)
+            elif rnd > 1:
+                private.update(placed="", unused=state.get("letters", ""))
+            if not last:
+                w = judged.wish if judged is not None else None
+                if w is None:
+                    w = draw_wish(seed, partie, rnd, p)
+                    drawn.append(p)
+                    private["wish_drawn"] = True
+                wishes[p] = w
+                private["wish"] = w
+            valid = judged is not None and judged.report.valid
+            if valid:
+                moved.append(p)
+            pts = 0
+            if last:
+                g = Grid(grids[p]) if p in grids else Grid.empty()
+                sc = score_claims(g, judged.claims if (judged is not None and judged.grid is not None) else (),
+                                  lexicon)
+                b = best(g, lexicon)
+                final[p] = {"score": sc.score, "claims": [v.to_json() for v in sc.claims],
+                            "best": {"score": b.score, "words": [w.to_json() for w in b.words]},
+                            "grid": list(g.rows)}
+                pts = sc.score
+            private["grid"] = list(grids.get(p, Grid.empty().rows))
+            private["picture"] = Grid(private["grid"]).picture()
+            results.append(PlayerRound(p, lines is not None, [judged.report] if judged else [],
+                                       0 if valid else None, pts, score=pts, private=private))
+        after: dict[str, Any] = dict(state)
+        after["grids"] = grids
+        letters_next = round_letters(wishes[p] for p in keys) if not last else ""
+        after["history"] = list(state.get("history", [])) + [{
+            "round": rnd, "letters": state.get("letters", ""), "moved": moved, "drawn": len(drawn),
+            "letters_next": letters_next}]
+        board_move: dict[str, Any] = {"letters": state.get("letters", ""), "letters_next": letters_next,
+                                      "moved": moved, "drawn": len(drawn), "last": last}
+        top = None
+        if last:
+            after.update(round=rnd, letters="", finished=True, final=final)
+            top = {p: final[p]["best"] for p in keys}
+        else:
+            after.update(round=rnd + 1, letters=letters_next, finished=False)
+        return RoundReport(round=rnd, players=results, board_move=board_move, top=top,
+                           state_before=dict(state), state_after=after)
+
+    # -- views ----------------------------------------------------------------------------
+    def public_view(self, state: Mapping[str, Any]) -> dict:
+        """``round``, ``rounds``, ``letters`` (to place in the open round, sorted A-Z),
+        ``finished``; once finished also ``grids`` (player -> 6 row codes), ``pictures``
+        and ``final`` (per player ``score``, ``claims``, ``best``). No grid before the end."""
+        out: dict[str, Any] = {"round": state["round"], "rounds": state.get("rounds", ROUNDS),
+                               "letters": state.get("letters", ""), "finished": bool(state.get("finished")),
+                               "players": list(state.get("players", []))}
+        if state.get("finished"):
+            out["grids"] = {p: list(r) for p, r in state.get("grids", {}).items()}
+            out["pictures"] = {p: Grid(r).picture() for p, r in state.get("grids", {}).items()}
+            out["final"] = state.get("final")
+        return out
+
+    def player_view(self, state: Mapping[str, Any], player: str) -> dict:
+        """The player's own ``grid`` (6 row codes), ``picture`` (text lines) and ``cells``
+        (6 x 6 letters, "" empty) for the HTML table."""
+        rows = state.get("grids", {}).get(player)
+        if rows is None:
+            return {}
+        g = Grid(rows)
+        return {"grid": list(g.rows), "picture": g.picture(),
+                "cells": [[("" if ch == "." else ch) for ch in r] for r in g.rows]}
+
+    # -- conformance cases (shared/conformance/README.md) ------------------------------
+    def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
+        """``kind: "place"``: ``valid`` and ``grid`` or ``reason``; ``kind: "score"``:
+        ``score``, ``claims`` (``{"valid", "points"}`` or ``{"valid": false, "reason"}``)
+        and ``best``."""
+        grid = Grid(case["grid"])
+        if case.get("kind") == "place":
+            out = check_placement(grid, case["letters"], case["move"])
+            if out.valid:
+                assert out.grid is not None
+                return {"valid": True, "grid": list(out.grid.rows)}
+            return {"valid": False, "reason": out.reason}
+        if case.get("kind") == "score":
+            sc: ScoreOutcome = score_claims(grid, case.get("claims", []), lexicon)
+            claims = [{"valid": True, "points": v.points} if v.valid else {"valid": False, "reason": v.reason}
+                      for v in sc.claims]
+            return {"score": sc.score, "claims": claims, "best": best(grid, lexicon).score}
+        raise ValueError(f"unbekannte Fallart {case.get('kind')!r} (place, score)")
+
+    def top_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
+        """The best score of a case's grid: ``score`` and ``move`` (the word list reaching
+        it, one ``WORD FROM-TO`` string per word), ``words`` (details)."""
+        b = best(Grid(case["grid"]), lexicon)
+        return {"move": [w.claim for w in b.words], "score": b.score, "words": [w.to_json() for w in b.words]}
+
+
+def _nothing() -> Pairs:
+    return Pairs(())
+
+
+class _AllWords:
+    """A stand-in lexicon that accepts every word: the acknowledgement judges a word
+    list's notation and positions but leaves the word check to the ZAT."""
+
+    def __contains__(self, word: object) -> bool:
+        return True
+
+    def has_prefix(self, prefix: str) -> bool:
+        return True
+
+
+__all__ = ["CrosswordRules", "draw_wish", "WISH_WEIGHTS", "Move", "format_claim", "format_placement", "SIZE",
+           "LETTERS"]
