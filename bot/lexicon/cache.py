@@ -19,7 +19,8 @@ import marisa_trie
 from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, alphabet_for_game
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _INSTALL_HINT, _form_reason, _read_aff, _read_dic, _unmunch
-from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _prefixes
+from bot.lexicon.rules import GAME_WORD_RULES
+from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes
 
 #: Version of the cache layout; :func:`load` rebuilds a cache written with another one.
 FORMAT_VERSION = 1
@@ -220,7 +221,8 @@ def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
     Memory-maps the cached tries from ``cache_dir`` (default :func:`default_cache_dir`),
     building the cache first with :func:`build` when it is missing, has another
     :data:`FORMAT_VERSION`, or the dictionary file changed since (a file lock keeps
-    concurrent processes from building twice).  Memoised per (alphabet, resolved
+    concurrent processes from building twice).  A game's word rules
+    (:data:`bot.lexicon.rules.GAME_WORD_RULES`) are put on top.  Memoised per (alphabet, resolved
     directory) within the process: repeated calls return the same object.
     Loading a built cache takes a few milliseconds.
 
@@ -254,6 +256,9 @@ def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
                       _mmap(cache_dir / entry["heads_file"]),
                       source=m.get("dictionary", DICTIONARY_NAME),
                       version=m.get("dictionary_version"))
+        rules = GAME_WORD_RULES.get(alpha.name)
+        if rules is not None and rules.exclude:
+            lex = _RulesView(lex, rules.exclude, rules.reason)
         _MEMO[key] = lex
         return lex
 

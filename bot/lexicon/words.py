@@ -233,7 +233,7 @@ class _ListedView(Lexicon):
         for w in allow:
             if w not in base:
                 yield w
-        for w in base.words() if isinstance(base, _ListedView) else base._words:
+        for w in base.words() if type(base) is not Lexicon else base._words:
             if w not in deny:
                 yield w
 
@@ -256,6 +256,42 @@ class _ListedView(Lexicon):
     def __repr__(self) -> str:
         return (f"<Lexicon {self.source} alphabet={self.alphabet.name} "
                 f"+{len(self._allow)} allowed -{len(self._deny)} denied>")
+
+
+class _RulesView(Lexicon):
+    """A :class:`Lexicon` without the words a game's word rules leave out
+    (:mod:`bot.lexicon.rules`); made by :func:`bot.lexicon.load`."""
+
+    __slots__ = ("_base", "_exclude", "_why")
+
+    def __init__(self, base: Lexicon, exclude: frozenset[str], why: str) -> None:
+        super().__init__(base.alphabet, base._words, base._prefixes, base._heads,
+                         source=base.source, version=base.version)
+        self._base = base
+        self._exclude = exclude
+        self._why = why
+
+    def __contains__(self, word: object) -> bool:
+        return word not in self._exclude and word in self._base
+
+    def __len__(self) -> int:
+        if self._len is None:
+            self._len = len(self._base) - sum(1 for w in self._exclude if w in self._base)
+        return self._len
+
+    def words(self) -> Iterator[str]:
+        return (w for w in self._base.words() if w not in self._exclude)
+
+    def is_headword(self, word: str) -> bool:
+        return word not in self._exclude and self._base.is_headword(word)
+
+    def _judge(self, word: str, n: str) -> Verdict:
+        if n in self._exclude:
+            return Verdict(word, n, False, "unknown", f"{_shown(word, n)} {self._why}")
+        return self._base._judge(word, n)
+
+    def __repr__(self) -> str:
+        return f"<Lexicon {self.source} alphabet={self.alphabet.name} -{len(self._exclude)} by word rules>"
 
 
 def _shown(word: str, n: str) -> str:
