@@ -41,6 +41,9 @@ _WORD = re.compile(r"[\wäöüÄÖÜß]+")
 #: What an unknown section name must look like to be read as a (wrong) Partie name
 #: rather than prose: a short code with a number, like R4 or P12.
 _PARTIE_LIKE = re.compile(r"^[A-Za-z]{0,3}[0-9]{1,3}$")
+#: Marks that prose lines (greetings, closings) do not have but move lines may: a digit,
+#: or a run of two of ``. - _`` (empty fields of a written grid row).
+_MOVE_MARKS = re.compile(r"[0-9]|[.\-_]{2}")
 
 
 @dataclass
@@ -126,6 +129,10 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             ignored.append(line)
             continue
         kind, name, move_text = _frame(line)
+        if kind == "header" and name is not None and name.lower() not in known \
+                and not line.lower().startswith("partie") and _reads(game, line, strict=True):
+            add_move(line)  # e.g. Crossword "A1: X" (field and letter), not a Partie A1
+            continue
         if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith("partie")
                                                       or _PARTIE_LIKE.match(name)):
             current = Section(known.get(name.lower(), name), header_line=line)
@@ -138,6 +145,9 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             continue
         # a plain line: a move only when it reads as one and is not prose
         first = _first_word(line)
+        if _MOVE_MARKS.search(line) and not line.endswith((",", "!", "?", ":")) and _reads(game, line, strict=True):
+            add_move(line)  # digits or a run of . - _ are no prose: "DIE A1-A3", "DIE..." in Crossword
+            continue
         if first in CLOSINGS and not _reads(game, line):
             closed = bool(sections)  # "Grüße aus Köln!" above the moves is no closing
             ignored.append(line)
@@ -170,12 +180,15 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
     return ReadSubmission([s for s in out if s.moves or s.header_line], ignored)
 
 
-def _reads(game: GameRules, line: str) -> bool:
+def _reads(game: GameRules, line: str, strict: bool = False) -> bool:
+    """Whether ``line`` is a move of ``game``: it reads, or (unless ``strict``) the game
+    says it is meant as one but broken (:attr:`NotationError.meant`), so it is judged
+    and answered rather than passed over."""
     try:
         game.read_move(line)
         return True
-    except NotationError:
-        return False
+    except NotationError as exc:
+        return exc.meant and not strict
 
 
 def _partie_from_subject(subject: str, known: dict[str, str]) -> str | None:

@@ -44,7 +44,7 @@ def test_round_one_is_the_wish_only(game):
     after = rep.state_after
     drawn = draw_wish("s", "C1", 1, "6")
     assert after["round"] == 2 and after["letters"] == "".join(sorted("HAUSE" + drawn))
-    assert rep.board_move["drawn"] == 1 and rep.board_move["moved"] == ["1", "2", "3", "4", "5"]
+    assert rep.board_move["drawn"] == 1 and rep.board_move["players"] == ["1", "2", "3", "4", "5"]
     six = next(p for p in rep.players if p.player == "6")
     assert six.counted is None and six.private["wish_drawn"] and not six.submitted
 
@@ -104,7 +104,7 @@ def test_acknowledgement_shows_the_grid_and_answers_at_once(game):
     st = game.new_partie(seed="s", partie="C1", players=KEYS)
     st = dict(st, round=2, letters="AEHOSU")
     ok = game.check_line(st, "A1 H, A2 A\nWunsch: T", LEX, player="1")
-    assert ok.valid and ok.detail["picture"][1].startswith("A  H A")
+    assert ok.valid and ok.detail["picture"][2].startswith("A  H A")
     assert "Ungenutzt: E O S U" in ok.message
     bad = game.check_line(st, "A1 H, A1 A", LEX, player="1")
     assert not bad.valid and bad.reason == "occupied" and "zweimal" in bad.message

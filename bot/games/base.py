@@ -15,12 +15,18 @@ from typing import Any, Mapping, Sequence
 
 
 class NotationError(ValueError):
-    """A move line that cannot be read. ``message`` is a German sentence for the player."""
+    """A move line that cannot be read. ``message`` is a German sentence for the player.
 
-    def __init__(self, message: str, text: str = "") -> None:
+    ``meant``: the line is clearly meant as a move of this game (it has the shape of one,
+    e.g. a Crossword field with its letter missing) but is broken. The submission reader
+    then keeps it in the Partie section, so the game judges it and the player gets the
+    precise error, instead of passing it over as prose."""
+
+    def __init__(self, message: str, text: str = "", *, meant: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.text = text
+        self.meant = meant
 
 
 @dataclass

@@ -266,8 +266,12 @@ def _own_mail_at(lines: list[str], i: int) -> bool:
     if _OWN_INTRO.match(lines[i]):
         return True
     if _OWN_MOVE.match(lines[i]):
-        nxt = next((l for l in lines[i + 1 :] if l.strip()), "")
-        return bool(_OWN_RESULT.match(nxt))
+        # a multi-line move (Crossword) goes on in indented lines before its "->" line
+        for nxt in (l for l in lines[i + 1 : i + 16] if l.strip()):
+            if _OWN_RESULT.match(nxt):
+                return True
+            if not nxt[:1].isspace():
+                return False
     return False
 
 

@@ -150,7 +150,7 @@ class CrosswordRules(GameRules):
                 return Judged(MoveReport(index, text, False, reason="syntax",
                                          message="In Runde 1 fehlt der Wunsch: 'Wunsch: Q'.", notes=notes), None, None)
             return Judged(MoveReport(index, text, True, score=0, message=f"Wunsch: {wish}.", notes=notes,
-                                     detail={"wish": wish}), wish, None)
+                                     detail={"wish": wish, "summary": f"Wunsch: {wish}."}), wish, None)
         letters = state.get("letters", "")
         if grid is None:
             return Judged(MoveReport(index, text, False, reason="syntax",
@@ -161,6 +161,9 @@ class CrosswordRules(GameRules):
             out = check_placement(grid, letters, move.placement)
         if not out.valid:
             picture = grid.picture()
+            notes.append("Bis zum ZAT kannst du den ganzen Zug (Legung" + ("" if last else " und Wunsch")
+                         + ") noch einmal schicken; die letzte Mail ersetzt diese."
+                         + (f" Bleibt es dabei, zählt nur dein Wunsch {wish}." if wish and not last else ""))
             rep = MoveReport(index, text, False, reason=out.reason, message=out.message, notes=notes,
                              detail={"picture": ["Dein Spielfeld bleibt so:"] + picture, "wish": wish})
             return Judged(rep, wish, None)
@@ -170,8 +173,8 @@ class CrosswordRules(GameRules):
             parts.append(f"Ungenutzt: {' '.join(out.unused)}.")
         if not last:
             parts.append(f"Wunsch: {wish}." if wish else "Kein Wunsch: er wird zum ZAT ausgelost.")
-        detail = {"picture": out.grid.picture(), "grid": list(out.grid.rows), "placed": out.placed_text(),
-                  "unused": out.unused, "wish": wish}
+        detail = {"picture": ["Dein Spielfeld danach:"] + out.grid.picture(), "grid": list(out.grid.rows),
+                  "placed": out.placed_text(), "unused": out.unused, "wish": wish}
         claims: tuple = ()
         if last:
             claims = move.claims
@@ -186,6 +189,7 @@ class CrosswordRules(GameRules):
                         notes.append(f"{v.text}: {v.message}")
                 if not final:
                     parts.append(f"{len(claims)} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
+        detail["summary"] = " ".join(parts)
         rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail)
         return Judged(rep, wish, out.grid, out.placed_text(), out.unused, claims)
 
@@ -260,7 +264,7 @@ class CrosswordRules(GameRules):
             "round": rnd, "letters": state.get("letters", ""), "moved": moved, "drawn": len(drawn),
             "letters_next": letters_next}]
         board_move: dict[str, Any] = {"letters": state.get("letters", ""), "letters_next": letters_next,
-                                      "moved": moved, "drawn": len(drawn), "last": last}
+                                      "players": moved, "drawn": len(drawn), "last": last}
         top = None
         if last:
             after.update(round=rnd, letters="", finished=True, final=final)
@@ -272,26 +276,26 @@ class CrosswordRules(GameRules):
 
     # -- views ----------------------------------------------------------------------------
     def public_view(self, state: Mapping[str, Any]) -> dict:
-        """``round``, ``rounds``, ``letters`` (to place in the open round, sorted A-Z),
-        ``finished``; once finished also ``grids`` (player -> 6 row codes), ``pictures``
-        and ``final`` (per player ``score``, ``claims``, ``best``). No grid before the end."""
+        """``round``, ``rounds``, ``letters`` (to place in the open round, sorted A-Z; ""
+        in round 1 and at the end), ``finished``; once finished also ``grids`` (player key
+        -> 6 row codes) and ``final`` (player key -> ``score``, ``claims`` (verdicts),
+        ``best`` (``score``, ``words``), ``grid``). No grid before the end (RULES.md)."""
         out: dict[str, Any] = {"round": state["round"], "rounds": state.get("rounds", ROUNDS),
-                               "letters": state.get("letters", ""), "finished": bool(state.get("finished")),
-                               "players": list(state.get("players", []))}
+                               "letters": state.get("letters", ""), "finished": bool(state.get("finished"))}
         if state.get("finished"):
             out["grids"] = {p: list(r) for p, r in state.get("grids", {}).items()}
-            out["pictures"] = {p: Grid(r).picture() for p, r in state.get("grids", {}).items()}
             out["final"] = state.get("final")
         return out
 
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
-        """The player's own ``grid`` (6 row codes), ``picture`` (text lines) and ``cells``
-        (6 x 6 letters, "" empty) for the HTML table."""
+        """The player's own ``grid`` (6 row codes), ``filled`` (letters on it), and for
+        the templates ``cells`` (6 x 6, "" empty) and ``grid_text`` (the picture with row
+        letters and column numbers); ``{}`` for a key without a grid."""
         rows = state.get("grids", {}).get(player)
         if rows is None:
             return {}
         g = Grid(rows)
-        return {"grid": list(g.rows), "picture": g.picture(),
+        return {"grid": list(g.rows), "filled": g.filled(), "grid_text": "\n".join(g.picture()),
                 "cells": [[("" if ch == "." else ch) for ch in r] for r in g.rows]}
 
     # -- conformance cases (shared/conformance/README.md) ------------------------------

@@ -189,35 +189,37 @@ def _clean(text: str) -> str:
     return unicodedata.normalize("NFC", text).translate(_SPACES).strip()
 
 
-def _diagnose(src: str) -> str:
-    """A precise German sentence for a line the grammar does not read."""
+def _diagnose(src: str) -> tuple[str, bool]:
+    """A precise German sentence for a line the grammar does not read, and whether the
+    line is clearly meant as a Crossword line (:attr:`NotationError.meant`)."""
     if re.match(r"^(wunsch|wish)", src, re.IGNORECASE):
         rest = re.sub(r"^(wunsch(buchstabe)?|wish)\s*[:=]?\s*", "", src, flags=re.IGNORECASE)
         if not rest:
-            return "Beim Wunsch fehlt der Buchstabe: 'Wunsch: Q'."
-        return f"Wunsch '{rest}' nicht lesbar: gewünscht wird genau ein Buchstabe A-Z, z. B. 'Wunsch: Q'."
+            return "Beim Wunsch fehlt der Buchstabe: 'Wunsch: Q'.", True
+        return f"Wunsch '{rest}' nicht lesbar: gewünscht wird genau ein Buchstabe A-Z, z. B. 'Wunsch: Q'.", True
     if _FIELD_RE.match(src) and not re.search(r"[-–—]", src):
         parts = [p for p in re.split(r"\s*[,;]\s*", src) if p]
         for p in parts:
             m = re.fullmatch(r"([A-Za-z][0-9]{1,2})\s*[:=]?\s*(\S*)", p)
             if m is None:
                 return (f"'{p}' ist kein Paar FELD BUCHSTABE: erwartet wird z. B. 'B3 E, C4 R' "
-                        "(Zeile A-F, Spalte 1-6, dann der Buchstabe).")
+                        "(Zeile A-F, Spalte 1-6, dann der Buchstabe)."), True
             if not m.group(2):
-                return f"Nach dem Feld {m.group(1).upper()} fehlt der Buchstabe (z. B. '{m.group(1).upper()} E')."
+                return f"Nach dem Feld {m.group(1).upper()} fehlt der Buchstabe (z. B. '{m.group(1).upper()} E').", True
             if len(m.group(2)) > 1:
                 return (f"Auf {m.group(1).upper()} steht '{m.group(2)}': ein Feld hält genau einen "
-                        "Buchstaben; mehrere Buchstaben brauchen mehrere Paare, z. B. 'B3 E, B4 R'.")
-        return f"Paare nicht lesbar: erwartet wird z. B. 'B3 E, C4 R, A1 X'."
+                        "Buchstaben; mehrere Buchstaben brauchen mehrere Paare, z. B. 'B3 E, B4 R'."), True
+        return "Paare nicht lesbar: erwartet wird z. B. 'B3 E, C4 R, A1 X'.", True
     if re.search(r"[A-Za-z][0-9]{1,2}\s*[-–—]", src):
-        return "Wortzeile nicht lesbar: erwartet wird WORT VON-BIS, z. B. 'HAUS A1-A4'."
+        return "Wortzeile nicht lesbar: erwartet wird WORT VON-BIS, z. B. 'HAUS A1-A4'.", True
     compact = src.replace(" ", "")
     if compact and all(c.isalpha() or c in _EMPTY_CELLS for c in compact):
         if any(c in _EMPTY_CELLS for c in compact):
             return (f"Gitterzeile '{src}' hat {len(compact)} Felder: jede Zeile des Gitters hat "
-                    f"genau {SIZE} Felder ('.' oder '-' für leer).")
-        return (f"Zu '{src}' fehlen die Felder: eine Wortzeile ist WORT VON-BIS, z. B. 'HAUS A1-A4'.")
-    return f"Zeile nicht lesbar: {_EXAMPLES}."
+                    f"genau {SIZE} Felder ('.' oder '-' für leer)."), True
+        return (f"Zu '{src}' fehlen die Felder: eine Wortzeile ist WORT VON-BIS, z. B. 'HAUS A1-A4'.",
+                len(compact) >= 2 and compact.isupper() and " " not in src)
+    return f"Zeile nicht lesbar: {_EXAMPLES}.", False
 
 
 def parse_line(text: str) -> Wish | Pairs | Claim | _GridRow:
@@ -230,12 +232,13 @@ def parse_line(text: str) -> Wish | Pairs | Claim | _GridRow:
     try:
         tree = _parser().parse(src)
     except UnexpectedInput:
-        raise NotationError(_diagnose(src), text) from None
+        message, meant = _diagnose(src)
+        raise NotationError(message, text, meant=meant) from None
     try:
         return _ToLine().transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, NotationError):
-            raise NotationError(exc.orig_exc.message, text) from None
+            raise NotationError(exc.orig_exc.message, text, meant=True) from None
         raise
 
 
