@@ -4,8 +4,11 @@ Rondo: three Partien, four simulated players who mail real RFC 5322 messages int
 bot's Maildir inbox with moves found by the move generator on the full lexicon (some
 with Ersatzzuege, one sometimes sending nothing), 20 rounds with each ZAT fired at once.
 Then a short Monoscrabble game (moves from the exhaustive generator, strong and weak
-players, a fifth player joining by mail). Every Auswertung is written as an ``.eml``
-file, and the final standings are printed.
+players, a fifth player joining by mail), and a Crossword game: six simulated players
+of different strengths (placements and wishes from ``bot.games.crossword.movegen``), one
+who sometimes sends a broken placement and resends it, one who sometimes sends nothing,
+word lists with overlooked words, a wrong and an overlapping claim. Every Auswertung is
+written as an ``.eml`` file, and the final standings are printed.
 """
 
 from __future__ import annotations
@@ -39,6 +42,16 @@ PLAYERS = [
     ("Dieter Dahl", "dieter@demo.invalid", "unzuverlaessig"),
 ]
 LATE_JOINER = ("Emil Engel", "emil@demo.invalid", "stark")
+#: The six Crossword players: name, address, strength (0-1, how often a letter goes on the
+#: best field and a word is listed), style.
+CROSSWORD_PLAYERS = [
+    ("Anna Albers", "anna@demo.invalid", 1.0, "stark"),
+    ("Bernd Becker", "bernd@demo.invalid", 0.8, "tippfehler"),
+    ("Clara Conrad", "clara@demo.invalid", 0.6, "vorsichtig"),
+    ("Dieter Dahl", "dieter@demo.invalid", 0.5, "unzuverlaessig"),
+    ("Edith Ernst", "edith@demo.invalid", 0.15, "anfaengerin"),
+    ("Fritz Fuchs", "fritz@demo.invalid", 0.9, "wortjaeger"),
+]
 PARTIEN = ["R1", "R2", "R3"]
 MONO_ROUNDS = 6
 
@@ -148,10 +161,92 @@ def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: rand
         say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte  ({per})")
 
 
+def _crossword_body(style: str, strength: float, grid: list[str], letters: str, rnd: int, last: bool,
+                    lexicon, rng: random.Random) -> tuple[list[str], list[str] | None]:
+    """The move lines a Crossword player of ``style`` sends in round ``rnd``, and a first,
+    broken version (or None) that the player sends before and then corrects."""
+    from bot.games.crossword import movegen
+    from bot.games.crossword.grid import Field, Grid
+    lines: list[str] = []
+    pairs: list[tuple[str, str]] = []
+    if rnd > 1:
+        pairs = movegen.place(grid, letters, lexicon, rng, strength)
+        lines.append(", ".join(f"{f} {ch}" for f, ch in pairs))
+    if not last:
+        lines.append(f"Wunsch: {movegen.wish(grid, lexicon, rng, strength)}")
+    else:
+        after = Grid(grid).place({Field.parse(f): ch for f, ch in pairs})
+        claims = movegen.word_list(after.rows, lexicon, rng, strength)
+        if style == "anfaengerin":
+            claims.append("HAUS A1-A4")  # a word that is not there
+        if style == "wortjaeger" and claims:
+            claims.append(claims[0])  # the same word twice: the second overlaps
+        lines += ["Wörter:"] + claims
+    broken = None
+    if style == "tippfehler" and pairs and rng.random() < 0.4:
+        f, ch = pairs[0]
+        broken = [", ".join([f"{f} {ch}", f"{f} {ch}"] + [f"{g} {c}" for g, c in pairs[1:]])] + lines[1:]
+    return lines, broken
+
+
+def _play_crossword(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.Random, out: Path,
+                    say) -> None:
+    """Play a Crossword league (seed 003) with :data:`CROSSWORD_PLAYERS`: seven ZATs, then the
+    final Auswertung; writes the Auswertungen to ``out`` as .eml files."""
+    name = spec["name"]
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    deliver(db, md, cfg)
+    with db.session() as s:
+        league = s.scalar(select(League).where(League.name == name))
+        lexicon = league_lexicon(league, cfg)
+        league_id = league.id
+        keys = {p.email: str(p.id) for p in league.players}
+    say(f"\nDemo: {name} (crossword), 6 Spieler, 7 ZATs")
+    for rnd in range(1, 8):
+        with db.session() as s:
+            state = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        for pname, addr, strength, style in CROSSWORD_PLAYERS:
+            if style == "unzuverlaessig" and rng.random() < 0.25:
+                continue  # sends nothing this round (NMR)
+            lines, broken = _crossword_body(style, strength, state["grids"][keys[addr]], state["letters"], rnd,
+                                            rnd == 7, lexicon, rng)
+            for body in ([broken] if broken else []) + [lines]:
+                text = "\n".join(["Hallo Spielleiter,", "", *body, "", "Viele Grüße", pname.split()[0]])
+                md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr,
+                                            subject=f"{name}: Runde {rnd}", text=text,
+                                            headers={"Auto-Submitted": "no"}))
+                poll_once(db, cfg)  # the broken one is answered at once; the player resends
+        adjudicate_league(db, cfg, name, force=True)
+        deliver(db, md, cfg)
+        with db.session() as s:
+            after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        if not after["finished"]:
+            say(f"Runde {rnd}: {'gewünscht' if rnd == 1 else 'gelegt'}, Buchstaben für Runde {rnd + 1}: "
+                f"{' '.join(after['letters'])}")
+    with db.session() as s:
+        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
+                         .order_by(OutboxMail.id)).all()
+        for r in rows:
+            who = r.to_addr.split("@")[0]
+            (out / f"crossword-runde-{r.round_number:02d}-{who}.eml").write_bytes(r.raw)
+        n = len(rows)
+        final = after.get("final") or {}
+        by_key = {str(p.id): p.name for p in s.scalars(select(League).where(League.id == league_id)).one().players}
+    say(f"{n} Auswertungen als .eml in {out}")
+    say("Endstand (gelistete Wörter; bestmöglich):")
+    from bot.service.view import league_view
+    view = league_view(db, name)
+    best = {by_key[k]: v["best"]["score"] for k, v in final.items()}
+    for r in view["standings"]:
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte  (bestmöglich {best.get(r['name'], 0)})")
+
+
 def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,
-             mono_rounds: int = MONO_ROUNDS) -> int:
-    """Play the demo leagues (Rondo, then a short Monoscrabble game when that game is
-    available); returns 0. Auswertungen go to ``out`` (a temp dir if None)."""
+             mono_rounds: int = MONO_ROUNDS, crossword: bool = True) -> int:
+    """Play the demo leagues (Rondo, then a short Monoscrabble game and a Crossword game
+    when those games are available); returns 0. Auswertungen go to ``out`` (a temp dir if
+    None)."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
     work = Path(tempfile.mkdtemp(prefix="spielleiter-demo-"))
@@ -174,6 +269,10 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
     if mono_rounds and _has_game("monoscrabble"):
         _play(db, cfg, md, dict(base, name="Demo-Mono", game="monoscrabble", partien=["M1"], rounds=mono_rounds),
               _rank_monoscrabble, rng, out, "monoscrabble", say, late_joiner_round=min(3, mono_rounds))
+    if crossword and _has_game("crossword"):
+        _play_crossword(db, cfg, md, dict(base, name="Demo-Kreuz", game="crossword", partien=["P1"],
+                                          players=[{"name": n, "email": e} for n, e, _, _ in CROSSWORD_PLAYERS]),
+                        rng, out, say)
     say(f"\nDauer: {time.monotonic() - t0:.1f} s")
     db.dispose()
     return 0
