@@ -129,3 +129,11 @@ def test_rule_cases_run_through_the_registry(game):
             "claims": ["HAUS A1-A4"], "words": ["HAUS"]}
     assert game.run_case(case, LEX) == {"score": 5, "claims": [{"valid": True, "points": 5}], "best": 5}
     assert game.top_case(case, LEX)["move"] == ["HAUS A1-A4"]
+
+
+def test_a_removed_player_keeps_the_grid_but_has_no_result(game):
+    st = game.new_partie(seed="s", partie="C1", players=KEYS)
+    subs = {k: [f"Wunsch: {w}"] for k, w in zip(KEYS[:5], "HAUSE")}   # "6" was removed by the GM
+    rep = game.adjudicate(st, subs, LEX, seed="s", partie="C1")
+    assert [p.player for p in rep.players] == KEYS[:5]
+    assert len(rep.state_after["letters"]) == 6 and "6" in rep.state_after["grids"]

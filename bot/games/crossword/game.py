@@ -211,7 +211,8 @@ class CrosswordRules(GameRules):
         """The ZAT of the open round (seed 003, sections 2-3; decisions in the module
         docstring): valid placements go on each player's grid, the six wishes (drawn
         where missing) make the next round's letters, and after the last placement the
-        word lists are scored and every grid's best score is found."""
+        word lists are scored and every grid's best score is found. A player missing from
+        ``submissions`` (removed by the GM) keeps their grid; their wish is drawn."""
         rnd = int(state["round"])
         last = bool(last_round) or rnd >= int(state.get("rounds", ROUNDS))
         keys = list(state.get("players") or sorted(submissions))
@@ -255,8 +256,9 @@ class CrosswordRules(GameRules):
                 pts = sc.score
             private["grid"] = list(grids.get(p, Grid.empty().rows))
             private["picture"] = Grid(private["grid"]).picture()
-            results.append(PlayerRound(p, lines is not None, [judged.report] if judged else [],
-                                       0 if valid else None, pts, score=pts, private=private))
+            if p in submissions:  # a player the GM removed keeps their grid, but has no result
+                results.append(PlayerRound(p, lines is not None, [judged.report] if judged else [],
+                                           0 if valid else None, pts, score=pts, private=private))
         after: dict[str, Any] = dict(state)
         after["grids"] = grids
         letters_next = round_letters(wishes[p] for p in keys) if not last else ""
