@@ -115,3 +115,29 @@ def test_own_and_shared_case_files_pass():
     reasons = {c["expect"].get("reason") for c in own} | {
         cl.get("reason") for c in own for cl in c["expect"].get("claims", [])}
     assert {"syntax", "off-board", "occupied", "letters", "position", "length", "overlap", "word"} <= reasons
+
+
+# -- the generic submission reader with Crossword lines ------------------------------------
+
+def test_submission_reader_keeps_crossword_lines():
+    from bot.games import get_game
+    from bot.submission import read_submission
+    text = ("Hallo Spielleiter,\n\nA1: X, B2 Y\nDIE...\n......\nDIE A1-A3\nB1 O, C1\nHAUS\nWunsch: Q\n\n"
+            "Viele Grüße\nAnna")
+    read = read_submission(text, get_game("crossword"), ["P1"], player_names=["Anna Albers"])
+    assert [s.partie for s in read.sections] == ["P1"]
+    assert read.sections[0].moves == ["A1: X, B2 Y", "DIE...", "......", "DIE A1-A3", "B1 O, C1", "HAUS",
+                                      "Wunsch: Q"]
+    assert read.ignored == ["Hallo Spielleiter,", "Viele Grüße", "Anna"]
+    # the broken pair line makes the whole move answer precisely
+    with pytest.raises(NotationError) as exc:
+        parse_move("\n".join(read.sections[0].moves))
+    assert exc.value.message == "Zeile 'B1 O, C1': Nach dem Feld C1 fehlt der Buchstabe (z. B. 'C1 E')."
+
+
+def test_a_pasted_back_acknowledgement_with_a_multiline_move_is_not_read():
+    from bot.mail.message import new_text
+    text = ("B3 E\nWunsch: N\n\nHallo Anna Albers,\n\n"
+            "Partie P1 (Runde 2 von 7, Buchstaben A E H O S U):\n"
+            "  Hauptzug: A1 H, A2 A\n    Wunsch: T\n    -> gültig: Gelegt: A1 H, A2 A.\n")
+    assert new_text(text) == "B3 E\nWunsch: N"
