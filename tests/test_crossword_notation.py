@@ -141,3 +141,14 @@ def test_a_pasted_back_acknowledgement_with_a_multiline_move_is_not_read():
             "Partie P1 (Runde 2 von 7, Buchstaben A E H O S U):\n"
             "  Hauptzug: A1 H, A2 A\n    Wunsch: T\n    -> gültig: Gelegt: A1 H, A2 A.\n")
     assert new_text(text) == "B3 E\nWunsch: N"
+
+
+def test_top_gives_the_best_score_and_its_words():
+    import json
+    from bot.conformance import run_top
+    out = io.StringIO()
+    assert run_top([CASES / "crossword.json"], out) == 0
+    lines = {d["id"]: d for d in map(json.loads, out.getvalue().splitlines())}
+    assert lines["cw-score-14-best-not-greedy"] == {"id": "cw-score-14-best-not-greedy",
+                                                    "move": ["WEH A1-A3", "REH A4-A6", "WAND A1-D1"], "score": 11}
+    assert lines["cw-score-11-forward-backward-overlap"]["score"] == 49
