@@ -16,7 +16,8 @@ Rule source: ``shared/RULES.md``, section "Common to all games":
 Modules: :mod:`~bot.lexicon.alphabet` (alphabets, spelling), :mod:`~bot.lexicon.words`
 (:class:`Lexicon`, verdicts), :mod:`~bot.lexicon.hunspell` (reading hunspell
 dictionaries), :mod:`~bot.lexicon.cache` (build and load the marisa cache),
-:mod:`~bot.lexicon.cli` (the ``lexicon`` commands).
+:mod:`~bot.lexicon.cli` (the ``lexicon`` commands), :mod:`~bot.lexicon.rules` (a game's word
+rules on top of the dictionary: Crossword leaves out Latin phrase fragments such as DE, ET).
 
 How the word list is made (:func:`build`)
 -----------------------------------------
