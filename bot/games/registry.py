@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 GAME_CLASSES: dict[str, str] = {
     "rondo": "bot.games.rondo.game:RondoRules",
     "monoscrabble": "bot.games.monoscrabble.game:MonoscrabbleRules",
+    "typdom": "bot.games.typdom.game:TypdomRules",
 }
 
 #: Rules instances created so far (one per game, created on first use).
