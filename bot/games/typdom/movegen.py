@@ -14,11 +14,14 @@ A turn is then one of:
 
 * one placement;
 * a joining placement (two or more groups of table tiles in its word) followed by the
-  best second placement on the table it leaves, with the rack it leaves;
+  best second placement on the table it leaves, with the rack it leaves; the second
+  placement is searched after the :data:`SECOND_SEARCHES` best joining placements (with
+  two Jollys in a rack there can be thousands, each needing a search of its own, which
+  would take minutes; the single placements are always all searched);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
 
-Every candidate is searched; "best" is, for Point-Typ-Dom, the most points (then more
+"Best" is, for Point-Typ-Dom, the most points (then more
 tiles), for the Kreuzwort-Spiel the most tiles laid (then more points); then the
 lexicographically smallest notation, so the answer is reproducible. The winner is
 re-judged by :func:`bot.games.typdom.engine.evaluate`, so its notation and score are the
@@ -92,33 +95,65 @@ def _after(rows: Sequence[str], rack: str, m: GenMove) -> tuple[list[str], str]:
     return ["".join(r) for r in grid], sort_rack(left.elements())
 
 
+#: How many joining first placements (best first) get a search for the second placement.
+SECOND_SEARCHES = 20
+
+
 def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
     return (tiles, score) if variant == "kreuzwort" else (score, tiles)
+
+
+def _raw_runs(raw) -> int:
+    """Groups of table tiles in the main word of a raw search record."""
+    _score, _nt, _tr, _r, start, word, placed, _parts = raw
+    new = {p for p, _, _ in placed}
+    runs, prev = 0, False
+    for p in range(start, start + len(word)):
+        old = p not in new
+        if old and not prev:
+            runs += 1
+        prev = old
+    return runs
+
+
+def _search(rows: Sequence[str], rack: str, root: dict) -> list:
+    found: list = []
+    gridgen.search(list(rows), rack, root, found.append, [-1], SPEC)
+    return found
+
+
+def _best_of(raws: list, rows: Sequence[str], variant: str):
+    """(key, GenMove, notation) of the best raw record (ties: smallest notation)."""
+    if not raws:
+        return None
+    top = max(_key(r[0], r[1], variant) for r in raws)
+    tied = [gridgen.to_move(r) for r in raws if _key(r[0], r[1], variant) == top]
+    best = min(tied, key=lambda m: gen_notation(m, rows))
+    return top, best, gen_notation(best, rows)
 
 
 def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str]):
     """(key, notation parts) of the best turn without a Jolly taken, or None."""
     root = gridgen.graph_root(lexicon)
-    moves: list = []
-    gridgen.search(list(rows), rack, root, moves.append, [-1], SPEC)
-    if not moves:
+    raws = _search(rows, rack, root)
+    single = _best_of(raws, rows, variant)
+    if single is None:
         return None
-    best = None
-    for raw in moves:
+    best = (single[0], prefix + [single[2]])
+    # second placements after joining ones, best first placements first
+    joining = [r for r in raws if r[1] < len(rack) and _raw_runs(r) >= 2]
+    joining.sort(key=lambda r: _key(r[0], r[1], variant), reverse=True)
+    for raw in joining[:SECOND_SEARCHES]:
         m = gridgen.to_move(raw)
-        key = _key(m.score, len(m.tiles), variant)
-        plan = (key, prefix + [gen_notation(m, rows)])
-        if best is None or _better(plan, best):
+        rows2, rack2 = _after(rows, rack, m)
+        sec = _best_of(_search(rows2, rack2, root), rows2, variant)
+        if sec is None:
+            continue
+        _, m2, n2 = sec
+        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant),
+                prefix + [gen_notation(m, rows), n2])
+        if _better(plan, best):
             best = plan
-        if m.runs >= 2 and len(m.tiles) < len(rack):
-            rows2, rack2 = _after(rows, rack, m)
-            sec = _best_single(rows2, rack2, root, variant)
-            if sec is not None:
-                m2, _ = sec
-                key2 = _key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant)
-                plan2 = (key2, prefix + [gen_notation(m, rows), gen_notation(m2, rows2)])
-                if _better(plan2, best):
-                    best = plan2
     return best
 
 
@@ -127,19 +162,6 @@ def _better(a, b) -> bool:
     if a[0] != b[0]:
         return a[0] > b[0]
     return "; ".join(a[1]) < "; ".join(b[1])
-
-
-def _best_single(rows: Sequence[str], rack: str, root: dict, variant: str):
-    best = None
-    best_key = None
-    found: list = []
-    gridgen.search(list(rows), rack, root, found.append, [-1], SPEC)
-    for raw in found:
-        m = gridgen.to_move(raw)
-        key = _key(m.score, len(m.tiles), variant)
-        if best_key is None or key > best_key or (key == best_key and gen_notation(m, rows) < gen_notation(best, rows)):
-            best, best_key = m, key
-    return (best, best_key) if best is not None else None
 
 
 def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:
