@@ -145,7 +145,7 @@ def _draw(pool: str, n: int, want: str | None) -> tuple[str, str]:
     return "".join(got), "".join(rest)
 
 
-def _report(index: int, text: str, out: Outcome) -> MoveReport:
+def _report(index: int, text: str, out: Outcome, variant: str = "point") -> MoveReport:
     if not out.valid:
         return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
                           notes=list(out.notes))
@@ -157,11 +157,29 @@ def _report(index: int, text: str, out: Outcome) -> MoveReport:
         if out.buy_colour:
             msg += f" ({out.buy_colour})"
     else:
-        msg = " + ".join(f"{p.word} ({p.score} P.)" for p in out.laid)
+        if variant == "point":
+            msg = " + ".join(f"{p.word} ({p.score} Punkte)" for p in out.laid)
+        else:
+            msg = " + ".join(p.word for p in out.laid) + f" ({out.tiles} Stein{'e' if out.tiles != 1 else ''})"
+        contacts = [w for p in out.laid for w in p.words[1:]]
+        if contacts:
+            msg += f"; berührt: {', '.join(contacts)}"
         if out.jolly_take:
             msg = f"Jolly von {out.jolly_take['coord']} getauscht, " + msg
-    return MoveReport(index=index, text=text, valid=True, score=out.score, message=msg, notes=list(out.notes),
-                      detail=detail)
+    detail["summary"] = msg  # the acknowledgement shows this instead of words and points
+    return MoveReport(index=index, text=text, valid=True, score=out.score if variant == "point" else 0, message=msg,
+                      notes=list(out.notes), detail=detail)
+
+
+_TURN_DEFAULTS: dict[str, Any] = {
+    "kind": "invalid", "counted": None, "failed": [], "notation": None, "words": [], "laid": [], "score": 0,
+    "tiles": 0, "second": False, "jolly": None, "second_missing": False, "bought": 0, "pool_empty": False,
+    "out": False, "first_out": False, "rack_size": 0}
+
+
+def _turn(**kw: Any) -> dict[str, Any]:
+    """One public turn record of a round (every key present, for the templates)."""
+    return {**_TURN_DEFAULTS, **kw}
 
 
 def end_scores(variant: str, racks: Mapping[str, str], order: Sequence[str], first_out: str | None) -> dict[str, dict]:
@@ -202,6 +220,7 @@ class TypdomRules(GameRules):
     title = "Typ-Dom"
     min_players = 2
     max_players = 6
+    default_rounds = None  # a Partie ends when a player is out; the league file's rounds is a cap
 
     # -- league checks ------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -256,7 +275,7 @@ class TypdomRules(GameRules):
             out = evaluate(Table.from_rows(state["board"]), "", text, lexicon, state.get("variant", "kreuzwort"))
         else:
             out = self.evaluate(state, text, lexicon, player)
-        rep = _report(index, text, out)
+        rep = _report(index, text, out, state.get("variant", "kreuzwort"))
         order = list(state.get("seat_order", []))
         if player in order and order.index(player) > 0:
             rep.notes.append("Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir sind in dieser Runde "
@@ -302,7 +321,7 @@ class TypdomRules(GameRules):
             rows_before = table.rows
             private: dict[str, Any] = {"rack_before": rack_before}
             if ended_early:
-                turns.append({"player": player, "seat": seat, "kind": "skipped", "rack_size": len(rack_before)})
+                turns.append(_turn(player=player, seat=seat, kind="skipped", rack_size=len(rack_before)))
                 reports = [MoveReport(index=i, text=t, valid=False, reason=None,
                                       message="nicht mehr am Zug: die Partie war schon zu Ende")
                            for i, t in enumerate(lines or [])]
@@ -313,17 +332,17 @@ class TypdomRules(GameRules):
             hit: tuple[int, Outcome] | None = None
             for i, line in enumerate(lines or []):
                 out = evaluate(table, rack_before, line, lexicon, variant)
-                reports.append(_report(i, line, out))
+                reports.append(_report(i, line, out, variant))
                 if out.valid:
                     hit = (i, out)
                     break
             for j in range(len(reports), len(lines or [])):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
                                           message="nicht mehr probiert"))
-            turn: dict[str, Any] = {"player": player, "seat": seat, "counted": hit[0] if hit else None,
-                                    "failed": [{"index": r.index, "text": r.text, "reason": r.reason,
-                                                "gloss": REASONS.get(r.reason or "", ""), "message": r.message}
-                                               for r in reports if not r.valid and r.reason]}
+            turn = _turn(player=player, seat=seat, counted=hit[0] if hit else None,
+                         failed=[{"index": r.index, "text": r.text, "reason": r.reason,
+                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.message}
+                                 for r in reports if not r.valid and r.reason])
             score = 0
             buy_n, buy_colour = 0, None
             if hit is None:
