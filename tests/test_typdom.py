@@ -16,7 +16,7 @@ from bot.games import get_game
 from bot.games.typdom import engine as E
 from bot.games.typdom.game import deal, end_scores, seat_order
 from bot.games.typdom.movegen import best_turn, gen_notation, placements
-from bot.games.typdom.notation import format_turn, parse_turn
+from bot.games.typdom.notation import Placement, Token, Turn, format_turn, parse_turn
 from bot.games.typdom.tiles import COUNTS, VALUES, full_set, left_value, red_tiles
 from bot.lexicon import Lexicon
 
@@ -290,10 +290,10 @@ def _brute(rows, rack, words):
                         if rr > 25 or cc > 25:
                             break
                         there = rows[rr - 1][cc - 1]
-                        toks.append(ch.lower() if there != "." else ch)
+                        toks.append(Token("old" if there != "." else "new", ch))
                     if len(toks) < len(w):
                         continue
-                    o = E.evaluate(rows, rack, f"{chr(64 + c)}{r}{d} {''.join(toks)}", words_lex, "point")
+                    o = E.evaluate(rows, rack, Turn((Placement(r, c, d, tuple(toks)),)), words_lex, "point")
                     if o.valid and o.laid[0].word == w and (o.laid[0].row, o.laid[0].col) == (r, c) \
                             and o.laid[0].direction == d:
                         out.add((r, c, d, w, o.score))
