@@ -8,6 +8,7 @@ out in round 2 with the seed's end scoring."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -42,7 +43,9 @@ def _show(conf, capsys):
 
 
 def _mails(smtpd, subject_part):
-    return {m.rcpt_tos[0]: text_of(m.raw) for m in smtpd.messages if subject_part in header(m.raw, "Subject")}
+    """Text parts by recipient, white space collapsed (the text part wraps at 72)."""
+    return {m.rcpt_tos[0]: " ".join(text_of(m.raw).split()) for m in smtpd.messages
+            if subject_part in header(m.raw, "Subject")}
 
 
 def test_typdom_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
@@ -102,6 +105,9 @@ def test_typdom_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     txt = reports[c]
     assert " 1. Anna Albers: R13s nAHt; N11s TExT = NAHT + TEXT (5 Steine)" in txt
     assert " 2. Bernd Becker: JOLLY F5; F4s HeRZ = HERZ (3 Steine, Jolly von F5 getauscht)" in txt
+    assert all(len(ln) <= 72 for ln in text_of(next(m.raw for m in smtpd.messages if m.rcpt_tos == [c] and
+               "Auswertung Runde 1" in header(m.raw, "Subject"))).splitlines() if not ln[:4].strip().isdigit()
+               and not re.fullmatch(r"\s*([A-Y] )*[A-Y]", ln))
     assert "es zählt Ersatzzug 1" in txt and "Hauptzug R13s nAHt: kein Stein gelegt" in txt
     assert " 3. Clara Conrad: kein Zug (NMR)" in txt and " 4. Dieter Dahl: kauft" in txt
     # the private part: Clara's own rack with the tile she had to buy, nobody else's
