@@ -89,7 +89,7 @@ def test_partien_one_after_another_with_private_racks(tmp_path, env):
     poll_once(db, cfg)
     deliver(db, md, cfg)
     acks = {m_to(raw): text_of(raw) for raw in md.sent()[n:]}
-    assert "Sitzplatz 1 von 3, deine Bank: schwarz: S" in acks[a] and "EXAMENS" in acks[a]
+    assert "Sitzplatz 1/3, Bank: S)" in acks[a] and "EXAMENS" in acks[a]
     assert "Partie T2: diese Partie beginnt erst" in acks[b]
     n = len(md.sent())
     res = adjudicate_league(db, cfg, "TD", force=True)
