@@ -88,6 +88,9 @@ REASONS: dict[str, str] = {
 }
 
 VARIANTS = ("kreuzwort", "point")
+#: The word rules in one German sentence, added to a ``word`` verdict (seed 002).
+WORD_RULES = ("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, Firmen- oder "
+              "Markennamen; Orts- und Vornamen sind erlaubt.")
 #: Point-Typ-Dom: a purchase is 1 to 3 tiles (seed: "darf er 1 bis 3 Steine nach eigener Wahl kaufen").
 MAX_BUY = {"kreuzwort": 1, "point": 3}
 
@@ -435,7 +438,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             shown = ", ".join(dict.fromkeys(bad))
             verb = "ist kein gültiges Wort" if len(set(bad)) == 1 else "sind keine gültigen Wörter"
             where = "" if bad == [main] else " (wo sich die Steine berühren, muss überall ein Wort entstehen)"
-            return _invalid("word", f"{shown} {verb}{where}.", turn, notes + hints)
+            return _invalid("word", f"{shown} {verb}{where}. {WORD_RULES}", turn, notes + hints)
         score = sum(_value(bd, placed, s) for s in line)
         canon = Placement(line[0][0], line[0][1], direction, _tokens(bd, placed, line))  # type: ignore[arg-type]
         if p.claimed is not None and p.claimed != score:
