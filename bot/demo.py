@@ -7,8 +7,12 @@ Then a short Monoscrabble game (moves from the exhaustive generator, strong and 
 players, a fifth player joining by mail), and a Crossword game: six simulated players
 of different strengths (placements and wishes from ``bot.games.crossword.movegen``), one
 who sometimes sends a broken placement and resends it, one who sometimes sends nothing,
-word lists with overlooked words, a wrong and an overlapping claim. Every Auswertung is
-written as an ``.eml`` file, and the final standings are printed.
+word lists with overlooked words, a wrong and an overlapping claim; and two Typ-Dom
+games (Point-Typ-Dom with four players, the Kreuzwort-Spiel with three) played until a
+player is out: each simulated player mails the best placements of their private rack on
+the table as it stands, with Ersatzzüge and ``KAUFEN`` last, so earlier seats sometimes
+block a main move. Every Auswertung is written as an ``.eml`` file, and the final
+standings are printed.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ import random
 import sys
 import tempfile
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -242,10 +246,90 @@ def _play_crossword(db: Database, cfg, md: MaildirTransport, spec: dict, rng: ra
         say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte  (bestmöglich {best.get(r['name'], 0)})")
 
 
+def _typdom_lines(style: str, state: dict, key: str, lexicon, rng: random.Random) -> list[str] | None:
+    """A simulated Typ-Dom player's turn lines on the table as it stands at mailing time
+    (earlier seats may block them: then an Ersatzzug counts): the best single placements
+    of their rack by the variant's measure, then ``KAUFEN``; None for no mail (NMR)."""
+    from bot.games.typdom.movegen import gen_notation, placements
+    if style == "unzuverlaessig" and rng.random() < 0.3:
+        return None
+    rows, rack = state["board"], state["racks"].get(key, "")
+    moves = placements(rows, rack, lexicon)
+    if state.get("variant") == "kreuzwort":
+        moves.sort(key=lambda m: (-len(m.tiles), -m.score, m.row, m.col, m.direction))
+    else:
+        moves.sort(key=lambda m: (-m.score, -len(m.tiles), m.row, m.col, m.direction))
+    lines = [gen_notation(m, rows) for m in moves[:40]]
+    if style == "vorsichtig" and len(lines) > 3:
+        lines = lines[len(lines) // 3:]
+    if style == "tippfehler" and lines and rng.random() < 0.4:
+        lines.insert(0, lines[0][:-1] + ("Q" if lines[0][-1] != "Q" else "X"))
+    # different squares first: a later seat's word often takes the square of the best one
+    return lines[:3] + ["KAUFEN"]
+
+
+def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.Random, out: Path,
+                 prefix: str, say, max_rounds: int = 30) -> None:
+    """Play a Typ-Dom league (private racks, turns in seat order) until a player is out."""
+    name = spec["name"]
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    deliver(db, md, cfg)
+    with db.session() as s:
+        league = s.scalar(select(League).where(League.name == name))
+        lexicon = league_lexicon(league, cfg)
+        league_id = league.id
+        keys = {str(p.id): (p.name, p.email) for p in league.players}
+    styles = {e: st for _, e, st in PLAYERS}
+    variant = (spec.get("options") or {}).get("variant", "kreuzwort")
+    say(f"\nDemo: {name} (Typ-Dom, {variant}), {len(keys)} Spieler, bis einer fertig ist")
+    for rnd in range(1, max_rounds + 1):
+        with db.session() as s:
+            partie = s.scalar(select(Partie).where(Partie.league_id == league_id, Partie.finished.is_(False)))
+            if partie is None:
+                break
+            state = partie.state
+        for key in state["seat_order"]:
+            pname, addr = keys[key]
+            lines = _typdom_lines(styles.get(addr, "stark"), state, key, lexicon, rng)
+            if lines is None:
+                continue
+            body = ["Hallo Spielleiter,", "", f"mein Zug für Runde {rnd}:", "", lines[0]]
+            body += [f"Ersatz: {ln}" for ln in lines[1:]]
+            body += ["", "Gruß", pname.split()[0]]
+            md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr,
+                                        subject=f"{name}: Zug Runde {rnd}", text="\n".join(body),
+                                        headers={"Auto-Submitted": "no"}))
+        poll_once(db, cfg)
+        adjudicate_league(db, cfg, name, force=True)
+        deliver(db, md, cfg)
+        with db.session() as s:
+            st = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        turns = st["history"][-1]["turns"] if st.get("history") else []
+        shown = "; ".join(f"{keys[t['player']][0].split()[0]}: "
+                          + (" + ".join(w["word"] for w in t["laid"]) if t["kind"] == "place" else
+                             {"buy": "kauft", "nmr": "NMR", "skipped": "–"}.get(t["kind"], "ungültig, kauft"))
+                          for t in turns)
+        say(f"Runde {rnd:2d}: {shown}")
+    with db.session() as s:
+        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
+                         .order_by(OutboxMail.id)).all()
+        for r in rows:
+            (out / f"{prefix}-runde-{r.round_number:02d}-{r.to_addr.split('@')[0]}.eml").write_bytes(r.raw)
+        n = len(rows)
+    from bot.service.view import league_view
+    view = league_view(db, name)
+    say(f"{n} Auswertungen als .eml in {out}")
+    say("Endstand:")
+    for r in view["standings"]:
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte")
+
+
 def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,
-             mono_rounds: int = MONO_ROUNDS, crossword: bool = True) -> int:
-    """Play the demo leagues (Rondo, then a short Monoscrabble game and a Crossword game
-    when those games are available); returns 0. Auswertungen go to ``out`` (a temp dir if
+             mono_rounds: int = MONO_ROUNDS, crossword: bool = True, typdom: bool = True) -> int:
+    """Play the demo leagues (Rondo, then a short Monoscrabble game, a Crossword game and
+    two Typ-Dom games, Point-Typ-Dom and Kreuzwort-Spiel, when those games are available);
+    returns 0. Auswertungen go to ``out`` (a temp dir if
     None)."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
@@ -273,6 +357,11 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
         _play_crossword(db, cfg, md, dict(base, name="Demo-Kreuz", game="crossword", partien=["P1"],
                                           players=[{"name": n, "email": e} for n, e, _, _ in CROSSWORD_PLAYERS]),
                         rng, out, say)
+    if typdom and _has_game("typdom"):
+        for variant, n in (("point", 4), ("kreuzwort", 3)):
+            spec = dict(base, name=f"Demo-Typ-Dom-{variant}", game="typdom", partien=["T1"],
+                        players=base["players"][:n], options={"variant": variant})
+            _play_typdom(db, cfg, md, spec, rng, out, f"typdom-{variant}", say)
     say(f"\nDauer: {time.monotonic() - t0:.1f} s")
     db.dispose()
     return 0

@@ -7,7 +7,6 @@ turn's ZAT counted from then, player-count checks, ``show --json`` private parts
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -49,7 +48,7 @@ def toy_games():
 
 def _league(tmp_path, game="toy", players=PLAYERS, extra=""):
     zat = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
-    lines = [f'name = "T"', f'game = "{game}"', f'first_zat = "{zat.isoformat()}"', "seed = 3",
+    lines = ['name = "T"', f'game = "{game}"', f'first_zat = "{zat.isoformat()}"', "seed = 3",
              'gm_email = "gm@example.org"', extra, ""]
     for n, e in players:
         lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]

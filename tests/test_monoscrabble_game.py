@@ -15,7 +15,6 @@ import pytest
 from bot.games.base import GameRules, MoveReport
 from bot.games.monoscrabble import MonoscrabbleRules
 from bot.games.registry import GAMES
-from bot.games.monoscrabble.board import Board
 from bot.games.monoscrabble.engine import evaluate
 from bot.games.monoscrabble.game import MovegenUnavailable
 from bot.games.monoscrabble.tiles import BAG_SIZE, LETTER_COUNTS, LETTER_VALUES, full_bag, sort_tiles

@@ -3,13 +3,11 @@ Wertung standings, show --json, the top in the Auswertung, and joining by mail."
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from sqlalchemy import select
 
-from bot.cli import main
 from bot.service.view import league_view
 from bot.config import embedded
 from bot.games import get_game
@@ -20,8 +18,8 @@ from bot.service.outbox import deliver
 from bot.service.rounds import adjudicate_league
 from bot.service.runner import poll_once
 from bot.storage.db import Database
-from bot.storage.models import OutboxMail, Partie, Player
-from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
+from bot.storage.models import Partie, Player
+from tests.helpers import header, league_toml, player_mail, text_of
 
 try:
     get_game("monoscrabble")

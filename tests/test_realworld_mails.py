@@ -191,7 +191,7 @@ def apple_alternative(ack: str) -> bytes:
 def thunderbird_flowed(ack: str) -> bytes:
     plain = ("Hallo, \nhier kommt mein Zug, diesmal etwas später als sonst, weil ich unterwegs war und \n"
              "erst jetzt dazu gekommen bin.\n\nPartie R1:\nTOR\nErsatz: ROT\n\nGruß Anna\n\n"
-             f"Am 07.12.26 um 20:15 schrieb Spielleiter:\n" + quote(ack) + "\n")
+             "Am 07.12.26 um 20:15 schrieb Spielleiter:\n" + quote(ack) + "\n")
     return to_bytes(head("Re: Züge", "User-Agent: Mozilla Thunderbird\n")
                     + part("text/plain", plain, "UTF-8", "8bit", params="; format=flowed"))
 

@@ -12,7 +12,7 @@ import pytest
 
 from bot.games.rondo.cards import LETTER_VALUES, Row
 from bot.games.rondo.engine import REASONS, Position, best_moves, evaluate, generate_moves
-from bot.games.rondo.notation import Move, Token, format_move, parse_move
+from bot.games.rondo.notation import Move, Token
 from bot.lexicon import Lexicon
 
 WORDS = ["MOND", "MONDE", "MONDES", "MONDSEE", "DEO", "STAND", "STANDE", "STOER", "ORT", "ORTES",

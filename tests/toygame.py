@@ -12,7 +12,6 @@ of which are played.
 from __future__ import annotations
 
 import random
-from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
 

@@ -24,28 +24,34 @@ class Alphabet:
     ``letters``: every upper-case letter a normalised word may contain, as one string.
     ``mapping``: character -> replacement string, applied after upper-casing (and for
     ``ß``, before): e.g. ``{"Ä": "AE", "ß": "SS"}`` for Rondo (seed 000).
+    ``rules``: the name of a word-rule layer of :mod:`bot.lexicon.rules` that takes
+    the game's forbidden words out of the source dictionary (``""``: none).
     """
 
     name: str
     letters: str
     mapping: dict[str, str] = field(default_factory=dict, hash=False)
+    rules: str = ""
 
     @property
-    def signature(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        """Letters and mapping; alphabets with equal signatures share one cache file."""
-        return self.letters, tuple(sorted(self.mapping.items()))
+    def signature(self) -> tuple[str, tuple[tuple[str, str], ...], str]:
+        """Letters, mapping and word rules; alphabets with equal signatures share one
+        cache file."""
+        return self.letters, tuple(sorted(self.mapping.items())), self.rules
 
 
 _UMLAUT_AE = {"Ä": "AE", "Ö": "OE", "Ü": "UE", **_SHARP_S}
 
 #: Every alphabet by name.  ``rondo``, ``crossword`` and ``typdom``: A-Z, Ä Ö Ü ß
 #: spelled AE OE UE SS (seed 000 for Rondo, RULES.md "Common to all games" for the
-#: others).  ``monoscrabble``: A-Z plus Ä Ö Ü as letters of their own, ß spelled SS.
+#: others); ``typdom`` with the Typ-Dom word rules on top (verbs only in the infinitive,
+#: no family, company or brand names; :mod:`bot.lexicon.rules`).  ``monoscrabble``:
+#: A-Z plus Ä Ö Ü as letters of their own, ß spelled SS.
 ALPHABETS: dict[str, Alphabet] = {
     "rondo": Alphabet("rondo", _AZ, dict(_UMLAUT_AE)),
     "monoscrabble": Alphabet("monoscrabble", _AZ + "ÄÖÜ", dict(_SHARP_S)),
     "crossword": Alphabet("crossword", _AZ, dict(_UMLAUT_AE)),
-    "typdom": Alphabet("typdom", _AZ, dict(_UMLAUT_AE)),
+    "typdom": Alphabet("typdom", _AZ, dict(_UMLAUT_AE), rules="typdom"),
 }
 
 #: Game name -> alphabet name.

@@ -19,10 +19,12 @@ import marisa_trie
 from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, alphabet_for_game
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _INSTALL_HINT, _form_reason, _read_aff, _read_dic, _unmunch
-from bot.lexicon.rules import GAME_WORD_RULES
+from bot.lexicon.rules import GAME_WORD_RULES, apply_rules
 from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes
 
-#: Version of the cache layout; :func:`load` rebuilds a cache written with another one.
+#: Version of the cache layout; :func:`load` rebuilds a cache written with another one
+#: (a cache without the files of an alphabet, e.g. ``typdom`` with its word rules, is
+#: rebuilt too).
 FORMAT_VERSION = 1
 
 DEFAULT_DIC = Path("/usr/share/hunspell/de_DE.dic")
@@ -105,10 +107,16 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
     version, kept, forbidden_entries, stems = _read_dic(dic, affinfo)
 
     cache_dir.mkdir(parents=True, exist_ok=True)
+    rule_names = sorted({a.rules for a in ALPHABETS.values() if a.rules})
+    rule_lines: dict[str, list[str]] = {}
+    rule_stats: dict[str, dict] = {}
     with tempfile.TemporaryDirectory(prefix="unmunch-", dir=cache_dir) as tmpname:
         tmp = Path(tmpname)
         lines = _unmunch(kept, aff, affinfo.encoding, tmp, "kept")
         forbidden_lines = _unmunch(forbidden_entries, aff, affinfo.encoding, tmp, "forbidden")
+        for rname in rule_names:  # a word-rule layer expands its own rewritten entries
+            entries, rule_stats[rname] = apply_rules(rname, kept)
+            rule_lines[rname] = _unmunch(entries, aff, affinfo.encoding, tmp, f"rules-{rname}")
     if not lines:
         raise LexiconError(
             f"unmunch lieferte keine Wörter / unmunch produced no words for {dic}")
@@ -126,6 +134,11 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
             dropped[why] = dropped.get(why, 0) + 1
     dropped["forbidden-entries"] = len(forbidden_entries)
     heads_raw = {s for s in stems if _form_reason(s) is None and s not in forbidden}
+    rule_forms: dict[str, set[str]] = {}
+    for rname, rlines in rule_lines.items():
+        rule_forms[rname] = {ln for ln in rlines if _form_reason(ln) is None and ln not in forbidden}
+        rule_stats[rname]["forms"] = len(rule_forms[rname])
+        rule_stats[rname]["forms_removed"] = len(forms - rule_forms[rname])
 
     stats_alpha: dict[str, dict] = {}
     manifest_alpha: dict[str, dict] = {}
@@ -135,7 +148,7 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
             manifest_alpha[name] = {"same_as": store}
             continue
         norm = _bulk_normaliser(alpha)
-        normed = list(map(norm, forms))
+        normed = list(map(norm, rule_forms[alpha.rules] if alpha.rules else forms))
         unwritable = normed.count(None)
         words = set(normed)
         words.discard(None)
@@ -147,6 +160,8 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
         _write_trie(prefixes, cache_dir / f"{name}.prefixes.marisa")
         entry = {"words": len(words), "headwords": len(heads), "prefixes": len(prefixes),
                  "unwritable": unwritable}
+        if alpha.rules:
+            entry["rules"] = alpha.rules
         stats_alpha[name] = entry
         manifest_alpha[name] = {
             "file": f"{name}.marisa", "heads_file": f"{name}.heads.marisa",
@@ -168,11 +183,12 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
         "raw_forms": len(lines),
         "dropped": dropped,
         "alphabets": manifest_alpha,
+        "rules": rule_stats,
     }
     _write_json(manifest, cache_dir / "manifest.json")
     return {"cache_dir": str(cache_dir), "seconds": seconds,
             "dictionary_version": version, "raw_forms": len(lines), "dropped": dropped,
-            "alphabets": stats_alpha}
+            "alphabets": stats_alpha, "rules": rule_stats}
 
 
 # ---------------------------------------------------------------------------------------

@@ -26,6 +26,10 @@ def cli_build(cache_dir: Path | None = None) -> int:
         same = f" (= {s['same_as']})" if "same_as" in s else ""
         print(f"  {name}: {s['words']} Wörter (words), {s['headwords']} Stichwörter "
               f"(headwords){same}")
+    for name, r in (stats.get("rules") or {}).items():
+        print(f"  Wortregeln {name}: {r['forms_removed']} Formen entfernt (forms removed): "
+              f"{r['verb_entries']} Verben nur im Infinitiv, {r['finite_stems']} finite Stämme, "
+              f"{r['name_entries']} Namen")
     print(f"Fertig in {stats['seconds']:.2f} s (done).")
     return 0
 

@@ -1,10 +1,17 @@
 """A game's word rules on top of the source dictionary (RULES.md "Common to all games":
 a language is a source dictionary plus a game's word rules).
 
-:data:`GAME_WORD_RULES` maps an alphabet name (one per game, see
-:data:`bot.lexicon.alphabet.ALPHABETS`) to the :class:`WordRules` that
-:func:`bot.lexicon.load` puts on top of the shared igerman98 word set for that game.
-A league's GM allow- and deny-list still win over these (``Lexicon.with_lists``).
+Two kinds, both here:
+
+- **Exclusions at load time** (:data:`GAME_WORD_RULES`): an alphabet name -> a
+  :class:`WordRules` whose words :func:`bot.lexicon.load` leaves out of the shared word set,
+  with the German reason a verdict gives (Crossword).
+- **Rewrites at build time** (:func:`apply_rules`, named by ``Alphabet.rules``): the
+  dictionary entries are rewritten before ``unmunch`` expands them, when a rule depends on
+  the dictionary's affix flags (Typ-Dom: verbs only in the infinitive); such an alphabet gets
+  cache files of its own.
+
+A league's GM allow- and deny-list still win over both (``Lexicon.with_lists``).
 
 Crossword (seed 003, section 3: "Erlaubt sind alle Wörter, die im Duden stehen, mit
 Ausnahme von Abkürzungen. Kurzworte und Namen sind erlaubt"). What igerman98 holds,
@@ -16,11 +23,50 @@ without a vowel (LKW, KM). Two-letter words count in Crossword (1 point); of the
 the shared set, AD, DE, EO and ET are only parts of Latin phrases (ad hoc, de facto,
 eo ipso, et cetera) and CO is the abbreviation of "& Co.": the crossword word set
 leaves these five out.
+
+Typ-Dom (seed 002, Kreuzwort-Spiel: "Als anzusetzende Begriffe dürfen keine Firmen-,
+Marken- oder Familiennamen verwendet werden. Zeitwörter dürfen nur in ihrer Grundform
+(also z. B. nicht Befehlsform oder Mitvergangenheit) gebraucht werden."; RULES.md
+"Typ-Dom": place names and first names are allowed):
+
+1. **Verbs only in the infinitive.** igerman98 gives every verb entry its conjugation by
+   affix flags, so the layer rewrites the dictionary before expanding it: a lower-case
+   entry keeps its stem (the infinitive, ``spielen``) and drops the flags that conjugate
+   it -- ``I`` (``spiele``, ``spielt``), ``X`` (``spielst``, ``spielt``), ``Y`` (the
+   Mitvergangenheit ``spielte``, ``spieltest`` ...), ``W`` (the Befehlsform ``spiel``),
+   ``E`` (``liefe``) and ``Z`` (the endings of a finite stem) -- and lower-case entries
+   carrying ``Z`` are finite stems themselves (``ging``, ``lief``, ``hatte``) and go
+   (keeping only an adjective reading, flag ``A``, if they have one), as do lower-case
+   entries with a verb flag whose stem does not end in ``n`` (the irregular present
+   stems ``fährt/VX``, ``isst/W``, ``liest/V``: an infinitive ends in -n). A short hand list
+   (:data:`FINITE_FORMS`) catches the irregular finite forms igerman98 lists without flags
+   (``ist``, ``bin``, ``kann``, ``weiß`` ...). The rest stays: the ``ver-`` prefix on
+   the infinitive (``verspielen``), participles (``spielend``, ``gespielt``: igerman98
+   lists them as adjectives, and the seed names only "Befehlsform oder Mitvergangenheit";
+   decision), ``-bar`` adjectives. A form stays valid when another entry produces it
+   (``Spiele`` the noun, ``Tat``, ``Liebe``), since only the verb entries are rewritten.
+2. **No family, company or brand names.** igerman98 does not mark proper names. The layer
+   takes the Wiktionary noun list of the ``german-nouns`` package (about 100 000 lemmas
+   with their kind) and removes every lemma listed only as a family name (``Nachname``)
+   or a proper name of an organisation, product or the like (``Eigenname``) -- unless the
+   same lemma is also listed as a common noun, a first name (``Vorname``) or a place
+   (``Toponym``): ``Müller`` and ``Bach`` stay (the miller, the brook), ``Schmidt``,
+   ``Hoffmann``, ``Porsche`` go. Brands that neither source marks are in the hand list
+   :data:`BRANDS`. Everything else capitalised stays (first names, places, nouns).
+
+A league's ``allow_words``/``deny_words`` still win over the layer (RULES.md: a league may
+agree other word rules). Coverage figures are recorded in the cache manifest (``rules``)
+and printed by ``spielleiter lexicon build``.
 """
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import dataclass, field
+from importlib import resources
+
+
 
 
 @dataclass(frozen=True)
@@ -39,3 +85,136 @@ GAME_WORD_RULES: dict[str, WordRules] = {
         "ist ungültig: kein eigenes Wort, nur Teil einer fremdsprachigen Wendung (ad hoc, de facto, "
         "eo ipso, et cetera) oder eine Abkürzung (& Co.), seed 003."),
 }
+
+
+# -- Typ-Dom: rewrites of the dictionary entries at build time ----------------------------
+
+
+
+#: igerman98 flags that conjugate a verb entry (de_DE.aff: I, X present tense; Y
+#: Präteritum; W imperative; E Konjunktiv of a finite stem; Z endings of a finite stem).
+FINITE_FLAGS = frozenset("IXYWEZ")
+#: The flag of a finite verb stem (``ging/VZ``, ``lief/EVZ``, ``hatte/Z``, ``begann/Z``).
+FINITE_STEM_FLAG = "Z"
+#: Flags only verb entries carry (the conjugation flags and ``V``, the ``ver-`` prefix);
+#: a lower-case entry with one of them whose stem does not end in ``n`` is a finite form
+#: itself (``fährt/VX``, ``isst/W``, ``liest/V``, ``abhat/X``), never an infinitive.
+VERB_FLAGS = FINITE_FLAGS | {"V"}
+#: The adjective-inflection flag (a participle listed as an adjective keeps it).
+ADJECTIVE_FLAG = "A"
+
+#: Irregular finite verb forms igerman98 lists as plain entries (sein, haben, werden,
+#: the modal verbs, wissen, tun). Only the lower-case entries go: a noun spelled the same
+#: (``Tat``, ``Soll``, ``Habe``, ``Wart``) stays.
+FINITE_FORMS = frozenset("""
+bin bist ist sind seid war warst waren wart wäre wärst wären wärt sei seist seien
+habe hast hat habt hatte hattest hatten hattet hätte hättest hätten hättet
+werde wirst wird werdet wurde wurdest wurden wurdet würde würdest würden würdet
+kann kannst könnt konnte konntest konnten konntet könnte könntest könnten könntet
+muss musst müsst musste musstest mussten musstet müsste müsstest müssten müsstet
+darf darfst dürft durfte durftest durften durftet dürfte dürftest dürften dürftet
+will willst wollt wollte wolltest wollten wolltet
+soll sollst sollt sollte solltest sollten solltet
+mag magst mögt mochte mochtest mochten mochtet möchte möchtest möchten möchtet
+weiß weißt wisst wusste wusstest wussten wusstet wüsste wüssten
+tue tust tut tat tatest taten tatet täte täten
+""".split())
+
+#: Company and brand names igerman98 lists that the Wiktionary list does not mark (hand
+#: list; each is only a brand: Puma, Uhu, Henkel, Tempo, Bayer stay as the animal, the
+#: handle, the speed, the Bavarian).
+BRANDS = frozenset("""
+Adidas Aldi Amazon Apple Audi Bosch Citroen Coca Daimler Facebook Ferrari Fiat Google Intel
+Jacobs Kodak Leica Linux Lufthansa Microsoft Nokia Nutella Opel Pepsi Peugeot Porsche Renault
+Rolex Samsung Sony Telekom Toyota Twitter Volkswagen Volvo Windows Xerox Yahoo
+""".split())
+
+#: german-nouns row kinds: a name kind the rules forbid, and kinds that keep a lemma.
+_FORBIDDEN_KINDS = ("Nachname", "Eigenname")
+_KEEP_KINDS = ("Vorname", "Toponym")
+
+
+def _nouns_csv() -> io.TextIOBase | None:
+    try:
+        return resources.files("german_nouns").joinpath("nouns.csv").open(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return None
+
+
+def forbidden_names(source: io.TextIOBase | None = None) -> tuple[frozenset[str], dict]:
+    """Lemmas the Typ-Dom rules forbid as names: family names and proper names of
+    organisations or products (german-nouns kinds ``Nachname``/``Eigenname``) that are
+    not also a common noun, first name or place, plus :data:`BRANDS`.
+
+    Returns ``(lemmas, stats)``; without the german-nouns package only :data:`BRANDS`
+    (``stats["german_nouns"]`` is False).
+    """
+    fh = source if source is not None else _nouns_csv()
+    stats: dict = {"german_nouns": fh is not None, "brands_listed": len(BRANDS)}
+    if fh is None:
+        return frozenset(BRANDS), stats
+    kinds: dict[str, set[str]] = {}
+    keep: set[str] = set()
+    with fh:
+        for row in csv.DictReader(fh):
+            lemma = row.get("lemma") or ""
+            if not lemma or " " in lemma:
+                continue
+            pos = {p.strip() for p in (row.get("pos") or "").split(",")}
+            named = [k for k in _FORBIDDEN_KINDS if k in pos]
+            if named:
+                kinds.setdefault(lemma, set()).update(named)
+            if not named or any(k in pos for k in _KEEP_KINDS):
+                keep.add(lemma)
+    names = {lemma for lemma in kinds if lemma not in keep}
+    stats["family_names"] = sum(1 for lemma in names if "Nachname" in kinds[lemma])
+    stats["proper_names"] = sum(1 for lemma in names if "Nachname" not in kinds[lemma])
+    return frozenset(names | BRANDS), stats
+
+
+def _split(entry: str) -> tuple[str, str]:
+    """(stem, flags) of a .dic entry ``stem/flags`` (igerman98: one character a flag)."""
+    stem, _, flags = entry.partition("/")
+    return stem, flags
+
+
+def typdom_entries(entries: list[str], names: frozenset[str]) -> tuple[list[str], dict]:
+    """The dictionary entries rewritten for the Typ-Dom rules (see the module docstring):
+    verb entries without their conjugation flags, finite stems and :data:`FINITE_FORMS`
+    dropped, names in ``names`` dropped. Returns ``(entries, stats)``."""
+    out: list[str] = []
+    stats = {"verb_entries": 0, "finite_stems": 0, "finite_forms": 0, "name_entries": 0}
+    for entry in entries:
+        stem, flags = _split(entry)
+        if not stem:
+            continue
+        if stem in names:
+            stats["name_entries"] += 1
+            continue
+        if stem[0].islower():
+            if stem in FINITE_FORMS:
+                stats["finite_forms"] += 1
+                continue
+            if FINITE_STEM_FLAG in flags or (VERB_FLAGS.intersection(flags) and not stem.endswith("n")):
+                stats["finite_stems"] += 1
+                if ADJECTIVE_FLAG in flags:
+                    out.append(f"{stem}/{ADJECTIVE_FLAG}")
+                continue
+            if FINITE_FLAGS.intersection(flags):
+                stats["verb_entries"] += 1
+                kept = "".join(f for f in flags if f not in FINITE_FLAGS)
+                out.append(f"{stem}/{kept}" if kept else stem)
+                continue
+        out.append(entry)
+    return out, stats
+
+
+def apply_rules(name: str, entries: list[str]) -> tuple[list[str], dict]:
+    """Apply the word-rule layer ``name`` to the kept dictionary entries."""
+    if name != "typdom":
+        raise KeyError(f"unknown word-rule layer {name!r}")
+    names, nstats = forbidden_names()
+    rewritten, stats = typdom_entries(entries, names)
+    stats.update(nstats)
+    return rewritten, stats
+

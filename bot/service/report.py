@@ -18,6 +18,10 @@ everybody (issue "fast at every league size"):
   the recipient's own, and every player's in the game master's copy, never in anyone
   else's mail;
 - the frame ``auswertung.{txt,html}.j2`` stitches them per recipient.
+
+With the league option ``sequential``, a Partie that starts in the next round is added
+to the Auswertung that ends the one before it (:func:`starting_partie`: ``p.starting``
+is set, there are no moves), so each player learns their new private part in time.
 """
 
 from __future__ import annotations
@@ -94,8 +98,21 @@ def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict
     views = {}
     if type(game).player_view is not GameRules.player_view:
         views = {k: game.player_view(state_after, k) for k in (players if players is not None else full)}
-    p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows)
+    p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows,
+             names=dict(names))
     return PartieRound(p, full, views, dict(names))
+
+
+def starting_partie(game: GameRules, name: str, names: dict[str, str], state: dict[str, Any],
+                    players: Sequence[str]) -> PartieRound:
+    """A Partie that starts in the next round (league option ``sequential``): its public
+    view with ``starting`` set and every player's private view (a newly dealt rack or
+    hand), so the Auswertung that ends the Partie before it tells each player what they
+    hold now. No moves, no results."""
+    pr = partie_round(game, name, {"board_move": None, "players": [], "top": None, "lot": None}, names, state,
+                      players)
+    pr.p["starting"] = True
+    return pr
 
 
 def _result(move: dict[str, Any]) -> str:

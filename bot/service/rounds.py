@@ -25,7 +25,7 @@ from bot.games.base import GameRules
 from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.outbox import queue_mail
-from bot.service.report import PartieRound, Recipient, partie_round, render_auswertungen
+from bot.service.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
 from bot.service.standings import standings
 from bot.storage.db import Database
 from bot.storage.models import (Adjudication, InboundMail, League, Partie, Player, Result, Round, Submission,
@@ -194,6 +194,11 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         s.flush()
         upcoming = active_partien(s, league)
         last = last or not upcoming
+        played = {p.id for p in partien}
+        for partie in upcoming if not last else []:
+            if partie.id not in played:  # starts next round (sequential): show it and the new private parts
+                rounds_data.append(starting_partie(game, partie.name, names, partie.state,
+                                                   [str(p.id) for p in league.players if p.active]))
         rnd.status, rnd.adjudicated_at = "adjudicated", now
         nxt = None
         if last:

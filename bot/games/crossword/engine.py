@@ -31,7 +31,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from bot.games.base import NotationError
 from bot.games.crossword.grid import EMPTY, LINES, SIZE, Field, Grid, Line, points, segment
-from bot.games.crossword.notation import BadClaim, Claim, GridForm, Pairs, Placement, parse_claim, parse_placement
+from bot.games.crossword.notation import BadClaim, Claim, GridForm, Placement, parse_claim, parse_placement
 from bot.lexicon.alphabet import normalise
 
 #: The game's alphabet for claim words (Ä Ö Ü ß spelled AE OE UE SS; RULES.md

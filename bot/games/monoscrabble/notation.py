@@ -116,7 +116,7 @@ _SHARP = re.compile("[ßẞ]")
 _BAD_COL = re.compile(r"^\s*(?:[P-Zp-z][0-9]{1,2}|[0-9]{1,2}[P-RT-VX-Zp-rt-vx-z])")
 
 
-def _sharp_s(src: str) -> str:
+def sharp_s(src: str) -> str:
     """ß -> SS or ss, in the case of the neighbouring letter (ẞ -> SS)."""
     def repl(m: re.Match) -> str:
         if m.group(0) == "ẞ":
@@ -129,7 +129,14 @@ def _sharp_s(src: str) -> str:
     return _SHARP.sub(repl, src)
 
 
-class _ToMove(Transformer):
+class MoveTransformer(Transformer):
+    """Lark tree -> :class:`Move` for the placement rules of ``monoscrabble_move.lark``
+    (also imported by the Typ-Dom grammar); ``COLUMNS`` are the board's column letters
+    and ``MOVE`` the class built."""
+
+    COLUMNS = COLUMNS
+    MOVE = Move
+
     def start(self, items):
         return items[0]
 
@@ -156,13 +163,13 @@ class _ToMove(Transformer):
         given = direction is not None
         if direction is None:
             direction = "w" if number_first else "s"
-        return Move(row, col, direction, tokens, tuple(extras), claimed, False, given, number_first)
+        return self.MOVE(row, col, direction, tokens, tuple(extras), claimed, False, given, number_first)
 
     def letter_first(self, items):
-        return (int(items[1]), COLUMNS.index(str(items[0]).upper()) + 1, False)
+        return (int(items[1]), self.COLUMNS.index(str(items[0]).upper()) + 1, False)
 
     def number_first(self, items):
-        return (int(items[0]), COLUMNS.index(str(items[1]).upper()) + 1, True)
+        return (int(items[0]), self.COLUMNS.index(str(items[1]).upper()) + 1, True)
 
     def extra(self, items):
         return ("extra", items[0])
@@ -181,7 +188,7 @@ class _ToMove(Transformer):
         return Token("empty", None)
 
     def points(self, items):
-        return ("points", int([i for i in items if i.type == "INT"][0]))
+        return ("points", int([i for i in items if i.type.split("__")[-1] == "INT"][0]))
 
 
 @lru_cache(maxsize=1)
@@ -201,7 +208,7 @@ def parse_move(text: str) -> Move:
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
     if not src:
         raise NotationError("Leere Zeile: kein Zug.", text)
-    src = _sharp_s(src)
+    src = sharp_s(src)
     try:
         tree = _parser().parse(src)
     except UnexpectedInput as exc:
@@ -211,7 +218,7 @@ def parse_move(text: str) -> Move:
         col = getattr(exc, "column", None)
         where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
         raise NotationError(f"Zug nicht lesbar{where}: {_EXAMPLE}.", text) from None
-    return _ToMove().transform(tree)
+    return MoveTransformer().transform(tree)
 
 
 def format_move(move: Move, *, points: bool = True, extras: bool = True) -> str:

@@ -1,0 +1,90 @@
+"""Benchmark of the Typ-Dom turn generator (bot/games/typdom/movegen.py).
+
+Positions come from self-play, made fresh each run (seeded, so every run measures the
+same positions): a Typ-Dom Partie of four players (8 black + 5 red tiles each, the
+seed's 80 tiles) in which every player plays the best single placement of their rack
+by Point-Typ-Dom values (or buys a tile), until a player is out or 12 rounds are played.
+Each position is a player's table and rack at their turn.
+
+Measures: lexicon load and word-graph build/load; per position the time to list every
+single placement (``placements``) and the time of the full best-turn search
+(``best_turn``: single placements, second placements after the best joining ones, Jolly
+takes), median and worst, split by racks with and without a Jolly; placements per second.
+
+Run: ``python bench/typdom_bench.py [--games N] [--variant point|kreuzwort]``. Prints
+``name: value unit`` lines; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bot import wordgraph  # noqa: E402
+from bot.games import get_game  # noqa: E402
+from bot.games.typdom.movegen import best_turn, gen_notation, placements  # noqa: E402
+from bot.lexicon import load  # noqa: E402
+
+
+def positions(lexicon, games: int) -> list[tuple[list[str], str]]:
+    game = get_game("typdom")
+    out = []
+    for g in range(games):
+        st = game.new_partie(seed="bench", partie=f"B{g}", options={"variant": "point"}, players=["a", "b", "c", "d"])
+        for _ in range(12):
+            subs = {}
+            for p in st["seat_order"]:
+                out.append((list(st["board"]), st["racks"][p]))
+                ms = placements(st["board"], st["racks"][p], lexicon)
+                best = max(ms, key=lambda m: (m.score, len(m.tiles)), default=None)
+                subs[p] = [gen_notation(best, st["board"])] if best else ["KAUFEN"]
+            st = game.adjudicate(st, subs, lexicon, seed="bench", partie=f"B{g}", best=False).state_after
+            if st["finished"]:
+                break
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=2)
+    ap.add_argument("--variant", default="point")
+    args = ap.parse_args()
+    t = time.perf_counter()
+    lex = load("typdom")
+    print(f"lexicon_load: {(time.perf_counter() - t) * 1000:.1f} ms")
+    t = time.perf_counter()
+    wordgraph.graph_for(lex)
+    print(f"graph_ready: {time.perf_counter() - t:.2f} s")
+    t = time.perf_counter()
+    pos = positions(lex, args.games)
+    print(f"positions: {len(pos)} (self-play {time.perf_counter() - t:.1f} s)")
+    list_t, best_t, jolly_t, plain_t, n_moves = [], [], [], [], 0
+    for rows, rack in pos:
+        t = time.perf_counter()
+        n_moves += len(placements(rows, rack, lex))
+        list_t.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        best_turn(rows, rack, lex, args.variant)
+        dt = time.perf_counter() - t
+        best_t.append(dt)
+        (jolly_t if ("?" in rack or "#" in rack) else plain_t).append(dt)
+    print(f"placements_median: {statistics.median(list_t) * 1000:.1f} ms")
+    print(f"placements_worst: {max(list_t) * 1000:.1f} ms")
+    print(f"placements_per_second: {n_moves / sum(list_t):.0f} moves/s")
+    print(f"best_turn_median: {statistics.median(best_t) * 1000:.1f} ms")
+    print(f"best_turn_worst: {max(best_t) * 1000:.1f} ms")
+    if plain_t:
+        print(f"best_turn_median_no_jolly: {statistics.median(plain_t) * 1000:.1f} ms ({len(plain_t)} racks)")
+    if jolly_t:
+        print(f"best_turn_median_with_jolly: {statistics.median(jolly_t) * 1000:.1f} ms ({len(jolly_t)} racks)")
+        print(f"best_turn_worst_with_jolly: {max(jolly_t) * 1000:.1f} ms")
+
+
+if __name__ == "__main__":
+    main()

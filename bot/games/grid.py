@@ -1,0 +1,195 @@
+"""Square word-game boards shared by Monoscrabble (15 x 15) and Typ-Dom (25 x 25).
+
+Board code (shared/conformance/README.md): one string per row, row 1 first; ``.`` an
+empty square, an upper-case letter a tile, a lower-case letter a Blanko (Monoscrabble)
+or a Jolly (Typ-Dom) standing for that letter.
+
+Coordinates: ``row`` 1..SIZE (row 1 at the top), ``col`` 1..SIZE written as a column
+letter (A = column 1). A game's board is a subclass of :class:`Grid` that sets
+``SIZE``, ``COLUMNS`` and ``LETTERS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Iterable, Iterator, Sequence
+
+#: Column letters of the largest board (Typ-Dom: A-Y); smaller boards use a prefix.
+COLUMN_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXY"
+
+
+def coord_name(row: int, col: int, size: int) -> str:
+    """``"H8"`` for (8, 8); a column off a board of ``size`` columns is written ``[n]``."""
+    c = COLUMN_LETTERS[col - 1] if 1 <= col <= size else f"[{col}]"
+    return f"{c}{row}"
+
+
+@dataclass(frozen=True, slots=True)
+class Tile:
+    """A tile on the board: its ``letter`` (upper case) and whether it is a blank
+    (a Monoscrabble Blanko, a Typ-Dom Jolly) standing for that letter."""
+
+    letter: str
+    blank: bool = False
+
+    @property
+    def code(self) -> str:
+        return self.letter.lower() if self.blank else self.letter
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """A tile placed by a move: square (row, col), its letter and whether it is a blank."""
+
+    row: int
+    col: int
+    letter: str
+    blank: bool = False
+
+    @property
+    def tile(self) -> Tile:
+        return Tile(self.letter, self.blank)
+
+    def to_json(self) -> list:
+        return [self.row, self.col, self.letter, self.blank]
+
+    @classmethod
+    def from_json(cls, data: Sequence) -> "Placement":
+        return cls(int(data[0]), int(data[1]), str(data[2]).upper(), bool(data[3]))
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """SIZE x SIZE squares, each a :class:`Tile` or None; ``grid[row-1][col-1]``.
+    Subclasses set ``SIZE``, ``COLUMNS`` (the column letters) and ``LETTERS`` (the
+    letters a tile may show) and ``NAME`` (German, for error messages)."""
+
+    grid: tuple[tuple[Tile | None, ...], ...]
+
+    SIZE: ClassVar[int] = 15
+    COLUMNS: ClassVar[str] = COLUMN_LETTERS[:15]
+    LETTERS: ClassVar[str] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    NAME: ClassVar[str] = "Brett"
+    TILE: ClassVar[type] = Tile
+
+    def __post_init__(self) -> None:
+        n = self.SIZE
+        if len(self.grid) != n or any(len(r) != n for r in self.grid):
+            raise ValueError(f"ein {self.NAME} hat {n} x {n} Felder")
+
+    @classmethod
+    def tile_from_code(cls, ch: str) -> Tile | None:
+        if ch == ".":
+            return None
+        if ch in cls.LETTERS:
+            return cls.TILE(ch, False)
+        if ch.upper() in cls.LETTERS and ch.islower():
+            return cls.TILE(ch.upper(), True)
+        raise ValueError(f"kein Feldcode: {ch!r}")
+
+    @classmethod
+    def on_board(cls, row: int, col: int) -> bool:
+        return 1 <= row <= cls.SIZE and 1 <= col <= cls.SIZE
+
+    @classmethod
+    def coord(cls, row: int, col: int) -> str:
+        return coord_name(row, col, cls.SIZE)
+
+    @classmethod
+    def empty(cls):
+        n = cls.SIZE
+        return cls(tuple((None,) * n for _ in range(n)))
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[str]):
+        """Board from SIZE row codes (row 1 first). ValueError on a bad code."""
+        rows = list(rows)
+        n = cls.SIZE
+        if len(rows) != n or any(len(r) != n for r in rows):
+            raise ValueError(f"ein Brettcode hat {n} Zeilen zu {n} Zeichen")
+        return cls(tuple(tuple(cls.tile_from_code(ch) for ch in r) for r in rows))
+
+    @property
+    def rows(self) -> list[str]:
+        return ["".join("." if t is None else t.code for t in r) for r in self.grid]
+
+    def get(self, row: int, col: int) -> Tile | None:
+        """Tile on (row, col); None when empty or off the board."""
+        if 1 <= row <= self.SIZE and 1 <= col <= self.SIZE:
+            return self.grid[row - 1][col - 1]
+        return None
+
+    def __getitem__(self, rc: tuple[int, int]) -> Tile | None:
+        return self.get(*rc)
+
+    def is_empty(self) -> bool:
+        return all(t is None for r in self.grid for t in r)
+
+    def tiles(self) -> Iterator[tuple[int, int, Tile]]:
+        n = self.SIZE
+        for r in range(1, n + 1):
+            for c in range(1, n + 1):
+                t = self.grid[r - 1][c - 1]
+                if t is not None:
+                    yield r, c, t
+
+    def count(self) -> int:
+        return sum(1 for _ in self.tiles())
+
+    def place(self, placements: Iterable[Placement]):
+        """A new board with ``placements`` added (ValueError on an occupied or off-board square)."""
+        grid = [list(r) for r in self.grid]
+        for p in placements:
+            if not self.on_board(p.row, p.col) or grid[p.row - 1][p.col - 1] is not None:
+                raise ValueError(f"{self.coord(p.row, p.col)} ist nicht frei")
+            grid[p.row - 1][p.col - 1] = self.TILE(p.letter, p.blank)
+        return type(self)(tuple(tuple(r) for r in grid))
+
+    def replace(self, row: int, col: int, tile: Tile | None):
+        """A new board with square (row, col) set to ``tile`` (or emptied)."""
+        grid = [list(r) for r in self.grid]
+        grid[row - 1][col - 1] = tile
+        return type(self)(tuple(tuple(r) for r in grid))
+
+    def bounds(self, margin: int = 0) -> tuple[int, int, int, int]:
+        """(first row, last row, first col, last col) of the occupied squares widened by
+        ``margin`` and clipped to the board; the whole board when it is empty."""
+        cells = [(r, c) for r, c, _ in self.tiles()]
+        n = self.SIZE
+        if not cells:
+            return 1, n, 1, n
+        r0 = max(1, min(r for r, _ in cells) - margin)
+        r1 = min(n, max(r for r, _ in cells) + margin)
+        c0 = max(1, min(c for _, c in cells) - margin)
+        c1 = min(n, max(c for _, c in cells) + margin)
+        return r0, r1, c0, c1
+
+    def grid_text(self, box: tuple[int, int, int, int] | None = None) -> str:
+        """A monospace grid with coordinates for plain-text Auswertungen: tiles as
+        letters (a blank in lower case), ``·`` for an empty square; ``box`` = (first
+        row, last row, first col, last col) prints that part only (default: all)."""
+        r0, r1, c0, c1 = box or (1, self.SIZE, 1, self.SIZE)
+        lines = ["    " + " ".join(COLUMN_LETTERS[c - 1] for c in range(c0, c1 + 1))]
+        for r in range(r0, r1 + 1):
+            cells = " ".join("·" if (t := self.grid[r - 1][c - 1]) is None else t.code for c in range(c0, c1 + 1))
+            lines.append(f"{r:>2}  {cells}")
+        return "\n".join(lines)
+
+
+def run(board: Grid, placed: dict[tuple[int, int], object], r: int, c: int, dr: int, dc: int) -> list[tuple[int, int]]:
+    """The squares of the word through (r, c) in direction (dr, dc): the run of
+    occupied squares (board tiles and the keys of ``placed``) around it."""
+    def filled(rr: int, cc: int) -> bool:
+        return (rr, cc) in placed or board.get(rr, cc) is not None
+    sr, sc = r, c
+    while filled(sr - dr, sc - dc):
+        sr, sc = sr - dr, sc - dc
+    out = []
+    rr, cc = sr, sc
+    while filled(rr, cc):
+        out.append((rr, cc))
+        rr, cc = rr + dr, cc + dc
+    return out
+
+
+__all__ = ["COLUMN_LETTERS", "coord_name", "Tile", "Placement", "Grid", "run"]

@@ -1,0 +1,470 @@
+"""Typ-Dom turn validation and scoring (pure).
+
+Rule sources: seed 002 (Typ-Dom, Kreuzwort-Spiel and Point-Typ-Dom), read with
+shared/RULES.md "Typ-Dom" and shared/NOTATION.md "Typ-Dom"; reason codes and their order
+from shared/conformance/README.md "Typ-Dom".
+
+A turn is checked in the order of the reason codes, and the first rule it breaks is its
+reason (each code is checked for the Jolly taken first, then the first placement, then
+the second, before the next code):
+
+``syntax`` -> ``rack`` -> ``off-board`` -> ``mismatch`` -> ``gap`` -> ``jolly`` ->
+``not-connected`` -> ``no-tile`` -> ``second`` -> ``word``.
+
+- ``syntax``: the line cannot be read (:func:`~bot.games.typdom.notation.parse_turn`);
+  a purchase of other than 1-3 tiles in Point-Typ-Dom.
+- ``rack``: the tiles written as laid now (upper case, ``*X``; both placements and the
+  letter laid for a Jolly taken) are not all in the rack; a ``*X`` needs a Jolly of
+  either colour here (the colour is the ``jolly`` check). A Jolly taken first is in the
+  rack for the placements after it (seed: "Der geraubte Jolly kann vom neuen Besitzer
+  wieder nach Belieben verwendet werden").
+- ``off-board``: a written square lies outside A1-Y25.
+- ``mismatch``: a lower-case letter on a square that does not hold that letter; an
+  upper-case letter (or ``*X``) on a square holding another letter; ``JOLLY M13`` where
+  no Jolly lies.
+- ``gap``: the word is written with an empty square inside.
+- ``jolly``: a Jolly for the wrong kind of letter (seed: the red one only for a vowel
+  A E I O U Y, the black one only for a consonant); taking a Jolly that is enclosed on
+  three or four sides (seed: "Schon angesetzte, aber an drei Seiten noch nicht verbaute
+  Jolly-Steine können ... ausgetauscht werden"; decision: "enclosed on a side" means the
+  square beside it holds a tile).
+- ``not-connected``: on an empty table the word misses M13; otherwise the word uses no
+  tile already on the table (seed: "mit den bereits bestehenden Worten mindestens einen
+  Buchstaben gemeinsam"; touching side by side is not enough).
+- ``no-tile``: a placement lays nothing.
+- ``second``: a second placement without a joining first one, or a third placement
+  (seed: "darf der betreffende Spieler noch ein 2. Wort ansetzen": one more, decision).
+- ``word``: a placed word or a word formed where tiles touch ("Es muß aber überall, wo die
+  Steine einander berühren, ein sinnvoller Begriff entstehen") is not in the lexicon.
+
+Joining (NOTATION.md): the tiles of the table a placement uses (those inside its word)
+do not all belong to one word on the table. Inside one straight word the table tiles
+fall into groups separated by newly laid tiles; one group lies in one word, and two groups
+can share no word (a word across the placement holds one square of it), so a placement
+joins exactly when its word holds two or more such groups (EIS -> REISE: one group, no
+join; NAHT through the N of EXAMEN and the T of TAT: two groups, a join).
+
+Lenient readings, each a German note and never a failure (as in Monoscrabble): an
+upper-case letter on a square holding that letter is the tile on the table; a WORD that is
+only part of the word formed is extended over the table tiles at both ends and the whole
+word counts; a single laid tile that forms no word in the written direction but one
+across it is read across; points written that differ from the bot's count are noted.
+
+Point-Typ-Dom score of a placement (seed: "Dabei werden alle Buchstaben des neu
+angesetzten Wortes gezählt, also auch diejenigen, die bereits auf dem Tisch gelegen sind"):
+the values of every letter of the placed word, old ones included, a Jolly (new or old) 0;
+the contact words and the +10 for going out are not part of it. A turn's score is the sum
+of its placements.
+
+Purchases (``KAUFEN``): always a valid turn here (which tiles come is the game's draw,
+see :mod:`bot.games.typdom.game`); Kreuzwort-Spiel buys one tile (``KAUFEN 2`` is read as
+``KAUFEN`` with a note), Point-Typ-Dom 1-3.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field as dc_field
+from typing import Iterable, Protocol, Sequence
+
+from bot.games.base import NotationError
+from bot.games.grid import Placement as Tiled, run
+from bot.games.typdom.notation import Placement, Token, Turn, format_placement, format_turn, parse_turn, tokens_text
+from bot.games.typdom.table import CENTRE, Table, coord_name
+from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
+
+#: Reason codes (shared/conformance/README.md "Typ-Dom"), in checking order, with a German gloss.
+REASONS: dict[str, str] = {
+    "syntax": "nicht lesbar",
+    "rack": "Steine nicht auf deiner Bank",
+    "off-board": "außerhalb des Tisches",
+    "mismatch": "passt nicht zum Tisch",
+    "gap": "Lücke im Wort",
+    "jolly": "Jolly nicht erlaubt",
+    "not-connected": "nicht angesetzt",
+    "no-tile": "kein Stein gelegt",
+    "second": "zweites Wort nicht erlaubt",
+    "word": "kein gültiges Wort",
+}
+
+VARIANTS = ("kreuzwort", "point")
+#: The word rules in one German sentence, added to a ``word`` verdict (seed 002).
+WORD_RULES = ("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, Firmen- oder "
+              "Markennamen; Orts- und Vornamen sind erlaubt.")
+#: Point-Typ-Dom: a purchase is 1 to 3 tiles (seed: "darf er 1 bis 3 Steine nach eigener Wahl kaufen").
+MAX_BUY = {"kreuzwort": 1, "point": 3}
+
+
+class WordList(Protocol):
+    def __contains__(self, word: object) -> bool: ...
+
+
+@dataclass
+class Laid:
+    """One valid placement: the canonical ``notation`` of its whole word, ``word``,
+    ``words`` (the placed word first, then the contact words), ``tiles`` (the tiles
+    laid, :class:`bot.games.grid.Placement`, a Jolly with ``blank`` True), ``score``
+    (Point-Typ-Dom value), ``joins`` (it joins words: a second placement may follow),
+    ``row``/``col``/``direction`` of the word's first square."""
+
+    notation: str
+    word: str
+    words: list[str]
+    tiles: list[Tiled]
+    score: int
+    joins: bool
+    row: int
+    col: int
+    direction: str
+
+    def to_json(self) -> dict:
+        return {"notation": self.notation, "word": self.word, "words": list(self.words),
+                "tiles": [t.to_json() for t in self.tiles], "score": self.score, "joins": self.joins}
+
+
+@dataclass
+class Outcome:
+    """The judgement of one turn.
+
+    Valid: ``laid`` (one or two :class:`Laid`), ``jolly_take`` (``{"row", "col",
+    "coord", "letter", "jolly"}`` of a Jolly taken, or None), ``buy`` (tiles to buy,
+    None unless a purchase), ``buy_colour``, ``rack_after`` (the rack after the turn,
+    before any purchase), ``notation`` (canonical). Invalid: ``reason`` (a code of
+    :data:`REASONS`) and ``message`` (German). ``notes``: German remarks that never change
+    the outcome.
+    """
+
+    valid: bool
+    turn: Turn | None = None
+    laid: list[Laid] = dc_field(default_factory=list)
+    jolly_take: dict | None = None
+    buy: int | None = None
+    buy_colour: str | None = None
+    rack_after: str = ""
+    reason: str | None = None
+    message: str = ""
+    notes: list[str] = dc_field(default_factory=list)
+    notation: str = ""
+
+    @property
+    def words(self) -> list[str]:
+        """Every word the placements form: each placed word followed by its contact words."""
+        return [w for p in self.laid for w in p.words]
+
+    @property
+    def second(self) -> bool:
+        """True when the first placement joins words (a second placement is allowed)."""
+        return bool(self.laid) and self.laid[0].joins
+
+    @property
+    def score(self) -> int:
+        """Point-Typ-Dom points of the turn (0 for a purchase)."""
+        return sum(p.score for p in self.laid)
+
+    @property
+    def tiles(self) -> int:
+        """Tiles laid from the rack into words (the letter laid for a taken Jolly not counted)."""
+        return sum(len(p.tiles) for p in self.laid)
+
+    @property
+    def is_buy(self) -> bool:
+        return self.buy is not None
+
+    def apply(self, table: Table) -> Table:
+        """The table after this turn (unchanged for a purchase)."""
+        if self.jolly_take:
+            j = self.jolly_take
+            table = table.replace(j["row"], j["col"], Table.TILE(j["letter"], False))
+        for p in self.laid:
+            table = table.place(p.tiles)
+        return table
+
+
+def _invalid(reason: str, message: str, turn: Turn | None = None, notes: Iterable[str] = ()) -> Outcome:
+    return Outcome(valid=False, turn=turn, reason=reason, message=message, notes=list(notes))
+
+
+def _step(direction: str) -> tuple[int, int]:
+    return (0, 1) if direction == "w" else (1, 0)
+
+
+def _dir_name(direction: str) -> str:
+    return "waagerecht" if direction == "w" else "senkrecht"
+
+
+def _letters(table: Table, placed: dict, squares: list[tuple[int, int]]) -> str:
+    return "".join(placed[s].letter if s in placed else table.get(*s).letter for s in squares)  # type: ignore[union-attr]
+
+
+def _tokens(table: Table, placed: dict, squares: list[tuple[int, int]]) -> tuple[Token, ...]:
+    out = []
+    for s in squares:
+        if s in placed:
+            p = placed[s]
+            out.append(Token("blank" if p.blank else "new", p.letter))
+        else:
+            out.append(Token("old", table.get(*s).letter))  # type: ignore[union-attr]
+    return tuple(out)
+
+
+def _value(table: Table, placed: dict, s: tuple[int, int]) -> int:
+    t = placed.get(s) or table.get(*s)
+    return 0 if t.blank else VALUES[t.letter]  # type: ignore[union-attr]
+
+
+def old_groups(placed: dict, squares: Sequence[tuple[int, int]]) -> int:
+    """How many separate groups of table tiles the word on ``squares`` holds (2 or more:
+    the placement joins words, NOTATION.md "Typ-Dom")."""
+    groups, prev_old = 0, False
+    for s in squares:
+        old = s not in placed
+        if old and not prev_old:
+            groups += 1
+        prev_old = old
+    return groups
+
+
+def _as_table(table: Table | Sequence[str]) -> Table:
+    return table if isinstance(table, Table) else Table.from_rows(table)
+
+
+def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon: WordList,
+             variant: str = "kreuzwort") -> Outcome:
+    """Judge ``turn`` (a :class:`Turn` or a turn line) on ``table`` with ``rack``
+    (letters, ``?`` red Jolly, ``#`` black Jolly) in ``variant`` (``"kreuzwort"`` or
+    ``"point"``).
+
+    Returns an :class:`Outcome`; never raises for a bad turn (an unreadable line gives
+    reason ``syntax``). Checks in the order of the module docstring (seed 002; RULES.md,
+    NOTATION.md and the conformance README, "Typ-Dom").
+    """
+    table = _as_table(table)
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown Typ-Dom variant {variant!r}")
+    if isinstance(turn, str):
+        try:
+            turn = parse_turn(turn)
+        except NotationError as exc:
+            return _invalid("syntax", exc.message)
+    notes: list[str] = []
+    have = Counter(rack)
+
+    # -- a purchase ------------------------------------------------------------------------
+    if turn.is_buy:
+        n = turn.buy or 1
+        top = MAX_BUY[variant]
+        if variant == "kreuzwort" and n != 1:
+            notes.append("Im Kreuzwort-Spiel wird genau ein Stein gekauft.")
+            n = 1
+        elif not 1 <= n <= top:
+            return _invalid("syntax", f"Kaufen kannst du 1 bis {top} Steine, nicht {n}.", turn)
+        return Outcome(valid=True, turn=turn, buy=n, buy_colour=turn.buy_colour, rack_after=sort_rack(rack),
+                       notes=notes, notation=format_turn(Turn(buy=n, buy_colour=turn.buy_colour,
+                                                              count_given=variant == "point")))
+
+    placements = list(turn.placements)
+    hints: list[str] = []
+    for p in placements:
+        if not p.direction_given:
+            how = "waagerecht (Zahl zuerst)" if p.number_first else "senkrecht (Buchstabe zuerst)"
+            hints.append(f"{format_placement(p, points=False)}: ohne Richtung gelesen als {how}.")
+
+    # -- the Jolly taken first --------------------------------------------------------------
+    base = table
+    take: dict | None = None
+    if turn.jolly is not None:
+        jr, jc = turn.jolly
+        jt = table.get(jr, jc)
+        if jt is not None and jt.blank:
+            take = {"row": jr, "col": jc, "coord": coord_name(jr, jc), "letter": jt.letter,
+                    "jolly": jolly_for(jt.letter)}
+            base = table.replace(jr, jc, Table.TILE(jt.letter, False))
+
+    # -- lenient reading: an upper-case letter on its own letter is the table tile -------
+    token_lists: list[list[Token]] = []
+    squares_list: list[list[tuple[int, int]]] = []
+    provisional: dict[tuple[int, int], str] = {}
+    for p in placements:
+        sq = p.squares()
+        toks = list(p.tokens)
+        for i, ((r, c), t) in enumerate(zip(sq, toks)):
+            tile = base.get(r, c)
+            letter_there = tile.letter if tile is not None else provisional.get((r, c))
+            if t.placed and letter_there is not None and letter_there == t.letter:
+                toks[i] = Token("old", t.letter)
+                notes.append(f"Auf {coord_name(r, c)} liegt schon {t.letter}: als Stein vom Tisch gelesen.")
+        for (r, c), t in zip(sq, toks):
+            if t.placed and base.on_board(r, c) and base.get(r, c) is None:
+                provisional.setdefault((r, c), t.letter)  # type: ignore[arg-type]
+        token_lists.append(toks)
+        squares_list.append(sq)
+
+    # -- rack -------------------------------------------------------------------------------
+    pool = Counter(have)
+    need: Counter = Counter()
+    if take is not None:
+        need[take["letter"]] += 1
+    for toks in token_lists:
+        for t in toks:
+            if t.kind == "new":
+                need[t.letter] += 1
+            elif t.kind == "blank":
+                need["*"] += 1
+    if take is not None:
+        pool[take["jolly"]] += 1
+    jollys_have = pool[RED_JOLLY] + pool[BLACK_JOLLY]
+    missing = Counter({ch: n - pool[ch] for ch, n in need.items() if ch != "*" and n > pool[ch]})
+    if need["*"] > jollys_have:
+        missing["*"] = need["*"] - jollys_have
+    if missing:
+        shown = " ".join(ch * n for ch, n in sorted(missing.items()))
+        msg = f"Nicht auf deiner Bank ({rack or 'leer'}): {shown}."
+        if "*" not in missing and jollys_have > need["*"]:
+            msg += " Ein Jolly wird mit Stern geschrieben, z. B. *E."
+        return _invalid("rack", msg, turn, notes + hints)
+
+    # -- off-board --------------------------------------------------------------------------
+    if turn.jolly is not None and not table.on_board(*turn.jolly):
+        return _invalid("off-board", f"JOLLY {coord_name(*turn.jolly)}: dieses Feld gibt es nicht "
+                        "(Spalten A-Y, Zeilen 1-25).", turn, notes + hints)
+    for p, sq in zip(placements, squares_list):
+        if any(not table.on_board(r, c) for r, c in sq):
+            return _invalid("off-board", f"Das Wort ab {p.coord} ({_dir_name(p.direction)}) geht über den Rand "
+                            "des Tisches hinaus (Spalten A-Y, Zeilen 1-25).", turn, notes + hints)
+
+    # -- mismatch ---------------------------------------------------------------------------
+    if turn.jolly is not None and take is None:
+        jt = table.get(*turn.jolly)
+        there = "ist leer" if jt is None else f"liegt {jt.letter}, kein Jolly"
+        return _invalid("mismatch", f"JOLLY {coord_name(*turn.jolly)}: dort {there}.", turn, notes + hints)
+    boards = []
+    board = base
+    for toks, sq in zip(token_lists, squares_list):
+        boards.append(board)
+        for (r, c), t in zip(sq, toks):
+            tile = board.get(r, c)
+            where = coord_name(r, c)
+            if t.kind == "old" and (tile is None or tile.letter != t.letter):
+                have_there = "ist leer" if tile is None else f"liegt {tile.letter}"
+                return _invalid("mismatch", f"Auf {where} {have_there}, nicht {t.letter} (kleine Buchstaben stehen "
+                                "für Steine, die schon auf dem Tisch liegen).", turn, notes + hints)
+            if t.placed and tile is not None:
+                return _invalid("mismatch", f"Auf {where} liegt schon {tile.letter}; dort kann kein {t.letter} "
+                                "gelegt werden.", turn, notes + hints)
+            if t.kind == "empty" and tile is not None:
+                return _invalid("mismatch", f"Auf {where} liegt {tile.letter}; der Punkt steht für ein leeres Feld.",
+                                turn, notes + hints)
+        board = board.place([Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
+                             for (r, c), t in zip(sq, toks) if t.placed])
+
+    # -- gap --------------------------------------------------------------------------------
+    for toks, sq in zip(token_lists, squares_list):
+        gaps = [coord_name(r, c) for (r, c), t in zip(sq, toks) if t.kind == "empty"]
+        if gaps:
+            return _invalid("gap", f"Das Wort hat eine Lücke ({', '.join(gaps)} bleibt leer).", turn, notes + hints)
+
+    # -- jolly ------------------------------------------------------------------------------
+    if take is not None and table.neighbours(take["row"], take["col"]) >= 3:
+        return _invalid("jolly", f"Der Jolly auf {take['coord']} ist schon an drei Seiten verbaut und kann nicht "
+                        "mehr getauscht werden.", turn, notes + hints)
+    red_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter in VOWELS)
+    black_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter not in VOWELS)
+    if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
+        bad = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
+        return _invalid("jolly", "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für "
+                        f"einen Mitlaut; deine Bank hat {_jolly_words(pool)} für {', '.join('*' + b for b in bad)}.",
+                        turn, notes + hints)
+
+    # -- lines ------------------------------------------------------------------------------
+    lines = []
+    for p, toks, sq, bd in zip(placements, token_lists, squares_list, boards):
+        placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
+                  for (r, c), t in zip(sq, toks) if t.placed}
+        dr, dc = _step(p.direction)
+        line = run(bd, placed, sq[0][0], sq[0][1], dr, dc)
+        direction = p.direction
+        if len(line) == 1 and placed:
+            across = run(bd, placed, line[0][0], line[0][1], dc, dr)
+            if len(across) > 1:
+                line, (dr, dc) = across, (dc, dr)
+                direction = "w" if direction == "s" else "s"
+                notes.append(f"{format_placement(p, points=False)}: ein einzelner Stein, gelesen "
+                             f"{_dir_name(direction)}.")
+        lines.append((p, placed, line, direction, (dr, dc), bd))
+
+    # -- not-connected ----------------------------------------------------------------------
+    for p, placed, line, direction, _, bd in lines:
+        if bd.is_empty():
+            if CENTRE not in placed:
+                return _invalid("not-connected", "Das erste Wort muss das Mittelfeld M13 bedecken.", turn,
+                                notes + hints)
+        elif not any(s not in placed for s in line):
+            return _invalid("not-connected", f"{format_placement(p, points=False)} benutzt keinen Stein, der schon "
+                            "auf dem Tisch liegt: jedes Wort muss mindestens einen Buchstaben mit den Wörtern auf "
+                            "dem Tisch gemeinsam haben.", turn, notes + hints)
+
+    # -- no-tile ----------------------------------------------------------------------------
+    for p, placed, *_ in lines:
+        if not placed:
+            return _invalid("no-tile", f"{format_placement(p, points=False)} legt keinen Stein: alle Buchstaben liegen "
+                            "schon auf dem Tisch (neue Steine in Großbuchstaben schreiben).", turn, notes + hints)
+
+    # -- second -----------------------------------------------------------------------------
+    joins = [old_groups(placed, line) >= 2 for _, placed, line, *_ in lines]
+    if len(lines) > 2:
+        return _invalid("second", "Mehr als zwei Wörter in einem Zug gibt es nicht.", turn, notes + hints)
+    if len(lines) == 2 and not joins[0]:
+        return _invalid("second", "Ein zweites Wort darf nur ansetzen, wer mit dem ersten Buchstaben von zwei "
+                        "oder mehr Wörtern auf dem Tisch verbindet; das erste Wort verbindet nicht.", turn,
+                        notes + hints)
+
+    # -- words ------------------------------------------------------------------------------
+    laid: list[Laid] = []
+    for (p, placed, line, direction, (dr, dc), bd), jn in zip(lines, joins):
+        if len(line) > len(p.tokens):
+            notes.append(f"Geschrieben {tokens_text(p.tokens)}; das Wort auf dem Tisch ist {_letters(bd, placed, line)} "
+                         f"({coord_name(*line[0])}-{coord_name(*line[-1])}), es zählt das ganze Wort.")
+        if len(line) < 2:
+            return _invalid("word", "Ein einzelner Buchstabe ist kein Wort.", turn, notes + hints)
+        main = _letters(bd, placed, line)
+        contacts = []
+        for s in sorted(placed):
+            cl = run(bd, placed, s[0], s[1], dc, dr)
+            if len(cl) >= 2:
+                contacts.append(_letters(bd, placed, cl))
+        words = [main] + contacts
+        bad = [w for w in words if w not in lexicon]
+        if bad:
+            shown = ", ".join(dict.fromkeys(bad))
+            verb = "ist kein gültiges Wort" if len(set(bad)) == 1 else "sind keine gültigen Wörter"
+            where = "" if bad == [main] else " (wo sich die Steine berühren, muss überall ein Wort entstehen)"
+            return _invalid("word", f"{shown} {verb}{where}. {WORD_RULES}", turn, notes + hints)
+        score = sum(_value(bd, placed, s) for s in line)
+        canon = Placement(line[0][0], line[0][1], direction, _tokens(bd, placed, line))  # type: ignore[arg-type]
+        if p.claimed is not None and p.claimed != score:
+            notes.append(f"{main}: angegeben {p.claimed} Punkte, gezählt {score} Punkte.")
+        laid.append(Laid(format_placement(canon), main, words, [placed[s] for s in sorted(placed)], score, jn,
+                         line[0][0], line[0][1], direction))
+
+    left = Counter(have)
+    if take is not None:
+        left[take["letter"]] -= 1
+        left[take["jolly"]] += 1
+    for lp in laid:
+        for t in lp.tiles:
+            left[jolly_for(t.letter) if t.blank else t.letter] -= 1
+    canon_turn = "; ".join(([f"JOLLY {take['coord']}"] if take else []) + [lp.notation for lp in laid])
+    return Outcome(valid=True, turn=turn, laid=laid, jolly_take=take, rack_after=sort_rack(left.elements()),
+                   notes=notes, notation=canon_turn)
+
+
+def _jolly_words(pool: Counter) -> str:
+    parts = []
+    if pool[RED_JOLLY]:
+        parts.append("den roten Jolly" if pool[RED_JOLLY] == 1 else f"{pool[RED_JOLLY]} rote Jollys")
+    if pool[BLACK_JOLLY]:
+        parts.append("den schwarzen Jolly" if pool[BLACK_JOLLY] == 1 else f"{pool[BLACK_JOLLY]} schwarze Jollys")
+    return " und ".join(parts) or "keinen Jolly"
+
+
+__all__ = ["REASONS", "VARIANTS", "MAX_BUY", "Laid", "Outcome", "evaluate", "old_groups", "JOLLYS"]

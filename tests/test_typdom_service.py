@@ -1,0 +1,118 @@
+"""Typ-Dom through the service on the embedded Maildir: per-player start mails, the
+acknowledgement's rack line, Partien one after another (the Auswertung that ends one shows
+the next one's start and each player's new rack, only theirs), HTML with red and black
+tiles, show --json for the GM, the league-file checks."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+
+import pytest
+from sqlalchemy import select
+
+from bot.config import embedded
+from bot.mail.maildir import MaildirTransport
+from bot.service.league import LeagueError, create_league, read_league_file
+from bot.service.outbox import deliver
+from bot.service.rounds import adjudicate_league
+from bot.service.runner import poll_once
+from bot.service.view import league_view
+from bot.storage.db import Database
+from bot.storage.models import Partie, Player
+from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
+
+
+def _board(*words):
+    g = [list("." * 25) for _ in range(25)]
+    for coord, d, w in words:
+        col, row = ord(coord[0]) - 64, int(coord[1:])
+        for i, ch in enumerate(w):
+            r, c = (row, col + i) if d == "w" else (row + i, col)
+            g[r - 1][c - 1] = ch
+    return ["".join(r) for r in g]
+
+
+@pytest.fixture
+def env(tmp_path, db_url):
+    cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    yield db, cfg, MaildirTransport(cfg.maildir)
+    db.dispose()
+
+
+def _league(tmp_path, extra="", players=PLAYERS, partien=("T1", "T2")):
+    path = league_toml(tmp_path / "td.toml", name="TD", partien=partien, rounds=20, players=players,
+                       extra='gm_email = "gm@example.org"\n' + extra)
+    path.write_text(path.read_text().replace('game = "rondo"', 'game = "typdom"'))
+    return path
+
+
+def test_league_file_checks(tmp_path):
+    with pytest.raises(LeagueError, match="2 bis 5"):
+        read_league_file(_league(tmp_path, players=PLAYERS[:1]))
+    with pytest.raises(LeagueError, match="Steine"):
+        read_league_file(_league(tmp_path, 'options = { variant = "point", rack = "12+8" }',
+                                 players=PLAYERS + [("Dora", "d@example.org")]))
+    assert read_league_file(_league(tmp_path, 'options = { variant = "point", rack = "10+8" }'))
+
+
+def test_partien_one_after_another_with_private_racks(tmp_path, env):
+    db, cfg, md = env
+    with db.session() as s:
+        create_league(s, read_league_file(_league(tmp_path, "sequential = true")), cfg)
+    deliver(db, md, cfg)
+    starts = {m_to(raw): text_of(raw) for raw in md.sent()}
+    with db.session() as s:
+        keys = {p.email: str(p.id) for p in s.scalars(select(Player))}
+        t1, t2 = s.scalars(select(Partie).order_by(Partie.id)).all()
+        racks1, racks2 = dict(t1.state["racks"]), dict(t2.state["racks"])
+    from bot.games.typdom.tiles import rack_text
+    for addr, txt in starts.items():
+        assert rack_text(racks1[keys[addr]]) in txt
+        assert rack_text(racks2[keys[addr]]) not in txt and "sie beginnt, wenn die Partie davor" in txt
+    # Anna can end T1 at once: EXAMEN on the table, her rack is the S of EXAMENS
+    a, b, c = (e for _, e in PLAYERS)
+    with db.session() as s:
+        t1 = s.scalars(select(Partie).order_by(Partie.id)).first()
+        st = dict(t1.state)
+        st["board"] = _board(("M13", "w", "EXAMEN"))
+        st["racks"] = dict(st["racks"], **{keys[a]: "S"})
+        st["seat_order"] = [keys[a], keys[b], keys[c]]
+        t1.state = st
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail(a, "Partie T1:\nM13w examenS\n"))
+    md.deliver_to_inbox(player_mail(b, "Partie T2:\nM13w EXAMEN\n"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    acks = {m_to(raw): text_of(raw) for raw in md.sent()[n:]}
+    assert "Sitzplatz 1/3, Bank: S)" in acks[a] and "EXAMENS" in acks[a]
+    assert "Partie T2: diese Partie beginnt erst" in acks[b]
+    n = len(md.sent())
+    res = adjudicate_league(db, cfg, "TD", force=True)
+    assert set(res["partien"]) == {"T1"}
+    deliver(db, md, cfg)
+    sent = md.sent()[n:]
+    by_to = {m_to(raw): raw for raw in sent}
+    txt = " ".join(text_of(by_to[b]).split())
+    assert "Partie T2 (Kreuzwort-Spiel), Beginn" in txt and "hat alle Steine gelegt – als Erster!" in txt
+    # Bernd's own new rack for T2, nobody else's
+    assert rack_text(racks2[keys[b]]) in txt
+    assert rack_text(racks2[keys[c]]) not in txt
+    gm = " ".join(text_of(by_to["gm@example.org"]).split())
+    assert all(rack_text(racks2[keys[x]]) in gm for x in (a, b, c))
+    html = email.message_from_bytes(by_to[b], policy=email.policy.default).get_body(("html",)).get_content()
+    assert "background: #c62828" in html and "background: #222" in html and ">S</td>" in html
+    view = league_view(db, "TD")
+    t1v, t2v = view["partien"]
+    assert t1v["finished"] and t1v["end"]["first_out"] == keys[a] and not t2v["finished"]
+    assert len(t2v["board"]) == 25 and t2v["seat_order"] and sum(t2v["rack_sizes"].values()) == 39
+    assert {p["player"]: p["rack"] for p in t2v["players"]}[b] == racks2[keys[b]]
+    assert "Schlussauswertung" not in header(by_to[b], "Subject")
+
+
+def m_to(raw: bytes) -> str:
+    return str(email.message_from_bytes(raw, policy=email.policy.default)["To"])
