@@ -150,6 +150,7 @@ def cmd_adjudicate(args, cfg) -> int:
     print(f"{res['league']}, Runde {res['round']} ausgewertet: "
           + ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items()))
     sent = _deliver(db, cfg, args)
+    _refresh_archive(db, cfg)
     return status or sent
 
 
@@ -182,6 +183,32 @@ def cmd_run(args, cfg) -> int:
     print(f"Spielleiter läuft (Abruf alle {cfg.poll_interval:g} s). Beenden mit Strg+C.", file=sys.stderr)
     Service(db, cfg).start()
     return 0
+
+
+def cmd_archive(args, cfg) -> int:
+    """Write the static archive (see bot.service.archive)."""
+    from bot.service.archive import ArchiveError, build_archive
+    out = args.out or cfg.archive_path
+    if not out:
+        print("Fehler: wohin? --out ORDNER angeben oder [archive] path in der Konfiguration.", file=sys.stderr)
+        return 2
+    db = _db(cfg)
+    try:
+        res = build_archive(db, out, args.league, pdf=args.pdf)
+    except ArchiveError as exc:
+        print(f"Fehler: {exc}", file=sys.stderr)
+        return 2
+    print(f"Archiv {out}: {len(res.written)} Dateien geschrieben, {res.unchanged} unverändert, "
+          f"{len(res.removed)} entfernt.")
+    return 0
+
+
+def _refresh_archive(db, cfg) -> None:
+    """After a command that may have adjudicated or changed a round: the archive at
+    ``[archive] path`` follows (only when something changed)."""
+    if cfg.archive_path:
+        from bot.service.archive import refresh_archive
+        refresh_archive(db, cfg)
 
 
 def cmd_demo(args, cfg) -> int:
@@ -243,7 +270,9 @@ def cmd_gm(args, cfg) -> int:
     with db.session() as s:
         done = run_cli(s, cfg, args.gm_command, args.name, **kw)
     print(done)
-    return _deliver(db, cfg, args)
+    sent = _deliver(db, cfg, args)
+    _refresh_archive(db, cfg)
+    return sent
 
 
 def cmd_outbox(args, cfg) -> int:
@@ -342,6 +371,10 @@ def build_parser() -> argparse.ArgumentParser:
     sh.add_argument("name", metavar="NAME")
     sh.add_argument("--json", action="store_true")
     add("run", cmd_run, "als Dienst laufen: regelmäßig abrufen und ZATs auslösen")
+    ar = add("archive", cmd_archive, "statisches Archiv der Ligen schreiben (HTML, ohne Server lesbar)")
+    ar.add_argument("--out", metavar="DIR", help="Zielordner (Standard: [archive] path der Konfiguration)")
+    ar.add_argument("--league", metavar="NAME", help="nur die Seiten dieser Liga (und die Übersicht)")
+    ar.add_argument("--pdf", action="store_true", help="dazu jede Runde und die Tabelle als A4-PDF (WeasyPrint)")
     d = add("demo", cmd_demo, "Demo-Liga mit simulierten Spielern komplett durchspielen")
     d.add_argument("--out", metavar="DIR", help="Ordner für die Auswertungen (.eml)")
     d.add_argument("--rounds", type=int, default=20)

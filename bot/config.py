@@ -35,6 +35,10 @@
     [lexicon]
     path = "var/lexicon"                          # cache of the built word lists
 
+    [archive]                                     # optional: the static league archive
+    path = "/var/www/liga"                        # rewritten after each adjudication
+    pdf = false                                   # also A4 PDFs of the round pages
+
 Every section and key the bot knows is in :data:`SCHEMA`; a known key with a wrong type
 is a :class:`ConfigError` naming section and key, an unknown key (a typo) is reported by
 ``spielleiter check`` (:func:`problems`). A new key goes into :data:`SCHEMA`.
@@ -69,6 +73,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
             "inbox_alarm_minutes": float},
     "lexicon": {"path": str},
+    "archive": {"path": str, "pdf": bool},
 }
 _TYPE_NAMES = {str: "ein Text in Anführungszeichen", int: "eine ganze Zahl", float: "eine Zahl",
                bool: "true oder false"}
@@ -135,6 +140,10 @@ class Config:
     rate_limit_per_hour: int = 20
     #: seconds of IMAP failures before every GM gets one mail about it (``[bot] inbox_alarm_minutes``)
     inbox_alarm_after: float = 3600.0
+    #: the folder of the static league archive (``[archive] path``), refreshed by the service
+    archive_path: Path | None = None
+    #: also write A4 PDFs into the archive (``[archive] pdf``)
+    archive_pdf: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -215,5 +224,9 @@ def load_config(path: str | Path | None) -> Config:
     lex = data.get("lexicon", {})
     if "path" in lex:
         cfg.lexicon_dir = _resolve(base, lex["path"])
+    arch = data.get("archive", {})
+    if "path" in arch:
+        cfg.archive_path = _resolve(base, arch["path"])
+    cfg.archive_pdf = bool(arch.get("pdf", False))
     cfg.extra = data
     return cfg

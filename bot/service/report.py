@@ -17,7 +17,10 @@ everybody (issue "fast at every league size"):
   :meth:`~bot.games.base.GameRules.player_view`, and ``pl.private`` from the report);
   the recipient's own, and every player's in the game master's copy, never in anyone
   else's mail;
-- the frame ``auswertung.{txt,html}.j2`` stitches them per recipient.
+- the frame ``auswertung.{txt,html}.j2`` stitches them per recipient; the HTML frame puts
+  the standings chart (``chart.html.j2``, data from :mod:`bot.service.chart`) below the table;
+- the text part is kept within :data:`TEXT_WIDTH` characters a line (:func:`fold_text`),
+  board pictures excepted.
 
 With the league option ``sequential``, a Partie that starts in the next round is added
 to the Auswertung that ends the one before it (:func:`starting_partie`: ``p.starting``
@@ -36,6 +39,34 @@ from bot.games.base import GameRules
 from bot.render import environment, render
 
 FORMATS = ("txt", "html")
+#: Longest line of a text part (board pictures excepted), for every mail client.
+TEXT_WIDTH = 72
+_PICTURE_CHARS = set("│┃─━┼┌┐└┘├┤┬┴|+·")
+
+
+def is_picture(line: str) -> bool:
+    """Whether ``line`` belongs to a board picture (a grid of one- or two-character cells,
+    or box-drawing lines), which must keep its width."""
+    cells = line.split()
+    if any(ch in _PICTURE_CHARS for ch in line) and sum(len(c) <= 3 for c in cells) >= 0.6 * max(len(cells), 1):
+        return True
+    return len(cells) >= 8 and sum(len(c) <= 2 for c in cells) >= 0.8 * len(cells)
+
+
+def fold_text(text: str, width: int = TEXT_WIDTH) -> str:
+    """Wrap every line of ``text`` longer than ``width`` at spaces, continuing with the
+    line's indentation plus two spaces; board pictures (:func:`is_picture`) and words
+    longer than a line stay as they are."""
+    import textwrap
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width or is_picture(line):
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        out.extend(textwrap.wrap(line.strip(), width=width, initial_indent=indent, subsequent_indent=indent + "  ",
+                                 break_long_words=False, break_on_hyphens=False))
+    return "\n".join(out)
 
 
 def _has(name: str) -> bool:
@@ -138,11 +169,12 @@ class Recipient:
 
 def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
                         standings: list[dict[str, Any]], next_zat: str | None,
-                        recipients: Sequence[Recipient]) -> dict[str, tuple[str, str]]:
+                        recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[str, str]]:
     """Render every recipient's Auswertung; returns ``{email: (text, html)}``.
 
     The shared parts are rendered once; per recipient only their own moves and private
-    part (the game master: everybody's) and the frame."""
+    part (the game master: everybody's) and the frame. ``chart``: the standings chart
+    (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part."""
     common = dict(league=league, round=round)
     shared = [_both(game, "partie", p=pr.p, **common) for pr in partien]
     table = _both(game, "table", standings=standings, partien=[pr.p for pr in partien], **common)
@@ -174,9 +206,9 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
                 "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(i, k))],
             })
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
-        text = render("auswertung.txt.j2", fmt="txt", table=table["txt"], footer=footer["txt"], **ctx)
+        text = fold_text(render("auswertung.txt.j2", fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
         html = render("auswertung.html.j2", fmt="html", table=Markup(table["html"]), footer=Markup(footer["html"]),
-                      **_markup(ctx))
+                      chart=Markup(chart), **_markup(ctx))
         out[rc.email] = (text, html)
     return out
 
@@ -190,7 +222,7 @@ def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
     for pr in partien:
         lines = [_part(game, "moves", "txt", p=pr.p, pl=pl, **common) for pl in pr.full.values()]
         parts.append({"name": pr.p["name"], "moves": lines})
-    return render("alle.txt.j2", partien=parts, **common)
+    return fold_text(render("alle.txt.j2", partien=parts, **common))
 
 
 def _markup(ctx: dict[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,7 @@ from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
 from bot.service.health import Outage, inbox_alarm, inbox_recovered
+from bot.service.archive import refresh_archive
 from bot.service.intake import make_store, process_pending
 from bot.service.mailer import DbPollState, transports
 from bot.service.outbox import Delivery, deliver
@@ -153,6 +154,7 @@ class Service:
         self.send()
 
     def schedule_zats(self) -> None:
+        refresh_archive(self.db, self.cfg)  # after every pass and ZAT: the archive follows ([archive] path)
         for league, zat in next_zat(self.db):
             job_id = f"zat:{league}:{zat.isoformat()}"
             if self.scheduler.get_job(job_id) is None:

@@ -11,11 +11,13 @@ from sqlalchemy.orm import Session
 from bot.storage.models import League, Partie, Result
 
 
-def standings(session: Session, league: League, round_number: int | None = None) -> list[dict]:
+def standings(session: Session, league: League, round_number: int | None = None, *,
+              upto: int | None = None) -> list[dict]:
     """Rows ``{rank, player_id, name, email, points, per_partie, round_points, rounds_played,
     score}``, best first; equal points share a rank. ``round_points`` are the points of
     ``round_number``; ``rounds_played`` counts the (Partie, round) results with moves sent;
-    ``score`` sums the raw move scores (equal to ``points`` in Rondo)."""
+    ``score`` sums the raw move scores (equal to ``points`` in Rondo). ``upto``: count only
+    the results of rounds 1..``upto`` (the standings as they were after that round)."""
     partien = {p.id: p.name for p in session.scalars(select(Partie).where(Partie.league_id == league.id))}
     total: dict[int, int] = defaultdict(int)
     per: dict[int, dict[str, int]] = defaultdict(lambda: {n: 0 for n in partien.values()})
@@ -23,7 +25,10 @@ def standings(session: Session, league: League, round_number: int | None = None)
     played: dict[int, int] = defaultdict(int)
     raw: dict[int, int] = defaultdict(int)
     if partien:
-        for r in session.scalars(select(Result).where(Result.partie_id.in_(list(partien)))):
+        q = select(Result).where(Result.partie_id.in_(list(partien)))
+        if upto is not None:
+            q = q.where(Result.round_number <= upto)
+        for r in session.scalars(q):
             total[r.player_id] += r.points
             raw[r.player_id] += r.score
             played[r.player_id] += 1 if r.submitted else 0
