@@ -56,7 +56,7 @@ from bot.service.chart import chart_title, league_chart
 from bot.service.league import find_league
 from bot.service.report import PartieRound, partie_round
 from bot.service.standings import standings
-from bot.storage.models import Adjudication, League, Partie, Player, Round
+from bot.storage.models import Adjudication, League, Partie, Player, Result, Round
 
 log = logging.getLogger(__name__)
 
@@ -230,21 +230,24 @@ def _render_round(game: GameRules, league: League, r: _Round, final: bool, table
     return {"partien": partien, "table": Markup(tbl), "chart": Markup(chart)}
 
 
-def _player_rows(rounds: list[_Round], key: str) -> list[dict[str, Any]]:
-    """One player's rounds: per round the Partien they played (counted move, score,
-    points) and the running total of points."""
+def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], Result]) -> list[dict[str, Any]]:
+    """One player's rounds: per round the Partien they have a result in (counted move,
+    score, points; a late joiner's rounds before joining count as NMR without a report)
+    and the running total of points, from the ``results`` (round, Partie name)."""
     out, total = [], 0
     for r in rounds:
         items = []
         for pr in r.partien:
+            res = results.get((r.number, pr.p["name"]))
             pl = pr.full.get(key)
-            if pl is None:
+            if res is None and pl is None:
                 continue
-            counted = pl["moves"][pl["counted"]] if pl.get("counted") is not None else None
+            counted = pl["moves"][pl["counted"]] if pl and pl.get("counted") is not None else None
             row = next((x for x in pr.p["players"] if x["key"] == key), {})
-            items.append({"partie": pr.p["name"], "submitted": pl["submitted"], "counted": pl.get("counted"),
-                          "move": counted["text"] if counted else None, "result": row.get("result"),
-                          "score": pl.get("score") or 0, "points": pl["points"], "pl": pl, "p": pr.p})
+            items.append({"partie": pr.p["name"], "submitted": res.submitted if res else pl["submitted"],
+                          "counted": counted and counted["index"], "move": counted["text"] if counted else None,
+                          "result": row.get("result"), "score": res.score if res else (pl.get("score") or 0),
+                          "points": res.points if res else pl["points"], "pl": pl, "p": pr.p})
         if items:
             total += sum(i["points"] for i in items)
             out.append({"round": r.number, "items": items, "total": total})
@@ -292,10 +295,17 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
     w.write(f"{dirname}/index.html", html)
     pdfs.append((f"{dirname}/index.html", html))
 
+    results: dict[int, dict[tuple[int, str], Result]] = {}
+    for res, pname in s.execute(select(Result, Partie.name).join(Partie, Partie.id == Result.partie_id)
+                                .where(Partie.league_id == league.id)):
+        results.setdefault(res.player_id, {})[(res.round_number, pname)] = res
     for p in players:
-        rows = _player_rows(rounds, str(p.id))
+        rows = _player_rows(rounds, str(p.id), results.get(p.id, {}))
         for row in rows:
             for it in row["items"]:
+                if it["pl"] is None:
+                    it["moves_html"] = ""
+                    continue
                 lg = _league_ctx(league, game, finished and row["round"] == last)
                 it["moves_html"] = Markup(render(part_template(game.name, "moves"), league=lg, round=row["round"],
                                                  p=it["p"], pl=it["pl"]))
