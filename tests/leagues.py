@@ -30,8 +30,11 @@ from bot.service.outbox import deliver
 from bot.service.rounds import adjudicate_league
 from bot.storage.db import Database
 
+#: players with umlauts in their names, so every page shows whether umlauts survive
 PLAYERS = [("Jürgen Öhler", "juergen@liga.invalid"), ("Bärbel Süß", "baerbel@liga.invalid"),
            ("Anna Albers", "anna@liga.invalid"), ("Bernd Becker", "bernd@liga.invalid")]
+#: the demo's simulated players (bot.demo), renamed: name, address, style
+STYLES = ["stark", "tippfehler", "vorsichtig", "unzuverlaessig"]
 
 
 @dataclass
@@ -55,12 +58,12 @@ def _example(game: str) -> dict | None:
 def _running_spec(game: str) -> dict:
     rules = get_game(game)
     spec = _example(game) or {"partien": ["A"]}
-    players = spec.get("players") or []
-    if rules.check_players([str(i) for i in range(len(players))], spec.get("options")) is not None or not players:
+    n = len(spec.get("players") or [])
+    if not n or rules.check_players([str(i) for i in range(n)], spec.get("options")) is not None:
         n = next(k for k in (4, 3, 2, 5, 6, 1) if rules.check_players([str(i) for i in range(k)],
                                                                         spec.get("options")) is None)
-        players = [{"name": nm, "email": em} for nm, em in PLAYERS[:n]] + \
-                  [{"name": f"Spieler {i}", "email": f"s{i}@liga.invalid"} for i in range(len(PLAYERS), n)]
+    players = [{"name": nm, "email": em} for nm, em in PLAYERS[:n]] + \
+              [{"name": f"Spieler {i}", "email": f"s{i}@liga.invalid"} for i in range(len(PLAYERS), n)]
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
     spec = dict(spec, name=f"Lauf-{game}", game=game, players=players, first_zat=first.isoformat(),
                 review=False, require_code=False)
@@ -72,7 +75,9 @@ def _running_spec(game: str) -> dict:
 
 def play_leagues(work: Path) -> Played:
     """Play the leagues of this module into ``work`` (SQLite and a Maildir)."""
-    from bot.demo import PLAYERS as DEMO_PLAYERS, _play, _rank_monoscrabble, _rank_rondo
+    import bot.demo
+    from bot.demo import _play, _rank_monoscrabble, _rank_rondo
+    simulated = [(n, e, st) for (n, e), st in zip(PLAYERS, STYLES)]
     cfg = embedded(work)
     cfg.sender = "Spielleiter <spielleiter@liga.invalid>"
     cfg.rate_limit_per_hour = 0
@@ -82,14 +87,18 @@ def play_leagues(work: Path) -> Played:
     rng = random.Random("archiv")
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0).isoformat()
     base = {"first_zat": first, "zat_interval_days": 7, "seed": "7", "gm_email": "gm@liga.invalid",
-            "players": [{"name": n, "email": e} for n, e, _ in DEMO_PLAYERS]}
+            "players": [{"name": n, "email": e} for n, e, _ in simulated]}
     out = work / "eml"
     out.mkdir(parents=True, exist_ok=True)
     quiet = lambda *a: None  # noqa: E731
-    _play(db, cfg, md, dict(base, name="Demo-Rondo", game="rondo", partien=["R1", "R2"], rounds=4),
-          _rank_rondo, rng, out, "rondo", quiet)
-    _play(db, cfg, md, dict(base, name="Demo-Mono", game="monoscrabble", partien=["M1"], rounds=3),
-          _rank_monoscrabble, rng, out, "mono", quiet, late_joiner_round=2)
+    saved, bot.demo.PLAYERS = bot.demo.PLAYERS, simulated  # the demo's players mail the moves
+    try:
+        _play(db, cfg, md, dict(base, name="Demo-Rondo", game="rondo", partien=["R1", "R2"], rounds=4),
+              _rank_rondo, rng, out, "rondo", quiet)
+        _play(db, cfg, md, dict(base, name="Demo-Mono", game="monoscrabble", partien=["M1"], rounds=3),
+              _rank_monoscrabble, rng, out, "mono", quiet, late_joiner_round=2)
+    finally:
+        bot.demo.PLAYERS = saved
     leagues = {"Demo-Rondo": "rondo", "Demo-Mono": "monoscrabble"}
     for game in GAME_CLASSES:
         spec = _running_spec(game)

@@ -312,7 +312,7 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
         standing = next((t for t in table if t["player_id"] == p.id), None)
         html = _page("player.html.j2", **base, name=p.name, active=p.active, rows=rows, standing=standing,
                      differ=any(it["points"] != it["score"] for row in rows for it in row["items"]),
-                     chart_title=chart_title(game.name))
+                     chart_title=chart_title(game.name), several=len(league.partien) > 1)
         w.write(f"{dirname}/{links[p.name]}", html)
 
     if pdf:
