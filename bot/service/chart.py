@@ -35,7 +35,7 @@ COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#9467BD", "#A6761D", "#E
 DASHES = ("", "7 4", "2 3", "9 3 2 3")
 
 WIDTH = 420          # SVG user units (scaled to the page width by viewBox)
-PLOT_TOP = 34
+PLOT_TOP = 12
 PLOT_HEIGHT = 220
 LEFT = 40
 RIGHT = 14
