@@ -347,3 +347,16 @@ def test_points_history_matches_the_standings(played):
             table = {r["name"]: r["points"] for r in standings(s, league)}
             assert {x.name: x.values[-1] for x in h.series} == table
             assert [x.name for x in h.series] == [r["name"] for r in standings(s, league)]
+
+
+def test_no_script_and_no_external_resource(played, site):
+    """Mail HTML and archive pages load nothing from anywhere (privacy, offline, file://):
+    no script, no stylesheet link, no remote image or font; mail HTML styles are inline."""
+    with played.db.session() as s:
+        mails = [_parts(r.raw)[1] for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung"))]
+    pages = list(_files(site).values())
+    for html in mails + pages:
+        assert "<script" not in html and "<link" not in html and "url(" not in html
+        assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
+    for html in mails:
+        assert "<style" not in html  # mail clients drop <style>: every style is inline
