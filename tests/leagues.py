@@ -66,7 +66,7 @@ def _running_spec(game: str) -> dict:
               [{"name": f"Spieler {i}", "email": f"s{i}@liga.invalid"} for i in range(len(PLAYERS), n)]
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
     spec = dict(spec, name=f"Lauf-{game}", game=game, players=players, first_zat=first.isoformat(),
-                review=False, require_code=False)
+                review=False, require_code=False, gm_email="gm@liga.invalid")
     spec.pop("gm_code", None)
     if rules.fixed_rounds:
         spec.pop("rounds", None)

@@ -173,8 +173,9 @@ def test_pages_at_phone_and_desktop_width(tab, pages, shots):
 
 
 def test_board_and_row_fully_visible_on_a_phone(tab, pages, shots):
-    """The board (Monoscrabble, 15 x 15) and the row (Rondo, 9 fields): every field
-    inside the screen at 390 px, none cut off or hidden."""
+    """The board (Monoscrabble, 15 x 15) and the row (Rondo, 9 fields), and any game's
+    board table labelled "Brett ..."/"Auslage ...": its fields inside the screen at 390 px
+    (first, last and every few in between), none cut off or too small to read."""
     seen = 0
     for label, path, _ in pages:
         if "-runde" not in label and "-mail-" not in label:
@@ -183,8 +184,8 @@ def test_board_and_row_fully_visible_on_a_phone(tab, pages, shots):
         for table in page.locator("table[aria-label^='Brett'], table[aria-label^='Auslage']").all():
             cells = table.locator("td")
             n = cells.count()
-            assert n in (9, 225), (label, n)
-            boxes = [cells.nth(i).bounding_box() for i in range(0, n, 1 if n == 9 else 14)] + \
+            assert n >= 9, (label, n)  # Rondo's row has 9 fields, a board more
+            boxes = [cells.nth(i).bounding_box() for i in range(0, n, max(1, n // 16))] + \
                 [cells.nth(n - 1).bounding_box()]
             assert all(b and b["x"] >= 0 and b["x"] + b["width"] <= PHONE and b["width"] >= 14 for b in boxes), label
             seen += 1
