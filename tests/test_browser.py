@@ -22,6 +22,7 @@ import pytest
 from sqlalchemy import select
 
 from bot.service.archive import build_archive, slug
+from bot.service.chart import points_history
 from bot.storage.models import League, OutboxMail
 
 CHROMIUM = os.environ.get("SPIELLEITER_CHROMIUM", "/usr/bin/chromium")
@@ -102,7 +103,7 @@ def shots():
 @pytest.fixture(scope="module")
 def pages(played, tmp_path_factory):
     """``[(label, path, players)]``: every page to look at, with the number of players
-    whose line the chart must show (None: no chart on that page)."""
+    whose line the chart must show (None: no chart on that page, or nobody has points)."""
     root = tmp_path_factory.mktemp("browser")
     site = root / "archiv"
     build_archive(played.db, site)
@@ -110,9 +111,10 @@ def pages(played, tmp_path_factory):
     with played.db.session() as s:
         for league in s.scalars(select(League).order_by(League.id)):
             d, active = site / slug(league.name), [p for p in league.players if p.active]
+            drawn = any(v for x in points_history(s, league).series for v in x.values)
             rounds = sorted(d.glob("runde-*.html"))
-            out += [(f"{d.name}-liga", d / "index.html", len(active)),
-                    (f"{d.name}-runde", rounds[-1], len(active)),
+            out += [(f"{d.name}-liga", d / "index.html", len(active) if drawn else None),
+                    (f"{d.name}-runde", rounds[-1], len(active) if drawn else None),
                     (f"{d.name}-spieler", d / f"spieler-{slug(active[0].name)}.html", None)]
             rows = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id,
                                                       OutboxMail.kind == "auswertung")
@@ -122,7 +124,7 @@ def pages(played, tmp_path_factory):
                 f = root / f"{d.name}-mail-{r.key.rsplit(':', 1)[1]}.html"
                 f.write_text(msg.get_body(("html",)).get_content(), encoding="utf-8")
                 joined = [p for p in active if p.joined_round <= r.round_number]
-                out.append((f.stem, f, len(joined)))
+                out.append((f.stem, f, len(joined) if drawn else None))
     return out
 
 

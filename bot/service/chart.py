@@ -114,8 +114,10 @@ def layout(history: History, title: str) -> dict[str, Any] | None:
     round: ``width``, ``height``, ``title``, ``desc`` (every player's final value, for
     screen readers), the plot box, ``yticks``/``xticks`` (``pos``, ``label``), and per
     player ``lines`` (``name``, ``colour``, ``dash``, ``points`` as an SVG points string
-    starting at round 0 with 0, ``dots``, ``final``, legend position ``lx``/``ly``)."""
-    if not history.rounds or not history.series:
+    starting at round 0 with 0, ``dots``, ``final``, legend position ``lx``/``ly``).
+    None as well while every value is 0: flat lines say nothing (Crossword scores only at
+    the end; a round in which nobody moved)."""
+    if not history.rounds or not history.series or not any(v for s in history.series for v in s.values):
         return None
     n = len(history.rounds)
     values = [v for s in history.series for v in s.values] + [0]
@@ -157,7 +159,8 @@ def layout(history: History, title: str) -> dict[str, Any] | None:
 
 
 def render_chart(history: History, title: str) -> str:
-    """The inline SVG (with its heading) of ``history``, or "" before the first round."""
+    """The inline SVG (with its heading) of ``history``, or "" while there is nothing to draw
+    (before the first round, or while every player has 0)."""
     data = layout(history, title)
     return render("chart.html.j2", chart=data) if data else ""
 
