@@ -191,7 +191,7 @@ def cmd_demo(args, cfg) -> int:
 
 def cmd_lexicon_build(args, cfg) -> int:
     from bot.lexicon import cli_build
-    return cli_build(cfg.lexicon_dir)
+    return cli_build(cfg.lexicon_dir, source=args.source)
 
 
 def cmd_lexicon_check(args, cfg) -> int:
@@ -348,15 +348,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", default="1")
     lx = sub.add_parser("lexicon", parents=[common], help="Wörterbuch bauen und prüfen")
     lxs = lx.add_subparsers(dest="lexicon_command", required=True, metavar="BEFEHL")
-    b = lxs.add_parser("build", parents=[common], help="Wortlisten aus hunspell-de-de bauen")
+    b = lxs.add_parser("build", parents=[common],
+                       help="Wortlisten bauen: igerman98 (hunspell-de-de), OpenTaal (hunspell-nl, wenn installiert)")
+    b.add_argument("--source", default=None, choices=["igerman98", "opentaal"],
+                   help="nur dieses Wörterbuch bauen")
     b.set_defaults(func=cmd_lexicon_build)
     ck = lxs.add_parser("check", parents=[common], help="sagen, ob und warum ein Wort gültig ist")
     ck.add_argument("word", metavar="WORD")
-    ck.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
+    ck.add_argument("--game", default=None, help="Spiel oder Alphabet (rondo, rondonl, nl, nl-namen ...), Standard rondo")
     ck.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
     ck.set_defaults(func=cmd_lexicon_check)
     ex = lxs.add_parser("export", parents=[common], help="die ganze Wortliste eines Spiels ausgeben, ein Wort je Zeile")
-    ex.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
+    ex.add_argument("--game", default=None, help="Spiel oder Alphabet (rondo, rondonl, nl, nl-namen ...), Standard rondo")
     ex.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
     ex.set_defaults(func=cmd_lexicon_export)
     gm = sub.add_parser("gm", parents=[common], help="Spielleiter-Befehle (ZAT, Pause, Rücknahme, ...)")

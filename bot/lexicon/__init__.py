@@ -15,9 +15,15 @@ Rule source: ``shared/RULES.md``, section "Common to all games":
 
 Modules: :mod:`~bot.lexicon.alphabet` (alphabets, spelling), :mod:`~bot.lexicon.words`
 (:class:`Lexicon`, verdicts), :mod:`~bot.lexicon.hunspell` (reading hunspell
-dictionaries), :mod:`~bot.lexicon.cache` (build and load the marisa cache),
-:mod:`~bot.lexicon.cli` (the ``lexicon`` commands), :mod:`~bot.lexicon.rules` (a game's word
-rules on top of the dictionary: Crossword leaves out Latin phrase fragments such as DE, ET).
+dictionaries), :mod:`~bot.lexicon.sources` (one module per source dictionary:
+``igerman98`` German, ``opentaal`` Dutch), :mod:`~bot.lexicon.cache` (build and load the
+marisa cache), :mod:`~bot.lexicon.cli` (the ``lexicon`` commands), :mod:`~bot.lexicon.rules`
+(a game's word rules on top of the dictionary: Crossword leaves out Latin phrase fragments
+such as DE, ET).
+
+The Dutch list (alphabets ``nl`` and ``nl-namen``, RONDO seed 004) is described in
+:mod:`bot.lexicon.sources.opentaal`; its cache lies in the sub-directory ``opentaal/``
+with the same layout as below.
 
 How the word list is made (:func:`build`)
 -----------------------------------------
@@ -60,8 +66,9 @@ processes.
 from __future__ import annotations
 
 from bot.lexicon.alphabet import ALPHABETS, GAME_ALPHABET, Alphabet, alphabet_for_game, normalise
-from bot.lexicon.cache import (DEFAULT_AFF, DEFAULT_DIC, FORMAT_VERSION, _clear_memo, build, default_cache_dir,
-                               load)
+from bot.lexicon.cache import (DEFAULT_AFF, DEFAULT_DIC, FORMAT_VERSION, _clear_memo, build, build_all,
+                               build_source, default_cache_dir, load, source_dir)
+from bot.lexicon.sources import SOURCES, Source, get_source
 from bot.lexicon.cli import cli_build, cli_check
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict
@@ -81,6 +88,12 @@ __all__ = [
     "alphabet_for_game",
     "default_cache_dir",
     "build",
+    "build_source",
+    "build_all",
+    "source_dir",
+    "SOURCES",
+    "Source",
+    "get_source",
     "load",
     "cli_build",
     "cli_check",

@@ -186,10 +186,10 @@ class Lexicon:
             if n in self._heads:
                 return Verdict(word, n, True, "headword",
                                f"{shown} ist gültig: Stichwort im Wörterbuch "
-                               f"({DICTIONARY_NAME}).")
+                               f"({self.source}).")
             return Verdict(word, n, True, "inflected",
                            f"{shown} ist gültig: Beugungsform eines Stichworts im "
-                           f"Wörterbuch ({DICTIONARY_NAME}).")
+                           f"Wörterbuch ({self.source}).")
         where = "in der Wortliste" if self.source == "list" else "im Wörterbuch"
         return Verdict(word, n, False, "unknown", f"{shown} ist ungültig: nicht {where}.")
 
