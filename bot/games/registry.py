@@ -18,6 +18,7 @@ GAME_CLASSES: dict[str, str] = {
     "rondo": "bot.games.rondo.game:RondoRules",
     "monoscrabble": "bot.games.monoscrabble.game:MonoscrabbleRules",
     "crossword": "bot.games.crossword.game:CrosswordRules",
+    "rondonl": "bot.games.rondonl.game:RondoNLRules",
 }
 
 #: Rules instances created so far (one per game, created on first use).

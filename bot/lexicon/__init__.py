@@ -71,7 +71,7 @@ from bot.lexicon.cache import (DEFAULT_AFF, DEFAULT_DIC, FORMAT_VERSION, _clear_
 from bot.lexicon.sources import SOURCES, Source, get_source
 from bot.lexicon.cli import cli_build, cli_check
 from bot.lexicon.errors import LexiconError
-from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict
+from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict, union
 
 __all__ = [
     "Alphabet",
@@ -84,6 +84,7 @@ __all__ = [
     "Verdict",
     "VERDICT_CODES",
     "Lexicon",
+    "union",
     "normalise",
     "alphabet_for_game",
     "default_cache_dir",
