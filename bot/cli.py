@@ -196,33 +196,26 @@ def cmd_lexicon_build(args, cfg) -> int:
 
 def cmd_lexicon_check(args, cfg) -> int:
     from bot.lexicon import cli_check
-    allow: list[str] = []
-    deny: list[str] = []
-    game = args.game
-    if args.league:
-        from bot.service.league import find_league
+    if args.league:  # the league's word lists (its options: e.g. RONDO's dictionary) and its GM lists
+        from bot.service.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
-            league = find_league(s, args.league)
-            allow, deny, game = list(league.allow_words), list(league.deny_words), league.game
-    return cli_check(args.word, game=game or "rondo", allow=allow, deny=deny, cache_dir=cfg.lexicon_dir)
+            verdict = league_lexicon(find_league(s, args.league), cfg).check(args.word)
+        print(verdict.reason)
+        return 0 if verdict.valid else 1
+    return cli_check(args.word, game=args.game or "rondo", cache_dir=cfg.lexicon_dir)
 
 
 def cmd_lexicon_export(args, cfg) -> int:
     """Print the game's whole word list, one word a line (with a league's lists if given)."""
     from bot.lexicon import alphabet_for_game, load
-    game = args.game or "rondo"
-    allow: list[str] = []
-    deny: list[str] = []
-    if args.league:
-        from bot.service.league import find_league
+    if args.league:  # the league's word lists (its options) and its GM lists
+        from bot.service.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
-            league = find_league(s, args.league)
-            allow, deny, game = list(league.allow_words), list(league.deny_words), league.game
-    lex = load(alphabet_for_game(game).name, cfg.lexicon_dir)
-    if allow or deny:
-        lex = lex.with_lists(allow, deny)
+            lex = league_lexicon(find_league(s, args.league), cfg)
+    else:
+        lex = load(alphabet_for_game(args.game or "rondo").name, cfg.lexicon_dir)
     out = sys.stdout
     for word in lex.words():
         out.write(word + "\n")

@@ -102,6 +102,8 @@ class RondoNLRules(GameRules):
     max_players = 12
     multiline = True
     turn_hours = TURN_HOURS
+    #: RONDO ends by itself (full rounds or an empty deck); a league's ``rounds`` is a cap.
+    default_rounds = None
 
     # -- setup -------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -115,6 +117,11 @@ class RondoNLRules(GameRules):
         if not 2 <= n <= 6:
             return (f"RONDO braucht 2 bis 6 Spieler (mehr in Teams: teams = true), die Ligadatei hat {n}.")
         return None
+
+    def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
+        """The player's marks (strepen), shown after the points in STAND."""
+        n = int((state.get("marks") or {}).get(player, 0))
+        return texts.t(lang, "marks_note", n=n)
 
     def lexicon_alphabets(self, options: Mapping[str, Any] | None = None) -> tuple[str, ...]:
         """The word lists of a league (RULES.md "RONDO, the original": Dutch by default,

@@ -10,6 +10,7 @@ from bot.games.rondonl.cards import EXCHANGE_PENALTY
 TEXTS: dict[str, dict[str, str]] = {
     "de": {
         "not_player": "Du spielst in dieser Partie nicht mit.",
+        "marks_note": "  {n} Strich(e)",
         "hand": "Deine Hand: {hand}",
         "opening_none": "Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden.",
         "opening_word": "Eröffnungswort {word}, Wert {value}.",
@@ -22,6 +23,7 @@ TEXTS: dict[str, dict[str, str]] = {
     },
     "nl": {
         "not_player": "Je speelt niet mee in deze partij.",
+        "marks_note": "  {n} streep/strepen",
         "hand": "Je kaarten: {hand}",
         "opening_none": "Geen geldig openingswoord: drie kaarten uit je hand die een woord vormen.",
         "opening_word": "Openingswoord {word}, waarde {value}.",
