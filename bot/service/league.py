@@ -147,9 +147,11 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
 
 
 def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:
-    """Every Partie's public view plus ``name`` and ``mine`` (``player``'s private view,
-    ``{}`` without a player or for games without private state)."""
-    return [dict(game.public_view(pt.state), name=pt.name,
+    """Every Partie's public view plus ``name``, ``names`` (player key -> name, for games
+    whose views name players by key) and ``mine`` (``player``'s private view, ``{}``
+    without a player or for games without private state)."""
+    names = {str(p.id): p.name for p in league.players}
+    return [dict(game.public_view(pt.state), name=pt.name, names=names,
                  mine=game.player_view(pt.state, str(player.id)) if player is not None else {})
             for pt in league.partien]
 

@@ -54,7 +54,8 @@ def _both(game: GameRules, part: str, lang: str = DEFAULT, **ctx: Any) -> dict[s
 @dataclass
 class PartieRound:
     """One Partie's round as the templates see it: ``p`` (the public view after the
-    round plus ``name``, ``board_move``, ``top``, ``lot`` and ``players``, one public row
+    round plus ``name``, ``board_move``, ``top``, ``lot``, ``names`` (player key -> display
+    name, for games that name players by key in their views) and ``players``, one public row
     per player: name, key, submitted, counted, points, score, ``counted_text`` and
     ``result``), ``full`` (player key -> the whole :class:`PlayerRound` JSON plus
     ``name``, for the players of this round) and ``views`` (player key ->
@@ -95,7 +96,8 @@ def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict
     views = {}
     if type(game).player_view is not GameRules.player_view:
         views = {k: game.player_view(state_after, k) for k in (players if players is not None else full)}
-    p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows)
+    p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows,
+             names=dict(names))
     return PartieRound(p, full, views, dict(names))
 
 

@@ -300,7 +300,7 @@ def judge_opening(hand: str, lines: Sequence[str] | None, lexicon: WordList) -> 
             value = (out.score or 0) - (out.bonus or 0)
             op.counted, op.word, op.value = i, out.word, value
             op.notation = out.notation(Position(empty, hand_vorgabe(hand), 1))
-            results.append(LineResult(i, text, "word", True, None, f"{out.word}: Wert {value}", outcome=out))
+            results.append(LineResult(i, text, "opening", True, None, f"{out.word}: Wert {value}", outcome=out))
         else:
             msg = out.message if not out.valid else "Das Eröffnungswort hat genau drei Buchstaben."
             if out.reason == "vorgabe":

@@ -73,6 +73,8 @@ def line_message(lang: str, r) -> str:
             return f"{r.cards} blind als wis-kaart (-2), als het woord er een nodig heeft."
         if r.kind == "pass":
             return "Pas: geen woord, een streep, een kaart."
+        if r.kind == "opening" and r.outcome is not None:
+            return f"{r.outcome.word}: waarde {(r.outcome.score or 0) - (r.outcome.bonus or 0)}"
         o = r.outcome
         if o is not None and o.bonus is not None and r.kind == "word" and o.row is not None and o.word:
             return f"{o.word}: {o.score} punten"
