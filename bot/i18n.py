@@ -39,6 +39,7 @@ TEXTS: dict[str, dict[str, str]] = {
                   "nl": "Bij deze zetten staat geen partij: schrijf er 'Partie {first}:' voor ({moves})."},
     "unknown_partie": {"de": "Eine Partie {partie} gibt es in {league} nicht (Partien: {names}).",
                        "nl": "Een partij {partie} bestaat niet in {league} (partijen: {names})."},
+    "partie_note": {"de": "Partie {name}: {why}", "nl": "Partij {name}: {why}"},
     "no_move_found": {"de": "kein Zug gefunden.", "nl": "geen zet gevonden."},
     "unread_lines": {"de": "Zeilen, die ich nicht als Zug lesen konnte: {lines}. Hilfe zur Notation steht "
                            "in der Startmail und im README.",

@@ -261,11 +261,11 @@ def _submission(ctx: Incoming, text: str) -> None:
                                  names=", ".join(partien)))
             continue
         if not sec.moves:
-            errors.append(f"Partie {part.name}: {tr(lang, 'no_move_found')}")
+            errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
             continue
         why = _not_now(s, game, league, part, active, player, lang)
         if why:
-            errors.append(f"Partie {part.name}: {why}")
+            errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         sub = Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
