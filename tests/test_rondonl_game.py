@@ -216,3 +216,16 @@ def test_lexicon_alphabets_by_options():
     assert G.lexicon_alphabets({"dictionary": "de"}) == ("rondo",)
     assert G.lexicon_alphabets({"foreign_words": True}) == ("nl", "rondo")
     assert G.lexicon_alphabets({"dictionary": "de", "foreign_words": True}) == ("rondo", "nl")
+
+
+def test_demo_plays_a_dutch_table(tmp_path, capsys):
+    from bot.demo import run_demo
+    out = tmp_path / "out"
+    assert run_demo(out=out, rounds=1, seed="5", mono_rounds=0, rondonl_rounds=2) == 0
+    files = sorted(out.glob("rondonl-*.eml"))
+    # the opening plus 2 full rounds of 3 turns, each Auswertung to 3 players
+    assert len(files) == 7 * 3
+    text = capsys.readouterr().out
+    assert "Demo-RONDO" in text and "Eindstand:" in text and "streep" in text
+    body = files[-1].read_bytes()
+    assert b"einduitslag" in body.lower() and b"text/html" in body
