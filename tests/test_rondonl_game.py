@@ -205,7 +205,7 @@ def test_best_word_with_beginners_rule():
     row = Row.from_code("..KATER..")
     assert best_word(row, "BCDFGQ/", small) is None  # KAT needs two wis-kaarten
     b = best_word(row, "BCDFGQ/", small, beginners=True)
-    assert (b["row"], b["score"], b["facedown"]) == ("..KAT//..", 8, "B")
+    assert (b["row"], b["score"], b["facedown"]) == ("..KAT//..", 8, "Q")  # the highest-valued spare card
     b = best_word(Row.from_code("..KATER.."), "BCDFQ//", Lexicon.from_words(["KAT", "KATER"], "nl"))
     assert b["row"] == "..KAT//.." and b["score"] == 8
 

@@ -34,7 +34,8 @@ from typing import Any, Sequence
 from bot.games.base import NotationError
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe
 from bot.games.rondo.engine import Outcome, Position, WordList, best_moves, evaluate
-from bot.games.rondonl.cards import EXCHANGE_PENALTY, HAND_SIZE, OPENING_LETTERS, missing, sort_hand, take
+from bot.games.rondonl.cards import (EXCHANGE_PENALTY, HAND_SIZE, OPENING_LETTERS, card_value, missing, sort_hand,
+                                     take)
 from bot.games.rondonl.notation import Exchange, FaceDown, Pass, Word, parse_line
 
 
@@ -312,23 +313,26 @@ def judge_opening(hand: str, lines: Sequence[str] | None, lexicon: WordList) -> 
 
 def best_word(row: Row, hand: str, lexicon: WordList, *, beginners: bool = False) -> dict | None:
     """The best word ``hand`` allows on ``row`` (most points, then the stable order of
-    :func:`bot.games.rondo.engine.best_moves`); with the beginners' rule also with any one
-    card laid face down. ``{"notation", "score", "word", "row", "facedown"}`` or None."""
-    options: list[tuple[Outcome, str | None]] = []
-    best = best_moves(Position(row, hand_vorgabe(hand)), lexicon, 1)
-    if best:
-        options.append((best[0], None))
-    if beginners:
-        for card in sorted(set(hand) - {LOESCHER}):
-            rest = take(hand, card)
-            assert rest is not None
-            cand = [o for o in best_moves(Position(row, hand_vorgabe(rest + LOESCHER)), lexicon, None)
-                    if o.new_loescher >= 1][:1]
-            if cand:
-                options.append((cand[0], card))
-    if not options:
-        return None
-    o, fd = max(options, key=lambda t: (t[0].score, t[1] is None))
+    :func:`bot.games.rondo.engine.best_moves`); with the beginners' rule also with one
+    card laid face down: one search with an extra wis-kaart, keeping the moves that leave
+    a card of the hand to turn over (the highest-valued one is named).
+    ``{"notation", "score", "word", "row", "facedown"}`` or None."""
     pos = Position(row, hand_vorgabe(hand))
+    best = best_moves(pos, lexicon, 1)
+    o, fd = (best[0], None) if best else (None, None)
+    if beginners:
+        wis = hand.count(LOESCHER)
+        for cand in best_moves(Position(row, hand_vorgabe(hand + LOESCHER)), lexicon, None):
+            if o is not None and (cand.score or 0) <= (o.score or 0):
+                break  # sorted best first: nothing better with a face-down card
+            if cand.new_loescher <= wis:
+                continue
+            rest = take(hand, cand.new_cards.replace(LOESCHER, "") + LOESCHER * wis)
+            spare = [c for c in (rest or "") if c != LOESCHER]
+            if spare:
+                o, fd = cand, max(spare, key=lambda c: (card_value(c), c))
+                break
+    if o is None:
+        return None
     return {"notation": o.notation(pos), "score": o.score, "word": o.word, "row": o.row.code,  # type: ignore[union-attr]
             "facedown": fd}
