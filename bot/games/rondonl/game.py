@@ -318,8 +318,8 @@ class RondoNLRules(GameRules):
                        "used": turn.used, "facedown": turn.facedown, "best": best}
             players.append(PlayerRound(m, lines is not None, reports, turn.counted, turn.score, score=turn.score,
                                        private=private))
-            for p in partners(state, m):
-                if p != m and p in submissions:
+            for p in partners(state, m):  # the partner shares the score (only movers are in submissions)
+                if p != m:
                     players.append(PlayerRound(p, False, [], None, turn.score, score=turn.score,
                                                private={"hand": turn.hand, "hand_pretty": pretty_hand(turn.hand),
                                                         "partner_turn": True}))
