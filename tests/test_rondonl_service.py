@@ -86,9 +86,9 @@ def test_german_rondo_league(tmp_path, env):
     deliver(db, md, cfg)
     sent = md.sent()[n:]
     ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
-    assert f"Hauptzug: TAUSCH {card} / " in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
+    assert f"Hauptzug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
     if best:
-        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte" in ack
+        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte; dein Zug ist damit beendet" in ack
     assert "gezogen" not in ack  # the drawn card is not shown before the Auswertung
     after = _state(db)
     drawn = after["history"] and after["hands"][mover]

@@ -214,22 +214,25 @@ class RondoNLRules(GameRules):
                                   message=texts.t(lang, "opening_none"), detail={"picture": picture})
             return MoveReport(index, text, True, score=op.value,
                               message=texts.t(lang, "opening_word", word=op.word, value=op.value),
-                              detail={"picture": picture, "word": op.word, "value": op.value})
+                              detail={"picture": picture, "word": op.word, "value": op.value,
+                                      "summary": texts.t(lang, "summary_opening", word=op.word, value=op.value)})
         turn = self._judge(state, player, lines, lexicon, commit=False)
         picture = [texts.line_verdict(lang, r) for r in turn.lines]
         picture.append(texts.t(lang, "hand", hand=pretty_hand(hand)))
+        summary = None
         if turn.word is not None:
             msg = texts.t(lang, "turn_word", word=turn.word.word, score=turn.score)
+            summary = texts.t(lang, "summary_word", word=turn.word.word, score=turn.score)
         elif turn.passed:
-            msg = texts.t(lang, "turn_pass")
+            msg = summary = texts.t(lang, "turn_pass")
         elif turn.exchanged:
-            msg = texts.t(lang, "turn_exchange_only", n=len(turn.exchanged))
+            msg = summary = texts.t(lang, "turn_exchange_only", n=len(turn.exchanged))
         else:
             msg = texts.t(lang, "turn_invalid")
         return MoveReport(index, text, turn.complete, score=turn.score if turn.complete else None,
                           bonus=turn.word.bonus if turn.word else None,
                           reason=None if turn.complete else _first_reason(turn.lines), message=msg,
-                          detail={"picture": picture, "complete": turn.complete,
+                          detail={"picture": picture, "complete": turn.complete, "summary": summary,
                                   "word": turn.word.word if turn.word else None})
 
     # -- adjudication --------------------------------------------------------------------

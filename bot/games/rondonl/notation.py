@@ -67,10 +67,11 @@ Line = Union[Exchange, FaceDown, Pass, Word]
 def _cards(text: str, line: str, what: str) -> str:
     s = re.sub(r"[\s,;]+", "", text).upper().replace("*", JOKER)
     if not s:
-        raise NotationError(f"{what}: welche Karte? Zum Beispiel '{what} Q'.", line)
+        raise NotationError(f"{what}: welche Karte? Zum Beispiel '{what} Q'.", line, meant=True)
     bad = [c for c in s if c not in LETTER_VALUES and c not in (JOKER, LOESCHER)]
     if bad:
-        raise NotationError(f"{what}: '{bad[0]}' ist keine Karte (Buchstaben A-Z, ? Joker, / Löscher).", line)
+        raise NotationError(f"{what}: '{bad[0]}' ist keine Karte (Buchstaben A-Z, ? Joker, / Löscher).", line,
+                            meant=True)
     return s
 
 
@@ -84,7 +85,8 @@ def parse_line(text: str) -> Line:
     if m := _FACEDOWN.match(src):
         card = _cards(m.group(1), text, "VERDECKT")
         if len(card) != 1:
-            raise NotationError("VERDECKT: nur eine Karte je Zug darf verdeckt als Löscher liegen.", text)
+            raise NotationError("VERDECKT: nur eine Karte je Zug darf verdeckt als Löscher liegen.", text,
+                                meant=True)
         return FaceDown(card)
     return Word(parse_move(src))
 

@@ -11,6 +11,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "de": {
         "not_player": "Du spielst in dieser Partie nicht mit.",
         "marks_note": "  {n} Strich(e)",
+        "summary_opening": "Eröffnungswort {word}, Wert {value}",
+        "summary_word": "{word}, {score} Punkte; dein Zug ist damit beendet",
         "hand": "Deine Hand: {hand}",
         "opening_none": "Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden.",
         "opening_word": "Eröffnungswort {word}, Wert {value}.",
@@ -24,6 +26,8 @@ TEXTS: dict[str, dict[str, str]] = {
     "nl": {
         "not_player": "Je speelt niet mee in deze partij.",
         "marks_note": "  {n} streep/strepen",
+        "summary_opening": "openingswoord {word}, waarde {value}",
+        "summary_word": "{word}, {score} punten; je beurt is daarmee voorbij",
         "hand": "Je kaarten: {hand}",
         "opening_none": "Geen geldig openingswoord: drie kaarten uit je hand die een woord vormen.",
         "opening_word": "Openingswoord {word}, waarde {value}.",
