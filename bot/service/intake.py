@@ -23,6 +23,7 @@ from bot.config import Config
 from bot.crash import crashpoint
 from bot.games import get_game
 from bot.mail.message import read_mail
+from bot.i18n import league_language, tr
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
 from bot.service.rounds import active_partien
@@ -214,19 +215,20 @@ def _bad_code(ctx: Incoming, code: str | None) -> None:
               "melde dich beim Spielleiter.", to=ctx.player.email)
 
 
-def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player) -> str | None:
+def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player,
+             lang: str = "de") -> str | None:
     """Why ``player`` cannot send moves for ``partie`` now (German), or None: the Partie
     is over, waits for the one before it (league option ``sequential``), or it is another
     player's turn (:meth:`GameRules.movers`)."""
     if partie.finished:
-        return "diese Partie ist beendet."
+        return tr(lang, "partie_over")
     if partie.id not in active:
-        return "diese Partie beginnt erst, wenn die Partie davor beendet ist."
+        return tr(lang, "partie_waits")
     movers = game.movers(partie.state)
     if movers is not None and str(player.id) not in movers:
         names = [p.name for p in league.players if str(p.id) in movers]
-        who = f" Am Zug: {', '.join(names)}." if names else ""
-        return f"du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}"
+        who = tr(lang, "who_moves", names=", ".join(names)) if names else ""
+        return tr(lang, "not_your_turn", who=who)
     return None
 
 
@@ -234,15 +236,14 @@ def _submission(ctx: Incoming, text: str) -> None:
     s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
     player, league = ctx.player, ctx.league
     game = get_game(league.game)
+    lang = league_language(league.options)
     rnd = open_round(s, league)
     if rnd is None:
         ctx.record("ignored", "ignored", reason="league finished")
-        return ctx.reply(f"die Liga {league.name} ist beendet.")
+        return ctx.reply(tr(lang, "league_over", league=league.name))
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
-        return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
-                         f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
-                         "Sie bleibt für den Spielleiter gespeichert.")
+        return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
     partien = {p.name: p for p in s.scalars(select(Partie).where(Partie.league_id == league.id)
                                             .order_by(Partie.id)).all()}
     active = {p.id for p in active_partien(s, league)}
@@ -254,18 +255,17 @@ def _submission(ctx: Incoming, text: str) -> None:
         part = partien.get(sec.partie) if sec.partie else None
         if part is None:
             if sec.partie is None:
-                errors.append("Für diese Züge ist keine Partie angegeben: bitte 'Partie "
-                              f"{next(iter(partien))}:' o. ä. davor schreiben ({', '.join(sec.moves)}).")
+                errors.append(tr(lang, "no_partie", first=next(iter(partien)), moves=", ".join(sec.moves)))
             else:
-                errors.append(f"Eine Partie {sec.partie} gibt es in {league.name} nicht "
-                              f"(Partien: {', '.join(partien)}).")
+                errors.append(tr(lang, "unknown_partie", partie=sec.partie, league=league.name,
+                                 names=", ".join(partien)))
             continue
         if not sec.moves:
-            errors.append(f"Partie {part.name}: kein Zug gefunden.")
+            errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
             continue
-        why = _not_now(s, game, league, part, active, player)
+        why = _not_now(s, game, league, part, active, player, lang)
         if why:
-            errors.append(f"Partie {part.name}: {why}")
+            errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         sub = Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
@@ -282,16 +282,16 @@ def _submission(ctx: Incoming, text: str) -> None:
             replaced.append(f"Partie {part.name}")
         view = game.public_view(part.state)
         reports = [game.check_line(part.state, t, lexicon, i, player=key) for i, t in enumerate(moves)]
-        situation = render(f"{game.name}/situation.txt.j2", mine=game.player_view(part.state, key), **view).strip()
+        situation = render(f"{game.name}/situation.txt.j2", lang, mine=game.player_view(part.state, key),
+                           **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored)
     if not sections and not errors:
-        errors.append("Zeilen, die ich nicht als Zug lesen konnte: " + (" | ".join(read.ignored[:8]) or "keine")
-                      + ". Hilfe zur Notation steht in der Startmail und im README.")
-    text = render("ack.txt.j2", player=player, league=league, round=rnd.number, sections=sections,
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone))
+        errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
+    text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 
