@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import HeaderParser
 
-from bot.mail.message import ReadMail, _part_text, read_mail
+from bot.mail.message import ReadMail, _part_text, parse_part, read_mail
 
 __all__ = ["Bounce", "find_bounce"]
 
@@ -81,11 +81,14 @@ def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
     """
     try:
         rm = rm or read_mail(raw)
-        msg = email.message_from_bytes(bytes(raw), policy=email.policy.compat32)
+        if rm.unreadable and not rm.auto:
+            return None
+        part = parse_part(bytes(raw))[0]
+        msg = email.message_from_bytes(part, policy=email.policy.compat32)
         why = _why(msg, rm)
         if why is None:
             return None
-        return _analyse(msg, rm, why, bytes(raw))
+        return _analyse(msg, rm, why, part)
     except Exception:  # a bounce we cannot read is still no reason to crash
         return None
 

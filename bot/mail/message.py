@@ -13,6 +13,13 @@ else was written above the marker, in which case ``new_text`` is the
 forwarded text (with its own header block, quotes and signature removed).
 A player who forwards an old mail with a comment on top sends the comment;
 a player who forwards a draft without comment sends the draft.
+
+Limits (issue "nobody can silence a player"): only the first :data:`PARSE_LIMIT` bytes
+of a mail go to the MIME parser and only the first :data:`MAX_TEXT` characters of its
+text are read, so any mail is read in well under two seconds; a mail with more than
+:data:`MAX_CONTAINERS` nested MIME containers is not parsed at all. A mail whose
+structure cannot be read still yields its sender, subject and Message-ID from the raw
+header block, and ``unreadable`` says in one German line why the rest could not be read.
 """
 
 from __future__ import annotations
@@ -30,7 +37,18 @@ from email.message import EmailMessage, Message
 import html2text
 from mailparser_reply import EmailReplyParser
 
-__all__ = ["ReadMail", "read_mail", "body_text", "new_text", "auto_reason", "html_to_text"]
+__all__ = ["ReadMail", "read_mail", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
+           "raw_headers", "parse_part", "MAX_TEXT", "PARSE_LIMIT", "MAX_CONTAINERS"]
+
+#: Characters of a mail's body text that are read (moves, commands, quotes): 64 KiB.
+MAX_TEXT = 64 * 1024
+#: Bytes of a mail handed to the MIME parser (the text comes first in every common client).
+PARSE_LIMIT = 256 * 1024
+#: Bytes of the header block that are read.
+HEADER_LIMIT = 64 * 1024
+#: More MIME containers (``multipart/*``, ``message/*``) than this in the parsed part: the
+#: mail is not parsed (the parser's cost grows with depth times lines).
+MAX_CONTAINERS = 32
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +66,10 @@ class ReadMail:
     written part; ``auto`` is a reason string when the mail is an automatic
     message (never answer it) else None; ``raw_sha256`` is the hex sha256 of
     the raw bytes; ``defects`` lists what the parser found broken
-    (informational only).
+    (informational only); ``unreadable`` is a one-line German reason when the
+    mail's structure or text could not be read (then ``text`` is ""), else None;
+    ``cut`` is True when only the beginning of the mail or of its text was read
+    (:data:`PARSE_LIMIT`, :data:`MAX_TEXT`).
     """
 
     from_addr: str
@@ -64,6 +85,8 @@ class ReadMail:
     auto: str | None
     raw_sha256: str
     defects: list[str] = field(default_factory=list)
+    unreadable: str | None = None
+    cut: bool = False
 
 
 # --------------------------------------------------------------------------
@@ -188,6 +211,11 @@ def body_text(msg: Message) -> str:
     attachments are ignored.  Line endings become ``\\n``.  Never raises;
     returns "" when there is no readable text part.
     """
+    return _body(msg)[0]
+
+
+def _body(msg: Message) -> tuple[str, str | None]:
+    """(the body text, None) or ("", why it could not be read, in German)."""
     part = None
     try:
         if isinstance(msg, EmailMessage):
@@ -208,16 +236,16 @@ def body_text(msg: Message) -> str:
         except Exception:
             part = None
     if part is None:
-        return ""
+        return "", None
     try:
         text = _part_text(part)
-    except Exception:
-        log.exception("could not decode body part")
-        return ""
+    except Exception as exc:
+        log.warning("could not decode body part: %r", exc)
+        return "", f"ihr Text ließ sich nicht entschlüsseln ({type(exc).__name__})"
     if part.get_content_subtype() == "html":
-        text = html_to_text(text)
+        text = html_to_text(text[: 4 * MAX_TEXT])
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return text, None
 
 
 # --------------------------------------------------------------------------
@@ -444,23 +472,75 @@ def auto_reason(msg: Message, from_addr: str) -> str | None:
 # --------------------------------------------------------------------------
 
 
+_CONTAINER = re.compile(rb"(?im)^content-type:[ \t]*(?:\r?\n[ \t]+)?(?:multipart|message)/")
+_BLANK = re.compile(rb"\r?\n\r?\n")
+
+
+def header_block(raw: bytes) -> bytes:
+    """The header block of ``raw`` (up to the first empty line, at most
+    :data:`HEADER_LIMIT` bytes, cut at a line end)."""
+    m = _BLANK.search(raw, 0, HEADER_LIMIT + 4)
+    head = raw[: m.start()] if m else raw[:HEADER_LIMIT]
+    if not m and len(raw) > HEADER_LIMIT:
+        head = head[: head.rfind(b"\n") + 1] or head
+    return head
+
+
+def raw_headers(raw: bytes) -> Message:
+    """The header block of ``raw`` parsed leniently (compat32, no decoding); an empty
+    message when even that fails. Never raises."""
+    try:
+        return email.message_from_bytes(header_block(raw) + b"\r\n\r\n", policy=email.policy.compat32)
+    except Exception:  # pragma: no cover - the header parser is very tolerant
+        return Message()
+
+
+def parse_part(raw: bytes) -> tuple[bytes, bool]:
+    """(the first :data:`PARSE_LIMIT` bytes of ``raw`` cut at a line end, whether it was cut)."""
+    if len(raw) <= PARSE_LIMIT:
+        return raw, False
+    part = raw[:PARSE_LIMIT]
+    return part[: part.rfind(b"\n") + 1] or part, True
+
+
+def _parse(raw: bytes) -> tuple[Message, str | None, bool]:
+    """(the parsed mail, why it could not be parsed or None, whether it was cut)."""
+    part, cut = parse_part(raw)
+    if len(_CONTAINER.findall(part)) > MAX_CONTAINERS:
+        why = f"sie besteht aus zu vielen ineinander verschachtelten Teilen (mehr als {MAX_CONTAINERS})"
+    else:
+        try:
+            return email.message_from_bytes(part, policy=email.policy.default), None, cut
+        except RecursionError:
+            why = "sie ist zu tief verschachtelt (zu viele ineinander steckende Teile)"
+        except Exception as exc:
+            why = f"ihr Aufbau (MIME) ist fehlerhaft ({type(exc).__name__})"
+    try:  # the headers alone, for the sender
+        msg = email.message_from_bytes(header_block(raw) + b"\r\n\r\n", policy=email.policy.default)
+    except Exception:  # pragma: no cover
+        msg = EmailMessage()
+    return msg, why, cut
+
+
 def read_mail(raw: bytes) -> ReadMail:
     """Parse raw mail bytes into a :class:`ReadMail`.
 
     Never raises on bad input: whatever cannot be read becomes "" / None /
-    [] and a short note is added to ``defects``.  ``raw`` must be bytes (a
-    ``str`` is encoded as UTF-8 with surrogateescape).
+    [] and a short note is added to ``defects``; when the structure cannot be
+    parsed at all (too deep, too many parts, a parser error) the sender,
+    subject and Message-ID still come from the raw header block and
+    ``unreadable`` says why.  ``raw`` must be bytes (a ``str`` is encoded as
+    UTF-8 with surrogateescape).  Only the first :data:`PARSE_LIMIT` bytes are
+    parsed and the first :data:`MAX_TEXT` characters of text read (``cut``).
     """
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
     raw = bytes(raw)
     sha = hashlib.sha256(raw).hexdigest()
     defects: list[str] = []
-    try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
-    except Exception as exc:  # pragma: no cover - the parser is very tolerant
-        defects.append(f"parse: {exc!r}")
-        msg = EmailMessage()
+    msg, unreadable, cut = _parse(raw)
+    if unreadable:
+        defects.append(f"parse: {unreadable}")
 
     from_name, from_addr = "", ""
     try:
@@ -469,6 +549,10 @@ def read_mail(raw: bytes) -> ReadMail:
             from_name, from_addr = found[0]
     except Exception as exc:
         defects.append(f"from: {exc!r}")
+    if not from_addr:  # the header as written, parsed the old lenient way
+        found = _addresses([str(raw_headers(raw).get("From", "") or "")])
+        if found:
+            from_name, from_addr = found[0]
     from_addr = from_addr.strip().lower()
 
     to: list[str] = []
@@ -490,11 +574,19 @@ def read_mail(raw: bytes) -> ReadMail:
     references = _MSGID_RE.findall(_raw_header(msg, "References"))
     date = _date(_raw_header(msg, "Date"))
 
-    try:
-        text = body_text(msg)
-    except Exception as exc:  # pragma: no cover - body_text catches itself
-        defects.append(f"body: {exc!r}")
-        text = ""
+    text = ""
+    if not unreadable:
+        try:
+            text, unreadable = _body(msg)
+        except Exception as exc:  # pragma: no cover - _body catches itself
+            defects.append(f"body: {exc!r}")
+            text, unreadable = "", f"ihr Text ließ sich nicht lesen ({type(exc).__name__})"
+        if len(text) > MAX_TEXT:
+            text = text[:MAX_TEXT]
+            text = text[: text.rfind("\n") + 1] or text
+            cut = True
+        if cut and not text.strip() and not unreadable:
+            unreadable = f"sie ist sehr groß ({len(raw) // 1024} KB), und ihr Anfang enthält keinen Text"
     try:
         fresh = new_text(text)
     except Exception as exc:  # pragma: no cover
@@ -524,4 +616,6 @@ def read_mail(raw: bytes) -> ReadMail:
         auto=auto,
         raw_sha256=sha,
         defects=defects,
+        unreadable=unreadable,
+        cut=cut,
     )
