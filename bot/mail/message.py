@@ -15,8 +15,9 @@ A player who forwards an old mail with a comment on top sends the comment;
 a player who forwards a draft without comment sends the draft.
 
 Limits (issue "nobody can silence a player"): only the first :data:`PARSE_LIMIT` bytes
-of a mail go to the MIME parser and only the first :data:`MAX_TEXT` characters of its
-text are read, so any mail is read in well under two seconds; a mail with more than
+of a mail go to the MIME parser, only the first :data:`MAX_TEXT` characters of its
+text are read and of the fresh text only the first :data:`MAX_LINES` non-empty lines, so
+any mail is read in under two seconds; a mail with more than
 :data:`MAX_CONTAINERS` nested MIME containers is not parsed at all. A mail whose
 structure cannot be read still yields its sender, subject and Message-ID from the raw
 header block, and ``unreadable`` says in one German line why the rest could not be read.
@@ -38,12 +39,17 @@ import html2text
 from mailparser_reply import EmailReplyParser
 
 __all__ = ["ReadMail", "read_mail", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
-           "raw_headers", "parse_part", "MAX_TEXT", "PARSE_LIMIT", "MAX_CONTAINERS"]
+           "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT", "MAX_CONTAINERS"]
 
 #: Characters of a mail's body text that are read (moves, commands, quotes): 64 KiB.
 MAX_TEXT = 64 * 1024
+#: Non-empty lines of the freshly written text (``new_text``) that are read for moves:
+#: reading a move line costs milliseconds, and no submission needs more.
+MAX_LINES = 100
 #: Bytes of a mail handed to the MIME parser (the text comes first in every common client).
 PARSE_LIMIT = 256 * 1024
+#: Characters of the subject kept (answers quote it: folding a long one costs seconds).
+MAX_SUBJECT = 200
 #: Bytes of the header block that are read.
 HEADER_LIMIT = 64 * 1024
 #: More MIME containers (``multipart/*``, ``message/*``) than this in the parsed part: the
@@ -57,10 +63,12 @@ log = logging.getLogger(__name__)
 class ReadMail:
     """One incoming mail, decoded.
 
-    ``from_addr`` is the lower-case bare address ("" if unreadable);
+    ``from_addr`` is the lower-case bare address ("" if unreadable or no
+    address at all, e.g. without ``@``);
     ``to`` holds the lower-case addresses of To *and* Cc (a bot that is only
     Cc'd still finds its address); ``subject`` is RFC 2047 decoded, folded
-    onto one line; ``message_id``/``in_reply_to`` keep their angle brackets; ``references``
+    onto one line, control characters removed, at most :data:`MAX_SUBJECT`
+    characters; ``message_id``/``in_reply_to`` keep their angle brackets; ``references``
     is a list of ``<id>`` strings; ``date`` is timezone-aware or None;
     ``text`` is the whole body as text, ``new_text`` only the freshly
     written part; ``auto`` is a reason string when the mail is an automatic
@@ -69,7 +77,7 @@ class ReadMail:
     (informational only); ``unreadable`` is a one-line German reason when the
     mail's structure or text could not be read (then ``text`` is ""), else None;
     ``cut`` is True when only the beginning of the mail or of its text was read
-    (:data:`PARSE_LIMIT`, :data:`MAX_TEXT`).
+    (:data:`PARSE_LIMIT`, :data:`MAX_TEXT`, :data:`MAX_LINES`).
     """
 
     from_addr: str
@@ -522,6 +530,23 @@ def _parse(raw: bytes) -> tuple[Message, str | None, bool]:
     return msg, why, cut
 
 
+#: What a sender address must look like to be answered (at most 254 characters, one @,
+#: no white space, no replacement character of a broken encoding).
+_ADDRESS = re.compile(r"(?=.{3,254}$)[^\s@<>()\[\],;:\"\\\ufffd]{1,64}@[^\s@<>()\[\],;:\"\\\ufffd]+")
+
+
+def _first_lines(text: str, n: int) -> tuple[str, bool]:
+    """(``text`` up to and including its ``n``-th non-empty line, whether more followed)."""
+    seen = 0
+    for m in re.finditer(r"[^\n]*\n?", text):
+        if m.group(0).strip():
+            seen += 1
+            if seen == n:
+                rest = text[m.end():]
+                return text[: m.end()].rstrip("\n"), bool(rest.strip())
+    return text, False
+
+
 def read_mail(raw: bytes) -> ReadMail:
     """Parse raw mail bytes into a :class:`ReadMail`.
 
@@ -531,7 +556,8 @@ def read_mail(raw: bytes) -> ReadMail:
     subject and Message-ID still come from the raw header block and
     ``unreadable`` says why.  ``raw`` must be bytes (a ``str`` is encoded as
     UTF-8 with surrogateescape).  Only the first :data:`PARSE_LIMIT` bytes are
-    parsed and the first :data:`MAX_TEXT` characters of text read (``cut``).
+    parsed and the first :data:`MAX_TEXT` characters of text read, of which ``new_text``
+    keeps the first :data:`MAX_LINES` non-empty lines (``cut`` when anything was left).
     """
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
@@ -554,6 +580,9 @@ def read_mail(raw: bytes) -> ReadMail:
         if found:
             from_name, from_addr = found[0]
     from_addr = from_addr.strip().lower()
+    if from_addr and not _ADDRESS.fullmatch(from_addr):
+        defects.append("from: not an address")
+        from_addr = ""
 
     to: list[str] = []
     try:
@@ -568,7 +597,7 @@ def read_mail(raw: bytes) -> ReadMail:
         defects.append(f"to: {exc!r}")
 
     subject = _header(msg, "Subject")
-    subject = re.sub(r"\s*\n\s*", " ", subject)
+    subject = re.sub(r"[\x00-\x1f\x7f]+", " ", re.sub(r"\s*\n\s*", " ", subject))[:MAX_SUBJECT].strip()
     message_id = _msgid(_raw_header(msg, "Message-ID"))
     in_reply_to = _msgid(_raw_header(msg, "In-Reply-To"))
     references = _MSGID_RE.findall(_raw_header(msg, "References"))
@@ -587,11 +616,13 @@ def read_mail(raw: bytes) -> ReadMail:
             cut = True
         if cut and not text.strip() and not unreadable:
             unreadable = f"sie ist sehr groß ({len(raw) // 1024} KB), und ihr Anfang enthält keinen Text"
-    try:
-        fresh = new_text(text)
+    try:  # quotes above the fresh text (bottom posting) are allowed for, not a whole book
+        fresh = new_text(_first_lines(text, 10 * MAX_LINES)[0])
     except Exception as exc:  # pragma: no cover
         defects.append(f"new_text: {exc!r}")
         fresh = text
+    fresh, more = _first_lines(fresh, MAX_LINES)
+    cut = cut or more
     try:
         auto = auto_reason(msg, from_addr)
     except Exception as exc:  # pragma: no cover
