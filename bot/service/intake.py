@@ -307,6 +307,9 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         return _bad_code(ctx, code, auth)
     if proved:
         proven(ctx, f"player:{ctx.player.id}")
+    for a in ctx.player.addresses:  # writing from a bouncing address: it works again
+        if a.email == rm.from_addr and a.bounced_at is not None:
+            a.bounced_at = a.bounce_reason = None
     if found:
         return found[0].handler(ctx, found[1])
     _submission(ctx, text)

@@ -59,14 +59,17 @@ SAMMEL = "sammel"
 
 def handle_bounce(ctx: Incoming) -> bool:
     """Deal with ``ctx.mail`` if it is a bounce; returns True when it was one (then the
-    mail is recorded as ``ignored`` with reason ``bounce`` and must not be answered).
+    mail is recorded as ``ignored``, reason ``bounce...``, and must not be answered).
 
     When the report names one of our outbox mails (by Message-ID): that row's
-    ``last_error`` says it bounced, the inbound mail's ``flagged`` names recipient and
-    report, and the league's GM (if ``gm_email`` is set, and the bounced mail was not
-    itself to the GM or a bounce notice) gets one notice. A bounce about no mail of
-    ours is recorded, not flagged (backscatter); so is a mere delay warning (DSN
-    ``Action: delayed``)."""
+    ``last_error`` says it bounced and the inbound mail's ``flagged`` names recipient and
+    report. A permanent failure of a player's address (flufl.bounce) marks the address
+    as bouncing (``PlayerAddress.bounced_at``; reports then go to the player's other
+    addresses) when the report is about a mail of ours or we wrote to that address in
+    the last :data:`BOUNCE_TRUST` days. The league's GM (``gm_email``) is told at most
+    once a day (:func:`throttled_notice`), never about a mail to the GM or a notice
+    itself. A bounce about nothing of ours is recorded, not flagged (backscatter); so is
+    a mere delay warning."""
     bounce = find_bounce(ctx.mail.raw, ctx.rm)
     if bounce is None:
         return False
@@ -74,13 +77,14 @@ def handle_bounce(ctx: Incoming) -> bool:
         ctx.record("ignored", "ignored", reason="bounce: delay warning", auto=ctx.rm.auto or bounce.why,
                    recipients=bounce.recipients, report=bounce.summary)
         return True
-    s = ctx.s
+    s, now = ctx.s, ctx.now
     rows = list(s.scalars(select(OutboxMail).where(OutboxMail.message_id.in_(bounce.message_ids))
                           .order_by(OutboxMail.id))) if bounce.message_ids else []
     if not rows:
         ctx.record("ignored", "ignored", reason="bounce: no mail of ours", auto=ctx.rm.auto or bounce.why,
                    recipients=bounce.recipients, report=bounce.summary)
         return True
+    marked = _mark_bouncing(ctx, bounce)
     recipients = bounce.recipients or sorted({r.to_addr.lower() for r in rows})
     for row in rows:
         row.last_error = f"bounced (Unzustellbar, inbound mail {ctx.mail.id}): {bounce.summary}"
@@ -88,24 +92,62 @@ def handle_bounce(ctx: Incoming) -> bool:
     ctx.mail.flagged = (f"Unzustellbar / bounced: Mail an {', '.join(recipients)} kam zurück ({what}): "
                         f"{bounce.summary}")
     ctx.record("ignored", "ignored", reason="bounce", auto=ctx.rm.auto or bounce.why, recipients=recipients,
-               outbox=[r.id for r in rows], report=bounce.summary)
-    league = s.get(League, rows[0].league_id) if rows[0].league_id else None
-    if league is None:
+               permanent=bounce.permanent, outbox=[r.id for r in rows], report=bounce.summary,
+               bouncing=[a.email for a in marked])
+    leagues = {r.league_id for r in rows if r.league_id} | {a.player.league_id for a in marked}
+    if not leagues:
         return True
-    ctx.mail.league_id = league.id
-    gm = (league.gm_email or "").strip()
-    if not gm or any(r.kind == "bounce" or r.to_addr.lower() == gm.lower() for r in rows):
-        return True  # nobody to tell, or telling would loop
-    body = (f"eine Mail des Bots an {', '.join(recipients)} kam als unzustellbar zurück.\n\n"
-            f"Betroffen: {what}\n"
-            f"Rückmeldung des Mailservers: {bounce.summary}\n\n"
-            "Bitte prüf die Adresse des Spielers (die Rückmeldung ist im Bot gespeichert und markiert).")
-    queue_mail(s, ctx.cfg, key=f"bounce:{ctx.mail.id}", kind="bounce", to=gm,
-               subject=f"{league.name}: Mail an {', '.join(recipients)} unzustellbar",
-               text=render("notice.txt.j2", name=None, body=body), league_id=league.id)
+    ctx.mail.league_id = min(leagues)
+    for league in s.scalars(select(League).where(League.id.in_(leagues)).order_by(League.id)):
+        gm = (league.gm_email or "").strip()
+        if not gm or any(r.kind in ("bounce", "gm-notice") or r.to_addr.lower() == gm.lower() for r in rows):
+            continue  # nobody to tell, or telling would loop
+        throttled_notice(s, ctx.cfg, topic=f"bounce:{league.id}", item=ctx.mail.id, to=gm, now=now, window=DAY,
+                         kind="bounce", league_id=league.id,
+                         render_mail=lambda first, summary, league=league: _bounce_notice(ctx, league, first,
+                                                                                          summary))
     return True
 
 
+#: The GM hears about bounces at most once per this window.
+DAY = timedelta(days=1)
+
+
+def _mark_bouncing(ctx: Incoming, bounce) -> list[PlayerAddress]:
+    """Mark the player addresses (running leagues) that failed permanently; returns the
+    newly marked ones."""
+    if not bounce.permanent:
+        return []
+    out = list(ctx.s.scalars(select(PlayerAddress).join(Player).join(League).where(
+        PlayerAddress.email.in_(bounce.permanent), League.status == "running", Player.active,
+        PlayerAddress.bounced_at.is_(None))))
+    for addr in out:
+        addr.bounced_at, addr.bounce_reason = ctx.now, bounce.summary[:300]
+    return out
+
+
+def _bounce_notice(ctx: Incoming, league: League, first: int, summary: bool) -> tuple[str, str]:
+    s = ctx.s
+    mails = list(s.scalars(select(InboundMail).where(
+        InboundMail.id >= first, InboundMail.flagged.like("Unzustellbar / bounced:%")).order_by(InboundMail.id)))
+    mails = [m for m in mails if m.id == ctx.mail.id or m.league_id == league.id]
+    lines = [f"  - {_when(m.received_at, league.timezone)}: {m.flagged.partition(': ')[2][:400]}" for m in mails[-10:]]
+    bouncing = list(s.scalars(select(PlayerAddress).join(Player).where(
+        Player.league_id == league.id, Player.active, PlayerAddress.bounced_at.is_not(None))))
+    body = (("eine Mail des Bots kam als unzustellbar zurück" if len(mails) <= 1 else
+             f"{len(mails)} Mails des Bots kamen seit dem letzten Hinweis als unzustellbar zurück")
+            + ":\n\n" + "\n".join(lines))
+    if bouncing:
+        body += ("\n\nDiese Adressen gelten als dauerhaft unzustellbar; Auswertungen gehen an eine andere "
+                 "Adresse des Spielers, wenn er eine hat (schreibt er wieder von der Adresse, gilt sie wieder):\n"
+                 + "\n".join(f"  - {a.player.name}: {a.email} (seit {_when(a.bounced_at, league.timezone)})"
+                             for a in bouncing))
+    body += ("\n\nBitte prüf die Adressen (die Rückmeldungen sind im Bot gespeichert und markiert). "
+             "Weitere Hinweise dieser Art kommen höchstens einmal am Tag.")
+    who = ", ".join(sorted({r for m in mails for r in ((m.parse or {}).get("recipients") or [])})) or "?"
+    subject = (f"{league.name}: Mail an {who} unzustellbar" if not summary
+               else f"{league.name}: {len(mails)} unzustellbare Mails ({who})")
+    return subject, render("notice.txt.j2", name=None, body=body)
 
 
 # -- at once, then at most one summary per window ----------------------------------------
