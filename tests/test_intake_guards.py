@@ -350,3 +350,36 @@ def test_message_id_reuse_is_read_but_a_redelivery_is_not(open_env):
         live = s.scalars(select(Submission).where(Submission.superseded_by.is_(None))).all()
         assert [[m.text for m in x.moves] for x in live] == [["ROT"]]
     assert len(to(new_sent(md), "anna@example.org")) == 2
+
+
+def test_reading_that_fails_deep_inside_still_tells_the_player(open_env, monkeypatch):
+    """Parsing fails at any depth (here: deep in reading the submission): the mail stays
+    stored as ``error``, is flagged, and the registered sender is told from its raw headers."""
+    db, cfg, md = open_env
+    import bot.service.intake as intake
+
+    def boom(ctx, text):
+        raise RecursionError("maximum recursion depth exceeded")
+    monkeypatch.setattr(intake, "_submission", boom)
+    md.deliver_to_inbox(player_mail("clara@example.org", "Partie R1:\nTOR"))
+    poll_once(db, cfg)
+    rows = mails(db)
+    assert [m.status for m in rows] == ["error"] and all(m.raw and m.flagged for m in rows)
+    assert "RecursionError" in rows[0].error
+    (answer,) = new_sent(md)
+    assert header(answer, "To") == "clara@example.org" and "nicht lesen" in text_of(answer)
+
+
+def test_flood_of_wrong_codes_is_flagged_as_guessing_and_the_right_code_after_it(env):
+    db, cfg, md = env
+    for i in range(7):
+        md.deliver_to_inbox(player_mail("anna@example.org", f"Code: rate-{i}\nPartie R1:\nTOR"))
+    md.deliver_to_inbox(player_mail("anna@example.org", f"Code: {CODES['anna@example.org']}\nPartie R1:\nROT"))
+    poll_once(db, cfg)
+    rows = mails(db)
+    assert [m.status for m in rows] == ["rejected"] * 7 + ["processed"]
+    assert "guessing" in rows[6].flagged and "guessing" not in rows[4].flagged
+    assert "guessed" in rows[7].flagged
+    with db.session() as s:
+        (later,) = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auth", OutboxMail.status == "pending"))
+        assert "6 Mails" in text_of(later.raw) and "raten" in text_of(later.raw)

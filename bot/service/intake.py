@@ -362,14 +362,13 @@ def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
 
 
 def _too_big(ctx: Incoming, auth: SenderAuth) -> None:
-    """A mail larger than ``[bot] max_mail_bytes``: stored cut, not read, flagged; the
-    sender is told (not a forged one)."""
+    """A mail larger than ``[bot] max_mail_bytes``: stored cut, not read, flagged; a
+    registered sender (player or GM, not a forged one) is told."""
     size, limit = ctx.mail.raw_size, ctx.cfg.max_mail_bytes
     ctx.record("ignored", "ignored", reason=f"zu groß: {size} Bytes (höchstens {limit})", size=size)
     ctx.mail.flagged = f"too large: {size} bytes, stored cut to {len(ctx.mail.raw)}"
-    if auth.failed:
+    if auth.failed or not _registered(ctx):
         return
-    _registered(ctx)
     mb = lambda n: f"{n / 1024 / 1024:.1f}".replace(".", ",")  # noqa: E731
     ctx.reply(f"deine Mail war zu groß ({mb(size)} MB, höchstens {mb(limit)} MB) und wurde nicht gelesen; "
               "nichts wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge.")

@@ -245,14 +245,14 @@ def _text_of(raw: bytes) -> str:
 
 def _cap_summary(ctx: Incoming, addr: str, first: int, limit: int) -> tuple[str, str]:
     s = ctx.s
-    rows = list(s.scalars(select(OutboxMail).where(
-        func.lower(OutboxMail.to_addr) == addr, OutboxMail.status == "suppressed", OutboxMail.id >= first,
-        OutboxMail.kind.not_in(NOT_ANSWERS)).order_by(OutboxMail.id)))
+    where = (func.lower(OutboxMail.to_addr) == addr, OutboxMail.status == "suppressed", OutboxMail.id >= first,
+             OutboxMail.kind.not_in(NOT_ANSWERS))
+    n = s.scalar(select(func.count()).select_from(OutboxMail).where(*where)) or 0
+    rows = list(reversed(s.scalars(select(OutboxMail).where(*where).order_by(OutboxMail.id.desc()).limit(10)).all()))
     player = s.scalar(select(Player).join(PlayerAddress).where(PlayerAddress.email == addr).limit(1))
     league = s.get(League, rows[-1].league_id) if rows and rows[-1].league_id else None
     tz = league.timezone if league else ctx.cfg.timezone
-    n = len(rows)
-    lines = [f"  - {_when(r.created_at, tz)}: {r.subject}" for r in rows[-10:]]
+    lines = [f"  - {_when(r.created_at, tz)}: {r.subject}" for r in rows]
     if n > 10:
         lines.insert(0, f"  ... und {n - 10} frühere")
     body = (f"an deine Adresse gingen in der letzten Stunde mehr Antworten, als der Bot verschickt "
@@ -281,10 +281,10 @@ def _why_german(reason: str | None) -> str:
     return _WHY.get(reason or "", reason or "abgelehnt")
 
 
-def recent_failures(s: Session, owner: str, now: datetime) -> list[InboundMail]:
-    """The mails that failed ``owner``'s code within the hour up to ``now``."""
-    return list(s.scalars(select(InboundMail).where(
-        InboundMail.auth_failure == owner, InboundMail.received_at > now - HOUR).order_by(InboundMail.id)))
+def recent_failures(s: Session, owner: str, now: datetime) -> int:
+    """How many mails failed ``owner``'s code within the hour up to ``now``."""
+    return s.scalar(select(func.count()).select_from(InboundMail).where(
+        InboundMail.auth_failure == owner, InboundMail.received_at > now - HOUR)) or 0
 
 
 def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subject: str, first_text: str,
@@ -298,7 +298,7 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
     s, mail, now = ctx.s, ctx.mail, ctx.now
     mail.auth_failure = owner
     s.flush()
-    n = len(recent_failures(s, owner, mail.received_at))
+    n = recent_failures(s, owner, mail.received_at)
     if n > GUESS_LIMIT:
         mail.flagged = f"{mail.flagged or 'code failed'}; {n} failed codes for {owner} within one hour (guessing?)"
     tz = ctx.league.timezone if ctx.league else ctx.cfg.timezone
@@ -308,22 +308,26 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
             return subject, render("notice.txt.j2", name=name, body=first_text + (
                 "\n\nKommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
                 "zusammen."))
-        rows = list(s.scalars(select(InboundMail).where(InboundMail.auth_failure == owner, InboundMail.id >= first)
-                              .order_by(InboundMail.id)))
-        senders = Counter((r.from_addr or "?") for r in rows)
+        where = (InboundMail.auth_failure == owner, InboundMail.id >= first)
+        n = s.scalar(select(func.count()).select_from(InboundMail).where(*where)) or 0
+        senders = Counter(dict(s.execute(select(InboundMail.from_addr, func.count()).where(*where)
+                                         .group_by(InboundMail.from_addr)).all()))
+        first_at = s.scalar(select(func.min(InboundMail.received_at)).where(*where))
+        rows = list(reversed(s.scalars(select(InboundMail).where(*where).order_by(InboundMail.id.desc())
+                                       .limit(10)).all()))
         lines = [f"  - {_when(r.received_at, tz)}, von {r.from_addr or '?'}: {_why_german((r.parse or {}).get('reason'))}"
-                 for r in rows[-10:]]
-        if len(rows) > 10:
-            lines.insert(0, f"  ... und {len(rows) - 10} frühere")
-        body = (f"zwischen {_when(rows[0].received_at, tz)} und {_when(rows[-1].received_at, tz)} kamen "
-                f"{len(rows)} {'Mail' if len(rows) == 1 else 'Mails'} ({what}) ohne den richtigen Code oder mit "
-                "gefälschtem Absender, von: " + ", ".join(f"{a} ({c})" for a, c in senders.most_common(10))
+                 for r in rows]
+        if n > 10:
+            lines.insert(0, f"  ... und {n - 10} frühere")
+        body = (f"zwischen {_when(first_at, tz)} und {_when(rows[-1].received_at, tz)} kamen "
+                f"{n} {'Mail' if n == 1 else 'Mails'} ({what}) ohne den richtigen Code oder mit "
+                "gefälschtem Absender, von: " + ", ".join(f"{a or '?'} ({c})" for a, c in senders.most_common(10))
                 + ". Keine wurde ausgeführt oder gewertet; nichts wurde verändert.\n\n" + "\n".join(lines))
-        if len(rows) > GUESS_LIMIT:
+        if n > GUESS_LIMIT:
             body += ("\n\nDas sind mehr als ein paar Tippfehler: vermutlich versucht jemand, deinen Code zu raten. "
                      "Dein richtiger Code gilt weiter. Ist er kurz oder leicht zu erraten, bitte den Spielleiter "
                      "um einen neuen.")
-        return f"{subject} ({len(rows)})", render("notice.txt.j2", name=name, body=body)
+        return f"{subject} ({n})", render("notice.txt.j2", name=name, body=body)
 
     throttled_notice(s, ctx.cfg, topic=f"auth:{owner}", item=mail.id, to=to, now=now, window=HOUR, kind="auth",
                      render_mail=render_mail, league_id=ctx.league.id if ctx.league else None)
@@ -334,6 +338,6 @@ def proven(ctx: Incoming, owner: str) -> None:
     says. After more than :data:`GUESS_LIMIT` failed codes within the hour it is flagged
     for the GM (the code may have been guessed), and processed all the same."""
     ctx.proved = True
-    n = len(recent_failures(ctx.s, owner, ctx.mail.received_at))
+    n = recent_failures(ctx.s, owner, ctx.mail.received_at)
     if n > GUESS_LIMIT:
         ctx.mail.flagged = f"right code for {owner} after {n} failed codes within one hour (guessed?)"
