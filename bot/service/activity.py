@@ -37,7 +37,10 @@ class Activity:
         a heartbeat once :data:`HEARTBEAT` seconds passed without a line."""
         now = self.clock()
         if stored or sent or failed:
-            log.info("poll: %d mail(s) stored, %d sent%s", stored, sent, f", {failed} failed" if failed else "")
+            done = [f"{stored} mail(s) stored"] if stored else []
+            done += [f"{sent} sent"] if sent else []
+            done += [f"{failed} failed"] if failed else []
+            log.info("poll: %s", ", ".join(done))
         elif now - self.last >= HEARTBEAT:
             log.info("alive: %d poll(s) without new mail in the last %.0f min", self.quiet + 1, (now - self.last) / 60)
         else:
