@@ -313,7 +313,7 @@ def run(n: int, seed: int = 1, *, out=print) -> dict:
                             bad_answers.append((names, to))
                 if (i + 1) % 500 == 0:
                     _prune(db)
-                if out is not None and (i + 1) % 10_000 == 0 and i + 1 < n:
+                if out is not None and (i + 1) % 2_000 == 0 and i + 1 < n:
                     print(f"# {i + 1} mails: {len(uncaught)} uncaught, {len(errors)} errors, slowest "
                           f"{slowest[0]:.3f} s ({slowest[1]}), {time.perf_counter() - t_all:.0f} s", flush=True)
         finally:

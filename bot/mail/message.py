@@ -589,6 +589,9 @@ def _parse(raw: bytes) -> tuple[Message, str | None, bool]:
 _ADDRESS = re.compile(r"(?=.{3,254}$)[^\s@<>()\[\],;:\"\\\ufffd]{1,64}@[^\s@<>()\[\],;:\"\\\ufffd]+")
 
 
+_BLANK_RUN = re.compile(r"\n[ \t\r\f\v]*(?:\n[ \t\r\f\v]*)+\n")
+
+
 def _first_lines(text: str, n: int) -> tuple[str, bool]:
     """(``text`` up to and including its ``n``-th non-empty line, whether more followed)."""
     seen = 0
@@ -670,8 +673,9 @@ def read_mail(raw: bytes) -> ReadMail:
             cut = True
         if cut and not text.strip() and not unreadable:
             unreadable = f"sie ist sehr groß ({len(raw) // 1024} KB), und ihr Anfang enthält keinen Text"
-    try:  # quotes above the fresh text (bottom posting) are allowed for, not a whole book
-        fresh = new_text(_first_lines(text, 10 * MAX_LINES)[0])
+    try:  # quotes above the fresh text (bottom posting) are allowed for, not a whole book;
+        # runs of empty lines count as one (mail-parser-reply's patterns crawl over thousands)
+        fresh = new_text(_first_lines(_BLANK_RUN.sub("\n\n", text), 10 * MAX_LINES)[0])
     except Exception as exc:  # pragma: no cover
         defects.append(f"new_text: {exc!r}")
         fresh = text
