@@ -131,9 +131,9 @@ def _raw_header(msg: Message, name: str) -> str:
 def _msgid(value: str) -> str | None:
     found = _MSGID_RE.search(value or "")
     if found:
-        return found.group(0)
+        return found.group(0) if found.group(0).isprintable() else None
     value = (value or "").strip()
-    return f"<{value}>" if value and " " not in value else None
+    return f"<{value}>" if value and value.isprintable() and not re.search(r"[\s<>]", value) else None
 
 
 def _addresses(values: list[str]) -> list[tuple[str, str]]:
