@@ -172,6 +172,8 @@ def cmd_show(args, cfg) -> int:
                 print(f"      {line}")
     for r in view["standings"]:
         print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
+    for b in view.get("bouncing", []):
+        print(f"  unzustellbar seit {b['since'][:16]}: {b['player']} <{b['address']}> ({b['reason']})")
     return 0
 
 

@@ -19,7 +19,8 @@ from bot.storage.models import InboundMail, League, Player
 
 @dataclass
 class Incoming:
-    """One stored mail being read. ``player``/``league`` are set once the sender is known."""
+    """One stored mail being read. ``player``/``league`` are set once the sender is known;
+    ``proved`` once it carried the right code."""
 
     s: Session
     cfg: Config
@@ -29,6 +30,8 @@ class Incoming:
     player: Player | None = None
     league: League | None = None
     answers: int = field(default=0)
+    #: the mail carried its owner's right code (player or GM): always answered (no rate limit)
+    proved: bool = False
 
     @property
     def reply_subject(self) -> str:
