@@ -363,6 +363,9 @@ def worst_mail(kind: str, limit: int) -> bytes:
         s += f"--n{depth}\r\nContent-Type: text/plain\r\n\r\nCode: anna-code\r\nPartie R1:\r\nTOR\r\n"
         body = s.encode() + b"\r\n" * ((room - len(s)) // 2)
         return (head + "Content-Type: multipart/mixed; boundary=\"n0\"\r\n\r\n").encode() + body
+    if kind == "html-blank-lines":  # html2text's escapes were quadratic over blank lines
+        return (head + "Content-Type: text/html; charset=utf-8\r\n\r\n<p>Code: anna-code<br>Partie R1:<br>TOR</p>"
+                "<p>").encode() + b" \r\n" * (room // 3) + b"</p>"
     if kind == "huge-header":
         return head.encode() + b"X-Noise: a\r\n" * (room // 12) + b"\r\nCode: anna-code\r\nPartie R1:\r\nTOR\r\n"
     if kind == "over-limit":
@@ -371,7 +374,7 @@ def worst_mail(kind: str, limit: int) -> bytes:
     raise ValueError(kind)
 
 
-WORST = ("short-lines", "one-line", "attachment", "nested-blank", "huge-header", "over-limit")
+WORST = ("short-lines", "one-line", "attachment", "nested-blank", "html-blank-lines", "huge-header", "over-limit")
 
 
 def _one_worst(kind: str) -> None:
