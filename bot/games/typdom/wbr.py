@@ -611,9 +611,9 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
             cd = cross.get("direction")
             hits = [d for (q, d) in _neighbours(first.row, first.col) if q in csq and (cd is None or d != cd)]
             if not hits:
-                name = cross.get("word") or "das Wort davor"
-                return _invalid("position", f"Ein neues Wort beginnt mit einem Stein quer neben {name} "
-                                f"({_span(_sq(cross.get('squares', [])))}), so dass es {name} kreuzt.")
+                what = f"das fertige Wort {cross['word']}" if cross.get("word") else "den aufgegebenen Wortteil"
+                return _invalid("position", f"Ein neues Wort muss {what} ({_span(_sq(cross.get('squares', [])))}) "
+                                "kreuzen: leg seinen ersten Stein quer daneben.")
             direction = hits[0]
             frag0 = []
     else:
@@ -827,15 +827,17 @@ def apply(state: Mapping[str, Any], player: str, out: Outcome, lexicon: WordList
                contacts=out.contacts)
     word = {"announced": out.announced, "author": out.author, "squares": [list(q) for q in out.fragment],
             "direction": out.direction, "since": st["round"] if out.new else (st.get("word") or {}).get("since")}
-    if not st["racks"][player]:
-        st["word"] = word
-        return _finish(st, rec, first_out=player)
     if out.completed:
         rec["completed"] = out.announced
         st["words_done"] = st.get("words_done", []) + [{"word": out.announced, "author": out.author,
                                                         "squares": word["squares"], "direction": out.direction}]
         st["word"] = None
         st["cross"] = {"word": out.announced, "squares": word["squares"], "direction": out.direction}
+    else:
+        st["word"] = word
+    if not st["racks"][player]:
+        return _finish(st, rec, first_out=player)
+    if out.completed:
         if out.kind == "fertig":
             nxt = player  # "muß ... vollenden und ein neues beginnen"
         elif out.new:
@@ -844,7 +846,6 @@ def apply(state: Mapping[str, Any], player: str, out: Outcome, lexicon: WordList
             nxt = out.author if out.author in st["active"] else _next(st, player)  # "der Urheber ... beginnt"
         st["mover"], st["duty"] = nxt, "start"
         return _settle(st, rec, lexicon)
-    st["word"] = word
     return _advance(st, rec, player, lexicon)
 
 
