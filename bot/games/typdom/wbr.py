@@ -877,7 +877,7 @@ def leave(state: Mapping[str, Any], player: str, lexicon: WordList) -> tuple[dic
     st["out"].append(player)
     word = st.get("word")
     if word and word["author"] == player:
-        st["words_done"] = st.get("words_done", []) + [dict(word, abandoned=True)]
+        st["words_done"] = st.get("words_done", []) + [_given_up(word)]
         st["cross"] = {"word": None, "squares": word["squares"], "direction": word.get("direction")}
         st["word"] = None
     st["mover"] = nxt
@@ -886,6 +886,12 @@ def leave(state: Mapping[str, Any], player: str, lexicon: WordList) -> tuple[dic
     if len(st["active"]) == 1:
         return _finish(st, rec, first_out=None, alone=st["active"][0])
     return _settle(st, rec, lexicon)
+
+
+def _given_up(word: Mapping[str, Any]) -> dict:
+    """The record of an unfinished word left on the table (its author dropped out)."""
+    return {"word": word["announced"], "author": word["author"], "squares": word["squares"],
+            "direction": word.get("direction"), "abandoned": True}
 
 
 def _copy(state: Mapping[str, Any]) -> dict:
@@ -923,7 +929,7 @@ def _settle(st: dict, rec: dict, lexicon: WordList) -> tuple[dict, dict]:
         st["active"].remove(gone)
         st["out"].append(gone)
         st.setdefault("payments", []).append({"turn": st["round"], "from": gone, "to": others, "each": pay})
-        st["words_done"] = st.get("words_done", []) + [dict(word, abandoned=True)]
+        st["words_done"] = st.get("words_done", []) + [_given_up(word)]
         st["cross"] = {"word": None, "squares": word["squares"], "direction": word.get("direction")}
         st["word"] = None
         st["mover"], st["duty"] = nxt, "start"
