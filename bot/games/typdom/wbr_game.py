@@ -195,7 +195,9 @@ class WbrRules(GameRules):
                 "pool": len(state.get("pool", "")), "start": state.get("start"),
                 "mover": None if state.get("finished") else state["mover"],
                 "duty": None if state.get("finished") else state["duty"],
-                "duty_text": None if state.get("finished") else wbr.DUTIES[state["duty"]],
+                "duty_text": None if state.get("finished") else (
+                    "legt den ersten Stein auf M13 und sagt ein Wort an" if table.is_empty() else
+                    wbr.DUTIES[state["duty"]]),
                 "word": shown_word,
                 "cross": {"word": cross.get("word"), "span": wbr._span(wbr._sq(cross["squares"]))} if cross else None,
                 "words_done": [w["word"] for w in state.get("words_done", []) if not w.get("abandoned")],
