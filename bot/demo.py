@@ -407,8 +407,7 @@ def _play_presto(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
         say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte")
 
 
-def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.Random, out: Path, say,
-              max_turns: int = 60) -> None:
+def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.Random, out: Path, say) -> None:
     """Play a "Wer behält recht?" game turn by turn: the player to move mails the turns
     :mod:`bot.games.typdom.wbrgen` finds (with Ersatzzüge, ``KAUFEN`` last), the unreliable
     one sometimes nothing; each turn ends with the poll that reads its valid move, or at its
@@ -424,6 +423,7 @@ def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.R
         keys = {str(p.id): (p.name, p.email) for p in league.players}
     words = sorted(w for w in lexicon.words() if 2 <= len(w) <= 7)
     styles = {e: st for _, e, st in PLAYERS}
+    max_turns = int(spec["rounds"])
     say(f"\nDemo: {name} (Typ-Dom: Wer behält recht?), {len(keys)} Spieler, höchstens {max_turns} Züge")
     for _ in range(max_turns):
         with db.session() as s:
