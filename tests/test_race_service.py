@@ -135,3 +135,20 @@ def test_wbr_turns_zats_and_a_purchase(tmp_path, env):
     poll_once(db, cfg)
     part = league_view(db, "Wbr")["partien"][0]
     assert part["mover"] == keys["clara@example.org"] and part["round"] == 4 and part["last_turn"]["kind"] == "passe"
+
+
+def test_player_help_is_quoted_in_the_readme_and_start_mails_stay_within_72_columns(tmp_path, env):
+    from bot import ROOT, TEMPLATE_DIR
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for game in ("typdom-presto", "typdom-wbr"):
+        hilfe = (TEMPLATE_DIR / game / "hilfe.txt").read_text(encoding="utf-8").rstrip("\n")
+        assert f"```text\n{hilfe}\n```" in readme
+        assert max(len(ln) for ln in hilfe.splitlines()) <= 72
+    db, cfg, md = env
+    with db.session() as s:
+        create_league(s, read_league_file(_league(tmp_path, "typdom-presto", PLAYERS4)), cfg)
+        create_league(s, read_league_file(_league(tmp_path, "typdom-wbr", PLAYERS, name="Wbr")), cfg)
+    starts = _mails(db, "start")
+    assert len(starts) == 4 + 3
+    for _, msg in starts:
+        assert max(len(ln) for ln in text_of(msg.as_bytes()).splitlines()) <= 72
