@@ -77,6 +77,13 @@ def test_a_presto_mail_is_read_into_one_section():
     assert [s.moves for s in read.sections] == [["..K", "HAUS", "..R"]]
 
 
+def test_rows_that_are_greeting_words_stay_in_the_crossword():
+    game = get_game("typdom-presto")
+    text = "Hallo,\n\nMIT\n..ICH\nDIE\n\nMit freundlichen Grüßen\nAnna"
+    read = read_submission(text, game, ["P1"], player_names=["Anna Albers"])
+    assert [s.moves for s in read.sections] == [["MIT", "..ICH", "DIE"]]
+
+
 # -- the judgement ------------------------------------------------------------------------------
 
 def test_every_problem_is_named_precisely():
