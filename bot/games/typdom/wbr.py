@@ -113,7 +113,7 @@ from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
 from bot.games.grid import Placement as Tiled, run
 from bot.games.typdom.game import _draw, end_scores
-from bot.games.typdom.table import CENTRE, COLUMNS, SIZE, Table, coord_name
+from bot.games.typdom.table import CENTRE, COLUMNS, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VOWELS, jolly_for, left_value, sort_rack
 
 __all__ = ["REASONS", "DUTIES", "Lay", "WbrTurn", "Outcome", "parse_turn", "format_turn", "evaluate", "apply",
@@ -531,7 +531,7 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
     table = Table.from_rows(state["board"])
     rack = state["racks"].get(player, "")
     duty = state["duty"]
-    base = state.get("base_duty") or duty if duty == "after_buy" else duty
+    base = (state.get("base_duty") or "continue") if duty == "after_buy" else duty
     word = state.get("word")
     pool = state.get("pool", "")
     notes: list[str] = []

@@ -94,7 +94,7 @@ def turns(state: Mapping[str, Any], player: str, lexicon: Any, words: Sequence[s
     if duty == "complete":
         ok(wbr.WbrTurn("fertig", word=word["announced"]))
         return out
-    base = state.get("base_duty") or duty if duty == "after_buy" else duty
+    base = (state.get("base_duty") or "continue") if duty == "after_buy" else duty
     table = Table.from_rows(state["board"])
     if base == "start":
         if table.is_empty():
