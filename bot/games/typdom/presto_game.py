@@ -169,6 +169,7 @@ class PrestoRules(GameRules):
                            "words": [w for w, _ in v.words]}
             if v.valid:
                 finishers.append(p)
+
         def arrival(p: str) -> float:
             return received[p].timestamp() if p in received else float("inf")
         finishers.sort(key=lambda p: (arrival(p), ties[p]))
@@ -208,13 +209,13 @@ class PrestoRules(GameRules):
     # -- views ----------------------------------------------------------------------------------
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``variant`` ("presto"), ``round``, ``rack_size`` [black, red], ``one_left``,
-        ``seat_order`` (the player keys, league order), ``finished``; once over also ``racks`` (every set, public at
-        the end as at the table), ``result`` (``ranking``: ``{player, place, points,
-        finish, received, late}``; ``verdicts`` per player; ``closed``: ``{"by": "second" |
-        "zat", "at"}``; ``proofs``: the search's answer per set, see :mod:`.search`) and,
-        for the templates, ``grids`` (per player with a crossword: its ``grid_text`` and
-        HTML ``cells``) and ``proof_grids`` (the same for each crossword found). Never a
-        set while the race runs."""
+        ``seat_order`` (the player keys, league order), ``finished``; once over also
+        ``racks`` (every set, public at the end as at the table), ``result``
+        (``ranking``: ``{player, place, points, finish, received, late}``; ``verdicts`` per
+        player; ``closed``: ``{"by": "second" | "zat", "at"}``; ``proofs``: the search's
+        answer per set, see :mod:`.search`) and, for the templates, ``grids`` (per player
+        with a crossword: its ``text`` and HTML ``cells``) and ``proof_grids`` (the same
+        for each crossword found). Never a set while the race runs."""
         view: dict[str, Any] = {"variant": "presto", "variant_title": "Presto", "round": state["round"],
                                 "rack_size": list(state.get("rack_size", [])), "one_left": bool(state.get("one_left")),
                                 "seat_order": list(state.get("players", [])), "finished": bool(state.get("finished")),
