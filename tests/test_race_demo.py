@@ -15,7 +15,7 @@ def _body(path):
 
 def test_demo_plays_presto_and_wbr(tmp_path, capsys):
     out = tmp_path / "out"
-    assert run_demo(out=out, rounds=1, seed="3", mono_rounds=0, crossword=False, typdom=False) == 0
+    assert run_demo(out=out, rounds=1, seed="3", mono_rounds=0, crossword=False, typdom=False, rondonl_rounds=0) == 0
     text = capsys.readouterr().out
     assert "Demo: Demo-Presto (Typ-Dom Presto), 4 Spieler, 2 Partien nacheinander" in text
     assert text.count("zweites Kreuzwort schließt") == 2  # both races closed by the second crossword

@@ -21,6 +21,7 @@ GAME_CLASSES: dict[str, str] = {
     "typdom": "bot.games.typdom.game:TypdomRules",
     "typdom-presto": "bot.games.typdom.presto_game:PrestoRules",
     "typdom-wbr": "bot.games.typdom.wbr_game:WbrRules",
+    "rondonl": "bot.games.rondonl.game:RondoNLRules",
 }
 
 #: Rules instances created so far (one per game, created on first use).

@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 
 from bot.games import get_game, load_games
 from bot.mail.compose import compose, make_message_id
+from bot.i18n import tr
 from bot.render import format_zat, render
 from bot.service.league import open_round, partie_views
 from bot.service.mailctx import Incoming
@@ -79,7 +80,7 @@ def _load_gm() -> None:
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    ctx.reply(render(f"{game.name}/hilfe.txt") + "\n" + command_list(), kind="command")
+    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang) + "\n" + command_list(ctx.lang), kind="command")
 
 
 @command("STAND", "STANDINGS", help="die aktuelle Wertung")
@@ -87,15 +88,24 @@ def _stand(ctx: Incoming, arg: str) -> None:
     from bot.service.standings import standings
     ctx.record("processed", "command", command="STAND")
     table = standings(ctx.s, ctx.league)
-    body = f"Wertung {ctx.league.name}:\n\n" + "\n".join(
-        f"{r['rank']:>3}. {r['name']:<24} {r['points']:>5}  ({r['rounds_played']} Runden gespielt)" for r in table)
+    lang = ctx.lang
+    game = get_game(ctx.league.game)
+    states = [p.state for p in ctx.s.scalars(select(Partie).where(Partie.league_id == ctx.league.id)
+                                             .order_by(Partie.id))]
+
+    def note(key: str) -> str:  # e.g. RONDO's marks (GameRules.standings_note)
+        return "".join(n for st in states if (n := game.standings_note(st, key, lang)))
+
+    body = tr(lang, "standings_title", league=ctx.league.name) + "\n\n" + "\n".join(
+        tr(lang, "standings_row", rank=r["rank"], name=r["name"], points=r["points"], rounds=r["rounds_played"])
+        + note(str(r["player_id"])) for r in table)
     rnd = open_round(ctx.s, ctx.league)
     if rnd:
-        body += f"\n\nNächster ZAT: {format_zat(rnd.zat, ctx.league.timezone)}"
+        body += "\n\n" + tr(lang, "next_zat", zat=format_zat(rnd.zat, ctx.league.timezone, lang))
     ctx.reply(body, kind="command")
 
 
-@command("AUSWERTUNG", "REPORT", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
+@command("AUSWERTUNG", "REPORT", "UITSLAG", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
 def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)
@@ -267,8 +277,21 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
                in_reply_to=ctx.rm.message_id)
 
 
-def command_list() -> str:
-    """A short German list of the player commands (for HILFE)."""
+#: The player commands in Dutch, for HILFE in a Dutch league (bot.i18n).
+DUTCH_COMMANDS = {
+    "HILFE": "HELP: deze hulp met de notatie", "STAND": "STAND: de huidige stand",
+    "AUSWERTUNG": "UITSLAG n: de uitslag van ronde n nog eens (n ALLE: alle zetten)",
+    "URLAUB": "URLAUB van-tot: geen herinneringen in die tijd (URLAUB ENDE)",
+    "ADRESSE": "ADRESSE nieuw@example.org: uitslagen naar een nieuw adres",
+}
+
+
+def command_list(lang: str = "de") -> str:
+    """A short list of the player commands (for HILFE), German or Dutch."""
+    if lang == "nl":
+        return "\n".join(["Opdrachten (als onderwerp of eerste regel van de mail):"]
+                         + [f"  {DUTCH_COMMANDS[c.name]}" for c in COMMANDS.values()
+                            if not c.gm and c.help and c.name in DUTCH_COMMANDS])
     lines = ["Befehle (als Betreff oder erste Zeile der Mail):"]
     for c in COMMANDS.values():
         if not c.gm and c.help:

@@ -36,6 +36,7 @@ from jinja2 import TemplateNotFound
 from markupsafe import Markup
 
 from bot.games.base import GameRules
+from bot.i18n import DEFAULT
 from bot.render import environment, render
 
 FORMATS = ("txt", "html")
@@ -77,18 +78,19 @@ def _has(name: str) -> bool:
         return False
 
 
-def _part(game: GameRules, part: str, fmt: str, **ctx: Any) -> str:
-    return render(f"{game.name}/auswertung/{part}.{fmt}.j2", **ctx)
+def _part(game: GameRules, part: str, fmt: str, lang: str = DEFAULT, **ctx: Any) -> str:
+    return render(f"{game.name}/auswertung/{part}.{fmt}.j2", lang, **ctx)
 
 
-def _both(game: GameRules, part: str, **ctx: Any) -> dict[str, str]:
-    return {fmt: _part(game, part, fmt, **ctx) for fmt in FORMATS}
+def _both(game: GameRules, part: str, lang: str = DEFAULT, **ctx: Any) -> dict[str, str]:
+    return {fmt: _part(game, part, fmt, lang, **ctx) for fmt in FORMATS}
 
 
 @dataclass
 class PartieRound:
     """One Partie's round as the templates see it: ``p`` (the public view after the
-    round plus ``name``, ``board_move``, ``top``, ``lot`` and ``players``, one public row
+    round plus ``name``, ``board_move``, ``top``, ``lot``, ``names`` (player key -> display
+    name, for games that name players by key in their views) and ``players``, one public row
     per player: name, key, submitted, counted, points, score, ``counted_text`` and
     ``result``), ``full`` (player key -> the whole :class:`PlayerRound` JSON plus
     ``name``, for the players of this round) and ``views`` (player key ->
@@ -165,6 +167,8 @@ class Recipient:
     name: str
     email: str
     gm: bool = False
+    #: The language of this copy (bot.i18n): the league's for players, the GM's own for the GM.
+    lang: str = DEFAULT
 
 
 def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
@@ -172,43 +176,53 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
                         recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[str, str]]:
     """Render every recipient's Auswertung; returns ``{email: (text, html)}``.
 
-    The shared parts are rendered once; per recipient only their own moves and private
-    part (the game master: everybody's) and the frame. ``chart``: the standings chart
-    (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part."""
+    The shared parts are rendered once per language (bot.i18n: a recipient's ``lang``);
+    per recipient only their own moves and private part (the game master: everybody's)
+    and the frame. ``chart``: the standings chart (:func:`bot.service.chart.league_chart`),
+    shown below the table of the HTML part."""
     common = dict(league=league, round=round)
-    shared = [_both(game, "partie", p=pr.p, **common) for pr in partien]
-    table = _both(game, "table", standings=standings, partien=[pr.p for pr in partien], **common)
-    footer = _both(game, "footer", next_zat=next_zat, partien=[pr.p for pr in partien], **common)
     has_private = _has(f"{game.name}/auswertung/private.txt.j2")
-    moves_cache: dict[tuple[int, str], dict[str, str]] = {}
+    per_lang: dict[str, dict[str, Any]] = {}
+    moves_cache: dict[tuple[str, int, str], dict[str, str]] = {}
 
-    def moves(i: int, key: str) -> dict[str, str]:
-        if (i, key) not in moves_cache:
+    def parts(lang: str) -> dict[str, Any]:
+        if lang not in per_lang:
+            per_lang[lang] = {
+                "shared": [_both(game, "partie", lang, p=pr.p, **common) for pr in partien],
+                "table": _both(game, "table", lang, standings=standings, partien=[pr.p for pr in partien], **common),
+                "footer": _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
+                                partien=[pr.p for pr in partien], **common)}
+        return per_lang[lang]
+
+    def moves(lang: str, i: int, key: str) -> dict[str, str]:
+        if (lang, i, key) not in moves_cache:
             pr = partien[i]
-            moves_cache[(i, key)] = _both(game, "moves", p=pr.p, pl=pr.full[key], **common)
-        return moves_cache[(i, key)]
+            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.full[key], **common)
+        return moves_cache[(lang, i, key)]
 
-    def private(i: int, key: str) -> dict[str, str] | None:
+    def private(lang: str, i: int, key: str) -> dict[str, str] | None:
         pr = partien[i]
         if not has_private or key not in pr.views:
             return None
-        return _both(game, "private", p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
+        return _both(game, "private", lang, p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
 
     out: dict[str, tuple[str, str]] = {}
     for rc in recipients:
+        lang = rc.lang
+        shared, table, footer = parts(lang)["shared"], parts(lang)["table"], parts(lang)["footer"]
         blocks = []
         for i, pr in enumerate(partien):
             keys = list(pr.full) if rc.gm else ([rc.key] if rc.key in pr.full else [])
             secret = list(pr.views) if rc.gm else [rc.key]
             blocks.append({
                 "name": pr.p["name"], "shared": shared[i],
-                "mine": [dict(name=pr.full[k]["name"], **moves(i, k)) for k in keys],
-                "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(i, k))],
+                "mine": [dict(name=pr.full[k]["name"], **moves(lang, i, k)) for k in keys],
+                "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(lang, i, k))],
             })
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
-        text = fold_text(render("auswertung.txt.j2", fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
-        html = render("auswertung.html.j2", fmt="html", table=Markup(table["html"]), footer=Markup(footer["html"]),
-                      chart=Markup(chart), **_markup(ctx))
+        text = fold_text(render("auswertung.txt.j2", lang, fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
+        html = render("auswertung.html.j2", lang, fmt="html", table=Markup(table["html"]),
+                      footer=Markup(footer["html"]), chart=Markup(chart), **_markup(ctx))
         out[rc.email] = (text, html)
     return out
 
