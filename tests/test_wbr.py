@@ -124,8 +124,13 @@ def test_premium_tile_for_a_crossing_in_a_vowel_and_a_dropout_with_payments():
     st, _ = play(st, "B", "N13 S")
     st, _ = play(st, "C", "O13 E")
     st, _ = play(st, "A", "FERTIG ESEL")
+    _, single = play(st, "A", "M14 S ESEL")  # the premium earned, the second tile not laid
+    assert single["premium"] == "selbstlaut"
+    assert single["summary"] == "legt S auf M14 (Prämie nicht genutzt: Kreuzung im Selbstlaut), sagt ESEL an"
     st, rec = play(st, "A", "M14 S ESEL; M15 E")
     assert rec["premium"] == "selbstlaut" and rec["fragment"] == "ESE" and rec["span"] == "M13-M15"
+    assert rec["summary"] == ("legt S auf M14, E auf M15 (zweiter Stein als Prämie: Kreuzung im Selbstlaut), "
+                              "sagt ESEL an")
     assert st["racks"]["A"] == "HST"
     st, rec = play(st, "B", "KAUFEN")
     assert (st["mover"], st["duty"], st["racks"]["B"]) == ("B", "after_buy", "AEEHU")

@@ -492,7 +492,8 @@ class Outcome:
         else:
             out = f"legt {laid}"
             if self.premium:
-                out += f" (Prämie: {'Quadrat' if self.premium == 'quadrat' else 'Kreuzung im Selbstlaut'})"
+                why = "Quadrat" if self.premium == "quadrat" else "Kreuzung im Selbstlaut"
+                out += f" (zweiter Stein als Prämie: {why})" if len(self.tiles) > 1 else f" (Prämie nicht genutzt: {why})"
             out += f", sagt {self.announced} an" if self.new else f", baut an {self.announced} weiter"
             if self.completed:
                 out += f"; {self.announced} ist fertig"
