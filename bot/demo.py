@@ -481,13 +481,12 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
             md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr, subject=f"{name}: beurt",
                                         text="Hoi,\n\n" + "\n".join(lines) + "\n\nGroeten,\n" + pname.split()[0],
                                         headers={"Auto-Submitted": "no"}))
-        res = None
         before = state.get("turn"), state.get("phase")
         poll_once(db, cfg)  # a complete turn ends here, at once
         with db.session() as s:
             after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
         if (after.get("turn"), after.get("phase")) == before:
-            res = adjudicate_league(db, cfg, name, force=True)  # nobody moved: the turn's ZAT
+            adjudicate_league(db, cfg, name, force=True)  # nobody moved: the turn's ZAT
             with db.session() as s:
                 after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
         deliver(db, md, cfg)

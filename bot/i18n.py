@@ -56,7 +56,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "reminder": {"de": "für Runde {round} von {league} fehlen noch deine Züge ({partien}).\nZAT: {zat}\n\n"
                        "Ohne Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis.",
                  "nl": "voor ronde {round} van {league} ontbreken nog je zetten ({partien}).\nDeadline (ZAT): "
-                       "{zat}\n\nZonder zet krijg je een NMR. Geen herinneringen meer: URLAUB van-tot."},
+                       "{zat}\n\nZonder zet krijg je een NMR. Geen herinneringen meer: VAKANTIE van-tot."},
     "partie_one": {"de": "Partie {names}", "nl": "partij {names}"},
     "partie_many": {"de": "Partien {names}", "nl": "partijen {names}"},
     "standings_title": {"de": "Wertung {league}:", "nl": "Stand {league}:"},
@@ -64,6 +64,34 @@ TEXTS: dict[str, dict[str, str]] = {
                       "nl": "{rank:>3}. {name:<24} {points:>5}  ({rounds} rondes gespeeld)"},
     "next_zat": {"de": "Nächster ZAT: {zat}", "nl": "Volgende deadline (ZAT): {zat}"},
     "gm_name": {"de": "Spielleiter", "nl": "Spelleider"},
+    "cmd_which_round": {"de": "Welche Runde? Bitte so: AUSWERTUNG 3", "nl": "Welke ronde? Zo graag: UITSLAG 3"},
+    "cmd_no_report": {"de": "Eine Auswertung der Runde {n} gibt es für dich nicht.",
+                      "nl": "Een uitslag van ronde {n} is er voor jou niet."},
+    "cmd_not_adjudicated": {"de": "Die Runde {n} von {league} ist noch nicht ausgewertet.",
+                            "nl": "Ronde {n} van {league} is nog niet uitgewerkt."},
+    "copy_subject": {"de": "Kopie: {subject}", "nl": "Kopie: {subject}"},
+    "cmd_no_leave": {"de": "In {league} kann man nicht per Mail austreten; bitte schreib dem Spielleiter.",
+                     "nl": "Uit {league} kun je niet per mail stoppen; schrijf de spelleider."},
+    "cmd_left": {"de": "du bist aus {league} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder einsteigen.",
+                 "nl": "je bent afgemeld bij {league}. Jammer! Met ANMELDEN kun je altijd weer meedoen."},
+    "cmd_away_end": {"de": "dein Urlaub ist beendet: du bekommst wieder Erinnerungen.",
+                     "nl": "je vakantie is voorbij: je krijgt weer herinneringen."},
+    "cmd_away_how": {"de": "Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE).",
+                     "nl": "Zo graag: VAKANTIE 24.12.2026-06.01.2027 (of VAKANTIE EINDE)."},
+    "cmd_away_date": {"de": "Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027",
+                      "nl": "Die datum begrijp ik niet. Zo graag: VAKANTIE 24.12.2026-06.01.2027"},
+    "cmd_away_order": {"de": "Das Ende liegt vor dem Anfang.", "nl": "Het einde ligt voor het begin."},
+    "cmd_away_set": {"de": "Urlaub eingetragen: {start} bis {end}. In der Zeit schicke ich keine Erinnerungen; "
+                           "Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR.",
+                     "nl": "Vakantie genoteerd: {start} tot {end}. In die tijd stuur ik geen herinneringen; "
+                           "zetten die je vooraf stuurt tellen gewoon. Zonder zet krijg je een NMR."},
+    "cmd_address_how": {"de": "Bitte so: ADRESSE neu@example.org", "nl": "Zo graag: ADRES nieuw@example.org"},
+    "cmd_address_taken": {"de": "{new} gehört in {league} schon jemand anderem.",
+                          "nl": "{new} hoort in {league} al bij iemand anders."},
+    "cmd_address_set": {"de": "Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen "
+                              "schicken ({all}).",
+                        "nl": "Uitslagen gaan vanaf nu naar {new}. Zetten kun je van al je adressen sturen ({all})."},
+    "cmd_already_joined": {"de": "du bist in {league} schon angemeldet.", "nl": "je doet al mee in {league}."},
 }
 
 

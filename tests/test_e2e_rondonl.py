@@ -51,7 +51,6 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     starts = {m.rcpt_tos[0]: text_of(m.raw) for m in smtpd.messages}
     assert all(header(m.raw, "Subject") == "RONDO-E2E: start van het spel" for m in smtpd.messages)
     lex = load("nl")
-    email_of = dict(PLAYERS)
     name_of = {e: n for n, e in PLAYERS}
 
     def state():
@@ -98,7 +97,6 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert values[order[0]] == max(values.values())
 
     marks = {e: 0 for e in hands}
-    points = {e: 0 for e in hands}
     seen_nmr = seen_pass = seen_exchange = early = 0
 
     for turn in range(6):

@@ -15,7 +15,6 @@ from sqlalchemy import select
 
 from bot.config import ConfigError, embedded, load_config
 from bot.mail.maildir import MaildirTransport, _delivery_order
-from bot.service.ingest import ingest
 from bot.service.league import create_league, read_league_file
 from bot.service.outbox import deliver
 from bot.service.runner import poll_once

@@ -111,3 +111,38 @@ def test_german_rondo_league(tmp_path, env):
     assert part["turn"] == 1 and part["row"] == after["row"] and part["seats"] == after["players"]
     assert part["hand_sizes"][mover] == len(after["hands"][mover]) and part["marks"][mover] == (0 if best else 1)
     assert [p["hand"] for p in part["players"]] == [after["hands"][k] for k in after["players"]]
+
+
+def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
+    """Issue 11: every mail of a Dutch league is Dutch, the command answers too (VAKANTIE,
+    ADRES, UITSLAG n with its mistakes); the Dutch aliases reach the same commands."""
+    db, cfg, md = env
+    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
+    lines = ['name = "R-NL"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
+             "turn_hours = 24", "", "[options]", "full_rounds = 1", ""]
+    for n, e in PLAYERS:
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
+    with db.session() as s:
+        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
+    deliver(db, md, cfg)
+
+    def ask(subject: str) -> str:
+        n = len(md.sent())
+        md.deliver_to_inbox(player_mail("anna@example.org", subject, subject=subject))
+        poll_once(db, cfg)
+        deliver(db, md, cfg)
+        (answer,) = md.sent()[n:]
+        return " ".join(text_of(answer).split())
+
+    assert "Vakantie genoteerd: 24.12.2026 tot 06.01.2027" in ask("VAKANTIE 24.12.2026-06.01.2027")
+    assert "je vakantie is voorbij" in ask("VAKANTIE EINDE")
+    assert "Die datum begrijp ik niet" in ask("VAKANTIE 31.02.2026-01.03.2026")
+    assert "Zo graag: ADRES nieuw@example.org" in ask("ADRES")
+    assert "bernd@example.org hoort in R-NL al bij iemand anders." in ask("ADRES bernd@example.org")
+    assert "Welke ronde?" in ask("UITSLAG")
+    assert "Een uitslag van ronde 7 is er voor jou niet." in ask("UITSLAG 7")
+    assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
+    help_text = ask("HELP")
+    assert "VAKANTIE van-tot" in help_text and "ADRES nieuw@example.org" in help_text
+    assert not any(w in help_text for w in ("Urlaub", "Befehle", "Runde"))

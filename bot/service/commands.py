@@ -110,25 +110,25 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)
     if not m:
-        return ctx.reply("Welche Runde? Bitte so: AUSWERTUNG 3", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_which_round"), kind="command")
     n = int(m.group(1))
-    if re.search(r"\b(alle|all)\b", arg, re.I):
+    if re.search(r"\b(alle|all|alles)\b", arg, re.I):
         return _auswertung_alle(ctx, n)
     row = ctx.s.scalar(select(OutboxMail).where(OutboxMail.key == f"auswertung:{ctx.league.id}:{n}:{ctx.player.id}"))
     if row is None:
-        return ctx.reply(f"Eine Auswertung der Runde {n} gibt es für dich nicht.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
     import email
     import email.policy
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
     key = f"resend:{ctx.mail.id}"
-    raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=f"Kopie: {row.subject}", text=text,
+    raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=tr(ctx.lang, "copy_subject", subject=row.subject), text=text,
                   html=html_part.get_content() if html_part is not None else None,
                   message_id=make_message_id(key, ctx.cfg.sender_domain), in_reply_to=ctx.rm.message_id,
                   references=[row.message_id])
     ctx.s.add(OutboxMail(key=key, kind="resend", league_id=ctx.league.id, round_number=n, to_addr=ctx.rm.from_addr,
-                         subject=f"Kopie: {row.subject}", message_id=make_message_id(key, ctx.cfg.sender_domain),
+                         subject=tr(ctx.lang, "copy_subject", subject=row.subject), message_id=make_message_id(key, ctx.cfg.sender_domain),
                          raw=raw))
 
 
@@ -139,7 +139,7 @@ def _auswertung_alle(ctx: Incoming, n: int) -> None:
     from bot.service.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)
     if not data:
-        return ctx.reply(f"Die Runde {n} von {ctx.league.name} ist noch nicht ausgewertet.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
     game = get_game(ctx.league.game)
     text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data)
     ctx.reply(text, kind="command")
@@ -150,11 +150,9 @@ def _abmelden(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="ABMELDEN")
     game = get_game(ctx.league.game)
     if not game.open_join:
-        return ctx.reply(f"In {ctx.league.name} kann man nicht per Mail austreten; bitte schreib dem "
-                         "Spielleiter.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_no_leave", league=ctx.league.name), kind="command")
     ctx.player.active = False
-    ctx.reply(f"du bist aus {ctx.league.name} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder "
-              "einsteigen.", kind="command")
+    ctx.reply(tr(ctx.lang, "cmd_left", league=ctx.league.name), kind="command")
 
 
 _DATE = r"(\d{1,2})\.(\d{1,2})\.(\d{2,4})?"
@@ -165,15 +163,15 @@ def _date(d: str, mo: str, y: str | None, today: date) -> date:
     return date(year, int(mo), int(d))
 
 
-@command("URLAUB", "HOLIDAY", "VACATION", help="URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit")
+@command("URLAUB", "HOLIDAY", "VACATION", "VAKANTIE", help="URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit")
 def _urlaub(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="URLAUB", arg=arg)
-    if arg.strip().lower() in ("ende", "aus", "off", "end"):
+    if arg.strip().lower() in ("ende", "aus", "off", "end", "einde"):
         ctx.player.away_from = ctx.player.away_to = None
-        return ctx.reply("dein Urlaub ist beendet: du bekommst wieder Erinnerungen.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_end"), kind="command")
     m = re.match(rf"\s*{_DATE}\s*(?:-|–|bis)\s*{_DATE}", arg)
     if not m:
-        return ctx.reply("Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE).", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_how"), kind="command")
     today = ctx.now.date()
     try:
         start = _date(m.group(1), m.group(2), m.group(3), today)
@@ -181,26 +179,24 @@ def _urlaub(ctx: Incoming, arg: str) -> None:
         if end < start and not m.group(6):
             end = end.replace(year=end.year + 1)
     except ValueError:
-        return ctx.reply("Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_date"), kind="command")
     if end < start:
-        return ctx.reply("Das Ende liegt vor dem Anfang.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_order"), kind="command")
     ctx.player.away_from, ctx.player.away_to = start, end
-    ctx.reply(f"Urlaub eingetragen: {start:%d.%m.%Y} bis {end:%d.%m.%Y}. In der Zeit schicke ich keine "
-              "Erinnerungen; Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR.",
-              kind="command")
+    ctx.reply(tr(ctx.lang, "cmd_away_set", start=f"{start:%d.%m.%Y}", end=f"{end:%d.%m.%Y}"), kind="command")
 
 
-@command("ADRESSE", "ADDRESS", help="ADRESSE neu@example.org: Auswertungen an eine neue Adresse")
+@command("ADRESSE", "ADDRESS", "ADRES", help="ADRESSE neu@example.org: Auswertungen an eine neue Adresse")
 def _adresse(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="ADRESSE")
     m = re.search(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", arg)
     if not m:
-        return ctx.reply("Bitte so: ADRESSE neu@example.org", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_address_how"), kind="command")
     new = m.group(0).lower()
     taken = ctx.s.scalar(select(PlayerAddress).join(Player).where(
         PlayerAddress.email == new, Player.league_id == ctx.league.id, PlayerAddress.player_id != ctx.player.id))
     if taken:
-        return ctx.reply(f"{new} gehört in {ctx.league.name} schon jemand anderem.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_address_taken", new=new, league=ctx.league.name), kind="command")
     addrs = list(ctx.player.addresses)
     existing = next((a for a in addrs if a.email == new), None)
     if existing is None:
@@ -209,8 +205,7 @@ def _adresse(ctx: Incoming, arg: str) -> None:
         ctx.s.flush()
     old_first = ctx.player.email
     _make_primary(ctx, existing)
-    body = (f"Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen schicken "
-            f"({', '.join(a.email for a in ctx.player.addresses)}).")
+    body = tr(ctx.lang, "cmd_address_set", new=new, all=", ".join(a.email for a in ctx.player.addresses))
     ctx.reply(body, kind="command")
     if new != old_first:
         ctx.reply(body, to=new, kind="command")
@@ -238,7 +233,7 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
     ctx.record("processed", "command", command="ANMELDEN")
     if ctx.player is not None:
-        return ctx.reply(f"du bist in {ctx.league.name} schon angemeldet.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_already_joined", league=ctx.league.name), kind="command")
     games = load_games()
     open_leagues = [lg for lg in ctx.s.scalars(select(League).where(League.status == "running")).all()
                     if games.get(lg.game) is not None and games[lg.game].open_join]
@@ -281,8 +276,8 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
 DUTCH_COMMANDS = {
     "HILFE": "HELP: deze hulp met de notatie", "STAND": "STAND: de huidige stand",
     "AUSWERTUNG": "UITSLAG n: de uitslag van ronde n nog eens (n ALLE: alle zetten)",
-    "URLAUB": "URLAUB van-tot: geen herinneringen in die tijd (URLAUB ENDE)",
-    "ADRESSE": "ADRESSE nieuw@example.org: uitslagen naar een nieuw adres",
+    "URLAUB": "VAKANTIE van-tot: geen herinneringen in die tijd (VAKANTIE EINDE)",
+    "ADRESSE": "ADRES nieuw@example.org: uitslagen naar een nieuw adres",
 }
 
 

@@ -10,6 +10,6 @@ __all__ = [
     "Exchange", "FaceDown", "Pass", "Word", "format_line", "parse_line",
     "LineResult", "Opening", "Turn", "best_word", "judge_opening", "judge_turn",
 ]
-from bot.games.rondonl.game import RondoNLRules  # noqa: E402
+from bot.games.rondonl.game import RondoNLRules  # noqa: E402, F401
 
 __all__.append("RondoNLRules")

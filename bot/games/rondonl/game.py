@@ -47,7 +47,7 @@ import random
 from datetime import datetime
 from typing import Any, Mapping, Sequence
 
-from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
+from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.cards import HAND_SIZE, full_deck, pretty_hand, sort_hand
 from bot.games.rondonl.engine import LineResult, Opening, Turn, best_word, judge_opening, judge_turn
