@@ -424,7 +424,10 @@ def _submission(ctx: Incoming, text: str) -> None:
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     sections, errors, replaced = [], [], []
+    open_names = [p.name for p in partien.values() if p.id in active]
     for sec in read.sections:
+        if sec.partie is None and len(open_names) == 1:
+            sec.partie = open_names[0]  # NOTATION.md: "or by the player having only one open Partie"
         part = partien.get(sec.partie) if sec.partie else None
         if part is None:
             if sec.partie is None:
