@@ -541,8 +541,11 @@ def auto_reason(msg: Message, from_addr: str) -> str | None:
 # --------------------------------------------------------------------------
 
 
-_CONTAINER = re.compile(rb"(?im)^content-type:[ \t]*(?:\r?\n[ \t]+)?(?:multipart|message)/")
-_BLANK = re.compile(rb"\r?\n\r?\n")
+# Line ends as Python's email parser reads them: CRLF, LF, or a bare CR (a mail with bare
+# CRs was once parsed in full, 5,000 containers deep, because ``^`` missed them).
+_CONTAINER = re.compile(rb"(?i)(?:^|(?<=[\r\n]))content-type:[ \t]*(?:(?:\r\n|\n|\r)[ \t]+)?(?:multipart|message)/")
+_EOL = rb"(?:\r\n|\n|\r(?!\n))"
+_BLANK = re.compile(_EOL + _EOL)
 
 
 def header_block(raw: bytes) -> bytes:
@@ -551,7 +554,7 @@ def header_block(raw: bytes) -> bytes:
     m = _BLANK.search(raw, 0, HEADER_LIMIT + 4)
     head = raw[: m.start()] if m else raw[:HEADER_LIMIT]
     if not m and len(raw) > HEADER_LIMIT:
-        head = head[: head.rfind(b"\n") + 1] or head
+        head = head[: max(head.rfind(b"\n"), head.rfind(b"\r")) + 1] or head
     return head
 
 
@@ -569,7 +572,7 @@ def parse_part(raw: bytes) -> tuple[bytes, bool]:
     if len(raw) <= PARSE_LIMIT:
         return raw, False
     part = raw[:PARSE_LIMIT]
-    return part[: part.rfind(b"\n") + 1] or part, True
+    return part[: max(part.rfind(b"\n"), part.rfind(b"\r")) + 1] or part, True
 
 
 def _parse(raw: bytes) -> tuple[Message, str | None, bool]:
