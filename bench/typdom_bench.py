@@ -8,8 +8,8 @@ Each position is a player's table and rack at their turn.
 
 Measures: lexicon load and word-graph build/load; per position the time to list every
 single placement (``placements``) and the time of the full best-turn search
-(``best_turn``: single placements, second placements after the best joining ones, Jolly
-takes), median and worst, split by racks with and without a Jolly; placements per second.
+(``best_turn``: single placements, second placements, Jolly takes; exhaustive for
+Point-Typ-Dom, after the best joining placements only for the Kreuzwort-Spiel), median and worst, split by racks with and without a Jolly; placements per second.
 
 With ``--exhaustive`` also the CPU time of ``best_turn(..., exhaustive=True)`` (every
 joining placement gets its best second placement), median and worst, with and without
