@@ -8,10 +8,14 @@ Each position is a player's table and rack at their turn.
 
 Measures: lexicon load and word-graph build/load; per position the time to list every
 single placement (``placements``) and the time of the full best-turn search
-(``best_turn``: single placements, second placements after the best joining ones, Jolly
-takes), median and worst, split by racks with and without a Jolly; placements per second.
+(``best_turn``: single placements, second placements, Jolly takes; exhaustive for
+Point-Typ-Dom, after the best joining placements only for the Kreuzwort-Spiel), median and worst, split by racks with and without a Jolly; placements per second.
 
-Run: ``python bench/typdom_bench.py [--games N] [--variant point|kreuzwort]``. Prints
+With ``--exhaustive`` also the CPU time of ``best_turn(..., exhaustive=True)`` (every
+joining placement gets its best second placement), median and worst, with and without
+a Jolly.
+
+Run: ``python bench/typdom_bench.py [--games N] [--variant point|kreuzwort] [--exhaustive]``. Prints
 ``name: value unit`` lines; asserts nothing.
 """
 
@@ -54,6 +58,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=2)
     ap.add_argument("--variant", default="point")
+    ap.add_argument("--exhaustive", action="store_true", help="also time best_turn(exhaustive=True), CPU time")
     args = ap.parse_args()
     t = time.perf_counter()
     lex = load("typdom")
@@ -77,6 +82,22 @@ def main() -> None:
     print(f"placements_median: {statistics.median(list_t) * 1000:.1f} ms")
     print(f"placements_worst: {max(list_t) * 1000:.1f} ms")
     print(f"placements_per_second: {n_moves / sum(list_t):.0f} moves/s")
+    if args.exhaustive:
+        ex_t, ex_j, ex_p = [], [], []
+        for rows, rack in pos:
+            t = time.process_time()
+            best_turn(rows, rack, lex, args.variant, exhaustive=True)
+            dt = time.process_time() - t
+            ex_t.append(dt)
+            (ex_j if ("?" in rack or "#" in rack) else ex_p).append(dt)
+        print(f"exhaustive_cpu_median: {statistics.median(ex_t) * 1000:.1f} ms")
+        print(f"exhaustive_cpu_worst: {max(ex_t) * 1000:.1f} ms")
+        if ex_p:
+            print(f"exhaustive_cpu_median_no_jolly: {statistics.median(ex_p) * 1000:.1f} ms ({len(ex_p)} racks)")
+            print(f"exhaustive_cpu_worst_no_jolly: {max(ex_p) * 1000:.1f} ms")
+        if ex_j:
+            print(f"exhaustive_cpu_median_with_jolly: {statistics.median(ex_j) * 1000:.1f} ms ({len(ex_j)} racks)")
+            print(f"exhaustive_cpu_worst_with_jolly: {max(ex_j) * 1000:.1f} ms")
     print(f"best_turn_median: {statistics.median(best_t) * 1000:.1f} ms")
     print(f"best_turn_worst: {max(best_t) * 1000:.1f} ms")
     if plain_t:

@@ -30,7 +30,7 @@ A move is generated once: by its leftmost anchor in its pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Callable, Collection, Iterator, Mapping, Sequence
 
 from bot.wordgraph import END, WordGraph, graph_for
 
@@ -166,18 +166,20 @@ def _kind_of(spec: GridSpec) -> dict[str, int]:
     return out
 
 
-def _cross_info(letters, values, root, size):
+def _cross_info(letters, values, root, size, rows=None):
     """Per square of ``letters`` (rows), the vertical cross-check data.
 
     Returns ``(allowed, xsum, parts)``: for an empty square with a tile above or below,
     ``allowed[r][c]`` is the set of letters forming a word with them, ``xsum[r][c]``
     the sum of their values, ``parts[r][c]`` ``(above, below)``; else ``None``.
+    ``rows``: only these rows are filled in (None: all).
     """
     allowed = [[None] * size for _ in range(size)]
     xsum = [[None] * size for _ in range(size)]
     parts = [[None] * size for _ in range(size)]
+    row_list = range(size) if rows is None else sorted(rows)
     for c in range(size):
-        for r in range(size):
+        for r in row_list:
             if letters[r][c] is not None:
                 continue
             up = r > 0 and letters[r - 1][c] is not None
@@ -260,14 +262,42 @@ def _left_parts(root, counts, blanks, kind_of, maxlen):
 # The search
 
 
+def _touch_lines(L, size, squares):
+    """For a pass over the lines ``L`` and the board squares ``squares`` (``(line, pos)``
+    in the pass's coordinates), per line the positions a move's main word must cover to
+    touch one of them: the squares themselves, and each empty square at either end of
+    the perpendicular run of tiles through one (a tile laid there forms a cross word
+    holding it). Returns ``{line: sorted positions}``."""
+    out: dict[int, set] = {}
+    for ln, pos in squares:
+        out.setdefault(ln, set()).add(pos)
+        i = ln - 1
+        while i >= 0 and L[i][pos] is not None:
+            i -= 1
+        if i >= 0:
+            out.setdefault(i, set()).add(pos)
+        i = ln + 1
+        while i < size and L[i][pos] is not None:
+            i += 1
+        if i < size:
+            out.setdefault(i, set()).add(pos)
+    return {ln: sorted(ps) for ln, ps in out.items()}
+
+
 def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, threshold: list,
-           spec: GridSpec) -> None:
+           spec: GridSpec, touch: Collection[tuple[int, int]] | None = None) -> None:
     """Run both passes, calling ``sink(raw)`` for each move whose score is >= the
     current ``threshold[0]`` (``sink`` may raise the threshold).
 
     ``raw`` = ``(score, ntiles, transposed, line_index, start, word, placed, xparts)``
     with ``placed`` a tuple of ``(pos, letter, is_blank)`` along the line and
-    ``xparts`` the cross-word parts of the pass.
+    ``xparts`` the cross-word parts of the pass (filled in for the searched lines).
+
+    ``touch``: board squares ``(row, col)``, 1-based, all holding tiles, or None. When
+    given, only the moves whose main word or one of whose cross words holds one of these
+    squares are reported (Typ-Dom: the second placements that use the tiles of the first
+    one); only the lines such a move can lie in are searched. Each move is still
+    reported once, by its leftmost anchor (the anchors are those of the whole board).
     """
     size = spec.size
     letters, values = _parse(board_rows, spec)
@@ -283,6 +313,12 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
 
     t_letters = [list(col) for col in zip(*letters)]
     t_values = [list(col) for col in zip(*values)]
+    if touch is not None:
+        touch = [(r - 1, c - 1) for r, c in touch]
+        if any(letters[r][c] is None for r, c in touch):
+            raise ValueError("touch squares must hold tiles")
+        if empty or not touch:
+            return
     for transposed in (False, True):
         if transposed:
             L, V, LMs, WMs = t_letters, t_values, lm_t, wm_t
@@ -290,8 +326,14 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
         else:
             L, V, LMs, WMs = letters, values, lm, wm
             centre_line, centre_pos = cr, cc
-        allowed_g, xsum_g, parts_g = _cross_info(L, V, root, size)
-        for r in range(size):
+        if touch is None:
+            need = None
+            line_range = range(size)
+        else:
+            need = _touch_lines(L, size, [(c, r) if transposed else (r, c) for r, c in touch])
+            line_range = sorted(need)
+        allowed_g, xsum_g, parts_g = _cross_info(L, V, root, size, None if need is None else line_range)
+        for r in line_range:
             line = L[r]
             if empty:
                 if r != centre_line:
@@ -311,12 +353,19 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
                         anchors.append(c)
                 if not anchors:
                     continue
+            nxt = None
+            if need is not None:
+                # nxt[p]: the first position >= p the main word must reach (size: none)
+                nxt = [size] * (size + 1)
+                ps = set(need[r])
+                for p in range(size - 1, -1, -1):
+                    nxt[p] = p if p in ps else nxt[p + 1]
             _row(r, line, V[r], allowed_g[r], xsum_g[r], parts_g, LMs[r], WMs[r], anchors,
-                 transposed, counts, blanks0, kind_of, lps, root, sink, threshold, spec, empty)
+                 transposed, counts, blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt)
 
 
 def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, counts,
-         blanks0, kind_of, lps, root, sink, threshold, spec, empty):
+         blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt=None):
     size = spec.size
     VAL = spec.values
     bingo_tiles = spec.bingo_tiles
@@ -339,6 +388,8 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             return  # the main word uses no board tile
         if dedupe_single and transposed and nt == 1 and xsum[placed[0]] is not None:
             return  # reported by the across pass
+        if nxt is not None and nxt[start] >= end:
+            return  # touches none of the squares asked for
         score = msum * wmul + (xs if cross_score else 0) + (bingo_bonus if bingo_tiles and nt >= bingo_tiles else 0)
         if score < threshold[0]:
             return
@@ -417,7 +468,7 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
                 if node is None:
                     break
                 msum += vals[c]
-            if node is None:
+            if node is None or (nxt is not None and nxt[s] >= size):
                 continue
             state[2] = s
             extend(node, a, msum, 1, 0, 0)
@@ -427,6 +478,8 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
         while c >= 0 and line[c] is None and c not in anchor_set:
             limit += 1
             c -= 1
+        if nxt is not None and nxt[a - limit] >= size:
+            continue  # no word from this anchor can reach a square asked for
         state[2] = a
         extend(root, a, 0, 1, 0, 0)
         if not limit:
@@ -438,6 +491,8 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             if ok is not None and edges.isdisjoint(ok):
                 continue
             s = a - length
+            if nxt is not None and nxt[s] >= size:
+                continue  # the word would start after every square asked for
             msum = 0
             wmul = 1
             used_blanks = []

@@ -14,10 +14,21 @@ A turn is then one of:
 
 * one placement;
 * a joining placement (two or more groups of table tiles in its word) followed by the
-  best second placement on the table it leaves, with the rack it leaves; the second
-  placement is searched after the :data:`SECOND_SEARCHES` best joining placements (with
-  two Jollys in a rack there can be thousands, each needing a search of its own, which
-  would take minutes; the single placements are always all searched);
+  best second placement on the table it leaves, with the rack it leaves. By default the
+  second placement is searched after the :data:`SECOND_SEARCHES` best joining placements
+  only (with a Jolly in a rack there can be thousands; the single placements are always
+  all searched). ``best_turn(..., exhaustive=True)`` proves the turn best: for every
+  joining placement m, the best second placement is the best of (a) the placements of
+  the first search that m leaves untouched (:func:`_zone`: m fills no square of their
+  word's span with one square beyond each end, nor of the perpendicular runs through
+  their new tiles with one square beyond) whose tiles are still in the rack, and (b) the
+  placements whose word or contact word holds a tile of m (``gridgen.search`` with
+  ``touch``); first placements are taken best bound first and (b) is skipped when
+  :func:`_touch_bound` shows it cannot reach the best plan. Tested equal to a full search
+  after every joining placement. It is the default for Point-Typ-Dom (where the value
+  bound prunes; CPU median 0.17 s, worst 4.2 s in the bench) but not for the
+  Kreuzwort-Spiel (the tile bound rarely prunes: over a minute with a Jolly in a 13-tile
+  rack, see ``bench/typdom_bench.py --exhaustive``);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
 
@@ -95,10 +106,6 @@ def _after(rows: Sequence[str], rack: str, m: GenMove) -> tuple[list[str], str]:
     return ["".join(r) for r in grid], sort_rack(left.elements())
 
 
-#: How many joining first placements (best first) get a search for the second placement.
-SECOND_SEARCHES = 20
-
-
 def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
     return (tiles, score) if variant == "kreuzwort" else (score, tiles)
 
@@ -116,9 +123,9 @@ def _raw_runs(raw) -> int:
     return runs
 
 
-def _search(rows: Sequence[str], rack: str, root: dict) -> list:
+def _search(rows: Sequence[str], rack: str, root: dict, touch=None) -> list:
     found: list = []
-    gridgen.search(list(rows), rack, root, found.append, [-1], SPEC)
+    gridgen.search(list(rows), rack, root, found.append, [-1], SPEC, touch)
     return found
 
 
@@ -132,15 +139,89 @@ def _best_of(raws: list, rows: Sequence[str], variant: str):
     return top, best, gen_notation(best, rows)
 
 
-def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str]):
-    """(key, notation parts) of the best turn without a Jolly taken, or None."""
+def _squares(raw) -> list[tuple[int, int]]:
+    """The squares (0-based row, col) of a raw record's new tiles."""
+    _s, _n, tr, r, _st, _w, placed, _p = raw
+    return [(p, r) if tr else (r, p) for p, _, _ in placed]
+
+
+def _usage(raw) -> dict[str, int]:
+    """The rack characters a raw record uses (a Jolly laid as a letter counts as that Jolly)."""
+    out: dict[str, int] = {}
+    for _p, ch, b in raw[6]:
+        k = jolly_for(ch) if b else ch
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def _zone(raw) -> frozenset:
+    """The squares (0-based) whose filling could change a raw record's words: its word's
+    span with one square before and after, and for each new tile the perpendicular run
+    through it with one square beyond each end. A placement of the first search stays
+    valid, with the same words and value, after a first placement that fills none of
+    these squares (and leaves its tiles in the rack)."""
+    _s, _n, tr, r, start, word, placed, parts = raw
+    sq = [(r, p) for p in range(start - 1, start + len(word) + 1)]
+    for p, _ch, _b in placed:
+        pr = parts[r][p]
+        up, down = (len(pr[0]), len(pr[1])) if pr is not None else (0, 0)
+        sq.extend((ln, p) for ln in range(r - up - 1, r + down + 2))
+    return frozenset((b, a) if tr else (a, b) for a, b in sq)
+
+
+def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: str) -> int:
+    """An upper bound of the Point-Typ-Dom value of any placement of ``rack2`` on
+    ``rows2`` whose word or a contact word holds one of ``squares`` (0-based): such a
+    word lies in a line :func:`bot.games.gridgen._touch_lines` names; its value is the
+    table tiles of a stretch of that line holding at most ``len(rack2)`` empty squares
+    plus the best values of as many rack tiles."""
+    vals = sorted((VALUES.get(ch, 0) for ch in rack2), reverse=True)
+    top = [0]
+    for v in vals:
+        top.append(top[-1] + v)
+    k = len(vals)
+    letters, values = gridgen._parse(rows2, SPEC)
+    best = 0
+    for tr in (False, True):
+        L = [list(c) for c in zip(*letters)] if tr else letters
+        V = [list(c) for c in zip(*values)] if tr else values
+        need = gridgen._touch_lines(L, SIZE, [(c, r) if tr else (r, c) for r, c in squares])
+        for ln in need:
+            line, vl = L[ln], V[ln]
+            pre = [0]
+            for v in vl:
+                pre.append(pre[-1] + v)
+            empties = [i for i, x in enumerate(line) if x is None]
+            if len(empties) <= k:
+                best = max(best, pre[SIZE] + top[len(empties)])
+                continue
+            for i in range(len(empties) - k + 1):
+                lo = empties[i - 1] + 1 if i else 0
+                hi = empties[i + k] if i + k < len(empties) else SIZE
+                best = max(best, pre[hi] - pre[lo] + top[k])
+    return best
+
+
+def _fits(use: dict[str, int], have: dict[str, int]) -> bool:
+    return all(have.get(ch, 0) >= n for ch, n in use.items())
+
+
+#: How many joining first placements (best first) get a search for the second placement
+#: when the search is not exhaustive (the Kreuzwort-Spiel's default, see :func:`best_turn`).
+SECOND_SEARCHES = 20
+
+
+def _best_plan_limited(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
+    """As :func:`_best_plan`, but the second placement is searched only after the
+    :data:`SECOND_SEARCHES` best joining first placements."""
     root = gridgen.graph_root(lexicon)
     raws = _search(rows, rack, root)
     single = _best_of(raws, rows, variant)
     if single is None:
-        return None
-    best = (single[0], prefix + [single[2]])
-    # second placements after joining ones, best first placements first
+        return best
+    plan = (single[0], prefix + [single[2]])
+    if best is None or _better(plan, best):
+        best = plan
     joining = [r for r in raws if r[1] < len(rack) and _raw_runs(r) >= 2]
     joining.sort(key=lambda r: _key(r[0], r[1], variant), reverse=True)
     for raw in joining[:SECOND_SEARCHES]:
@@ -157,6 +238,95 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     return best
 
 
+def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
+    """The better of ``best`` (a plan or None) and the best turn without a Jolly taken on
+    ``rows`` with ``rack`` (after the Jolly take written in ``prefix``). A plan is
+    ``(key, notation parts)``.
+
+    Exhaustive: for every joining first placement m the best second placement on the
+    table m leaves, with the rack it leaves, is the best of (a) the single placements of
+    the first search that m leaves untouched (:func:`_zone`) and whose tiles are still in
+    the rack, and (b) the placements touching m's tiles (``gridgen.search`` with
+    ``touch``). First placements are taken by an upper bound of their plan, best first;
+    the search stops when the bound is below the best plan found, and (b) is skipped for
+    an m whose bound for (b) is below it (:func:`_touch_bound`)."""
+    root = gridgen.graph_root(lexicon)
+    raws = _search(rows, rack, root)
+    single = _best_of(raws, rows, variant)
+    if single is None:
+        return best
+    plan = (single[0], prefix + [single[2]])
+    if best is None or _better(plan, best):
+        best = plan
+    joining = [r for r in raws if r[1] < len(rack) and _raw_runs(r) >= 2]
+    if not joining:
+        return best
+    ranked = sorted(raws, key=lambda r: _key(r[0], r[1], variant), reverse=True)
+    uses = [_usage(r) for r in ranked]
+    zones: dict[int, frozenset] = {}
+    top_score = max(r[0] for r in raws)
+    rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
+    line_best = _line_bound(rows)
+    cands = []
+    for raw in joining:
+        left = len(rack) - raw[1]
+        # (a) scores at most the best single placement; (b) at most the table tiles of a
+        # line plus the values of the tiles left and of m's (a cheap first bound)
+        ub = _key(raw[0] + max(top_score, line_best + sum(rack_values)), raw[1] + left, variant)
+        cands.append((ub, raw))
+    cands.sort(key=lambda t: t[0], reverse=True)
+    for ub, raw in cands:
+        if ub < best[0]:
+            break
+        m = gridgen.to_move(raw)
+        rows2, rack2 = _after(rows, rack, m)
+        have = Counter(rack2)
+        m_sq = _squares(raw)
+        m_set = set(m_sq)
+        n1 = gen_notation(m, rows)
+        # (a) the best placement of the first search that m leaves untouched
+        sec = None
+        for i, r2 in enumerate(ranked):
+            k2 = _key(r2[0], r2[1], variant)
+            if sec is not None and k2 < sec[0]:
+                break
+            if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
+                break  # ranked by key: no later one makes a plan as good as the best
+            if not _fits(uses[i], have):
+                continue
+            z = zones.get(i)
+            if z is None:
+                z = zones[i] = _zone(r2)
+            if not m_set.isdisjoint(z):
+                continue
+            n2 = gen_notation(gridgen.to_move(r2), rows)
+            if sec is None or n2 < sec[3]:
+                sec = (k2, r2[0], r2[1], n2)
+        if sec is not None:
+            plan = (_key(m.score + sec[1], len(m.tiles) + sec[2], variant), prefix + [n1, sec[3]])
+            if _better(plan, best):
+                best = plan
+        # (b) the placements using m's tiles
+        ub_b = _key(m.score + _touch_bound(rows2, m_sq, rack2), len(rack), variant)
+        if ub_b < best[0]:
+            continue
+        touch = [(r + 1, c + 1) for r, c in m_sq]
+        sec_b = _best_of(_search(rows2, rack2, root, touch), rows2, variant)
+        if sec_b is None:
+            continue
+        _, m2, n2 = sec_b
+        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [n1, n2])
+        if _better(plan, best):
+            best = plan
+    return best
+
+
+def _line_bound(rows: Sequence[str]) -> int:
+    """The most the table tiles of one row or column are worth."""
+    cols = ["".join(c) for c in zip(*rows)]
+    return max(sum(VALUES.get(ch, 0) for ch in line if ch.isupper()) for line in list(rows) + cols)
+
+
 def _better(a, b) -> bool:
     """Plan ``a`` beats ``b``: higher key, then the smaller notation."""
     if a[0] != b[0]:
@@ -164,14 +334,23 @@ def _better(a, b) -> bool:
     return "; ".join(a[1]) < "; ".join(b[1])
 
 
-def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:
+def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point",
+              exhaustive: bool | None = None) -> BestTurn | None:
     """The best turn ``rack`` allows on the table ``rows`` (25 row codes) in ``variant``
     (``"point"``: most points; ``"kreuzwort"``: most tiles laid), or None when no word
-    can be laid (the player has to buy). See the module docstring for what is searched."""
+    can be laid (the player has to buy). See the module docstring for what is searched:
+    ``exhaustive`` True proves the turn best (every joining first placement gets its
+    best second placement; can take a minute with a Jolly in a 13-tile rack), False
+    (the default) searches second placements after the :data:`SECOND_SEARCHES` best
+    joining first placements only; None (the default): exhaustive for Point-Typ-Dom
+    (there it is also the faster, its bound prunes), limited for the Kreuzwort-Spiel."""
+    if exhaustive is None:
+        exhaustive = variant != "kreuzwort"
     rows = list(rows)
     if not rack:
         return None
-    best = _best_plan(rows, rack, lexicon, variant, [])
+    plan_fn = _best_plan if exhaustive else _best_plan_limited
+    best = plan_fn(rows, rack, lexicon, variant, [])
     table = Table.from_rows(rows)
     for r, c, letter in table.jollys():
         if table.neighbours(r, c) >= 3 or letter not in rack:
@@ -181,9 +360,7 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
         left = Counter(rack)
         left[letter] -= 1
         left[jolly_for(letter)] += 1
-        plan = _best_plan(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {table.coord(r, c)}"])
-        if plan is not None and (best is None or _better(plan, best)):
-            best = plan
+        best = plan_fn(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {table.coord(r, c)}"], best)
     if best is None:
         return None
     notation = "; ".join(best[1])
