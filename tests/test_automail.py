@@ -153,3 +153,33 @@ def test_a_players_question_is_still_read(env):
     raw = compose(sender="anna@example.org", to=BOT, subject="Unzustellbar?", text="Partie R1:\nTOR")
     (rep,) = ingest(db, cfg, [("q.eml", raw.replace(b"Auto-Submitted: auto-generated\r\n", b""))])
     assert rep["kind"] == "submission" and rep["replies"]
+
+
+def test_a_bounce_with_a_huge_tail_is_still_read():
+    """Only the first BOUNCE_LIMIT bytes go to flufl.bounce (its detectors match every
+    pattern on every body line: 1 MB of lines took seconds); the report at the top is
+    still found, with the bounced address and our Message-ID."""
+    from bot.mail.bounce import BOUNCE_LIMIT
+    raw = (CORPUS / "postfix-user-unknown.eml").read_bytes()
+    cut = raw.rstrip().rfind(b"\n--")  # before the closing boundary
+    huge = raw[:cut] + b"\r\n" + b"ab\r\n" * 250_000 + b"\r\n" * 100_000 + raw[cut:]
+    assert len(huge) > 10 * BOUNCE_LIMIT
+    b = find_bounce(huge)
+    assert b is not None and b.recipients == ["anna@example.org"] and b.permanent == ["anna@example.org"]
+    assert OUR_ID in b.message_ids
+
+
+def test_too_many_parts_are_not_parsed():
+    """More than MAX_ENTITIES parts (or blocks of a delivery report) in the parsed part:
+    the mail is unreadable, its sender still known (the parser makes an object of each)."""
+    from bot.mail.message import MAX_ENTITIES
+    head = (b"From: Anna <anna@example.org>\r\nTo: spielleiter@example.org\r\nSubject: viele\r\n"
+            b"MIME-Version: 1.0\r\n")
+    many = head + b'Content-Type: multipart/mixed; boundary="B"\r\n\r\n' + b"--B\r\n\r\nx\r\n" * (MAX_ENTITIES + 1) + b"--B--\r\n"
+    m = read_mail(many)
+    assert m.from_addr == "anna@example.org" and "zu vielen Teilen" in (m.unreadable or "")
+    few = head + b'Content-Type: multipart/mixed; boundary="B"\r\n\r\n' + b"--B\r\n\r\nx\r\n" * 50 + b"--B--\r\n"
+    assert read_mail(few).unreadable is None
+    dsn = (head + b'Content-Type: multipart/report; report-type=delivery-status; boundary="B"\r\n\r\n--B\r\n'
+           b"Content-Type: message/delivery-status\r\n\r\n" + b"X: y\r\n\r\n" * (MAX_ENTITIES + 1) + b"--B--\r\n")
+    assert "zu vielen Teilen" in (read_mail(dsn).unreadable or "")
