@@ -268,6 +268,7 @@ def _submission(ctx: Incoming, text: str) -> None:
             errors.append(f"Partie {part.name}: {why}")
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
+        parsed = [None] if game.multiline else list(sec.parsed)
         sub = Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
                          created_at=now)
         sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(moves)]
@@ -281,7 +282,7 @@ def _submission(ctx: Incoming, text: str) -> None:
         if earlier:
             replaced.append(f"Partie {part.name}")
         view = game.public_view(part.state)
-        reports = [game.check_line(part.state, t, lexicon, i, player=key) for i, t in enumerate(moves)]
+        reports = [game.check_read(part.state, t, m, lexicon, i, player=key) for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = render(f"{game.name}/situation.txt.j2", mine=game.player_view(part.state, key), **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
