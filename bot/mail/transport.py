@@ -16,6 +16,7 @@ __all__ = [
     "PermanentFailure",
     "ServerFailure",
     "StoreCallback",
+    "sync_store",
     "PollState",
     "MemoryPollState",
     "Sender",
@@ -95,9 +96,10 @@ class StoreCallback(Protocol):
     """Stores and COMMITS one raw incoming mail.
 
     Returns True when the mail is now safely stored (also when it was
-    stored before, i.e. a duplicate).  Only after True may a transport move
-    or delete the mail on the server.  False or an exception means "not
-    stored": the transport leaves the mail where it is and retries next poll.
+    stored before, i.e. a duplicate).  Only after True, and after
+    :func:`sync_store`, may a transport move or delete the mail on the
+    server.  False or an exception means "not stored": the transport leaves
+    the mail where it is and retries next poll.
     ``source`` names the transport ("imap:INBOX", "maildir"); ``uidvalidity``
     and ``uid`` are the IMAP coordinates (None for Maildir).
     """
@@ -105,6 +107,16 @@ class StoreCallback(Protocol):
     def __call__(
         self, raw: bytes, *, source: str, uidvalidity: int | None, uid: int | None
     ) -> bool: ...
+
+
+def sync_store(store: StoreCallback) -> None:
+    """Make every mail ``store`` has stored so far durable (power loss included): calls
+    its ``sync()`` when it has one. A transport calls it before it moves or deletes the
+    mails it handed to ``store``, so it may hand over a batch and move it after one
+    disk flush (a callback that commits durably each time needs no ``sync``)."""
+    sync = getattr(store, "sync", None)
+    if sync is not None:
+        sync()
 
 
 class PollState(Protocol):

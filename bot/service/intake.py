@@ -16,7 +16,7 @@ from email.utils import parsedate_to_datetime
 from email.parser import BytesHeaderParser
 from email import policy
 
-from sqlalchemy import select
+from sqlalchemy import insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -25,7 +25,7 @@ from bot.games import get_game
 from bot.mail.message import read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
-from bot.service.rounds import active_partien
+from bot.service.rounds import playing
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
 from bot.service.commands import find_command
@@ -64,11 +64,11 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
     hdr = _headers(raw)
     mid = _mid_of(hdr)
     with db.session() as s:
-        old = s.scalar(select(InboundMail).where(InboundMail.sha256 == sha))
-        if old is None and mid:
-            old = s.scalar(select(InboundMail).where(InboundMail.message_id == mid))
-        if old is not None:
-            return old.id, False
+        same = InboundMail.sha256 == sha
+        found = s.execute(select(InboundMail.id, same).where(or_(same, InboundMail.message_id == mid) if mid else same)
+                          .order_by(InboundMail.id)).all()
+        if found:  # the same bytes first, else the same Message-ID
+            return next((i for i, by_sha in found if by_sha), found[0][0]), False
         row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=raw,
                           received_at=arrival_time(raw, headers=hdr))
         s.add(row)
@@ -108,7 +108,9 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> i
 
 
 def make_store(db: Database, cfg: Config, source: str):
-    """The store callback for a transport: store raw (committed), then read it."""
+    """The store callback for a transport: store raw (committed), then read it (one
+    transaction); ``store.sync()`` makes what was stored durable (:meth:`Database.sync`),
+    which the transport calls before it moves a batch of mails off the server."""
     def store(raw: bytes, *, source: str = source, uidvalidity: int | None = None, uid: int | None = None) -> bool:
         mail_id, new = store_raw(db, raw, source=source, uidvalidity=uidvalidity, uid=uid)
         crashpoint("after-store")
@@ -116,6 +118,7 @@ def make_store(db: Database, cfg: Config, source: str):
             process_mail(db, cfg, mail_id)
         crashpoint("after-read")
         return True
+    store.sync = db.sync  # type: ignore[attr-defined]
     return store
 
 
@@ -243,13 +246,14 @@ def _submission(ctx: Incoming, text: str) -> None:
         return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
                          f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
                          "Sie bleibt für den Spielleiter gespeichert.")
-    partien = {p.name: p for p in s.scalars(select(Partie).where(Partie.league_id == league.id)
-                                            .order_by(Partie.id)).all()}
-    active = {p.id for p in active_partien(s, league)}
+    all_partien = s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)).all()
+    partien = {p.name: p for p in all_partien}
+    active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
-    sections, errors, replaced = [], [], []
+    errors: list[str] = []
+    accepted: list[tuple[Partie, list[str], list]] = []
     for sec in read.sections:
         part = partien.get(sec.partie) if sec.partie else None
         if part is None:
@@ -268,21 +272,34 @@ def _submission(ctx: Incoming, text: str) -> None:
             errors.append(f"Partie {part.name}: {why}")
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
-        parsed = [None] if game.multiline else list(sec.parsed)
-        sub = Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
-                         created_at=now)
-        sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(moves)]
-        s.add(sub)
-        s.flush()
-        earlier = s.scalars(select(Submission).where(
-            Submission.partie_id == part.id, Submission.round_number == rnd.number,
-            Submission.player_id == player.id, Submission.superseded_by.is_(None), Submission.id != sub.id)).all()
-        for e in earlier:
-            e.superseded_by = sub.id
-        if earlier:
+        accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
+    # in bulk: the player's earlier submissions of these Partien (one query), the new ones
+    # (one flush), the earlier ones superseded (one UPDATE)
+    earlier: dict[int, list[int]] = {}
+    if accepted:
+        for sid, pid in s.execute(select(Submission.id, Submission.partie_id).where(
+                Submission.partie_id.in_([part.id for part, _, _ in accepted]),
+                Submission.round_number == rnd.number, Submission.player_id == player.id,
+                Submission.superseded_by.is_(None)).order_by(Submission.id)):
+            earlier.setdefault(pid, []).append(sid)
+    subs = [Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
+                       created_at=now) for part, _, _ in accepted]
+    s.add_all(subs)
+    s.flush()
+    lines = [{"submission_id": sub.id, "position": i, "text": t}
+             for sub, (_, moves, _) in zip(subs, accepted) for i, t in enumerate(moves)]
+    if lines:  # one executemany (no RETURNING: their ids are never needed)
+        s.execute(insert(SubmissionMove), lines)
+    superseded = [{"id": e, "superseded_by": sub.id} for sub in subs for e in earlier.get(sub.partie_id, [])]
+    if superseded:
+        s.execute(update(Submission), superseded)
+    sections, replaced = [], []
+    for part, moves, parsed in accepted:
+        if earlier.get(part.id):
             replaced.append(f"Partie {part.name}")
         view = game.public_view(part.state)
-        reports = [game.check_read(part.state, t, m, lexicon, i, player=key) for i, (t, m) in enumerate(zip(moves, parsed))]
+        reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
+                   for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = render(f"{game.name}/situation.txt.j2", mine=game.player_view(part.state, key), **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",

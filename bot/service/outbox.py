@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta, timezone
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -60,19 +60,21 @@ def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, s
     ``status`` ``held`` keeps it back (review mode) until the GM releases it. When the
     key's Message-ID is taken (a withdrawn mail of a rolled-back round keeps its own), a
     numbered variant is used, so the new mail is never mistaken for the old one."""
-    existing = session.scalar(select(OutboxMail).where(OutboxMail.key == key))
-    if existing is not None:
-        return existing
     mid, n = make_message_id(key, cfg.sender_domain), 1
-    while session.scalar(select(OutboxMail.id).where(OutboxMail.message_id == mid)) is not None:
+    taken = session.execute(select(OutboxMail.id, OutboxMail.key).where(
+        or_(OutboxMail.key == key, OutboxMail.message_id == mid))).all()  # one query in the usual case
+    existing = next((i for i, k in taken if k == key), None)
+    if existing is not None:
+        return session.get(OutboxMail, existing)  # type: ignore[return-value]
+    while taken:
         n += 1
         mid = make_message_id(f"{key}#{n}", cfg.sender_domain)
+        taken = session.execute(select(OutboxMail.id).where(OutboxMail.message_id == mid)).all()
     raw = compose(sender=cfg.sender, to=to, subject=subject, text=text, html=html, message_id=mid,
                   in_reply_to=in_reply_to, references=[in_reply_to] if in_reply_to else None)
     row = OutboxMail(key=key, kind=kind, league_id=league_id, round_number=round_number, to_addr=to,
                      subject=subject, message_id=mid, raw=raw, status=status)
-    session.add(row)
-    session.flush()
+    session.add(row)  # written with the transaction's next flush (a query or the commit)
     return row
 
 

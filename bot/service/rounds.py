@@ -14,7 +14,7 @@ import logging
 from contextlib import nullcontext
 from datetime import datetime, timedelta, timezone
 
-from typing import Any
+from typing import Any, Iterable
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
@@ -55,9 +55,14 @@ def next_zat(db: Database) -> list[tuple[str, datetime]]:
 def active_partien(s: Session, league: League) -> list[Partie]:
     """The Partien played in the league's open round: every unfinished one, or with the
     league option ``sequential`` (Partien one after another) only the first unfinished."""
-    partien = [p for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id))
-               if not p.finished]
-    return partien[:1] if (league.options or {}).get("sequential") else partien
+    return playing(league, s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)))
+
+
+def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
+    """Of ``partien`` (all of the league, by id), those played in the open round (see
+    :func:`active_partien`), for a caller that has loaded them already."""
+    unfinished = [p for p in partien if not p.finished]
+    return unfinished[:1] if (league.options or {}).get("sequential") else unfinished
 
 
 def round_players(league: League, number: int) -> list[Player]:
