@@ -25,6 +25,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from email.message import EmailMessage, Message
 
 import html2text
@@ -68,6 +69,28 @@ class ReadMail:
 
 # --------------------------------------------------------------------------
 # header helpers
+
+
+class _ReadPolicy(email.policy.EmailPolicy):
+    """``policy.default`` whose parsed header values are remembered.
+
+    ``EmailMessage`` parses a header again on every access (``get_content_type``
+    alone reads Content-Type about ten times per mail while the body is found);
+    the parsed values are immutable, so the same raw header (``text/plain;
+    charset=utf-8`` in nearly every mail) is parsed once per process."""
+
+    def header_fetch_parse(self, name, value):
+        if hasattr(value, "name"):
+            return value
+        return _parsed_header(self, name, value)
+
+
+@lru_cache(maxsize=4096)
+def _parsed_header(policy: email.policy.EmailPolicy, name: str, value: str):
+    return email.policy.EmailPolicy.header_fetch_parse(policy, name, value)
+
+
+_READ_POLICY = _ReadPolicy()
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
 
@@ -457,7 +480,7 @@ def read_mail(raw: bytes) -> ReadMail:
     sha = hashlib.sha256(raw).hexdigest()
     defects: list[str] = []
     try:
-        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        msg = email.message_from_bytes(raw, policy=_READ_POLICY)
     except Exception as exc:  # pragma: no cover - the parser is very tolerant
         defects.append(f"parse: {exc!r}")
         msg = EmailMessage()

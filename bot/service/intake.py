@@ -16,7 +16,7 @@ from email.utils import parsedate_to_datetime
 from email.parser import BytesHeaderParser
 from email import policy
 
-from sqlalchemy import insert, or_, select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -64,11 +64,11 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
     hdr = _headers(raw)
     mid = _mid_of(hdr)
     with db.session() as s:
-        same = InboundMail.sha256 == sha
-        found = s.execute(select(InboundMail.id, same).where(or_(same, InboundMail.message_id == mid) if mid else same)
-                          .order_by(InboundMail.id)).all()
-        if found:  # the same bytes first, else the same Message-ID
-            return next((i for i, by_sha in found if by_sha), found[0][0]), False
+        old = s.scalar(select(InboundMail).where(InboundMail.sha256 == sha))
+        if old is None and mid:
+            old = s.scalar(select(InboundMail).where(InboundMail.message_id == mid))
+        if old is not None:
+            return old.id, False
         row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=raw,
                           received_at=arrival_time(raw, headers=hdr))
         s.add(row)
