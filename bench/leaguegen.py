@@ -50,9 +50,14 @@ def player_addr(i: int) -> str:
     return f"s{i:03d}@liga.invalid"
 
 
-def league_spec(players: int, *, gm: bool = True) -> dict[str, Any]:
+def partien_of(game: str) -> list[str]:
+    """The Partien of the benchmark league: three for Rondo, one for Monoscrabble."""
+    return list(PARTIEN) if game == "rondo" else ["M1"]
+
+
+def league_spec(players: int, *, gm: bool = True, game: str = "rondo") -> dict[str, Any]:
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
-    spec = {"name": LEAGUE, "game": "rondo", "partien": list(PARTIEN), "rounds": 20, "seed": "bench",
+    spec = {"name": LEAGUE, "game": game, "partien": partien_of(game), "rounds": 20, "seed": "bench",
             "first_zat": first.isoformat(), "zat_interval_days": 7,
             "players": [{"name": player_name(i), "email": player_addr(i)} for i in range(1, players + 1)]}
     if gm:
@@ -60,10 +65,10 @@ def league_spec(players: int, *, gm: bool = True) -> dict[str, Any]:
     return spec
 
 
-def make_league(work: Path, players: int, *, url: str | None = None):
+def make_league(work: Path, players: int, *, url: str | None = None, rate_limit: int = 0, game: str = "rondo"):
     """Create the league in ``work`` (SQLite + Maildir); returns ``(db, cfg)``. The start
     mails are delivered into the Maildir outbox and then cleared, so a benchmark starts
-    with an empty outbox."""
+    with an empty outbox. ``rate_limit``: ``[bot] rate_limit_per_hour`` (0: none)."""
     from bot.config import embedded
     from bot.mail.maildir import MaildirTransport
     from bot.service.league import create_league
@@ -74,11 +79,11 @@ def make_league(work: Path, players: int, *, url: str | None = None):
     if url:
         cfg.database_url = url
     cfg.sender = "Spielleiter <spielleiter@liga.invalid>"
-    cfg.rate_limit_per_hour = 0  # a week of mail in seconds: no per-hour limit
+    cfg.rate_limit_per_hour = rate_limit
     db = Database(cfg.database_url)
     db.migrate()
     with db.session() as s:
-        create_league(s, league_spec(players), cfg)
+        create_league(s, league_spec(players, game=game), cfg)
     md = MaildirTransport(cfg.maildir)
     deliver(db, md, cfg)
     md.outbox.clear()
@@ -89,8 +94,7 @@ def ranked_moves(db, cfg) -> dict[str, list[tuple[str, int]]]:
     """Per Partie every valid move of the open round as (notation, score), best first."""
     from sqlalchemy import select
 
-    from bot.games.rondo.engine import best_moves
-    from bot.games.rondo.game import position_of
+    from bot.games import get_game
     from bot.service.league import league_lexicon
     from bot.storage.models import League, Partie
 
@@ -99,8 +103,17 @@ def ranked_moves(db, cfg) -> dict[str, list[tuple[str, int]]]:
         lexicon = league_lexicon(league, cfg)
         out = {}
         for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)):
-            pos = position_of(p.state)
-            out[p.name] = [(o.notation(pos), o.score) for o in best_moves(pos, lexicon, None)]  # type: ignore[misc]
+            if league.game == "rondo":
+                from bot.games.rondo.engine import best_moves
+                from bot.games.rondo.game import position_of
+                pos = position_of(p.state)
+                out[p.name] = [(o.notation(pos), o.score) for o in best_moves(pos, lexicon, None)]  # type: ignore[misc]
+            else:
+                from bot.games.monoscrabble.movegen import generate
+                game = get_game(league.game)
+                board = p.state["board"]
+                moves = sorted(generate(board, p.state["rack"], lexicon), key=lambda m: (-m.score, m.row, m.col))
+                out[p.name] = [(game.gen_notation(m, board), m.score) for m in moves[:60]]  # type: ignore[attr-defined]
         return out
 
 
@@ -130,9 +143,9 @@ def _move_lines(ranked: list[tuple[str, int]], rng: random.Random, ersatz: int) 
         if rng.random() < 0.5:
             note = f"{note} {score} Punkte"
         lines.append(note)
-    if rng.random() < 0.15:  # a typo in the main move: an Ersatzzug must count
-        bad = lines[0].split()[0]
-        lines[0] = bad[:-1] + ("Q" if bad[-1] != "Q" else "X")
+    if rng.random() < 0.15:  # a typo in the main move's word: an Ersatzzug must count
+        word = max((t for t in lines[0].split() if t[-1].isalpha() and t != "Punkte"), key=len)
+        lines[0] = lines[0].replace(word, word[:-1] + ("Q" if word[-1] != "Q" else "X"), 1)
     return lines
 
 
@@ -142,7 +155,7 @@ def mail(i: int, kind: str, ranked: dict[str, list[tuple[str, int]]], rng: rando
     name = player_name(i)
     first = name.split()[0]
     lines = ["Hallo Spielleiter,", "", "hier meine Züge:", ""]
-    for partie in PARTIEN:
+    for partie in ranked:
         moves = _move_lines(ranked[partie], rng, ersatz)
         lines.append(f"Partie {partie}:")
         lines.append(moves[0])

@@ -81,8 +81,11 @@ def _parser() -> Lark:
     return lalr_parser("submission.lark")
 
 
+@lru_cache(maxsize=8192)
 def _frame(line: str) -> tuple[str, str | None, str | None]:
-    """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line)."""
+    """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line).
+    Remembered per line: greetings, section lines and the round's good moves recur in
+    many mails."""
     try:
         tree = _parser().parse(line)
     except UnexpectedInput:
@@ -207,9 +210,16 @@ _UNREAD: Any = object()
 def _read(game: GameRules, line: str, *, always: bool = False) -> Any:
     """What ``game.read_move`` makes of ``line``: the move, or the :class:`NotationError`.
     For a game whose move spans several lines (``multiline``) a line is read only where
-    ``always`` asks for it (to tell a move line from prose); its result is then not kept."""
+    ``always`` asks for it (to tell a move line from prose); its result is then not kept.
+    Remembered per game and line (moves are immutable values, and the same good move
+    arrives from many players)."""
     if game.multiline and not always:
         return None
+    return _read_cached(game, line)
+
+
+@lru_cache(maxsize=8192)
+def _read_cached(game: GameRules, line: str) -> Any:
     try:
         return game.read_move(line)
     except NotationError as exc:

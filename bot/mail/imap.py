@@ -170,7 +170,8 @@ class ImapInbox:
             except Exception:  # subscription is cosmetic
                 pass
 
-    def _move(self, client: IMAPClient, uids: list[int], dest: str) -> None:
+    def _move(self, client: IMAPClient, uids: str, dest: str) -> None:
+        """Move the UID set ``uids`` (``1:100,105``) to ``dest``."""
         if client.has_capability("MOVE"):
             client.move(uids, dest)
             return
@@ -185,15 +186,16 @@ class ImapInbox:
         """One poll pass; returns the number of mails stored.
 
         For the UIDs above ``state.get(folder)``'s last UID (all UIDs when the
-        UIDVALIDITY changed), in batches of at most :data:`BATCH` mails and
+        UIDVALIDITY changed), fetched in batches of at most :data:`BATCH` mails and
         :data:`BATCH_BYTES` (one ``FETCH BODY.PEEK[]`` each, so nothing is marked
         \\Seen): call ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)``
-        for each mail, then make the store durable
-        (:func:`~bot.mail.transport.sync_store`), move the batch's stored mails to the
-        processed folder (one ``MOVE``) and ``state.set(folder, uidvalidity, uid)`` to
-        the last UID handled. When ``store`` returns False or raises, the pass stops
-        after moving what was stored before (the exception is logged, not raised) and
-        the mail stays in the folder for the next pass.
+        for each mail; after every :data:`MOVE_EVERY` mails and at the end, make the
+        store durable (:func:`~bot.mail.transport.sync_store`), move the stored mails to
+        the processed folder (one ``MOVE`` of UID ranges) and
+        ``state.set(folder, uidvalidity, uid)`` to the last UID handled. When ``store``
+        returns False or raises, the pass stops after moving what was stored before
+        (the exception is logged, not raised) and the mail stays in the folder for the
+        next pass; so do the mails of a batch whose storing fails.
         Server failures raise :class:`ServerFailure` (see the module docstring);
         mails stored before it stay stored.  Always logs out.
         """
@@ -222,11 +224,33 @@ class ImapInbox:
             # "UID n:*" always matches the highest UID, even if it is < n: filter
             uids = sorted(u for u in client.search(["UID", f"{last_uid + 1}:*"]) if u > last_uid)
             sizes = client.fetch(uids, ["RFC822.SIZE"]) if uids else {}
+            done: list[int] = []  # taken by the store, not yet moved
+            handled = None  # the last UID of the unbroken run of mails taken (or vanished)
+
+            def finish() -> bool:
+                """Durable first, then moved, then advanced: if we crash in between, the
+                mails are already out of the folder, so nothing is fetched twice; before
+                the move they are fetched again and the store dedupes them."""
+                nonlocal stored, handled
+                if done:
+                    try:
+                        sync_store(store)
+                    except Exception:  # not stored: the mails stay in the folder
+                        log.exception("storing UIDs %s-%s of %s failed", done[0], done[-1], self.folder)
+                        done.clear()
+                        return False
+                    crashpoint("before-move")
+                    self._move(client, _uid_set(done), processed)
+                    stored += len(done)
+                    done.clear()
+                if handled is not None:
+                    state.set(self.folder, uidvalidity, handled)
+                    handled = None
+                return True
+
+            stop = False
             for batch in _batches(uids, {u: int(sizes.get(u, {}).get(b"RFC822.SIZE", 0)) for u in uids}):
                 response = client.fetch(batch, ["BODY.PEEK[]"])
-                done: list[int] = []
-                handled = None  # the last UID of the batch's unbroken run of handled mails
-                stop = False
                 for uid in batch:
                     raw = response.get(uid, {}).get(b"BODY[]")
                     if raw is None:  # expunged by someone else meanwhile
@@ -243,20 +267,16 @@ class ImapInbox:
                         log.warning("store callback refused %s UID %s; retry next poll", self.folder, uid)
                         stop = True
                         break
-                    stored += 1
                     done.append(uid)
                     handled = uid
-                # durable first, then moved, then advanced: if we crash in between, the
-                # mails are already out of the folder, so nothing is fetched twice; before
-                # the move they are fetched again and the store dedupes them.
-                if done:
-                    sync_store(store)
-                    crashpoint("before-move")
-                    self._move(client, done, processed)
-                if handled is not None:
-                    state.set(self.folder, uidvalidity, handled)
+                del response
+                if stop or len(done) >= MOVE_EVERY:
+                    if not finish():
+                        break
                 if stop:
                     break
+            else:
+                finish()
         except Exception as exc:
             raise self._failure(exc, stage) from exc
         finally:
@@ -264,9 +284,26 @@ class ImapInbox:
         return stored
 
 
-#: At most this many mails, and this many bytes, are fetched and stored before they are moved.
+#: At most this many mails, and this many bytes, are fetched in one FETCH.
 BATCH = 100
 BATCH_BYTES = 16 * 1024 * 1024
+#: The stored mails are moved (one MOVE) after this many, and at the end of the pass: a
+#: crash before a move costs fetching them again, nothing more (the store dedupes).
+MOVE_EVERY = 1000
+
+
+def _uid_set(uids: list[int]) -> str:
+    """``uids`` (ascending) as an IMAP sequence set of ranges: ``1:100,105,107:200``."""
+    parts: list[str] = []
+    start = prev = uids[0]
+    for u in uids[1:] + [None]:  # type: ignore[list-item]
+        if u is not None and u == prev + 1:
+            prev = u
+            continue
+        parts.append(str(start) if start == prev else f"{start}:{prev}")
+        if u is not None:
+            start = prev = u
+    return ",".join(parts)
 
 
 def _batches(uids: list[int], sizes: dict[int, int]) -> list[list[int]]:

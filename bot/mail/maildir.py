@@ -44,34 +44,35 @@ class MaildirTransport:
         made durable (:func:`~bot.mail.transport.sync_store`) and only then are the
         batch's mails moved to ``processed`` (a rename: a mail is always in exactly one
         of the two folders). On False or an exception from ``store`` the pass stops (the
-        mails stored before it are moved) and the mail stays in the inbox (retried next
-        poll); the exception is logged, not raised. ``state`` is accepted for interface
+        mails handed over before it are stored and moved) and the mail stays in the
+        inbox (retried next poll); when storing a batch fails, the batch stays; the
+        exception is logged, not raised. ``state`` is accepted for interface
         compatibility and unused.
         """
-        stored = 0
+        moved = 0
         done: list[Path] = []
-        try:
-            for path in self._inbox_files():
-                try:
-                    raw = path.read_bytes()
-                except FileNotFoundError:  # vanished meanwhile
-                    continue
-                try:
-                    ok = store(raw, source="maildir", uidvalidity=None, uid=None)
-                except Exception:
-                    log.exception("store callback failed for maildir file %s", path.name)
-                    return stored
-                if not ok:
-                    log.warning("store callback refused maildir file %s; retry next poll", path.name)
-                    return stored
-                done.append(path)
-                stored += 1
-                if len(done) >= BATCH:
-                    self._move_processed(store, done)
-        finally:
-            if done:
-                self._move_processed(store, done)
-        return stored
+        for path in self._inbox_files():
+            try:
+                raw = path.read_bytes()
+            except FileNotFoundError:  # vanished meanwhile
+                continue
+            try:
+                ok = store(raw, source="maildir", uidvalidity=None, uid=None)
+            except Exception:
+                log.exception("store callback failed for maildir file %s", path.name)
+                break
+            if not ok:
+                log.warning("store callback refused maildir file %s; retry next poll", path.name)
+                break
+            done.append(path)
+            if len(done) >= BATCH:
+                n = self._move_processed(store, done)
+                if n is None:
+                    return moved
+                moved += n
+        if done:
+            moved += self._move_processed(store, done) or 0
+        return moved
 
     def _inbox_files(self) -> list[Path]:
         """The inbox's mail files (``new`` and ``cur``) in delivery order."""
@@ -81,14 +82,23 @@ class MaildirTransport:
                 files.extend(Path(e.path) for e in it if not e.name.startswith(".") and e.is_file())
         return sorted(files, key=lambda p: _delivery_order(p.name.split(":", 1)[0]))
 
-    def _move_processed(self, store: StoreCallback, paths: list[Path]) -> None:
+    def _move_processed(self, store: StoreCallback, paths: list[Path]) -> int | None:
+        """Make the store durable, then move ``paths`` (emptied); how many were moved, or
+        None when storing failed (the mails stay in the inbox)."""
         # durable in the store first, then moved: a crash in between leaves the mails in
         # the inbox, and the next poll hands them to ``store`` again, which dedupes
         # (returns True for a duplicate) -- nothing is lost, nothing read twice.
-        sync_store(store)
+        try:
+            sync_store(store)
+        except Exception:
+            log.exception("storing %d maildir files failed; retry next poll", len(paths))
+            paths.clear()
+            return None
         for path in paths:
             os.replace(path, self.path / "processed" / path.parent.name / path.name)
+        n = len(paths)
         paths.clear()
+        return n
 
     def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
         """Deliver ``raw`` into ``outbox``; the file holds exactly ``raw``.

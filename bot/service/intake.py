@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import traceback
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from email.parser import BytesHeaderParser
 from email import policy
+from typing import Sequence
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -38,10 +41,16 @@ from bot.submission import read_submission
 log = logging.getLogger(__name__)
 
 
+_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+
+
 def _headers(raw: bytes):
-    """The raw mail's headers (lenient compat32 parse), or None if they cannot be read."""
+    """The raw mail's headers (lenient compat32 parse of the header block only), or None if
+    they cannot be read."""
+    end = _BLANK_LINE.search(raw)
     try:
-        return BytesHeaderParser(policy=policy.compat32).parsebytes(raw, headersonly=True)
+        return BytesHeaderParser(policy=policy.compat32).parsebytes(raw[:end.end()] if end else raw,
+                                                                   headersonly=True)
     except Exception:
         return None
 
@@ -60,20 +69,75 @@ def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None 
               uid: int | None = None) -> tuple[int, bool]:
     """Store a received mail unchanged and commit; returns ``(mail id, newly stored)``.
     A mail already stored (same bytes, or same Message-ID) is not stored twice."""
-    sha = hashlib.sha256(raw).hexdigest()
-    hdr = _headers(raw)
-    mid = _mid_of(hdr)
+    return store_raw_many(db, [RawMail(raw, source, uidvalidity, uid)])[0]
+
+
+@dataclass(frozen=True)
+class RawMail:
+    """One received mail as a transport hands it over: the bytes, ``source``
+    (``imap:INBOX``, ``maildir``, ``ingest``) and the IMAP coordinates (or None)."""
+
+    raw: bytes
+    source: str
+    uidvalidity: int | None = None
+    uid: int | None = None
+
+
+def store_raw_many(db: Database, mails: Sequence[RawMail]) -> list[tuple[int, bool]]:
+    """Store received mails unchanged, in order, in one transaction, and commit; returns
+    ``(mail id, newly stored)`` for each. A mail already stored (same bytes, or same
+    Message-ID; also earlier in ``mails``) is not stored twice. Four statements for the
+    whole batch: the known hashes, the known Message-IDs, one INSERT of the new mails (an
+    executemany) and their ids."""
+    prepared = []
+    for m in mails:
+        hdr = _headers(m.raw)
+        prepared.append((m, hashlib.sha256(m.raw).hexdigest(), _mid_of(hdr), arrival_time(m.raw, headers=hdr)))
+    if not prepared:
+        return []
+    t = InboundMail.__table__
     with db.session() as s:
-        old = s.scalar(select(InboundMail).where(InboundMail.sha256 == sha))
-        if old is None and mid:
-            old = s.scalar(select(InboundMail).where(InboundMail.message_id == mid))
-        if old is not None:
-            return old.id, False
-        row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=raw,
-                          received_at=arrival_time(raw, headers=hdr))
-        s.add(row)
-        s.flush()
-        return row.id, True
+        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_({p[1] for p in prepared}))).all())
+        by_mid: dict[str, int] = {}
+        mids = {p[2] for p in prepared if p[2]}
+        if mids:
+            for mid, i in s.execute(select(t.c.message_id, t.c.id).where(t.c.message_id.in_(mids))
+                                    .order_by(t.c.id)).all():
+                by_mid.setdefault(mid, i)
+        # per mail: the id of the stored mail it repeats, or the hash of the new row that
+        # holds it (its own, or an earlier one's in this batch)
+        found: list[int | str] = []
+        rows: list[dict] = []
+        batch_mid: dict[str, str] = {}
+        batch_sha: set[str] = set()
+        for m, sha, mid, at in prepared:
+            if sha in by_sha:
+                found.append(by_sha[sha])
+            elif mid and mid in by_mid:
+                found.append(by_mid[mid])
+            elif sha in batch_sha:
+                found.append(sha)
+            elif mid and mid in batch_mid:
+                found.append(batch_mid[mid])
+            else:
+                found.append(sha)
+                batch_sha.add(sha)
+                if mid:
+                    batch_mid[mid] = sha
+                rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "message_id": mid,
+                             "sha256": sha, "raw": m.raw, "received_at": at, "status": "stored"})
+        new_ids: dict[str, int] = {}
+        if rows:
+            s.execute(insert(t), rows)
+            new_ids = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(batch_sha))).all())
+    out, first = [], set()
+    for f in found:
+        if isinstance(f, int):
+            out.append((f, False))
+        else:
+            out.append((new_ids[f], f not in first))
+            first.add(f)
+    return out
 
 
 #: How far a Received: stamp may lie in the future (clock skew between servers).
@@ -99,27 +163,60 @@ def arrival_time(raw: bytes, now: datetime | None = None, *, headers=None) -> da
 
 
 def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:
-    """Read every stored mail not yet read (e.g. after a crash); returns how many."""
+    """Read every stored mail not yet read, in the order they were stored (the mails a
+    poll pass has just stored, or left by a crash); each in its own transaction.
+    Returns how many."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
     for mid in ids:
         process_mail(db, cfg, mid, now)
+        crashpoint("after-read")
     return len(ids)
 
 
-def make_store(db: Database, cfg: Config, source: str):
-    """The store callback for a transport: store raw (committed), then read it (one
-    transaction); ``store.sync()`` makes what was stored durable (:meth:`Database.sync`),
-    which the transport calls before it moves a batch of mails off the server."""
-    def store(raw: bytes, *, source: str = source, uidvalidity: int | None = None, uid: int | None = None) -> bool:
-        mail_id, new = store_raw(db, raw, source=source, uidvalidity=uidvalidity, uid=uid)
-        crashpoint("after-store")
-        if new:
-            process_mail(db, cfg, mail_id)
-        crashpoint("after-read")
+class RawStore:
+    """The store callback a transport hands its mails to (:class:`~bot.mail.transport.
+    StoreCallback`): each mail is taken into the current batch; :meth:`sync` stores the
+    batch raw in one transaction (:func:`store_raw_many`) and makes it durable
+    (:meth:`Database.sync`). The transport calls it (``sync_store``) before it moves the
+    batch off the server, so a crash before leaves the mails on the server, to be fetched
+    and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
+    stored at once. The stored mails are read afterwards by :func:`process_pending`, so a
+    poll pass costs the mail server no more than fetching, storing and moving."""
+
+    limit = 200
+    limit_bytes = 32 * 1024 * 1024
+
+    def __init__(self, db: Database, source: str) -> None:
+        self.db, self.source = db, source
+        self.pending: list[RawMail] = []
+        self.size = 0
+        self.stored = 0
+
+    def __call__(self, raw: bytes, *, source: str | None = None, uidvalidity: int | None = None,
+                 uid: int | None = None) -> bool:
+        self.pending.append(RawMail(bytes(raw), source or self.source, uidvalidity, uid))
+        self.size += len(raw)
+        if len(self.pending) >= self.limit or self.size >= self.limit_bytes:
+            self._store()
         return True
-    store.sync = db.sync  # type: ignore[attr-defined]
-    return store
+
+    def _store(self) -> None:
+        if self.pending:
+            done = store_raw_many(self.db, self.pending)
+            self.stored += sum(1 for _, new in done if new)
+            self.pending, self.size = [], 0
+            crashpoint("after-store")
+
+    def sync(self) -> None:
+        """Store the batch (committed) and make every stored mail durable."""
+        self._store()
+        self.db.sync()
+
+
+def make_store(db: Database, cfg: Config, source: str) -> RawStore:
+    """The store callback for a transport (:class:`RawStore`)."""
+    return RawStore(db, source)
 
 
 def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None) -> str:
@@ -233,7 +330,30 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
     return None
 
 
+# The statements of every submission, built once (building a statement and its cache key
+# costs more than running it on SQLite).
+_PARTIEN = select(Partie).where(Partie.league_id == bindparam("league")).order_by(Partie.id)
+_EARLIER = (select(Submission.id, Submission.partie_id)
+            .where(Submission.partie_id.in_(bindparam("partien", expanding=True)),
+                   Submission.round_number == bindparam("round"), Submission.player_id == bindparam("player"),
+                   Submission.superseded_by.is_(None)).order_by(Submission.id))
+_SUBMISSIONS = Submission.__table__
+_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
+_NEW_MOVES = insert(SubmissionMove.__table__)
+_SUPERSEDE = (update(_SUBMISSIONS).where(_SUBMISSIONS.c.id == bindparam("old"))
+              .values(superseded_by=bindparam("new")))
+
+
 def _submission(ctx: Incoming, text: str) -> None:
+    """Read the moves of a player's mail, record them (replacing the player's earlier
+    submission for each Partie) and queue the acknowledgement. Its queries never need the
+    session's pending changes (the mail's own columns), so nothing is flushed before
+    them: the mail is written once, at the commit."""
+    with ctx.s.no_autoflush:
+        _read_moves(ctx, text)
+
+
+def _read_moves(ctx: Incoming, text: str) -> None:
     s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
     player, league = ctx.player, ctx.league
     game = get_game(league.game)
@@ -246,7 +366,7 @@ def _submission(ctx: Incoming, text: str) -> None:
         return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
                          f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
                          "Sie bleibt für den Spielleiter gespeichert.")
-    all_partien = s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)).all()
+    all_partien = s.scalars(_PARTIEN, {"league": league.id}).all()
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
@@ -277,22 +397,22 @@ def _submission(ctx: Incoming, text: str) -> None:
     # (one flush), the earlier ones superseded (one UPDATE)
     earlier: dict[int, list[int]] = {}
     if accepted:
-        for sid, pid in s.execute(select(Submission.id, Submission.partie_id).where(
-                Submission.partie_id.in_([part.id for part, _, _ in accepted]),
-                Submission.round_number == rnd.number, Submission.player_id == player.id,
-                Submission.superseded_by.is_(None)).order_by(Submission.id)):
+        for sid, pid in s.execute(_EARLIER, {"partien": [part.id for part, _, _ in accepted],
+                                             "round": rnd.number, "player": player.id}):
             earlier.setdefault(pid, []).append(sid)
-    subs = [Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
-                       created_at=now) for part, _, _ in accepted]
-    s.add_all(subs)
-    s.flush()
-    lines = [{"submission_id": sub.id, "position": i, "text": t}
-             for sub, (_, moves, _) in zip(subs, accepted) for i, t in enumerate(moves)]
-    if lines:  # one executemany (no RETURNING: their ids are never needed)
-        s.execute(insert(SubmissionMove), lines)
-    superseded = [{"id": e, "superseded_by": sub.id} for sub in subs for e in earlier.get(sub.partie_id, [])]
+    # plain INSERTs (no unit of work): SQLite returns the ids of a multi-row INSERT in no
+    # guaranteed order, so one statement per Partie, and the move lines in one executemany
+    new_ids = {part.id: s.execute(_NEW_SUBMISSION, {"mail_id": mail.id, "partie_id": part.id,
+                                                    "round_number": rnd.number, "player_id": player.id,
+                                                    "created_at": now}).scalar_one()
+               for part, _, _ in accepted}
+    lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
+             for part, moves, _ in accepted for i, t in enumerate(moves)]
+    if lines:
+        s.execute(_NEW_MOVES, lines)
+    superseded = [{"old": e, "new": new_ids[pid]} for pid, olds in earlier.items() for e in olds]
     if superseded:
-        s.execute(update(Submission), superseded)
+        s.execute(_SUPERSEDE, superseded)
     sections, replaced = [], []
     for part, moves, parsed in accepted:
         if earlier.get(part.id):

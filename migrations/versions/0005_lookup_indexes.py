@@ -1,0 +1,31 @@
+"""indexes for the lookups done per mail and per round (issue "fast at every league
+size"): a player's submissions of a round, the mails of a sender within an hour (rate
+limit), the mails and outbox rows waiting by status
+
+Revision ID: 0005
+Revises: 0004
+Create Date: 2026-11-23
+"""
+from alembic import op
+
+revision = "0005"
+down_revision = "0004"
+branch_labels = None
+depends_on = None
+
+INDEXES = [
+    ("ix_submissions_partie_round_player", "submissions", ["partie_id", "round_number", "player_id"]),
+    ("ix_inbound_mails_from_received", "inbound_mails", ["from_addr", "received_at"]),
+    ("ix_inbound_mails_status", "inbound_mails", ["status"]),
+    ("ix_outbox_status", "outbox", ["status"]),
+]
+
+
+def upgrade() -> None:
+    for name, table, columns in INDEXES:
+        op.create_index(name, table, columns)
+
+
+def downgrade() -> None:
+    for name, table, _ in reversed(INDEXES):
+        op.drop_index(name, table_name=table)
