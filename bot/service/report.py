@@ -7,7 +7,8 @@ everybody (issue "fast at every league size"):
 
 - ``<game>/auswertung/partie.{txt,html}.j2``: the public part of one Partie (the board or
   row, the move that went on the table, the top, one line per player), once per Partie;
-- ``<game>/auswertung/table.{txt,html}.j2``: the standings, once per round;
+- ``<game>/auswertung/table.{txt,html}.j2``: the standings (``standings``, and ``rows``: the
+  same rows with every Partie's result of the player, :func:`round_rows`), once per round;
 - ``<game>/auswertung/footer.{txt,html}.j2``: next ZAT and how to move, once per round;
 - ``<game>/auswertung/moves.{txt,html}.j2``: one player's complete move lines (main move,
   Ersatzzuege, verdicts, notes), rendered for the recipient, and for everybody in the game
@@ -155,6 +156,15 @@ def _result(move: dict[str, Any]) -> str:
     return d.get("word") or move.get("text") or ""
 
 
+def round_rows(standings: list[dict[str, Any]], partien: Sequence[PartieRound]) -> list[dict[str, Any]]:
+    """The standings rows (best first), each with ``partien``: per Partie the player's
+    public row of the round (``PartieRound.p["players"]``: ``result``, ``points``,
+    ``submitted``, ``counted``), or None where the player had no part in it; for a table
+    with one line per player for the whole round (names once, not once per Partie)."""
+    by_key = [{row["key"]: row for row in pr.p["players"]} for pr in partien]
+    return [dict(s, partien=[rows.get(str(s["player_id"])) for rows in by_key]) for s in standings]
+
+
 @dataclass
 class Recipient:
     """Who gets a copy: ``key`` the player key (None for the game master), ``name``,
@@ -177,7 +187,8 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part."""
     common = dict(league=league, round=round)
     shared = [_both(game, "partie", p=pr.p, **common) for pr in partien]
-    table = _both(game, "table", standings=standings, partien=[pr.p for pr in partien], **common)
+    table = _both(game, "table", standings=standings, rows=round_rows(standings, partien),
+                  partien=[pr.p for pr in partien], **common)
     footer = _both(game, "footer", next_zat=next_zat, partien=[pr.p for pr in partien], **common)
     has_private = _has(f"{game.name}/auswertung/private.txt.j2")
     moves_cache: dict[tuple[int, str], dict[str, str]] = {}

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta, timezone
 
 from typing import Any, Iterable
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from bot.config import Config
@@ -24,7 +24,7 @@ from bot.games import get_game
 from bot.games.base import GameRules
 from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
-from bot.service.outbox import queue_mail
+from bot.service.outbox import queue_mails
 from bot.service.chart import league_chart
 from bot.service.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
 from bot.service.standings import standings
@@ -176,6 +176,9 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         game = get_game(league.game)
         lexicon = league_lexicon(league, cfg)
         last = rnd.number >= league.rounds
+        # every player with their addresses in two queries (not one per player)
+        s.execute(select(League).where(League.id == league.id)
+                  .options(selectinload(League.players).selectinload(Player.addresses))).all()
         players = round_players(league, rnd.number)
         names = {str(p.id): p.name for p in league.players}
         partien = active_partien(s, league)
@@ -188,10 +191,11 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
                                      last_round=last, received=received)
             data = report.to_json()
             s.add(Adjudication(partie_id=partie.id, round_number=rnd.number, report=data))
-            for pr in report.players:
-                s.add(Result(partie_id=partie.id, round_number=rnd.number, player_id=int(pr.player),
-                             submission_id=sub_ids.get(pr.player), counted=pr.counted, points=pr.points,
-                             score=pr.score or 0, submitted=pr.submitted))
+            results = [{"partie_id": partie.id, "round_number": rnd.number, "player_id": int(pr.player),
+                        "submission_id": sub_ids.get(pr.player), "counted": pr.counted, "points": pr.points,
+                        "score": pr.score or 0, "submitted": pr.submitted} for pr in report.players]
+            if results:  # one executemany (their ids are never needed)
+                s.execute(insert(Result.__table__), results)
             partie.state = report.state_after
             partie.finished = game.finished(report.state_after)
             rounds_data.append(partie_round(game, partie.name, data, names, report.state_after,
@@ -229,14 +233,16 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
             next_zat=format_zat(nxt.zat, league.timezone) if nxt else None, recipients=recipients,
             chart=league_chart(s, league))
         subject = f"{league.name}: {'Schlussauswertung' if last else 'Auswertung'} Runde {rnd.number}"
+        queued = []
         for rc in recipients:
             text, html = mails[rc.email]
             if gm_note and rc.gm:
                 text, html = with_gm_note(text, html, gm_note)
             pid = "gm" if rc.gm else rc.key
-            queue_mail(s, cfg, key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
-                       subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
-                       status="held" if league.review and not rc.gm else "pending")
+            queued.append(dict(key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
+                               subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
+                               status="held" if league.review and not rc.gm else "pending"))
+        queue_mails(s, cfg, queued)
         summary["standings"] = [{"player": r["email"], "name": r["name"], "points": r["points"]} for r in table]
         return summary
 

@@ -8,11 +8,12 @@ All times are aware UTC datetimes (:class:`UTCDateTime`).
 
 from __future__ import annotations
 
+import zlib
 from datetime import date, datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, BigInteger, Boolean, Date, DateTime, ForeignKey, Integer, LargeBinary, String, Text, false,
-                        TypeDecorator, UniqueConstraint)
+from sqlalchemy import (JSON, BigInteger, Boolean, Date, DateTime, ForeignKey, Index, Integer, LargeBinary, String, Text,
+                        TypeDecorator, UniqueConstraint, false)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -277,6 +278,7 @@ class OutboxMail(Base):
     held (review mode: waits for the GM) | sent | failed."""
 
     __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status", "status"),)
     id: Mapped[int] = mapped_column(primary_key=True)
     key: Mapped[str] = mapped_column(String(200), unique=True)
     kind: Mapped[str] = mapped_column(String(30))  # ack | auswertung | error | welcome
@@ -285,7 +287,7 @@ class OutboxMail(Base):
     to_addr: Mapped[str] = mapped_column(String(254))
     subject: Mapped[str] = mapped_column(Text)
     message_id: Mapped[str] = mapped_column(String(300), unique=True)
-    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    raw: Mapped[bytes] = mapped_column(CompressedBytes)
     status: Mapped[str] = mapped_column(String(20), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text, nullable=True)
