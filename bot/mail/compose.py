@@ -13,10 +13,11 @@ import email.utils
 import hashlib
 import random
 import sys
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.header import Header
 
-__all__ = ["compose", "make_message_id", "domain_of"]
+__all__ = ["compose", "make_message_id", "domain_of", "Segments", "qp_lines"]
 
 # SMTP needs CRLF line endings and lines <= 998 chars: headers folded at 78,
 # bodies quoted-printable (lines <= 76).
@@ -40,13 +41,31 @@ def make_message_id(key: str, domain: str) -> str:
     return f"<{digest}.spielleiter@{domain}>"
 
 
+@dataclass(frozen=True)
+class Segments:
+    """A mail body in pieces, joined when the mail is composed: ``str`` pieces are encoded
+    then, ``bytes`` pieces are already encoded (:func:`qp_lines`); so a part that is the
+    same in many mails (a round's table in every Auswertung) is encoded once. A piece
+    starts at the beginning of a line; a ``bytes`` piece is whole lines, or the last line
+    without its end when the next piece begins with a line end."""
+
+    pieces: tuple[str | bytes, ...]
+    #: the ``str`` of every ``bytes`` piece, in order (for :meth:`text`)
+    plain: tuple[str, ...] = ()
+
+    def text(self) -> str:
+        """The whole body as text."""
+        plain = iter(self.plain)
+        return "".join(p if isinstance(p, str) else next(plain) for p in self.pieces)
+
+
 def compose(
     *,
     sender: str,
     to: str | list[str],
     subject: str,
-    text: str,
-    html: str | None = None,
+    text: str | Segments,
+    html: str | Segments | None = None,
     message_id: str | None = None,
     in_reply_to: str | None = None,
     references: list[str] | None = None,
@@ -62,6 +81,7 @@ def compose(
     timezone-aware if given; naive datetimes are taken as UTC) and
     ``Message-ID`` (``message_id`` or a fresh one for the sender's domain).
     ``headers`` adds/overrides further headers (e.g. ``Reply-To``).
+    ``text``/``html`` may be :class:`Segments` with pieces encoded beforehand.
     Raises ValueError for an empty recipient list.
 
     Built with the stdlib's compat32 message classes and ``binascii``'s
@@ -117,13 +137,20 @@ _PLAIN = b'Content-Type: text/plain; charset="utf-8"\r\nContent-Transfer-Encodin
 _HTML = b'Content-Type: text/html; charset="utf-8"\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n'
 
 
-def _qp(text: str) -> bytes:
-    """``text`` as UTF-8 quoted-printable with CRLF line ends (lines <= 76 characters),
-    ending with a line end (``binascii.b2a_qp``)."""
+def qp_lines(text: str) -> bytes:
+    """``text`` as UTF-8 quoted-printable with CRLF line ends (lines <= 76 characters,
+    ``binascii.b2a_qp``), for a :class:`Segments` piece; no line end is added."""
     data = text.replace("\r\n", "\n").replace("\r", "\n").encode("utf-8")
-    if not data.endswith(b"\n"):
-        data += b"\n"
     return binascii.b2a_qp(data, istext=True).replace(b"\n", b"\r\n")
+
+
+def _qp(text: str | Segments) -> bytes:
+    """The whole body quoted-printable, ending with a line end."""
+    if isinstance(text, Segments):
+        body = b"".join(qp_lines(p) if isinstance(p, str) else p for p in text.pieces)
+    else:
+        body = qp_lines(text)
+    return body if body.endswith(b"\r\n") else body + b"\r\n"
 
 
 def _encoded(value: str, name: str) -> str:

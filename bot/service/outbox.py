@@ -86,7 +86,8 @@ def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) 
     """Queue several mails at once (each a dict of :func:`queue_mail`'s keywords, e.g. a
     round's Auswertungen), by the same rules: a key already queued is skipped, a taken
     Message-ID gets a numbered variant. One query for the keys and Message-IDs taken and
-    one INSERT for all (the usual case); returns how many were queued."""
+    one INSERT per :data:`QUEUE_CHUNK` mails (the usual case); returns how many were
+    queued (the ones with a numbered Message-ID not counted)."""
     ids = {m["key"]: make_message_id(m["key"], cfg.sender_domain) for m in mails}
     if not ids:
         return 0
@@ -100,6 +101,7 @@ def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) 
             have_keys.add(key)
             have_ids.add(mid)
     rows: list[dict[str, Any]] = []
+    queued = 0
     for m in mails:
         if m["key"] in have_keys:
             continue
@@ -115,9 +117,17 @@ def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) 
                      "round_number": m.get("round_number"), "to_addr": m["to"], "subject": m["subject"],
                      "message_id": mid, "raw": raw, "status": m.get("status", "pending"), "attempts": 0,
                      "created_at": datetime.now(timezone.utc)})
+        if len(rows) >= QUEUE_CHUNK:  # bounded memory: a few mails composed at a time
+            session.execute(insert(OutboxMail.__table__), rows)
+            queued += len(rows)
+            rows = []
     if rows:
         session.execute(insert(OutboxMail.__table__), rows)
-    return len(rows)
+    return queued + len(rows)
+
+
+#: :func:`queue_mails` composes and inserts this many mails at a time.
+QUEUE_CHUNK = 50
 
 
 def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> Delivery:

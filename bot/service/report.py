@@ -30,6 +30,7 @@ is set, there are no moves), so each player learns their new private part in tim
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -37,6 +38,7 @@ from jinja2 import TemplateNotFound
 from markupsafe import Markup
 
 from bot.games.base import GameRules
+from bot.mail.compose import Segments, qp_lines
 from bot.render import environment, render
 
 FORMATS = ("txt", "html")
@@ -179,12 +181,17 @@ class Recipient:
 
 def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
                         standings: list[dict[str, Any]], next_zat: str | None,
-                        recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[str, str]]:
-    """Render every recipient's Auswertung; returns ``{email: (text, html)}``.
+                        recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[Segments, Segments]]:
+    """Render every recipient's Auswertung; returns ``{email: (text, html)}`` as
+    :class:`~bot.mail.compose.Segments` (``.text()`` gives the whole string).
 
-    The shared parts are rendered once; per recipient only their own moves and private
-    part (the game master: everybody's) and the frame. ``chart``: the standings chart
-    (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part."""
+    The shared parts are rendered once and quoted-printable encoded once; per recipient
+    only their own moves and private part (the game master: everybody's) and the frame
+    are rendered, so the cost of a round grows with the number of players, not with its
+    square (every Auswertung carries the round's table). ``chart``: the standings chart
+    (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part, also
+    shared. The text part is folded to :data:`TEXT_WIDTH` (:func:`fold_text`), the shared
+    parts once."""
     common = dict(league=league, round=round)
     shared = [_both(game, "partie", p=pr.p, **common) for pr in partien]
     table = _both(game, "table", standings=standings, rows=round_rows(standings, partien),
@@ -192,6 +199,18 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     footer = _both(game, "footer", next_zat=next_zat, partien=[pr.p for pr in partien], **common)
     has_private = _has(f"{game.name}/auswertung/private.txt.j2")
     moves_cache: dict[tuple[int, str], dict[str, str]] = {}
+    # the frame gets a marker line for each shared part and the parts go in as encoded bytes
+    pieces: dict[str, list[str]] = {"txt": [], "html": []}
+
+    def mark(fmt: str, value: str) -> str:
+        pieces[fmt].append(value)
+        return f"\x00{len(pieces[fmt]) - 1}\x00"
+
+    shared_m = [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])} for x in shared]
+    table_m = {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])}
+    footer_m = {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])}
+    chart_m = mark("html", chart) if chart else ""
+    encoded = {fmt: [qp_lines(x) for x in xs] for fmt, xs in pieces.items()}
 
     def moves(i: int, key: str) -> dict[str, str]:
         if (i, key) not in moves_cache:
@@ -205,23 +224,53 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             return None
         return _both(game, "private", p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
 
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[Segments, Segments]] = {}
     for rc in recipients:
         blocks = []
         for i, pr in enumerate(partien):
             keys = list(pr.full) if rc.gm else ([rc.key] if rc.key in pr.full else [])
             secret = list(pr.views) if rc.gm else [rc.key]
             blocks.append({
-                "name": pr.p["name"], "shared": shared[i],
+                "name": pr.p["name"], "shared": shared_m[i],
                 "mine": [dict(name=pr.full[k]["name"], **moves(i, k)) for k in keys],
                 "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(i, k))],
             })
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
-        text = fold_text(render("auswertung.txt.j2", fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
-        html = render("auswertung.html.j2", fmt="html", table=Markup(table["html"]), footer=Markup(footer["html"]),
-                      chart=Markup(chart), **_markup(ctx))
-        out[rc.email] = (text, html)
+        text = fold_text(render("auswertung.txt.j2", fmt="txt", table=table_m["txt"], footer=footer_m["txt"], **ctx))
+        html = render("auswertung.html.j2", fmt="html", table=Markup(table_m["html"]), footer=Markup(footer_m["html"]),
+                      chart=Markup(chart_m), **_markup(ctx))
+        out[rc.email] = (_segments(text, pieces["txt"], encoded["txt"]),
+                         _segments(html, pieces["html"], encoded["html"]))
     return out
+
+
+_MARKER = re.compile("\x00([0-9]+)\x00")
+
+
+def _segments(rendered: str, plain: list[str], encoded: list[bytes]) -> Segments:
+    """The rendered frame with each marker replaced by its shared part: the encoded bytes
+    where the part stands on lines of its own (so the whole is encoded the same), else
+    the text."""
+    parts = _MARKER.split(rendered)
+    out: list[str | bytes] = []
+    used: list[str] = []
+    line_start = True
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            if part:
+                out.append(part)
+                line_start = part.endswith("\n")
+            continue
+        n = int(part)
+        after = parts[i + 1]
+        line_end = plain[n].endswith("\n") or after.startswith("\n") or (not after and i + 2 == len(parts))
+        if line_start and line_end:
+            out.append(encoded[n])
+            used.append(plain[n])
+        else:
+            out.append(plain[n])
+        line_start = plain[n].endswith("\n")
+    return Segments(tuple(out), tuple(used))
 
 
 def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,

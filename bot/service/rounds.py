@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from typing import Any, Iterable
 
-from sqlalchemy import insert, select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from bot.config import Config
@@ -30,7 +31,7 @@ from bot.service.report import starting_partie, PartieRound, Recipient, partie_r
 from bot.service.standings import standings
 from bot.storage.db import Database
 from bot.storage.models import (Adjudication, InboundMail, League, Partie, Player, Result, Round, Submission,
-                                Vorgabe)
+                                SubmissionMove, Vorgabe)
 
 log = logging.getLogger(__name__)
 
@@ -79,20 +80,41 @@ def movers_of(game: GameRules, state: dict, players: list[Player]) -> list[Playe
     return [by_key[k] for k in keys if k in by_key]
 
 
-def current_submissions(s: Session, partie_ids: list[int], number: int) -> dict[tuple[int, int], tuple[Submission, datetime]]:
-    """``{(partie id, player id): (the player's latest submission, when its mail arrived)}``
-    for round ``number``, in one query (moves loaded with it)."""
+@dataclass(frozen=True)
+class Current:
+    """A player's latest submission of a round: its ``id``, when its mail ``arrived``
+    and its move ``lines`` (main move first)."""
+
+    id: int
+    arrived: datetime
+    lines: tuple[str, ...]
+
+
+def current_submissions(s: Session, partie_ids: list[int], number: int) -> dict[tuple[int, int], Current]:
+    """``{(partie id, player id): Current}`` for round ``number``: every player's latest
+    submission, in two queries (submissions, their move lines) of plain rows."""
     if not partie_ids:
         return {}
-    rows = s.execute(select(Submission, InboundMail.received_at).join(InboundMail, InboundMail.id == Submission.mail_id)
-                     .where(Submission.partie_id.in_(partie_ids), Submission.round_number == number,
-                            Submission.superseded_by.is_(None))
-                     .options(selectinload(Submission.moves)).order_by(Submission.id)).all()
-    return {(sub.partie_id, sub.player_id): (sub, at) for sub, at in rows}
+    rows = s.execute(_CURRENT, {"partien": list(partie_ids), "round": number}).all()
+    lines: dict[int, list[str]] = {}
+    ids = [r[0] for r in rows]
+    for i in range(0, len(ids), 900):  # bounded IN lists
+        for sid, text in s.execute(_LINES, {"ids": ids[i:i + 900]}):
+            lines.setdefault(sid, []).append(text)
+    return {(pid, player): Current(sid, at, tuple(lines.get(sid, ()))) for sid, pid, player, at in rows}
 
 
-def _inputs(game: GameRules, partie: Partie, players: list[Player],
-            subs: dict[tuple[int, int], tuple[Submission, datetime]]):
+_CURRENT = (select(Submission.id, Submission.partie_id, Submission.player_id, InboundMail.received_at)
+            .join(InboundMail, InboundMail.id == Submission.mail_id)
+            .where(Submission.partie_id.in_(bindparam("partien", expanding=True)),
+                   Submission.round_number == bindparam("round"), Submission.superseded_by.is_(None))
+            .order_by(Submission.id))
+_LINES = (select(SubmissionMove.submission_id, SubmissionMove.text)
+          .where(SubmissionMove.submission_id.in_(bindparam("ids", expanding=True)))
+          .order_by(SubmissionMove.submission_id, SubmissionMove.position))
+
+
+def _inputs(game: GameRules, partie: Partie, players: list[Player], subs: dict[tuple[int, int], Current]):
     """(submissions, received, submission ids) of one Partie's open round for its movers."""
     submissions: dict[str, list[str] | None] = {}
     received: dict[str, datetime] = {}
@@ -100,9 +122,9 @@ def _inputs(game: GameRules, partie: Partie, players: list[Player],
     for p in movers_of(game, partie.state, players):
         key = str(p.id)
         hit = subs.get((partie.id, p.id))
-        submissions[key] = [m.text for m in hit[0].moves] if hit else None
+        submissions[key] = list(hit.lines) if hit else None
         if hit:
-            received[key], sub_ids[key] = hit[1], hit[0].id
+            received[key], sub_ids[key] = hit.arrived, hit.id
     return submissions, received, sub_ids
 
 
@@ -237,7 +259,7 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         for rc in recipients:
             text, html = mails[rc.email]
             if gm_note and rc.gm:
-                text, html = with_gm_note(text, html, gm_note)
+                text, html = with_gm_note(text.text(), html.text(), gm_note)
             pid = "gm" if rc.gm else rc.key
             queued.append(dict(key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
                                subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,

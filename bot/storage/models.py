@@ -58,7 +58,7 @@ class CompressedBytes(TypeDecorator):
     def process_bind_param(self, value: bytes | None, dialect: Any) -> bytes | None:
         if value is None or len(value) < self.MIN_SIZE:
             return value
-        packed = self.MARK + zlib.compress(bytes(value), 6)
+        packed = self.MARK + zlib.compress(bytes(value), 3)
         return packed if len(packed) < len(value) else value
 
     def process_result_value(self, value: bytes | None, dialect: Any) -> bytes | None:

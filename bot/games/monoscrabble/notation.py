@@ -216,7 +216,26 @@ def parse_move(text: str) -> Move:
     """Read one Monoscrabble move line (shared/NOTATION.md "Monoscrabble"; seed 001).
 
     Raises :class:`NotationError` with a German message when the line is not a move.
+
+    The result is remembered per line (moves are immutable values, and the same line
+    is read when the mail arrives, at the ZAT, and from many players).
     """
+    res = _parse_cached(text)
+    if isinstance(res, NotationError):
+        raise NotationError(res.message, text)
+    return res
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> "Move | NotationError":
+    try:
+        return _parse(text)
+    except NotationError as exc:
+        return exc
+
+
+def _parse(text: str) -> Move:
+    """:func:`parse_move` without remembering."""
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
     if not src:
         raise NotationError("Leere Zeile: kein Zug.", text)

@@ -115,7 +115,26 @@ def parse_move(text: str) -> Move:
     minus sign count as ``-``. Raises :class:`NotationError` (German message) when the
     line is not a move, e.g. for umlauts (seed 000 II.1 a: "Umlaute sind durch AE usw.
     zu bilden").
+
+    The result is remembered per line (moves are immutable values, and the same line
+    is read when the mail arrives, at the ZAT, and from many players).
     """
+    res = _parse_cached(text)
+    if isinstance(res, NotationError):
+        raise NotationError(res.message, text)
+    return res
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> "Move | NotationError":
+    try:
+        return _parse(text)
+    except NotationError as exc:
+        return exc
+
+
+def _parse(text: str) -> Move:
+    """:func:`parse_move` without remembering."""
     src = text.translate(_DASHES).strip()
     if not src:
         raise NotationError("Leere Zeile: kein Zug.", text)
