@@ -12,18 +12,23 @@ Measured in one run, on the same mails:
 
 - ``parse_baseline``: the bare minimum any reader has to do: ``email.message_from_bytes``
   (``policy.default``) and the body extraction (``get_body(("plain", "html")).get_content()``);
-- ``maildir_*``: one poll pass through the Maildir transport (the embedded default):
-  ``ingest`` is the poller handing every mail to the store callback (stored raw and
-  committed, read, submission recorded, acknowledgement rendered into the outbox, one
-  transaction per mail after the raw store), ``poll`` the whole ``poll_once`` (also the
-  acknowledgements delivered into the Maildir outbox);
+- ``maildir_*``: ``spielleiter poll`` through the Maildir transport (the embedded
+  default): ``store_pass`` is the transport's pass (every mail stored raw, a batch per
+  transaction, made durable, moved to ``processed``), ``ingest`` that plus reading every
+  stored mail (one transaction each: submission recorded, acknowledgement rendered into
+  the outbox), ``poll`` also the acknowledgements delivered into the Maildir outbox;
 - ``imap_*`` (unless ``--no-imap``, skipped without Dovecot): the same mails APPENDed to
-  a real Dovecot started as ``tests/mailservers.py`` does; ``fetch_baseline`` is a raw
-  imapclient ``FETCH BODY.PEEK[]`` of all of them on one connection; ``imap_ingest`` the
-  IMAP poller pass (fetch, store, read, acknowledge, move to the processed folder) with a
-  fresh database; ``imap_smtp_deliver`` the acknowledgements sent to a real aiosmtpd.
+  a real Dovecot started as ``tests/mailservers.py`` does; ``imap_fetch_baseline`` is a
+  raw imapclient ``FETCH BODY.PEEK[]`` of all of them in one command,
+  ``imap_fetch_each_baseline`` one such FETCH per mail, both on one connection;
+  ``imap_store_pass`` the IMAP transport's pass (fetch in batches, store raw, move to the
+  processed folder) and ``imap_ingest`` that plus reading and acknowledging every mail,
+  with a fresh database; ``imap_smtp_deliver`` the acknowledgements sent to a real
+  aiosmtpd (one connection per mail, as ``bot/mail/smtp.py`` sends).
 
-SQLite (the embedded default). ``--profile FILE`` writes a cProfile of the Maildir poll
+The default rate limit (20 mails per hour and address) applies when the run sends at most
+20 mails per player (the mails are dated within one hour), else none, so every mail is
+read. SQLite (the embedded default). ``--profile FILE`` writes a cProfile of the Maildir poll
 and prints its top functions to stderr; SQL statements are counted per mail always.
 """
 
@@ -190,11 +195,19 @@ def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float) 
                 data = client.fetch(uids, ["BODY.PEEK[]"])
                 best = min(best, time.perf_counter() - t0)
                 assert len(data) == len(mails)
+            # and one FETCH per mail, as a simple client (and the poller before batching) does
+            client.select_folder("INBOX", readonly=True)
+            t0 = time.perf_counter()
+            for uid in uids:
+                client.fetch([uid], ["BODY.PEEK[]"])
+            each = time.perf_counter() - t0
             client.unselect_folder()
         finally:
             client.logout()
         fetch_rate = len(mails) / best
+        each_rate = len(mails) / each
         emit("imap_fetch_baseline", fetch_rate, "mails/s")
+        emit("imap_fetch_each_baseline", each_rate, "mails/s")
 
         db, cfg = make_league(work / "imap", players, rate_limit=_rate_limit(len(mails), players))
         cfg.imap = {"host": server.host, "port": server.port, "user": user, "password": server.password,
@@ -205,6 +218,7 @@ def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float) 
         assert n == len(mails) and sent == len(mails), (n, sent)
         emit("imap_store_pass", n / t_pass, "mails/s")
         emit("imap_store_pass_ratio_to_fetch", n / t_pass / fetch_rate, "x")
+        emit("imap_store_pass_ratio_to_fetch_each", n / t_pass / each_rate, "x")
         emit("imap_ingest", n / t_ingest, "mails/s")
         emit("imap_ingest_ratio_to_fetch", n / t_ingest / fetch_rate, "x")
         emit("imap_ingest_ratio_to_parse", n / t_ingest / parse_rate, "x")

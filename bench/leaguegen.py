@@ -140,8 +140,8 @@ def _move_lines(ranked: list[tuple[str, int]], rng: random.Random, ersatz: int) 
     lines = []
     for k in range(ersatz + 1):
         note, score = top[min(len(top) - 1, pick + k)]
-        if rng.random() < 0.5:
-            note = f"{note} {score} Punkte"
+        if rng.random() < 0.6:  # the player's own count, as people write it
+            note += rng.choice([f" {score} Punkte", f" {score}", f" {score} P.", f" = {score} Pkt.", f" {score}P"])
         lines.append(note)
     if rng.random() < 0.15:  # a typo in the main move's word: an Ersatzzug must count
         word = max((t for t in lines[0].split() if t[-1].isalpha() and t != "Punkte"), key=len)
