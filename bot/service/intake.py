@@ -331,8 +331,10 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
 
 
 # The statements of every submission, built once (building a statement and its cache key
-# costs more than running it on SQLite).
-_PARTIEN = select(Partie).where(Partie.league_id == bindparam("league")).order_by(Partie.id)
+# costs more than running it on SQLite) and run on the session's connection (plain rows;
+# nothing of the session needs flushing for them).
+_PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
+            .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _EARLIER = (select(Submission.id, Submission.partie_id)
             .where(Submission.partie_id.in_(bindparam("partien", expanding=True)),
                    Submission.round_number == bindparam("round"), Submission.player_id == bindparam("player"),
@@ -366,7 +368,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
                          f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
                          "Sie bleibt für den Spielleiter gespeichert.")
-    all_partien = s.scalars(_PARTIEN, {"league": league.id}).all()
+    conn = s.connection()
+    all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
@@ -397,22 +400,22 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     # (one flush), the earlier ones superseded (one UPDATE)
     earlier: dict[int, list[int]] = {}
     if accepted:
-        for sid, pid in s.execute(_EARLIER, {"partien": [part.id for part, _, _ in accepted],
+        for sid, pid in conn.execute(_EARLIER, {"partien": [part.id for part, _, _ in accepted],
                                              "round": rnd.number, "player": player.id}):
             earlier.setdefault(pid, []).append(sid)
     # plain INSERTs (no unit of work): SQLite returns the ids of a multi-row INSERT in no
     # guaranteed order, so one statement per Partie, and the move lines in one executemany
-    new_ids = {part.id: s.execute(_NEW_SUBMISSION, {"mail_id": mail.id, "partie_id": part.id,
+    new_ids = {part.id: conn.execute(_NEW_SUBMISSION, {"mail_id": mail.id, "partie_id": part.id,
                                                     "round_number": rnd.number, "player_id": player.id,
                                                     "created_at": now}).scalar_one()
                for part, _, _ in accepted}
     lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
              for part, moves, _ in accepted for i, t in enumerate(moves)]
     if lines:
-        s.execute(_NEW_MOVES, lines)
+        conn.execute(_NEW_MOVES, lines)
     superseded = [{"old": e, "new": new_ids[pid]} for pid, olds in earlier.items() for e in olds]
     if superseded:
-        s.execute(_SUPERSEDE, superseded)
+        conn.execute(_SUPERSEDE, superseded)
     sections, replaced = [], []
     for part, moves, parsed in accepted:
         if earlier.get(part.id):
