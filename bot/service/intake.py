@@ -1,9 +1,11 @@
 """Mail in: store raw first, then read and acknowledge.
 
-``store_raw`` commits the raw bytes before anything else; ``process_mail`` reads a
-stored mail (MIME -> text -> Partie sections -> moves), records the submission and
-queues the German acknowledgement, all in one transaction. A mail whose reading
-fails stays stored with status ``error`` and is retried by ``process_pending``.
+``store_raw`` (and ``store_raw_many`` for a transport's batch, through :class:`RawStore`)
+commits the raw bytes before anything else; ``process_mail`` reads a stored mail (MIME
+-> text -> Partie sections -> moves), records the submission and queues the German
+acknowledgement, all in one transaction; ``process_pending`` reads every stored mail in
+order (after a poll pass, and after a crash). A mail whose reading fails stays stored
+with status ``error`` and is retried by ``process_pending``.
 """
 
 from __future__ import annotations

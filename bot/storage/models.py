@@ -275,7 +275,8 @@ class OutboxMail(Base):
     """A mail to send, rendered completely (``raw``) when it is queued, so a resend is
     byte-identical. ``key`` is unique per logical mail (e.g. ``auswertung:3:5:7``), so a
     crash and re-run never queues a second, different version. ``status``: pending |
-    held (review mode: waits for the GM) | sent | failed."""
+    held (review mode: waits for the GM) | sent | failed. ``raw`` is stored compressed
+    (:class:`CompressedBytes`; read through the model it is the mail's bytes)."""
 
     __tablename__ = "outbox"
     __table_args__ = (Index("ix_outbox_status", "status"),)
