@@ -26,7 +26,7 @@ from bot.games.base import GameRules
 from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.outbox import queue_mails
-from bot.service.chart import league_chart
+from bot.service.chart import MAIL_LINES, league_chart
 from bot.service.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
 from bot.service.standings import standings
 from bot.storage.db import Database
@@ -253,7 +253,7 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
             game, league={"name": league.name, "rounds": shown_rounds, "finished": last, "title": game.title},
             round=rnd.number, partien=rounds_data, standings=table,
             next_zat=format_zat(nxt.zat, league.timezone) if nxt else None, recipients=recipients,
-            chart=league_chart(s, league))
+            chart=league_chart(s, league, limit=MAIL_LINES))
         subject = f"{league.name}: {'Schlussauswertung' if last else 'Auswertung'} Runde {rnd.number}"
         queued = []
         for rc in recipients:
