@@ -19,6 +19,7 @@ from bot.mail.compose import Segments, _qp, compose, qp_lines
 from bot.mail.maildir import MaildirTransport
 from bot.mail.message import read_mail
 from bot.mail.transport import MemoryPollState
+from bot.packing import Chunked, Packed, pack, unpack
 from bot.service import rounds
 from bot.service.intake import RawMail, make_store, store_raw, store_raw_many
 from bot.service.league import create_league, read_league_file
@@ -241,6 +242,21 @@ def test_segments_encode_like_the_whole_text():
     assert text_of(raw).replace("\r\n", "\n") == seg.text()
 
 
+def test_shared_chunks_join_into_each_mails_stream_and_read_back_unchanged():
+    shared = Chunked(qp_lines("   1. Anna Albers          MONDES     24\n" * 300))
+    mails = [pack([f"To: s{i}@example.org\r\n\r\nHallo {i},\r\n".encode(), shared, b"Gruesse\r\n"])
+             for i in range(3)]
+    for i, m in enumerate(mails):
+        assert isinstance(m, Packed) and unpack(m.packed) == bytes(m)
+        assert bytes(m).startswith(f"To: s{i}@example.org".encode()) and bytes(m).endswith(b"Gruesse\r\n")
+        assert shared.chunk in m.packed and len(m.packed) < len(m) / 5  # the chunk as made once
+    assert pack([b"nur klein"]).packed and unpack(pack([b"nur klein"]).packed) == b"nur klein"
+    raw = compose(sender="bot@example.org", to="a@example.org", subject="x",
+                  text=Segments(("Hallo,\n\n", shared, "\nEnde\n"), ()))
+    assert isinstance(raw, Packed) and unpack(raw.packed) == bytes(raw)
+    assert "Anna Albers" in text_of(bytes(raw)) and text_of(bytes(raw)).rstrip().endswith("Ende")
+
+
 def test_auswertungen_one_line_per_player_72_columns_and_shared_parts_encoded_once(env, tmp_path, monkeypatch):
     db, cfg, md = env
     players = [(f"Spieler {i:02d} Nachname", f"s{i:02d}@example.org") for i in range(1, 31)]
@@ -258,7 +274,11 @@ def test_auswertungen_one_line_per_player_72_columns_and_shared_parts_encoded_on
         assert _qp(txt) == _qp(txt.text()) and _qp(html) == _qp(html.text())
         assert any(isinstance(p, bytes) for p in txt.pieces)  # the shared parts, encoded once
     with db.session() as s:
-        reports = {r.to_addr: text_of(r.raw) for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung"))}
+        raws = {r.to_addr: r.raw for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung"))}
+        stored = s.execute(text("SELECT raw FROM outbox WHERE to_addr = 's05@example.org' AND kind = 'auswertung'")).scalar_one()
+    reports = {to: text_of(raw) for to, raw in raws.items()}
+    # stored as the raw-deflate stream made with the mail (the shared parts compressed once)
+    assert bytes(stored).startswith(CompressedBytes.DEFLATE) and len(stored) < len(raws["s05@example.org"]) / 3
     mine = reports["s05@example.org"]
     picture = re.compile(r"^    (Feld|Karte|Wert) ")
     assert all(len(ln) <= 72 for ln in mine.splitlines() if not picture.match(ln)), mine

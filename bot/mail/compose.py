@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.header import Header
 
+from bot.packing import Chunked, pack
+
 __all__ = ["compose", "make_message_id", "domain_of", "Segments", "qp_lines"]
 
 # SMTP needs CRLF line endings and lines <= 998 chars: headers folded at 78,
@@ -81,7 +83,9 @@ def compose(
     timezone-aware if given; naive datetimes are taken as UTC) and
     ``Message-ID`` (``message_id`` or a fresh one for the sender's domain).
     ``headers`` adds/overrides further headers (e.g. ``Reply-To``).
-    ``text``/``html`` may be :class:`Segments` with pieces encoded beforehand.
+    ``text``/``html`` may be :class:`Segments` with pieces encoded beforehand; when
+    such a piece is :class:`~bot.packing.Chunked` (compressed once for many mails), the
+    result is :class:`~bot.packing.Packed`: the bytes with their compressed form.
     Raises ValueError for an empty recipient list.
 
     Built with the stdlib's compat32 message classes and ``binascii``'s
@@ -119,12 +123,16 @@ def compose(
     # encoded words), the bodies are joined to it as bytes (the generator would split
     # and rewrite them line by line: slow for a large Auswertung)
     if html is None:
-        return _head(fields) + _PLAIN + _qp(text)
-    boundary = "===============%019d==" % random.randrange(sys.maxsize)  # "==" never occurs in QP
-    fields["Content-Type"] = f'multipart/alternative; boundary="{boundary}"'
-    sep = f"--{boundary}\r\n".encode("ascii")
-    return b"".join([_head(fields), b"\r\n", sep, _PLAIN, _qp(text), b"\r\n", sep, _HTML, _qp(html),
-                     b"\r\n", f"--{boundary}--\r\n".encode("ascii")])
+        parts = [_head(fields), _PLAIN, *_qp_parts(text)]
+    else:
+        boundary = "===============%019d==" % random.randrange(sys.maxsize)  # "==" never occurs in QP
+        fields["Content-Type"] = f'multipart/alternative; boundary="{boundary}"'
+        sep = f"--{boundary}\r\n".encode("ascii")
+        parts = [_head(fields), b"\r\n", sep, _PLAIN, *_qp_parts(text), b"\r\n", sep, _HTML, *_qp_parts(html),
+                 b"\r\n", f"--{boundary}--\r\n".encode("ascii")]
+    if any(isinstance(p, Chunked) for p in parts):
+        return pack(parts)  # the compressed form made alongside (bot.packing)
+    return b"".join(parts)
 
 
 def _head(fields: dict[str, str]) -> bytes:
@@ -144,13 +152,22 @@ def qp_lines(text: str) -> bytes:
     return binascii.b2a_qp(data, istext=True).replace(b"\n", b"\r\n")
 
 
+def _qp_parts(text: str | Segments) -> list[bytes]:
+    """The body quoted-printable, in parts (a :class:`Segments` piece encoded before
+    stays the same object), ending with a line end."""
+    if isinstance(text, Segments):
+        parts = [qp_lines(p) if isinstance(p, str) else p for p in text.pieces]
+    else:
+        parts = [qp_lines(text)]
+    parts = [p for p in parts if p]
+    if not parts or not parts[-1].endswith(b"\r\n"):
+        parts.append(b"\r\n")
+    return parts
+
+
 def _qp(text: str | Segments) -> bytes:
     """The whole body quoted-printable, ending with a line end."""
-    if isinstance(text, Segments):
-        body = b"".join(qp_lines(p) if isinstance(p, str) else p for p in text.pieces)
-    else:
-        body = qp_lines(text)
-    return body if body.endswith(b"\r\n") else body + b"\r\n"
+    return b"".join(_qp_parts(text))
 
 
 def _encoded(value: str, name: str) -> str:

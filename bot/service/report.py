@@ -39,6 +39,7 @@ from markupsafe import Markup
 
 from bot.games.base import GameRules
 from bot.mail.compose import Segments, qp_lines
+from bot.packing import Chunked
 from bot.render import environment, render
 
 FORMATS = ("txt", "html")
@@ -210,7 +211,8 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     table_m = {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])}
     footer_m = {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])}
     chart_m = mark("html", chart) if chart else ""
-    encoded = {fmt: [qp_lines(x) for x in xs] for fmt, xs in pieces.items()}
+    # encoded and compressed once, joined into every mail (bot.packing)
+    encoded = {fmt: [Chunked(qp_lines(x)) for x in xs] for fmt, xs in pieces.items()}
 
     def moves(i: int, key: str) -> dict[str, str]:
         if (i, key) not in moves_cache:

@@ -16,6 +16,8 @@ from sqlalchemy import (JSON, BigInteger, Boolean, Date, DateTime, ForeignKey, I
                         TypeDecorator, UniqueConstraint, false)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+from bot.packing import Packed, unpack
+
 
 def utcnow() -> datetime:
     return datetime.now(timezone.utc)
@@ -44,27 +46,39 @@ class UTCDateTime(TypeDecorator):
 
 
 class CompressedBytes(TypeDecorator):
-    """Bytes stored zlib-compressed when that saves room (an outgoing mail of a round: a
-    large Auswertung in text and HTML shrinks to about a fifth); read back unchanged.
-    A compressed value starts with :data:`MARK`, which no mail does (a mail starts with a
-    header line), so rows written before stay readable as they are."""
+    """Bytes stored compressed when that saves room (an outgoing mail of a round: a large
+    Auswertung in text and HTML shrinks to about a fifth); read back unchanged. A value
+    made with its compressed form alongside (:class:`bot.packing.Packed`: the shared
+    parts of a round's mails compressed once) is stored in that form (:data:`DEFLATE`
+    and a raw-deflate stream), any other long one zlib-compressed (:data:`MARK`); no mail
+    starts like either (a mail starts with a header line), so rows written before stay
+    readable as they are."""
 
     impl = LargeBinary
     cache_ok = True
     MARK = b"\x00zlib\x00"
+    DEFLATE = b"\x00defl\x00"
     #: values shorter than this are stored as they are
     MIN_SIZE = 2048
 
     def process_bind_param(self, value: bytes | None, dialect: Any) -> bytes | None:
         if value is None or len(value) < self.MIN_SIZE:
-            return value
-        packed = self.MARK + zlib.compress(bytes(value), 3)
-        return packed if len(packed) < len(value) else value
+            return value if value is None else bytes(value)
+        if isinstance(value, Packed):
+            packed = self.DEFLATE + value.packed
+        else:
+            packed = self.MARK + zlib.compress(bytes(value), 3)
+        return packed if len(packed) < len(value) else bytes(value)
 
     def process_result_value(self, value: bytes | None, dialect: Any) -> bytes | None:
-        if value is not None and bytes(value[:len(self.MARK)]) == self.MARK:
+        if value is None:
+            return None
+        head = bytes(value[:len(self.MARK)])
+        if head == self.MARK:
             return zlib.decompress(bytes(value)[len(self.MARK):])
-        return value if value is None else bytes(value)
+        if head == self.DEFLATE:
+            return unpack(bytes(value)[len(self.DEFLATE):])
+        return bytes(value)
 
 
 class Base(DeclarativeBase):
