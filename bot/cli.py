@@ -172,6 +172,8 @@ def cmd_show(args, cfg) -> int:
                 print(f"      {line}")
     for r in view["standings"]:
         print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
+    for b in view.get("bouncing", []):
+        print(f"  unzustellbar seit {b['since'][:16]}: {b['player']} <{b['address']}> ({b['reason']})")
     return 0
 
 
@@ -218,38 +220,31 @@ def cmd_demo(args, cfg) -> int:
 
 def cmd_lexicon_build(args, cfg) -> int:
     from bot.lexicon import cli_build
-    return cli_build(cfg.lexicon_dir)
+    return cli_build(cfg.lexicon_dir, source=args.source)
 
 
 def cmd_lexicon_check(args, cfg) -> int:
     from bot.lexicon import cli_check
-    allow: list[str] = []
-    deny: list[str] = []
-    game = args.game
-    if args.league:
-        from bot.service.league import find_league
+    if args.league:  # the league's word lists (its options: e.g. RONDO's dictionary) and its GM lists
+        from bot.service.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
-            league = find_league(s, args.league)
-            allow, deny, game = list(league.allow_words), list(league.deny_words), league.game
-    return cli_check(args.word, game=game or "rondo", allow=allow, deny=deny, cache_dir=cfg.lexicon_dir)
+            verdict = league_lexicon(find_league(s, args.league), cfg).check(args.word)
+        print(verdict.reason)
+        return 0 if verdict.valid else 1
+    return cli_check(args.word, game=args.game or "rondo", cache_dir=cfg.lexicon_dir)
 
 
 def cmd_lexicon_export(args, cfg) -> int:
     """Print the game's whole word list, one word a line (with a league's lists if given)."""
     from bot.lexicon import alphabet_for_game, load
-    game = args.game or "rondo"
-    allow: list[str] = []
-    deny: list[str] = []
-    if args.league:
-        from bot.service.league import find_league
+    if args.league:  # the league's word lists (its options) and its GM lists
+        from bot.service.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
-            league = find_league(s, args.league)
-            allow, deny, game = list(league.allow_words), list(league.deny_words), league.game
-    lex = load(alphabet_for_game(game).name, cfg.lexicon_dir)
-    if allow or deny:
-        lex = lex.with_lists(allow, deny)
+            lex = league_lexicon(find_league(s, args.league), cfg)
+    else:
+        lex = load(alphabet_for_game(args.game or "rondo").name, cfg.lexicon_dir)
     out = sys.stdout
     for word in lex.words():
         out.write(word + "\n")
@@ -381,15 +376,18 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--seed", default="1")
     lx = sub.add_parser("lexicon", parents=[common], help="Wörterbuch bauen und prüfen")
     lxs = lx.add_subparsers(dest="lexicon_command", required=True, metavar="BEFEHL")
-    b = lxs.add_parser("build", parents=[common], help="Wortlisten aus hunspell-de-de bauen")
+    b = lxs.add_parser("build", parents=[common],
+                       help="Wortlisten bauen: igerman98 (hunspell-de-de), OpenTaal (hunspell-nl, wenn installiert)")
+    b.add_argument("--source", default=None, choices=["igerman98", "opentaal"],
+                   help="nur dieses Wörterbuch bauen")
     b.set_defaults(func=cmd_lexicon_build)
     ck = lxs.add_parser("check", parents=[common], help="sagen, ob und warum ein Wort gültig ist")
     ck.add_argument("word", metavar="WORD")
-    ck.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
+    ck.add_argument("--game", default=None, help="Spiel oder Alphabet (rondo, rondonl, nl, nl-namen ...), Standard rondo")
     ck.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
     ck.set_defaults(func=cmd_lexicon_check)
     ex = lxs.add_parser("export", parents=[common], help="die ganze Wortliste eines Spiels ausgeben, ein Wort je Zeile")
-    ex.add_argument("--game", default=None, help="Spiel (Alphabet), Standard rondo")
+    ex.add_argument("--game", default=None, help="Spiel oder Alphabet (rondo, rondonl, nl, nl-namen ...), Standard rondo")
     ex.add_argument("--league", default=None, help="mit Erlaubt- und Sperrliste dieser Liga")
     ex.set_defaults(func=cmd_lexicon_export)
     gm = sub.add_parser("gm", parents=[common], help="Spielleiter-Befehle (ZAT, Pause, Rücknahme, ...)")

@@ -29,8 +29,10 @@
     timezone = "Europe/Berlin"
     poll_interval = 60                            # seconds
     sender = "spielleiter@localhost"              # with [maildir]
-    rate_limit_per_hour = 20                      # more mails/hour from one address: stored, not answered
+    rate_limit_per_hour = 20                      # answers (and notices) per address and hour; 0: no limit
     inbox_alarm_minutes = 60                      # IMAP failing this long: one mail to every GM
+    authserv_id = "mx.example.org"                # trust the Authentication-Results of this server (RFC 8601)
+    max_mail_bytes = 10485760                     # larger mails: stored cut, answered "zu groß"
 
     [lexicon]
     path = "var/lexicon"                          # cache of the built word lists
@@ -42,6 +44,15 @@
 Every section and key the bot knows is in :data:`SCHEMA`; a known key with a wrong type
 is a :class:`ConfigError` naming section and key, an unknown key (a typo) is reported by
 ``spielleiter check`` (:func:`problems`). A new key goes into :data:`SCHEMA`.
+
+``rate_limit_per_hour``: every mail is stored and read; what is capped is what the bot
+sends back: at most this many answers and notices per address within an hour, the rest
+is summed up in one mail an hour later (a mail with the right personal or GM code is
+always answered). ``authserv_id``: the authserv-id (RFC 8601) our receiving mail server
+writes into its ``Authentication-Results`` header; unset (default): the header is not
+read. ``max_mail_bytes`` (default 10 MiB, at least 64 KiB): a larger mail is stored only
+up to this size and answered "zu groß"; of any mail only the first 64 KiB of text are
+read for moves.
 
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.
@@ -55,6 +66,11 @@ from dataclasses import dataclass, field
 from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
+
+
+#: Default of ``[bot] max_mail_bytes`` (10 MiB) and its smallest allowed value (64 KiB).
+DEFAULT_MAX_MAIL_BYTES = 10 * 1024 * 1024
+MIN_MAX_MAIL_BYTES = 64 * 1024
 
 
 class ConfigError(ValueError):
@@ -71,7 +87,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
              "sender": str, "timeout": float},
     "maildir": {"path": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
-            "inbox_alarm_minutes": float},
+            "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int},
     "lexicon": {"path": str},
     "archive": {"path": str, "pdf": bool},
 }
@@ -136,7 +152,7 @@ class Config:
     maildir: Path | None = None
     lexicon_dir: Path | None = None
     source: Path | None = None
-    #: more mails than this within one hour from one address are stored but not answered (0: no limit)
+    #: answers and notices per address within one hour; the rest is summed up an hour later (0: no limit)
     rate_limit_per_hour: int = 20
     #: seconds of IMAP failures before every GM gets one mail about it (``[bot] inbox_alarm_minutes``)
     inbox_alarm_after: float = 3600.0
@@ -144,6 +160,10 @@ class Config:
     archive_path: Path | None = None
     #: also write A4 PDFs into the archive (``[archive] pdf``)
     archive_pdf: bool = False
+    #: the authserv-id of our receiving server: its Authentication-Results header is trusted (None: not read)
+    authserv_id: str | None = None
+    #: larger mails are stored cut to this size and answered "zu groß"
+    max_mail_bytes: int = DEFAULT_MAX_MAIL_BYTES
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -202,9 +222,19 @@ def load_config(path: str | Path | None) -> Config:
         rate_limit = int(botsec.get("rate_limit_per_hour", 20))
     except (TypeError, ValueError):
         raise ConfigError("[bot] rate_limit_per_hour muss eine ganze Zahl sein (0: keine Grenze).") from None
+    try:
+        max_bytes = int(botsec.get("max_mail_bytes", DEFAULT_MAX_MAIL_BYTES))
+    except (TypeError, ValueError):
+        raise ConfigError("[bot] max_mail_bytes muss eine ganze Zahl sein (Bytes).") from None
+    if max_bytes < MIN_MAX_MAIL_BYTES:
+        raise ConfigError(f"[bot] max_mail_bytes muss mindestens {MIN_MAX_MAIL_BYTES} sein (64 KiB).")
+    authserv = botsec.get("authserv_id")
+    if authserv is not None and (not isinstance(authserv, str) or not authserv.strip()):
+        raise ConfigError("[bot] authserv_id muss der Name des eigenen Mailservers sein (Text).")
     cfg = Config(database_url=url, timezone=botsec.get("timezone", "Europe/Berlin"),
                  poll_interval=float(botsec.get("poll_interval", 60)), source=p, rate_limit_per_hour=rate_limit,
-                 inbox_alarm_after=60.0 * float(botsec.get("inbox_alarm_minutes", 60)))
+                 inbox_alarm_after=60.0 * float(botsec.get("inbox_alarm_minutes", 60)),
+                 authserv_id=authserv.strip() if authserv else None, max_mail_bytes=max_bytes)
     if "imap" in data or "smtp" in data:
         if "maildir" in data:
             raise ConfigError("Entweder [imap]/[smtp] oder [maildir] angeben, nicht beides.")

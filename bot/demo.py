@@ -7,12 +7,14 @@ Then a short Monoscrabble game (moves from the exhaustive generator, strong and 
 players, a fifth player joining by mail), and a Crossword game: six simulated players
 of different strengths (placements and wishes from ``bot.games.crossword.movegen``), one
 who sometimes sends a broken placement and resends it, one who sometimes sends nothing,
-word lists with overlooked words, a wrong and an overlapping claim; and two Typ-Dom
-games (Point-Typ-Dom with four players, the Kreuzwort-Spiel with three) played until a
-player is out: each simulated player mails the best placements of their private rack on
-the table as it stands, with Ersatzzüge and ``KAUFEN`` last, so earlier seats sometimes
-block a main move. Every Auswertung is written as an ``.eml`` file, and the final
-standings are printed.
+word lists with overlooked words, a wrong and an overlapping claim; two Typ-Dom games
+(Point-Typ-Dom with four players, the Kreuzwort-Spiel with three) played until a player is
+out: each simulated player mails the best placements of their private rack on the table as
+it stands, with Ersatzzüge and ``KAUFEN`` last, so earlier seats sometimes block a main
+move; and a Dutch RONDO table (seed 004: three players with private hands, the opening,
+one turn per round, each turn ended early by the mover's mail; one player exchanges a card
+now and then, one sometimes sends nothing, so that turn waits for its ZAT). Every
+Auswertung is written as an ``.eml`` file, and the final standings are printed.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ CROSSWORD_PLAYERS = [
 ]
 PARTIEN = ["R1", "R2", "R3"]
 MONO_ROUNDS = 6
+RONDONL_ROUNDS = 3
+DUTCH = [("Anna de Vries", "anna.nl@demo.invalid", "sterk"), ("Bram Jansen", "bram@demo.invalid", "ruiler"),
+         ("Carla Peeters", "carla@demo.invalid", "onbetrouwbaar")]
 
 
 def _choose(style: str, ranked: list[tuple[str, int]], rng: random.Random) -> list[str]:
@@ -97,18 +102,35 @@ def _rank_monoscrabble(state: dict, lexicon) -> list[tuple[str, int]]:
     return [(game.gen_notation(m, state["board"]), m.score) for m in moves[:60]]  # type: ignore[attr-defined]
 
 
-def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: random.Random, out: Path,
-          prefix: str, say, late_joiner_round: int | None = None) -> None:
-    """Play league ``spec`` to its end; write its Auswertungen to ``out`` as .eml files."""
-    name = spec["name"]
+def _start(db: Database, cfg, md: MaildirTransport, spec: dict):
+    """Create league ``spec``, send its start mails; returns ``(league id, lexicon, keys)``
+    with ``keys``: player key (``str(player.id)``) -> (name, address)."""
     with db.session() as s:
         create_league(s, spec, cfg)
     deliver(db, md, cfg)
     with db.session() as s:
-        league = s.scalar(select(League).where(League.name == name))
-        lexicon = league_lexicon(league, cfg)
-        league_id = league.id
-        multi = len(league.partien) > 1
+        league = s.scalar(select(League).where(League.name == spec["name"]))
+        return (league.id, league_lexicon(league, cfg),
+                {str(p.id): (p.name, p.email) for p in league.players})
+
+
+def _save_auswertungen(db: Database, league_id: int, out: Path, prefix: str) -> int:
+    """Write every Auswertung of the league to ``out`` as
+    ``<prefix>-<round, two digits>-<local part of the address>.eml``; returns their number."""
+    with db.session() as s:
+        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
+                         .order_by(OutboxMail.id)).all()
+        for r in rows:
+            (out / f"{prefix}-{r.round_number:02d}-{r.to_addr.split('@')[0]}.eml").write_bytes(r.raw)
+        return len(rows)
+
+
+def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: random.Random, out: Path,
+          prefix: str, say, late_joiner_round: int | None = None) -> None:
+    """Play league ``spec`` to its end; write its Auswertungen to ``out`` as .eml files."""
+    name = spec["name"]
+    league_id, lexicon, _ = _start(db, cfg, md, spec)
+    multi = len(spec["partien"]) > 1
     players = list(PLAYERS)
     say(f"\nDemo: {name} ({spec['game']}), {len(spec['partien'])} Partie(n), {len(players)} Spieler, "
         f"{spec['rounds']} Runden")
@@ -147,13 +169,7 @@ def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: rand
         if res:
             words = ", ".join(f"{k}: {v or '–'}" for k, v in res["partien"].items())
             say(f"Runde {rnd:2d}: {words}")
-    with db.session() as s:
-        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
-                         .order_by(OutboxMail.id)).all()
-        for r in rows:
-            who = r.to_addr.split("@")[0]
-            (out / f"{prefix}-runde-{r.round_number:02d}-{who}.eml").write_bytes(r.raw)
-        n = len(rows)
+    n = _save_auswertungen(db, league_id, out, f"{prefix}-runde")
     from bot.service.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
@@ -198,14 +214,8 @@ def _play_crossword(db: Database, cfg, md: MaildirTransport, spec: dict, rng: ra
     """Play a Crossword league (seed 003) with :data:`CROSSWORD_PLAYERS`: seven ZATs, then the
     final Auswertung; writes the Auswertungen to ``out`` as .eml files."""
     name = spec["name"]
-    with db.session() as s:
-        create_league(s, spec, cfg)
-    deliver(db, md, cfg)
-    with db.session() as s:
-        league = s.scalar(select(League).where(League.name == name))
-        lexicon = league_lexicon(league, cfg)
-        league_id = league.id
-        keys = {p.email: str(p.id) for p in league.players}
+    league_id, lexicon, players = _start(db, cfg, md, spec)
+    keys = {addr: key for key, (_, addr) in players.items()}
     say(f"\nDemo: {name} (crossword), 6 Spieler, 7 ZATs")
     for rnd in range(1, 8):
         with db.session() as s:
@@ -228,15 +238,9 @@ def _play_crossword(db: Database, cfg, md: MaildirTransport, spec: dict, rng: ra
         if not after["finished"]:
             say(f"Runde {rnd}: {'gewünscht' if rnd == 1 else 'gelegt'}, Buchstaben für Runde {rnd + 1}: "
                 f"{' '.join(after['letters'])}")
-    with db.session() as s:
-        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
-                         .order_by(OutboxMail.id)).all()
-        for r in rows:
-            who = r.to_addr.split("@")[0]
-            (out / f"crossword-runde-{r.round_number:02d}-{who}.eml").write_bytes(r.raw)
-        n = len(rows)
-        final = after.get("final") or {}
-        by_key = {str(p.id): p.name for p in s.scalars(select(League).where(League.id == league_id)).one().players}
+    n = _save_auswertungen(db, league_id, out, "crossword-runde")
+    final = after.get("final") or {}
+    by_key = {key: pname for key, (pname, _) in players.items()}
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand (gelistete Wörter; bestmöglich):")
     from bot.service.view import league_view
@@ -272,14 +276,7 @@ def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
                  prefix: str, say, max_rounds: int = 30) -> None:
     """Play a Typ-Dom league (private racks, turns in seat order) until a player is out."""
     name = spec["name"]
-    with db.session() as s:
-        create_league(s, spec, cfg)
-    deliver(db, md, cfg)
-    with db.session() as s:
-        league = s.scalar(select(League).where(League.name == name))
-        lexicon = league_lexicon(league, cfg)
-        league_id = league.id
-        keys = {str(p.id): (p.name, p.email) for p in league.players}
+    league_id, lexicon, keys = _start(db, cfg, md, spec)
     styles = {e: st for _, e, st in PLAYERS}
     variant = (spec.get("options") or {}).get("variant", "kreuzwort")
     say(f"\nDemo: {name} (Typ-Dom, {variant}), {len(keys)} Spieler, bis einer fertig ist")
@@ -311,12 +308,7 @@ def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
                              {"buy": "kauft", "nmr": "NMR", "skipped": "–"}.get(t["kind"], "ungültig, kauft"))
                           for t in turns)
         say(f"Runde {rnd:2d}: {shown}")
-    with db.session() as s:
-        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung", OutboxMail.league_id == league_id)
-                         .order_by(OutboxMail.id)).all()
-        for r in rows:
-            (out / f"{prefix}-runde-{r.round_number:02d}-{r.to_addr.split('@')[0]}.eml").write_bytes(r.raw)
-        n = len(rows)
+    n = _save_auswertungen(db, league_id, out, f"{prefix}-runde")
     from bot.service.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
@@ -325,11 +317,91 @@ def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
         say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte")
 
 
+def _rondonl_lines(state: dict, key: str, style: str, lexicon, rng: random.Random) -> list[str] | None:
+    """What a RONDO player of ``style`` mails for their turn (None: nothing, NMR), from
+    their own hand only, as a player would."""
+    from bot.games.rondo.cards import Row
+    from bot.games.rondonl.cards import take
+    from bot.games.rondonl.engine import best_word
+    from bot.games.rondonl.game import side_of
+    hand = state["hands"][side_of(state, key)]
+    row = Row.from_code(state["row"])
+    if state["phase"] == "opening":
+        best = best_word(Row.empty(), hand.replace("/", ""), lexicon)
+        return [best["notation"]] if best else ["PAS"]
+    if style == "onbetrouwbaar" and rng.random() < 0.3:
+        return None
+    if style == "ruiler" and rng.random() < 0.5:
+        worst = max((c for c in hand if c not in "?/"), key=lambda c: {"Q": 9, "X": 8, "Y": 7, "C": 6}.get(c, 0),
+                    default=None)
+        rest = take(hand, worst) if worst else None
+        best = best_word(row, rest, lexicon) if rest else None
+        if worst and best:
+            return [f"RUIL {worst}", f"{best['notation']} {best['score']} punten"]
+    best = best_word(row, hand, lexicon)
+    return [f"{best['notation']} {best['score']} punten"] if best else ["PAS"]
+
+
+def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: random.Random, out: Path, say,
+                  full_rounds: int) -> None:
+    """The Dutch RONDO demo table (see the module docstring)."""
+    name = "Demo-RONDO"
+    spec = dict(base, name=name, game="rondonl", partien=["T1"], language="nl", turn_hours=48,
+                players=[{"name": n, "email": e} for n, e, _ in DUTCH], options={"full_rounds": full_rounds})
+    league_id, lexicon, keys = _start(db, cfg, md, spec)
+    styles = {e: st for _, e, st in DUTCH}
+    game = get_game("rondonl")
+    say(f"\nDemo: {name} (rondonl, Nederlands), {len(DUTCH)} spelers, {full_rounds} rondes")
+    while True:
+        with db.session() as s:
+            league = s.scalar(select(League).where(League.id == league_id))
+            if league.status != "running":
+                break
+            state = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        for key in game.movers(state) or []:
+            pname, addr = keys[key]
+            lines = _rondonl_lines(state, key, styles[addr], lexicon, rng)
+            if lines is None:
+                continue
+            md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr, subject=f"{name}: beurt",
+                                        text="Hoi,\n\n" + "\n".join(lines) + "\n\nGroeten,\n" + pname.split()[0],
+                                        headers={"Auto-Submitted": "no"}))
+        before = state.get("turn"), state.get("phase")
+        poll_once(db, cfg)  # a complete turn ends here, at once
+        with db.session() as s:
+            after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        if (after.get("turn"), after.get("phase")) == before:
+            adjudicate_league(db, cfg, name, force=True)  # nobody moved: the turn's ZAT
+            with db.session() as s:
+                after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        deliver(db, md, cfg)
+        lt = after.get("last") or {}
+        if lt.get("kind") == "opening":
+            say(f"  opening: {keys[lt['opener']][0]} begint")
+        elif lt:
+            who = keys.get(lt.get("player") or "", ("", ""))[0]
+            ruil = f" (ruil x{lt['exchanges']})" if lt.get("exchanges") else ""
+            say(f"  {lt['kind']:<6} {who:<16} {lt.get('word') or '–':<10} {lt.get('score', 0):>4}{ruil}")
+    n = _save_auswertungen(db, league_id, out, "rondonl-ronde")
+    from bot.service.view import league_view
+    view = league_view(db, name)
+    say(f"{n} uitslagen als .eml in {out}")
+    marks = view["partien"][0]["marks"]
+    k2n = {k: keys[k][0] for k in keys}
+    say("Eindstand:")
+    for r in view["standings"]:
+        m = next((v for k, v in marks.items() if k2n[k] == r["name"]), 0)
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} punten  {m} streep/strepen")
+
+
 def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,
-             mono_rounds: int = MONO_ROUNDS, crossword: bool = True, typdom: bool = True) -> int:
-    """Play the demo leagues (Rondo, then a short Monoscrabble game, a Crossword game and
-    two Typ-Dom games, Point-Typ-Dom and Kreuzwort-Spiel, when those games are available);
-    returns 0. Auswertungen go to ``out`` (a temp dir if
+             mono_rounds: int = MONO_ROUNDS, crossword: bool = True, typdom: bool = True,
+             rondonl_rounds: int = RONDONL_ROUNDS) -> int:
+    """Play the demo leagues (Rondo, then a short Monoscrabble game, a Crossword game, two
+    Typ-Dom games, Point-Typ-Dom and Kreuzwort-Spiel, and a Dutch RONDO table of
+    ``rondonl_rounds`` full rounds, when those games are available; ``mono_rounds=0``,
+    ``crossword=False``, ``typdom=False``, ``rondonl_rounds=0`` leave one out); returns 0.
+    Auswertungen go to ``out`` (a temp dir if
     None)."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
@@ -362,6 +434,8 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
             spec = dict(base, name=f"Demo-Typ-Dom-{variant}", game="typdom", partien=["T1"],
                         players=base["players"][:n], options={"variant": variant})
             _play_typdom(db, cfg, md, spec, rng, out, f"typdom-{variant}", say)
+    if rondonl_rounds and _has_game("rondonl"):
+        _play_rondonl(db, cfg, md, {k: v for k, v in base.items() if k != "players"}, rng, out, say, rondonl_rounds)
     say(f"\nDauer: {time.monotonic() - t0:.1f} s")
     db.dispose()
     return 0

@@ -11,16 +11,20 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from bot import TEMPLATE_DIR
+from bot.i18n import DEFAULT, WEEKDAYS as _WEEKDAYS
 
-WEEKDAYS = ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"]
+WEEKDAYS = _WEEKDAYS["de"]
 
 
-def format_zat(when: datetime | None, tz: str) -> str:
-    """``Sonntag, 06.12.2026, 20:00 Uhr (UTC+01:00)`` in the league's time zone."""
+def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
+    """``Sonntag, 06.12.2026, 20:00 Uhr (UTC+01:00)`` in the league's time zone; Dutch
+    (``lang="nl"``): ``zondag 06-12-2026, 20:00 uur (UTC+01:00)``."""
     if when is None:
         return "–"
     local = when.astimezone(ZoneInfo(tz))
     off = local.strftime("%z")
+    if lang == "nl":
+        return f"{_WEEKDAYS['nl'][local.weekday()]} {local:%d-%m-%Y, %H:%M} uur (UTC{off[:3]}:{off[3:]})"
     return f"{WEEKDAYS[local.weekday()]}, {local:%d.%m.%Y, %H:%M} Uhr (UTC{off[:3]}:{off[3:]})"
 
 
@@ -38,6 +42,16 @@ def environment() -> Environment:
     return env
 
 
-def render(template: str, **context: Any) -> str:
-    """Render ``templates/<name>`` with ``context``; StrictUndefined: a missing key raises."""
-    return environment().get_template(template).render(**context)
+def render(template: str, lang: str = DEFAULT, **context: Any) -> str:
+    """Render ``templates/<name>`` with ``context``; StrictUndefined: a missing key raises.
+    For another language than German, ``templates/<lang>/<name>`` is used when it exists
+    (bot.i18n); ``lang`` is passed to the template too."""
+    return template_for(template, lang).render(lang=lang, **context)
+
+
+def template_for(template: str, lang: str = DEFAULT):
+    """The jinja template ``template`` in ``lang`` (``<lang>/<template>`` first)."""
+    env = environment()
+    if lang != DEFAULT:
+        return env.select_template([f"{lang}/{template}", template])
+    return env.get_template(template)

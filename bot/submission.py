@@ -27,15 +27,18 @@ from lark import Lark, UnexpectedInput
 from bot.games.base import GameRules, NotationError
 from bot.games.grammar import lalr_parser
 
-LABEL_WORDS = {"ersatzzug", "ersatzwort", "ersatz", "hauptzug", "zug", "wort"}
+LABEL_WORDS = {"ersatzzug", "ersatzwort", "ersatz", "hauptzug", "zug", "wort",
+               "reserve", "reservewoord", "alternatief", "woord", "zet"}  # Dutch (RONDO, seed 004)
 GREETINGS = {
     "hallo", "hi", "hey", "moin", "servus", "lieber", "liebe", "liebes", "sehr", "guten", "gruess", "grüß",
     "hier", "anbei", "danke", "vielen", "dank", "bitte", "meine", "mein", "ich", "und", "das", "die", "der",
+    "hierbij", "bedankt", "goedemorgen", "goedemiddag", "goedenavond",  # Dutch; never a three-letter word
 }
 CLOSINGS = {
     "gruß", "gruss", "grüße", "gruesse", "grüsse", "viele", "beste", "liebe", "lg", "vg", "mfg", "bg",
     "tschüss", "tschüs", "tschuess", "ciao", "cheers", "regards", "best", "bis", "schöne", "schönen",
     "herzliche", "freundliche", "mit",
+    "groeten", "groet", "vriendelijke", "hartelijke", "doei",  # Dutch
 }
 _WORD = re.compile(r"[\wäöüÄÖÜß]+")
 #: What an unknown section name must look like to be read as a (wrong) Partie name
@@ -152,10 +155,10 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             return _is_move(parsed, strict)
 
         if kind == "header" and name is not None and name.lower() not in known \
-                and not line.lower().startswith("partie") and reads(strict=True):
+                and not line.lower().startswith(("partie", "partij")) and reads(strict=True):
             add_move(line, parsed)  # e.g. Crossword "A1: X" (field and letter), not a Partie A1
             continue
-        if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith("partie")
+        if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith(("partie", "partij"))
                                                       or _PARTIE_LIKE.match(name)):
             current = Section(known.get(name.lower(), name), header_line=line)
             sections.append(current)

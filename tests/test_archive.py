@@ -23,7 +23,7 @@ from bot.games.registry import GAMES, register
 from bot.mail.maildir import MaildirTransport
 from bot.render import environment
 from bot.service import gm
-from bot.service.archive import MANIFEST, build_archive, refresh_archive, slug
+from bot.service.archive import build_archive, refresh_archive, slug
 from bot.service.chart import History, Series, layout, points_history
 from bot.service.league import create_league
 from bot.service.report import TEXT_WIDTH, fold_text, is_picture

@@ -148,9 +148,15 @@ def test_wrong_address_or_code_changes_nothing_and_is_flagged(env):
                                                        "GM code wrong", "GM code missing"]
         assert s.scalars(select(OutboxMail).where(OutboxMail.kind == "gm")).all() == []
     sent = new_sent(md)
-    assert len(sent) == 4 and all(header(r, "To") == GM for r in sent)  # only the GM is told
+    # only the GM is told, at most once an hour: the first at once, the others in one mail an hour later
+    assert len(sent) == 1 and header(sent[0], "To") == GM
     assert "von anna@example.org" in text_of(sent[0]) and "nichts wurde verändert" in text_of(sent[0])
-    assert "falschen Spielleiter-Code" in text_of(sent[2]) and "ohne den Spielleiter-Code" in text_of(sent[3])
+    with db.session() as s:
+        (later,) = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auth", OutboxMail.status == "pending"))
+        assert later.to_addr == GM and later.next_attempt_at > datetime.now(timezone.utc) + timedelta(minutes=50)
+    body = text_of(later.raw)
+    assert "3 Mails" in body and "fremd@example.net (1)" in body and f"{GM} (2)" in body
+    assert "falscher Spielleiter-Code" in body and "ohne Spielleiter-Code" in body
 
 
 def test_a_players_mail_starting_like_a_command_is_still_a_submission(env):

@@ -71,7 +71,8 @@ def test_normalise(word, rondo, mono):
 
 
 def test_alphabets_and_games():
-    assert set(L.ALPHABETS) == {"rondo", "monoscrabble", "crossword", "typdom"}
+    assert set(L.ALPHABETS) == {"rondo", "monoscrabble", "crossword", "typdom", "nl", "nl-namen"}
+    assert {a.source for n, a in L.ALPHABETS.items() if not n.startswith("nl")} == {"igerman98"}
     assert L.ALPHABETS["rondo"].letters == "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     assert L.ALPHABETS["monoscrabble"].letters.endswith("ÄÖÜ")
     for game, alpha in {"rondo": "rondo", "rondo-original": "rondo",

@@ -202,7 +202,9 @@ def test_bounce_without_gm_address_is_flagged_only(tmp_path):
     db.dispose()
 
 
-def test_rate_limit_stores_but_does_not_answer(env):
+def test_rate_limit_reads_every_mail_but_caps_answers(env):
+    """Every mail is read (the latest submission counts); what stops at the limit is the
+    answers to the address; other addresses are answered; an hour later one summary."""
     db, cfg, md = env
     cfg.rate_limit_per_hour = 3
     before = md.sent()
@@ -214,18 +216,24 @@ def test_rate_limit_stores_but_does_not_answer(env):
     with db.session() as s:
         mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
         assert len(mails) == 6 and all(m.raw for m in mails)
-        assert [m.status for m in mails] == ["processed"] * 3 + ["ignored"] * 2 + ["processed"]
-        assert [m.parse.get("reason") for m in mails[3:5]] == ["rate limit", "rate limit"]
+        assert [m.status for m in mails] == ["processed"] * 6
         assert mails[3].flagged and "rate limit" in mails[3].flagged and mails[4].flagged is None
+        kept = s.scalars(select(OutboxMail).where(OutboxMail.status == "suppressed")).all()
+        assert [r.to_addr for r in kept] == ["anna@example.org"] * 2
     sent = [r for r in md.sent() if r not in before]
     assert sorted(header(r, "To") for r in sent) == ["anna@example.org"] * 3 + ["bernd@example.org"]
-    # an hour later the sender is answered again
+    # an hour later: the summary, and the sender is answered again
     with db.session() as s:
         for m in s.scalars(select(InboundMail)):
             m.received_at -= timedelta(hours=2)
+        for r in s.scalars(select(OutboxMail)):
+            r.created_at -= timedelta(hours=2)
+            r.next_attempt_at = r.next_attempt_at and r.next_attempt_at - timedelta(hours=2)
     md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nROT"))
     poll_once(db, cfg)
-    assert last_mail(db).status == "processed" and len(md.sent()) == n + 5
+    assert last_mail(db).status == "processed" and len(md.sent()) == n + 6
+    summary = [r for r in md.sent() if "zurückgehaltene" in header(r, "Subject")]
+    assert len(summary) == 1 and header(summary[0], "To") == "anna@example.org"
 
 
 def test_rate_limit_config(tmp_path):

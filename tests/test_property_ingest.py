@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from sqlalchemy import func, select
 
 from bot.config import embedded
-from bot.service.intake import _message_id, process_mail, store_raw
+from bot.service.intake import _message_id, content_hash, process_mail, store_raw
 from bot.service.league import create_league, read_league_file
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail
@@ -33,8 +33,8 @@ SETTINGS = settings(max_examples=120, deadline=None,
 
 
 class World:
-    """One SQLite database for the module, and the mails stored so far (by sha256 and
-    Message-ID, as ``store_raw`` dedupes)."""
+    """One SQLite database for the module, and the mails stored so far (by sha256, and by
+    Message-ID with content hash, as ``store_raw`` dedupes)."""
 
     def __init__(self, tmp):
         self.cfg = embedded(tmp / "var")
@@ -48,7 +48,7 @@ class World:
             mono.write_text(mono.read_text().replace('game = "rondo"', 'game = "monoscrabble"'))
             create_league(s, read_league_file(mono), self.cfg)
         self.shas: set[str] = set()
-        self.mids: set[str] = set()
+        self.mids: set[tuple[str, str]] = set()
 
     def count(self) -> int:
         with self.db.session() as s:
@@ -62,7 +62,7 @@ class World:
             with self.db.session() as s:
                 out_before = s.scalar(select(func.max(OutboxMail.id))) or 0
             sha, mid = hashlib.sha256(raw).hexdigest(), _message_id(raw)
-            dup = sha in self.shas or (mid is not None and mid in self.mids)
+            dup = sha in self.shas or (mid is not None and (mid, content_hash(raw)) in self.mids)
             mail_id, new = store_raw(self.db, raw, source="prop")
             assert new == (not dup)
             if not new:
@@ -70,7 +70,7 @@ class World:
             expected_new += 1
             self.shas.add(sha)
             if mid:
-                self.mids.add(mid)
+                self.mids.add((mid, content_hash(raw)))
             status = process_mail(self.db, self.cfg, mail_id)
             with self.db.session() as s:
                 mail = s.get(InboundMail, mail_id)

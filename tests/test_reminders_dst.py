@@ -139,7 +139,7 @@ def test_codes_required(tmp_path):
     md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nTOR"))
     md.deliver_to_inbox(player_mail("anna@example.org", "Code: lindwurm-7\nPartie R1:\nTOR"))
     poll_once(db, cfg)
-    from bot.storage.models import InboundMail, Submission
+    from bot.storage.models import InboundMail, OutboxMail, Submission
     with db.session() as s:
         mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
         assert [m.status for m in mails] == ["rejected", "rejected", "processed"]
@@ -148,4 +148,8 @@ def test_codes_required(tmp_path):
     for raw in md.sent():
         body = raw.decode("utf-8", "replace")
         assert "lindwurm" not in body and "falsch-1" not in body
-    assert sum("nicht gewertet" in text_of(r) for r in md.sent() if header(r, "To") == "anna@example.org") == 2
+    # the first mail without the right code is answered at once, the second in one summary an hour later
+    assert sum("nicht gewertet" in text_of(r) for r in md.sent() if header(r, "To") == "anna@example.org") == 1
+    with db.session() as s:
+        later = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auth", OutboxMail.status == "pending")).one()
+        assert later.to_addr == "anna@example.org" and "ohne Code" in text_of(later.raw)

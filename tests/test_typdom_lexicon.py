@@ -79,3 +79,25 @@ def test_names_from_the_wiktionary_list():
     assert stats["german_nouns"] and stats["family_names"] > 300
     assert {"Schmidt", "Hoffmann", "Porsche"} <= names
     assert not {"Müller", "Anna", "Berlin", "Bach", "Mexiko"} & names
+
+
+def test_rule_layer_expanded_by_the_german_source(tmp_path):
+    """The layer goes through the source module: igerman98's reader rewrites its kept
+    entries and expands them with the same unmunch path and filter as the entries
+    themselves (a forbidden entry's forms stay out of both); OpenTaal has no layer."""
+    from bot.lexicon.sources import igerman98, opentaal
+    aff = tmp_path / "mini.aff"
+    aff.write_text("SET UTF-8\nFORBIDDENWORD d\n"
+                   "SFX I Y 2\nSFX I en e en\nSFX I en t en\n"
+                   "SFX Y Y 1\nSFX Y en te en\n"
+                   "SFX P Y 1\nSFX P 0 en .\n", encoding="utf-8")
+    dic = tmp_path / "mini.dic"
+    dic.write_text("5\nspielen/IY\nging/Z\nTat/P\nSchmidt\nspielte/d\n", encoding="utf-8")
+    got = igerman98.read(dic, aff, tmp_path, ("typdom",))
+    assert got.forms == {"spielen", "spiele", "spielt", "ging", "Tat", "Taten", "Schmidt"}
+    assert got.rule_forms == {"typdom": {"spielen", "Tat", "Taten"}}
+    st = got.rule_stats["typdom"]
+    assert (st["verb_entries"], st["finite_stems"], st["name_entries"]) == (1, 1, 1)
+    assert igerman98.read(dic, aff, tmp_path).rule_forms == {}
+    with pytest.raises(L.LexiconError, match="typdom"):
+        opentaal.read(dic, aff, tmp_path, ("typdom",))

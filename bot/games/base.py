@@ -254,6 +254,17 @@ class GameRules(ABC):
         ``submissions`` as for :meth:`adjudicate`. Default: never before the ZAT."""
         return False
 
+    def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
+        """Something the standings show after a player's points (``STAND``), e.g. RONDO's
+        marks: ``"  2 Striche"``; ``""`` by default. ``lang``: ``de`` or ``nl``."""
+        return ""
+
+    def lexicon_alphabets(self, options: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+        """The alphabets (word lists, :mod:`bot.lexicon`) whose union is a league's
+        lexicon, from the league options; default: :attr:`alphabet` alone. RONDO picks
+        Dutch or German and adds names or foreign words on request."""
+        return (self.alphabet,)
+
     def finished(self, state: Mapping[str, Any]) -> bool:
         """Whether this Partie is over (no further rounds)."""
         return bool(state.get("finished"))

@@ -19,6 +19,7 @@ GAME_CLASSES: dict[str, str] = {
     "monoscrabble": "bot.games.monoscrabble.game:MonoscrabbleRules",
     "crossword": "bot.games.crossword.game:CrosswordRules",
     "typdom": "bot.games.typdom.game:TypdomRules",
+    "rondonl": "bot.games.rondonl.game:RondoNLRules",
 }
 
 #: Rules instances created so far (one per game, created on first use).

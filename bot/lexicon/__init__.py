@@ -15,9 +15,17 @@ Rule source: ``shared/RULES.md``, section "Common to all games":
 
 Modules: :mod:`~bot.lexicon.alphabet` (alphabets, spelling), :mod:`~bot.lexicon.words`
 (:class:`Lexicon`, verdicts), :mod:`~bot.lexicon.hunspell` (reading hunspell
-dictionaries), :mod:`~bot.lexicon.cache` (build and load the marisa cache),
-:mod:`~bot.lexicon.cli` (the ``lexicon`` commands), :mod:`~bot.lexicon.rules` (a game's word
-rules on top of the dictionary: Crossword leaves out Latin phrase fragments such as DE, ET).
+dictionaries), :mod:`~bot.lexicon.sources` (one module per source dictionary:
+``igerman98`` German, ``opentaal`` Dutch), :mod:`~bot.lexicon.cache` (build and load the
+marisa cache), :mod:`~bot.lexicon.cli` (the ``lexicon`` commands), :mod:`~bot.lexicon.rules`
+(a game's word rules on top of the dictionary: Crossword leaves out Latin phrase fragments
+such as DE, ET at load time; Typ-Dom's layer rewrites the igerman98 entries before they are
+expanded -- verbs only in the infinitive, no family or brand names -- and the German source
+expands the rewritten entries like the others).
+
+The Dutch list (alphabets ``nl`` and ``nl-namen``, RONDO seed 004) is described in
+:mod:`bot.lexicon.sources.opentaal`; its cache lies in the sub-directory ``opentaal/``
+with the same layout as below.
 
 How the word list is made (:func:`build`)
 -----------------------------------------
@@ -44,12 +52,13 @@ Known gaps of the dictionary itself: igerman98 produces many compounds only thro
 hunspell's free compounding, which the rules exclude, so e.g. ``Werkzeug``,
 ``Freizeit``, ``Mitarbeiter`` are listed only as compound-begin forms (flag ``h``) and
 are therefore not valid here; the GM allow-list is the remedy.  Proper names are not
-marked in igerman98 and are kept.
+marked in igerman98 and are kept (Typ-Dom's word rules take family, company and brand
+names out of its own list, :mod:`bot.lexicon.rules`).
 
 Cache layout (:func:`default_cache_dir`)
 ----------------------------------------
-Per distinct alphabet (``rondo`` and ``monoscrabble``; ``crossword`` and ``typdom``
-share rondo's files): ``<alphabet>.marisa`` (all valid forms),
+Per distinct alphabet (``rondo``, ``monoscrabble`` and ``typdom``, the last with its word
+rules; ``crossword`` shares rondo's files): ``<alphabet>.marisa`` (all valid forms),
 ``<alphabet>.heads.marisa`` (the headwords, i.e. the dictionary stems) and
 ``<alphabet>.prefixes.marisa`` (every prefix of every form, so that
 :meth:`Lexicon.has_prefix` is one exact lookup), plus ``manifest.json``.  The tries are
@@ -60,11 +69,12 @@ processes.
 from __future__ import annotations
 
 from bot.lexicon.alphabet import ALPHABETS, GAME_ALPHABET, Alphabet, alphabet_for_game, normalise
-from bot.lexicon.cache import (DEFAULT_AFF, DEFAULT_DIC, FORMAT_VERSION, _clear_memo, build, default_cache_dir,
-                               load)
+from bot.lexicon.cache import (DEFAULT_AFF, DEFAULT_DIC, FORMAT_VERSION, _clear_memo, build, build_all,
+                               build_source, default_cache_dir, load, source_dir)
+from bot.lexicon.sources import SOURCES, Source, get_source
 from bot.lexicon.cli import cli_build, cli_check
 from bot.lexicon.errors import LexiconError
-from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict
+from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict, union
 
 __all__ = [
     "Alphabet",
@@ -77,10 +87,17 @@ __all__ = [
     "Verdict",
     "VERDICT_CODES",
     "Lexicon",
+    "union",
     "normalise",
     "alphabet_for_game",
     "default_cache_dir",
     "build",
+    "build_source",
+    "build_all",
+    "source_dir",
+    "SOURCES",
+    "Source",
+    "get_source",
     "load",
     "cli_build",
     "cli_check",

@@ -24,40 +24,63 @@ class Alphabet:
     ``letters``: every upper-case letter a normalised word may contain, as one string.
     ``mapping``: character -> replacement string, applied after upper-casing (and for
     ``ß``, before): e.g. ``{"Ä": "AE", "ß": "SS"}`` for Rondo (seed 000).
+    ``source``: the source dictionary the word list is built from (a key of
+    :data:`bot.lexicon.sources.SOURCES`): ``"igerman98"`` or ``"opentaal"``.
+    ``names``: for a source that marks proper names by a capital (OpenTaal): also list
+    them.
     ``rules``: the name of a word-rule layer of :mod:`bot.lexicon.rules` that takes
-    the game's forbidden words out of the source dictionary (``""``: none).
+    the game's forbidden words out of the source dictionary at build time (``""``: none).
     """
 
     name: str
     letters: str
     mapping: dict[str, str] = field(default_factory=dict, hash=False)
+    source: str = "igerman98"
+    names: bool = False
     rules: str = ""
 
     @property
-    def signature(self) -> tuple[str, tuple[tuple[str, str], ...], str]:
-        """Letters, mapping and word rules; alphabets with equal signatures share one
-        cache file."""
-        return self.letters, tuple(sorted(self.mapping.items())), self.rules
+    def signature(self) -> tuple[str, tuple[tuple[str, str], ...], str, bool, str]:
+        """Letters, mapping, source, names and word rules; alphabets with equal
+        signatures share one cache file."""
+        return (self.letters, tuple(sorted(self.mapping.items())), self.source, self.names,
+                self.rules)
 
 
 _UMLAUT_AE = {"Ä": "AE", "Ö": "OE", "Ü": "UE", **_SHARP_S}
+
+#: Dutch (OpenTaal): the diaeresis and the accents only mark pronunciation and are
+#: dropped, as Dutch word games do (IDEEËN is played IDEEEN, CAFÉ CAFE); the ligature
+#: ĳ is the two letters I and J (issue 11: "IJ as the two letters I and J").
+_DUTCH_FOLD = {
+    **{c: "A" for c in "áàâäãåÁÀÂÄÃÅ"}, **{c: "E" for c in "éèêëÉÈÊË"},
+    **{c: "I" for c in "íìîïÍÌÎÏ"}, **{c: "O" for c in "óòôöõÓÒÔÖÕ"},
+    **{c: "U" for c in "úùûüÚÙÛÜ"}, "ç": "C", "Ç": "C", "ñ": "N", "Ñ": "N",
+    "ĳ": "IJ", "Ĳ": "IJ",
+}
 
 #: Every alphabet by name.  ``rondo``, ``crossword`` and ``typdom``: A-Z, Ä Ö Ü ß
 #: spelled AE OE UE SS (seed 000 for Rondo, RULES.md "Common to all games" for the
 #: others); ``typdom`` with the Typ-Dom word rules on top (verbs only in the infinitive,
 #: no family, company or brand names; :mod:`bot.lexicon.rules`).  ``monoscrabble``:
 #: A-Z plus Ä Ö Ü as letters of their own, ß spelled SS.
+#: ``nl``: Dutch from OpenTaal (``hunspell-nl``), A-Z, accents dropped, ĳ = IJ, without
+#: proper names; ``nl-namen``: the same with the proper names (RONDO, seed 004,
+#: "eigennamen ... toegestaan" when the league agrees).
 ALPHABETS: dict[str, Alphabet] = {
     "rondo": Alphabet("rondo", _AZ, dict(_UMLAUT_AE)),
     "monoscrabble": Alphabet("monoscrabble", _AZ + "ÄÖÜ", dict(_SHARP_S)),
     "crossword": Alphabet("crossword", _AZ, dict(_UMLAUT_AE)),
     "typdom": Alphabet("typdom", _AZ, dict(_UMLAUT_AE), rules="typdom"),
+    "nl": Alphabet("nl", _AZ, dict(_DUTCH_FOLD), source="opentaal"),
+    "nl-namen": Alphabet("nl-namen", _AZ, dict(_DUTCH_FOLD), source="opentaal", names=True),
 }
 
 #: Game name -> alphabet name.
 GAME_ALPHABET: dict[str, str] = {
     "rondo": "rondo",
     "rondo-original": "rondo",
+    "rondonl": "nl",
     "monoscrabble": "monoscrabble",
     "crossword": "crossword",
     "typdom": "typdom",
@@ -87,7 +110,8 @@ def alphabet_for_game(game: str) -> Alphabet:
 
 
 def _storage_name(alpha: Alphabet) -> str:
-    """Name of the cache files for ``alpha``: the first alphabet with its signature."""
+    """Name of the cache files for ``alpha``: the first alphabet with its signature
+    (the signature includes the source, so each source dictionary has its own files)."""
     for name, other in ALPHABETS.items():
         if other.signature == alpha.signature:
             return name

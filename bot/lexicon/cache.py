@@ -18,8 +18,10 @@ import marisa_trie
 
 from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, alphabet_for_game
 from bot.lexicon.errors import LexiconError
-from bot.lexicon.hunspell import _INSTALL_HINT, _form_reason, _read_aff, _read_dic, _unmunch
-from bot.lexicon.rules import GAME_WORD_RULES, apply_rules
+from bot.lexicon.hunspell import _INSTALL_HINT, install_hint
+from bot.lexicon.sources import SOURCES, Source, get_source
+from bot.lexicon.sources import igerman98 as _german
+from bot.lexicon.rules import GAME_WORD_RULES
 from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes
 
 #: Version of the cache layout; :func:`load` rebuilds a cache written with another one
@@ -27,8 +29,9 @@ from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes
 #: rebuilt too).
 FORMAT_VERSION = 1
 
-DEFAULT_DIC = Path("/usr/share/hunspell/de_DE.dic")
-DEFAULT_AFF = Path("/usr/share/hunspell/de_DE.aff")
+DEFAULT_DIC = _german.DIC
+DEFAULT_AFF = _german.AFF
+GERMAN = _german.SOURCE
 
 
 def default_cache_dir() -> Path:
@@ -77,87 +80,90 @@ def _file_id(path: Path) -> dict:
 
 def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
           aff: Path = DEFAULT_AFF) -> dict:
-    """Build the lexicon cache from igerman98 (``hunspell-de-de``) with ``unmunch``.
+    """Build the German lexicon cache from igerman98 (``hunspell-de-de``) with ``unmunch``.
 
     Writes, into ``cache_dir`` (default :func:`default_cache_dir`, created if needed),
-    for each distinct alphabet (rondo, monoscrabble) ``<alphabet>.marisa``,
+    for each distinct alphabet (rondo, monoscrabble, typdom) ``<alphabet>.marisa``,
     ``<alphabet>.heads.marisa`` and ``<alphabet>.prefixes.marisa``, then
     ``manifest.json``; each file is written to a temp file and renamed, so readers
     never see half a file.  See the module docstring for what is filtered and why
-    (RULES.md "Common to all games").  Takes about a second.
+    (RULES.md "Common to all games").  An alphabet with a word-rule layer
+    (``Alphabet.rules``, ``typdom``) is built from the forms of the entries that layer
+    rewrote (:func:`bot.lexicon.rules.apply_rules`).  Takes a few seconds.
 
-    Returns stats: ``{"cache_dir": str, "seconds": float, "dictionary_version": str,
-    "raw_forms": int, "dropped": {reason: count}, "alphabets": {name: {"words": int,
-    "headwords": int, "prefixes": int, "unwritable": int}}}``.
+    Returns stats: ``{"cache_dir": str, "seconds": float, "source": "igerman98",
+    "dictionary": "igerman98", "dictionary_version": str, "raw_forms": int,
+    "dropped": {reason: count}, "alphabets": {name: {"words": int, "headwords": int,
+    "prefixes": int, "unwritable": int[, "rules": layer][, "same_as": name]}},
+    "rules": {layer: {<the layer's figures, e.g. "verb_entries", "finite_stems",
+    "name_entries">, "forms": int, "forms_removed": int}}}``; the manifest records
+    ``rules`` too.
 
     Raises :class:`LexiconError` if ``unmunch`` or the dictionary files are missing
     (the message names ``apt-get install hunspell-de-de hunspell-tools``) or the
     expansion yields nothing.
     """
+    return build_source(GERMAN, cache_dir, dic=dic, aff=aff)
+
+
+def source_dir(source: Source, cache_dir: Path | None = None) -> Path:
+    """The cache directory of ``source`` below ``cache_dir`` (default :func:`default_cache_dir`)."""
+    base = Path(cache_dir) if cache_dir is not None else default_cache_dir()
+    return base / source.subdir if source.subdir else base
+
+
+def build_source(source: Source | str, cache_dir: Path | None = None, *, dic: Path | None = None,
+                 aff: Path | None = None) -> dict:
+    """Build the cache of one source dictionary (:data:`bot.lexicon.sources.SOURCES`) into
+    its directory (:func:`source_dir`), for every alphabet of that source; as :func:`build`
+    (same stats, same layout; the word-rule layers are those the source's alphabets name,
+    ``rules`` is ``{}`` without). ``dic``/``aff`` replace the source's files (tests).
+    Raises :class:`LexiconError` naming the apt packages when a file or program is missing."""
     t0 = time.perf_counter()
-    cache_dir = Path(cache_dir) if cache_dir is not None else default_cache_dir()
-    dic, aff = Path(dic), Path(aff)
+    if isinstance(source, str):
+        source = get_source(source)
+    out_dir = source_dir(source, cache_dir)
+    dic = Path(dic) if dic is not None else source.dic
+    aff = Path(aff) if aff is not None else source.aff
     for p in (dic, aff):
         if not p.is_file():
             raise LexiconError(
-                f"Wörterbuchdatei fehlt / dictionary file missing: {p}. " + _INSTALL_HINT)
-    if shutil.which("unmunch") is None:
+                f"Wörterbuchdatei fehlt / dictionary file missing: {p}. " + install_hint(*source.packages))
+    if source is GERMAN and shutil.which("unmunch") is None:
         raise LexiconError("unmunch nicht gefunden / unmunch not found. " + _INSTALL_HINT)
-    affinfo = _read_aff(aff)
-    version, kept, forbidden_entries, stems = _read_dic(dic, affinfo)
 
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    rule_names = sorted({a.rules for a in ALPHABETS.values() if a.rules})
-    rule_lines: dict[str, list[str]] = {}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    rule_names = tuple(sorted({a.rules for a in ALPHABETS.values() if a.source == source.name and a.rules}))
+    with tempfile.TemporaryDirectory(prefix="unmunch-", dir=out_dir) as tmpname:
+        got = source.read(dic, aff, Path(tmpname), rule_names)
     rule_stats: dict[str, dict] = {}
-    with tempfile.TemporaryDirectory(prefix="unmunch-", dir=cache_dir) as tmpname:
-        tmp = Path(tmpname)
-        lines = _unmunch(kept, aff, affinfo.encoding, tmp, "kept")
-        forbidden_lines = _unmunch(forbidden_entries, aff, affinfo.encoding, tmp, "forbidden")
-        for rname in rule_names:  # a word-rule layer expands its own rewritten entries
-            entries, rule_stats[rname] = apply_rules(rname, kept)
-            rule_lines[rname] = _unmunch(entries, aff, affinfo.encoding, tmp, f"rules-{rname}")
-    if not lines:
-        raise LexiconError(
-            f"unmunch lieferte keine Wörter / unmunch produced no words for {dic}")
-
-    forbidden = {ln for ln in forbidden_lines if _form_reason(ln) is None}
-    dropped: dict[str, int] = {}
-    forms: set[str] = set()
-    for ln in lines:
-        why = _form_reason(ln)
-        if why is None and ln in forbidden:
-            why = "forbidden"
-        if why is None:
-            forms.add(ln)
-        else:
-            dropped[why] = dropped.get(why, 0) + 1
-    dropped["forbidden-entries"] = len(forbidden_entries)
-    heads_raw = {s for s in stems if _form_reason(s) is None and s not in forbidden}
-    rule_forms: dict[str, set[str]] = {}
-    for rname, rlines in rule_lines.items():
-        rule_forms[rname] = {ln for ln in rlines if _form_reason(ln) is None and ln not in forbidden}
-        rule_stats[rname]["forms"] = len(rule_forms[rname])
-        rule_stats[rname]["forms_removed"] = len(forms - rule_forms[rname])
+    for rname in rule_names:
+        rule_stats[rname] = dict(got.rule_stats[rname], forms=len(got.rule_forms[rname]),
+                                 forms_removed=len(got.forms - got.rule_forms[rname]))
 
     stats_alpha: dict[str, dict] = {}
     manifest_alpha: dict[str, dict] = {}
     for name, alpha in ALPHABETS.items():
+        if alpha.source != source.name:
+            continue
         store = _storage_name(alpha)
         if store != name:
             manifest_alpha[name] = {"same_as": store}
             continue
         norm = _bulk_normaliser(alpha)
-        normed = list(map(norm, rule_forms[alpha.rules] if alpha.rules else forms))
+        forms = got.rule_forms[alpha.rules] if alpha.rules else got.forms
+        if got.names and not alpha.names:
+            forms = forms - got.names
+        normed = list(map(norm, forms))
         unwritable = normed.count(None)
         words = set(normed)
         words.discard(None)
         del normed
-        heads = {n for s in heads_raw if (n := norm(s)) and n in words}
+        heads = {n for s in got.heads if (n := norm(s)) and n in words}
         prefixes = _prefixes(words)
-        _write_trie(words, cache_dir / f"{name}.marisa")
-        _write_trie(heads, cache_dir / f"{name}.heads.marisa")
-        _write_trie(prefixes, cache_dir / f"{name}.prefixes.marisa")
+        _write_trie(words, out_dir / f"{name}.marisa")
+        _write_trie(heads, out_dir / f"{name}.heads.marisa")
+        _write_trie(prefixes, out_dir / f"{name}.prefixes.marisa")
         entry = {"words": len(words), "headwords": len(heads), "prefixes": len(prefixes),
                  "unwritable": unwritable}
         if alpha.rules:
@@ -174,21 +180,33 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
     seconds = time.perf_counter() - t0
     manifest = {
         "format_version": FORMAT_VERSION,
-        "dictionary": DICTIONARY_NAME,
-        "dictionary_version": version,
+        "dictionary": source.title,
+        "dictionary_version": got.version,
         "source": {"dic": _file_id(dic), "aff": _file_id(aff),
-                   "expander": shutil.which("unmunch")},
+                   "expander": shutil.which("unmunch") if source is GERMAN else "bot.lexicon.hunspell._expand"},
         "built_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "build_seconds": round(seconds, 3),
-        "raw_forms": len(lines),
-        "dropped": dropped,
+        "raw_forms": got.raw,
+        "dropped": got.dropped,
         "alphabets": manifest_alpha,
         "rules": rule_stats,
     }
-    _write_json(manifest, cache_dir / "manifest.json")
-    return {"cache_dir": str(cache_dir), "seconds": seconds,
-            "dictionary_version": version, "raw_forms": len(lines), "dropped": dropped,
-            "alphabets": stats_alpha, "rules": rule_stats}
+    if got.names:
+        manifest["names"] = len(got.names)
+    _write_json(manifest, out_dir / "manifest.json")
+    return {"cache_dir": str(out_dir), "seconds": seconds, "source": source.name,
+            "dictionary": source.title, "dictionary_version": got.version, "raw_forms": got.raw,
+            "dropped": got.dropped, "alphabets": stats_alpha, "rules": rule_stats}
+
+
+def build_all(cache_dir: Path | None = None) -> list[dict]:
+    """Build every source dictionary that is installed (German always: its absence is an
+    error); returns the stats of each, German first."""
+    out = [build(cache_dir)]
+    for source in SOURCES.values():
+        if source is not GERMAN and source.installed():
+            out.append(build_source(source, cache_dir))
+    return out
 
 
 # ---------------------------------------------------------------------------------------
@@ -232,9 +250,11 @@ def _mmap(path: Path) -> marisa_trie.Trie:
 
 
 def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
-    """The igerman98 lexicon in ``alphabet`` (an alphabet or game name).
+    """The lexicon in ``alphabet`` (an alphabet or game name), from the alphabet's source
+    dictionary (igerman98 for the German alphabets, OpenTaal for ``nl``, ``nl-namen``).
 
-    Memory-maps the cached tries from ``cache_dir`` (default :func:`default_cache_dir`),
+    Memory-maps the cached tries from ``cache_dir`` (default :func:`default_cache_dir`;
+    a source other than igerman98 uses its sub-directory, :func:`source_dir`),
     building the cache first with :func:`build` when it is missing, has another
     :data:`FORMAT_VERSION`, or the dictionary file changed since (a file lock keeps
     concurrent processes from building twice).  A game's word rules
@@ -256,20 +276,25 @@ def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
         if lex is not None:
             return lex
         store = _storage_name(alpha)
-        if not _cache_usable(cache_dir, store, DEFAULT_DIC):
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            with open(cache_dir / ".build.lock", "w") as lockfh:
+        source = get_source(alpha.source)
+        sdir = source_dir(source, cache_dir)
+        if not _cache_usable(sdir, store, source.dic):
+            sdir.mkdir(parents=True, exist_ok=True)
+            with open(sdir / ".build.lock", "w") as lockfh:
                 fcntl.flock(lockfh, fcntl.LOCK_EX)
                 try:
-                    if not _cache_usable(cache_dir, store, DEFAULT_DIC):
-                        build(cache_dir)
+                    if not _cache_usable(sdir, store, source.dic):
+                        if source is GERMAN:
+                            build(cache_dir)
+                        else:
+                            build_source(source, cache_dir)
                 finally:
                     fcntl.flock(lockfh, fcntl.LOCK_UN)
-        m = _read_manifest(cache_dir) or {}
+        m = _read_manifest(sdir) or {}
         entry = m["alphabets"][store]
-        lex = Lexicon(alpha, _mmap(cache_dir / entry["file"]),
-                      _mmap(cache_dir / entry["prefixes_file"]),
-                      _mmap(cache_dir / entry["heads_file"]),
+        lex = Lexicon(alpha, _mmap(sdir / entry["file"]),
+                      _mmap(sdir / entry["prefixes_file"]),
+                      _mmap(sdir / entry["heads_file"]),
                       source=m.get("dictionary", DICTIONARY_NAME),
                       version=m.get("dictionary_version"))
         rules = GAME_WORD_RULES.get(alpha.name)

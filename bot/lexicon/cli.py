@@ -6,31 +6,36 @@ import sys
 from pathlib import Path
 from typing import Iterable
 
-from bot.lexicon.cache import _clear_memo, build, load
+from bot.lexicon.cache import _clear_memo, build_all, build_source, load
 from bot.lexicon.errors import LexiconError
-from bot.lexicon.words import DICTIONARY_NAME
 
 
 
-def cli_build(cache_dir: Path | None = None) -> int:
-    """``spielleiter lexicon build``: build the cache, print a summary, return 0.
+def cli_build(cache_dir: Path | None = None, source: str | None = None) -> int:
+    """``spielleiter lexicon build [--source NAME]``: build the cache, print a summary,
+    return 0.
 
-    Prints one line per alphabet (words, headwords) and the time taken, German with
-    English in brackets.  Raises :class:`LexiconError` from :func:`build`.
+    Without ``source`` every installed source dictionary is built (igerman98 always,
+    OpenTaal when ``hunspell-nl`` is installed). Prints per source one line per alphabet
+    (words, headwords), one line per word-rule layer (forms removed, verb entries, finite
+    stems, names; ``Wortregeln typdom: ...``) and the time taken, German with English in
+    brackets.  Raises
+    :class:`LexiconError` from the build, KeyError for an unknown source.
     """
-    stats = build(cache_dir)
+    all_stats = build_all(cache_dir) if source is None else [build_source(source, cache_dir)]
     _clear_memo()
-    ver = stats.get("dictionary_version") or "?"
-    print(f"Wörterbuch {DICTIONARY_NAME} {ver} -> {stats['cache_dir']}")
-    for name, s in stats["alphabets"].items():
-        same = f" (= {s['same_as']})" if "same_as" in s else ""
-        print(f"  {name}: {s['words']} Wörter (words), {s['headwords']} Stichwörter "
-              f"(headwords){same}")
-    for name, r in (stats.get("rules") or {}).items():
-        print(f"  Wortregeln {name}: {r['forms_removed']} Formen entfernt (forms removed): "
-              f"{r['verb_entries']} Verben nur im Infinitiv, {r['finite_stems']} finite Stämme, "
-              f"{r['name_entries']} Namen")
-    print(f"Fertig in {stats['seconds']:.2f} s (done).")
+    for stats in all_stats:
+        ver = stats.get("dictionary_version") or "?"
+        print(f"Wörterbuch {stats['dictionary']} {ver} -> {stats['cache_dir']}")
+        for name, s in stats["alphabets"].items():
+            same = f" (= {s['same_as']})" if "same_as" in s else ""
+            print(f"  {name}: {s['words']} Wörter (words), {s['headwords']} Stichwörter "
+                  f"(headwords){same}")
+        for name, r in (stats.get("rules") or {}).items():
+            print(f"  Wortregeln {name}: {r['forms_removed']} Formen entfernt (forms removed): "
+                  f"{r['verb_entries']} Verben nur im Infinitiv, {r['finite_stems']} finite Stämme, "
+                  f"{r['name_entries']} Namen")
+        print(f"Fertig in {stats['seconds']:.2f} s (done).")
     return 0
 
 

@@ -9,7 +9,9 @@ Two kinds, both here:
 - **Rewrites at build time** (:func:`apply_rules`, named by ``Alphabet.rules``): the
   dictionary entries are rewritten before ``unmunch`` expands them, when a rule depends on
   the dictionary's affix flags (Typ-Dom: verbs only in the infinitive); such an alphabet gets
-  cache files of its own.
+  cache files of its own. The source module reads the entries and expands the rewritten
+  ones by its own code path (:func:`bot.lexicon.sources.igerman98.read`; the layers here
+  read igerman98's flags, so only German alphabets name one).
 
 A league's GM allow- and deny-list still win over both (``Lexicon.with_lists``).
 

@@ -186,16 +186,69 @@ class Lexicon:
             if n in self._heads:
                 return Verdict(word, n, True, "headword",
                                f"{shown} ist gültig: Stichwort im Wörterbuch "
-                               f"({DICTIONARY_NAME}).")
+                               f"({self.source}).")
             return Verdict(word, n, True, "inflected",
                            f"{shown} ist gültig: Beugungsform eines Stichworts im "
-                           f"Wörterbuch ({DICTIONARY_NAME}).")
+                           f"Wörterbuch ({self.source}).")
         where = "in der Wortliste" if self.source == "list" else "im Wörterbuch"
         return Verdict(word, n, False, "unknown", f"{shown} ist ungültig: nicht {where}.")
 
     def __repr__(self) -> str:
         return (f"<Lexicon {self.source} alphabet={self.alphabet.name} "
                 f"words={len(self)}>")
+
+
+def union(*lexicons: Lexicon) -> Lexicon:
+    """One lexicon accepting every word of ``lexicons`` (all spelled A-Z or in one
+    alphabet); verdicts and normalisation use the first one's alphabet. A single
+    lexicon is returned as it is. Used for a league that allows the words of a second
+    dictionary (RONDO, seed 004: "vreemde woorden", when the league agrees)."""
+    if len(lexicons) == 1:
+        return lexicons[0]
+    return _UnionView(lexicons)
+
+
+class _UnionView(Lexicon):
+    """Several lexicons as one (see :func:`union`)."""
+
+    __slots__ = ("_parts",)
+
+    def __init__(self, parts: tuple[Lexicon, ...]) -> None:
+        first = parts[0]
+        super().__init__(first.alphabet, first._words, first._prefixes, first._heads,
+                         source="+".join(p.source for p in parts), version=first.version)
+        self._parts = parts
+
+    def __contains__(self, word: object) -> bool:
+        return any(word in p for p in self._parts)
+
+    def has_prefix(self, prefix: str) -> bool:
+        return any(p.has_prefix(prefix) for p in self._parts)
+
+    def __len__(self) -> int:
+        if self._len is None:
+            self._len = sum(1 for _ in self.words())
+        return self._len
+
+    def words(self) -> Iterator[str]:
+        return iter(sorted(set().union(*(set(p.words()) for p in self._parts))))
+
+    def is_headword(self, word: str) -> bool:
+        return any(p.is_headword(word) for p in self._parts)
+
+    def with_lists(self, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Lexicon:
+        a = frozenset(n for w in allow if (n := normalise(w, self.alphabet)))
+        d = frozenset(n for w in deny if (n := normalise(w, self.alphabet)))
+        return _ListedView(self, a - d, d)
+
+    def _judge(self, word: str, n: str) -> Verdict:
+        for p in self._parts:
+            if n in p:
+                return p._judge(word, n)
+        return self._parts[0]._judge(word, n)
+
+    def __repr__(self) -> str:
+        return f"<Lexicon {self.source} alphabet={self.alphabet.name} (union)>"
 
 
 class _ListedView(Lexicon):

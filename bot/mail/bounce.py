@@ -1,34 +1,45 @@
 """Recognising bounces (non-delivery reports) and finding what they are about.
 
 No database here: :func:`find_bounce` turns the raw bytes of one incoming mail into a
-:class:`Bounce` (or None for a mail that is no bounce): the recipients that failed, the
-Message-IDs the report names (the bounced mail's own first), and a one-line summary.
+:class:`Bounce` (or None for a mail that is no bounce): the recipients that failed
+(permanently or for now), the Message-IDs the report names (the bounced mail's own
+first), and a one-line summary.
+
+Which addresses failed is found by ``flufl.bounce``, GNU Mailman's bounce detectors
+(RFC 3464 DSNs and the formats of Postfix, Exim, qmail, Exchange, Yahoo and others);
+our own code only decides whether a mail is a report at all, matches it to the outbox
+mail it is about (Message-IDs), and reads the recipients of reports the detectors miss
+(German "Unzustellbar" notices of Exchange, Postfix texts without a DSN part).
 """
 
 from __future__ import annotations
 
 import email
 import email.policy
+import logging
 import re
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import HeaderParser
 
-from bot.mail.message import ReadMail, _part_text, read_mail
+from flufl.bounce import all_failures
+
+from bot.mail.message import FAILURE_SUBJECT, ReadMail, _part_text, parse_part, read_mail
 
 __all__ = ["Bounce", "find_bounce"]
 
-_SUBJECT = re.compile(
-    r"^\s*(Undelivered Mail Returned to Sender|Undeliver(able|ed)|Unzustellbar|Nicht zustellbar"
-    r"|Delivery Status Notification \((Failure|Delay)\)|Mail delivery failed|Returned mail"
-    r"|Delivery failure|Failure notice|Zustellung fehlgeschlagen|Mail System Error)",
-    re.IGNORECASE)
-_STATUS_CODE = re.compile(r"\b[245]\.\d{1,3}\.\d{1,3}\b|\b5[0-5]\d\s")
-_DAEMONS = {"mailer-daemon", "postmaster"}
+log = logging.getLogger(__name__)
+
+_DAEMON = re.compile(r"(?i)(^|[<\s\"(])(mailer[-_.]?daemon|mail[-_.]?daemon|postmaster)(@|>|\s|\)|$)")
+_PERMANENT = re.compile(r"\b5\.\d{1,3}\.\d{1,3}\b|\b5[0-5]\d[\s-]")
+_TEMPORARY = re.compile(r"\b4\.\d{1,3}\.\d{1,3}\b|\b4[2-5]\d[\s-]|(?i:\bdelay(ed)?\b|verz.gert|retard)")
 _MSGID = re.compile(r"<([^<>\s@]+@[^<>\s]+)>")
 _OUR_BARE_ID = re.compile(r"\b([0-9a-f]{32}\.spielleiter@[A-Za-z0-9.-]+[A-Za-z0-9])")
 _POSTFIX_RCPT = re.compile(r"<([^<>\s@]+@[^<>\s]+)>\s*:")
-_ADDR = re.compile(r"[^\s<>;:,\"']+@[^\s<>;:,\"']+")
+_ADDR = re.compile(r"[^\s<>;:,\"'()\[\]]+@[^\s<>;:,\"'()\[\]]+")
+_WARNING = re.compile(r"(?i)\b(warning|delayed|delay|not yet been delivered|no action is required|verz.gert"
+                      r"|noch nicht zugestellt|retard|vertraagd)\b")
+_MSGID_LINE = re.compile(r"(?im)^.*message-id.*$")
 
 
 @dataclass(frozen=True)
@@ -36,7 +47,9 @@ class Bounce:
     """A non-delivery report.
 
     ``why``: what made it a bounce (``multipart/report``, the sender, the subject);
-    ``recipients``: lower-case addresses that failed (may be empty); ``message_ids``:
+    ``recipients``: lower-case addresses that failed (may be empty), of them
+    ``permanent`` the ones that failed for good and ``temporary`` the ones still tried
+    (flufl.bounce, else from the status codes of the text); ``message_ids``:
     ``<id>`` strings named in the report, the attached original's Message-ID first,
     then any other found in the headers or the body; ``status``/``diagnostic`` from the
     DSN (or None); ``summary``: one line (at most 300 characters) for the game master;
@@ -49,8 +62,11 @@ class Bounce:
     status: str | None = None
     diagnostic: str | None = None
     summary: str = ""
-    #: every DSN block says ``Action: delayed`` (a warning, the mail may still arrive)
+    #: only a delay warning (every DSN block says ``Action: delayed``, or only temporary
+    #: failures): the mail may still arrive
     delayed: bool = False
+    permanent: list[str] = field(default_factory=list)
+    temporary: list[str] = field(default_factory=list)
 
 
 def _why(msg: Message, rm: ReadMail) -> str | None:
@@ -60,11 +76,12 @@ def _why(msg: Message, rm: ReadMail) -> str | None:
             return "multipart/report delivery-status"
     except Exception:
         pass
-    local = rm.from_addr.split("@", 1)[0] if rm.from_addr else ""
-    if local in _DAEMONS:
-        return f"sender {rm.from_addr}"
-    if _SUBJECT.match(rm.subject or "") and (rm.auto or _STATUS_CODE.search(rm.text or "")):
-        return f"subject {rm.subject[:80]!r}"  # a player's "Unzustellbar?" has no status code
+    for name in ("From", "Sender", "Return-Path"):
+        value = str(msg.get(name, "") or "")
+        if _DAEMON.search(value):
+            return f"sender {value.strip()[:80]}"
+    if FAILURE_SUBJECT.match(rm.subject or "") and rm.auto:  # a player's "Unzustellbar?" is no report
+        return f"subject {rm.subject[:80]!r}"
     return None
 
 
@@ -72,20 +89,23 @@ def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
     """The bounce in ``raw`` (bytes of one mail), or None when it is no bounce.
 
     A bounce is a DSN (``multipart/report; report-type=delivery-status``), a mail from
-    MAILER-DAEMON/postmaster, or one whose subject starts like a non-delivery report
-    ("Undelivered Mail Returned to Sender", "Unzustellbar", "Undeliverable", ...) and
-    that is an automatic mail or names an SMTP status code (``5.1.1``, ``550 ``).
+    (or with the Return-Path of) MAILER-DAEMON/postmaster, or one whose subject starts
+    like a non-delivery report (:data:`bot.mail.message.FAILURE_SUBJECT`: German,
+    English, French, Dutch).
     The bounced mail's Message-ID is taken from an attached ``message/rfc822`` or
     ``text/rfc822-headers`` part, else from anywhere in the mail. ``rm`` (the same
     mail already read) saves a second parse. Never raises on bad input.
     """
     try:
         rm = rm or read_mail(raw)
-        msg = email.message_from_bytes(bytes(raw), policy=email.policy.compat32)
+        if rm.unreadable and not rm.auto:
+            return None
+        part = parse_part(bytes(raw))[0]
+        msg = email.message_from_bytes(part, policy=email.policy.compat32)
         why = _why(msg, rm)
         if why is None:
             return None
-        return _analyse(msg, rm, why, bytes(raw))
+        return _analyse(msg, rm, why, part)
     except Exception:  # a bounce we cannot read is still no reason to crash
         return None
 
@@ -145,9 +165,28 @@ def _analyse(msg: Message, rm: ReadMail, why: str, raw: bytes) -> Bounce:
     if own_id in ids:
         ids.remove(own_id)
     del ids[200:]  # a report names few; a huge mail must not make a huge query
+    temporary, permanent = _detected(msg)
+    for a in permanent + temporary:
+        _add(rcpts, a)
     if not rcpts:
         for m in _POSTFIX_RCPT.findall(body):
             _add(rcpts, m.lower())
+    if not rcpts:  # e.g. Exchange's German "Unzustellbar": the addresses in the report's text
+        ours = {(rm.from_addr or "").lower(), *(a.lower() for a in rm.to)}
+        report = _MSGID_LINE.sub("", texts[0] if texts else "")
+        for m in _ADDR.findall(report):
+            m = m.strip(".").lower()
+            if m not in ours and not _DAEMON.search(m):
+                _add(rcpts, m)
+    if permanent and not _PERMANENT.search(" ".join([status or "", diagnostic or "", body[:5000]])) and (
+            _WARNING.search(rm.subject or "") or _WARNING.search(body[:5000])):
+        temporary, permanent = permanent + temporary, []  # "delayed 24 hours ... no action required"
+    if not permanent and not temporary and rcpts:
+        failed = " ".join([status or "", diagnostic or "", body[:5000]])
+        if _PERMANENT.search(failed) or not _TEMPORARY.search(failed):
+            permanent = list(rcpts)
+        else:
+            temporary = list(rcpts)
     if diagnostic is None:
         lines = [l.strip() for l in body.splitlines() if re.search(r"\b[45]\d\d\b|\b[45]\.\d+\.\d+\b", l)]
         diagnostic = lines[0] if lines else None
@@ -155,5 +194,26 @@ def _analyse(msg: Message, rm: ReadMail, why: str, raw: bytes) -> Bounce:
         summary = ", ".join(x for x in (f"Status {status}" if status else "", diagnostic or "") if x)
     else:
         summary = " ".join(l.strip() for l in body.splitlines() if l.strip())[:200] or rm.subject
+    delayed = (bool(actions) and all(a == "delayed" for a in actions)) or (bool(temporary) and not permanent)
     return Bounce(why=why, recipients=rcpts, message_ids=ids, status=status, diagnostic=diagnostic,
-                  summary=summary[:300], delayed=bool(actions) and all(a == "delayed" for a in actions))
+                  summary=summary[:300], delayed=delayed, permanent=[a for a in permanent if a in rcpts],
+                  temporary=[a for a in temporary if a in rcpts and a not in permanent])
+
+
+def _detected(msg: Message) -> tuple[list[str], list[str]]:
+    """(temporary, permanent) failures found by flufl.bounce, lower case; ([], []) when
+    its detectors find nothing or fail on a broken report."""
+    try:
+        temporary, permanent = all_failures(msg)
+    except Exception as exc:  # a detector choking on a mangled report is no reason to crash
+        log.warning("flufl.bounce failed: %r", exc)
+        return [], []
+
+    def _addrs(found) -> list[str]:
+        out: list[str] = []
+        for a in sorted(found):
+            a = (a.decode("ascii", "replace") if isinstance(a, bytes) else str(a)).strip().lower()
+            if "@" in a:
+                _add(out, a)
+        return out
+    return _addrs(temporary), _addrs(permanent)

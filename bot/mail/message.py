@@ -13,6 +13,14 @@ else was written above the marker, in which case ``new_text`` is the
 forwarded text (with its own header block, quotes and signature removed).
 A player who forwards an old mail with a comment on top sends the comment;
 a player who forwards a draft without comment sends the draft.
+
+Limits (issue "nobody can silence a player"): only the first :data:`PARSE_LIMIT` bytes
+of a mail go to the MIME parser, only the first :data:`MAX_TEXT` characters of its
+text are read and of the fresh text only the first :data:`MAX_LINES` non-empty lines, so
+any mail is read in under two seconds; a mail with more than
+:data:`MAX_CONTAINERS` nested MIME containers is not parsed at all. A mail whose
+structure cannot be read still yields its sender, subject and Message-ID from the raw
+header block, and ``unreadable`` says in one German line why the rest could not be read.
 """
 
 from __future__ import annotations
@@ -31,7 +39,23 @@ from email.message import EmailMessage, Message
 import html2text
 from mailparser_reply import EmailReplyParser
 
-__all__ = ["ReadMail", "read_mail", "body_text", "new_text", "auto_reason", "html_to_text"]
+__all__ = ["ReadMail", "read_mail", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
+           "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT", "MAX_CONTAINERS"]
+
+#: Characters of a mail's body text that are read (moves, commands, quotes): 64 KiB.
+MAX_TEXT = 64 * 1024
+#: Non-empty lines of the freshly written text (``new_text``) that are read for moves:
+#: reading a move line costs milliseconds, and no submission needs more.
+MAX_LINES = 100
+#: Bytes of a mail handed to the MIME parser (the text comes first in every common client).
+PARSE_LIMIT = 256 * 1024
+#: Characters of the subject kept (answers quote it: folding a long one costs seconds).
+MAX_SUBJECT = 200
+#: Bytes of the header block that are read.
+HEADER_LIMIT = 64 * 1024
+#: More MIME containers (``multipart/*``, ``message/*``) than this in the parsed part: the
+#: mail is not parsed (the parser's cost grows with depth times lines).
+MAX_CONTAINERS = 32
 
 log = logging.getLogger(__name__)
 
@@ -40,16 +64,21 @@ log = logging.getLogger(__name__)
 class ReadMail:
     """One incoming mail, decoded.
 
-    ``from_addr`` is the lower-case bare address ("" if unreadable);
+    ``from_addr`` is the lower-case bare address ("" if unreadable or no
+    address at all, e.g. without ``@``);
     ``to`` holds the lower-case addresses of To *and* Cc (a bot that is only
     Cc'd still finds its address); ``subject`` is RFC 2047 decoded, folded
-    onto one line; ``message_id``/``in_reply_to`` keep their angle brackets; ``references``
+    onto one line, control characters removed, at most :data:`MAX_SUBJECT`
+    characters; ``message_id``/``in_reply_to`` keep their angle brackets; ``references``
     is a list of ``<id>`` strings; ``date`` is timezone-aware or None;
     ``text`` is the whole body as text, ``new_text`` only the freshly
     written part; ``auto`` is a reason string when the mail is an automatic
     message (never answer it) else None; ``raw_sha256`` is the hex sha256 of
     the raw bytes; ``defects`` lists what the parser found broken
-    (informational only).
+    (informational only); ``unreadable`` is a one-line German reason when the
+    mail's structure or text could not be read (then ``text`` is ""), else None;
+    ``cut`` is True when only the beginning of the mail or of its text was read
+    (:data:`PARSE_LIMIT`, :data:`MAX_TEXT`, :data:`MAX_LINES`).
     """
 
     from_addr: str
@@ -65,6 +94,8 @@ class ReadMail:
     auto: str | None
     raw_sha256: str
     defects: list[str] = field(default_factory=list)
+    unreadable: str | None = None
+    cut: bool = False
 
 
 # --------------------------------------------------------------------------
@@ -123,9 +154,9 @@ def _raw_header(msg: Message, name: str) -> str:
 def _msgid(value: str) -> str | None:
     found = _MSGID_RE.search(value or "")
     if found:
-        return found.group(0)
+        return found.group(0) if found.group(0).isprintable() else None
     value = (value or "").strip()
-    return f"<{value}>" if value and " " not in value else None
+    return f"<{value}>" if value and value.isprintable() and not re.search(r"[\s<>]", value) else None
 
 
 def _addresses(values: list[str]) -> list[tuple[str, str]]:
@@ -211,6 +242,11 @@ def body_text(msg: Message) -> str:
     attachments are ignored.  Line endings become ``\\n``.  Never raises;
     returns "" when there is no readable text part.
     """
+    return _body(msg)[0]
+
+
+def _body(msg: Message) -> tuple[str, str | None]:
+    """(the body text, None) or ("", why it could not be read, in German)."""
     part = None
     try:
         if isinstance(msg, EmailMessage):
@@ -231,16 +267,16 @@ def body_text(msg: Message) -> str:
         except Exception:
             part = None
     if part is None:
-        return ""
+        return "", None
     try:
         text = _part_text(part)
-    except Exception:
-        log.exception("could not decode body part")
-        return ""
+    except Exception as exc:
+        log.warning("could not decode body part: %r", exc)
+        return "", f"ihr Text ließ sich nicht entschlüsseln ({type(exc).__name__})"
     if part.get_content_subtype() == "html":
-        text = html_to_text(text)
+        text = html_to_text(text[: 4 * MAX_TEXT])
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text
+    return text, None
 
 
 # --------------------------------------------------------------------------
@@ -427,16 +463,50 @@ def new_text(text: str) -> str:
 # automatic mails
 
 _PRECEDENCE_AUTO = {"bulk", "junk", "list", "auto_reply", "auto-reply"}
-_DAEMON_LOCALPARTS = {"mailer-daemon", "postmaster"}
+_AUTO_HEADERS = ("X-Autoreply", "X-Autorespond", "X-Autoresponder", "X-Autogenerated", "X-AutoReply-From",
+                 "X-Mail-Autoreply", "X-FC-MachineGenerated")
+_LIST_HEADERS = ("List-Id", "List-Unsubscribe")
+#: Local parts of machines: mail servers and addresses nobody reads (RFC 3834 section 2).
+_MACHINE_LOCAL = re.compile(
+    r"(?i)^(mailer[-_.]?daemon|mail[-_.]?daemon|postmaster|mdaemon|no[-_.]?reply|do[-_.]?not[-_.]?reply"
+    r"|bounces?(\+.*)?|.+-request|owner-.+|.+-bounces?(\+.*)?)$")
+_DAEMON_IN_HEADER = re.compile(r"(?i)(^|[<\s\"(])(mailer[-_.]?daemon|mail[-_.]?daemon|postmaster)(@|>|\s|\)|$)")
+#: Subjects of delivery failures (German, English, French, Dutch), at the start of the subject.
+FAILURE_SUBJECT = re.compile(
+    r"(?i)^\s*("
+    r"undelivered mail returned to sender|undeliver(?:able|ed)\b|delivery status notification"
+    r"|mail delivery (?:failed|failure|system)|message delivery failure|delivery (?:failure|has failed|failed)"
+    r"|returned mail\b|failure notice|(?:mail|message) could not be delivered|mail system error"
+    r"|non-?deliver(?:y|able)|delivery (?:delayed|notification)|warning: could not send message|delayed mail"
+    r"|unzustellbar|nicht zustellbar|zustellung fehlgeschlagen|fehler bei der zustellung"
+    r"|benachrichtigung .ber den zustellstatus|nachricht (?:konnte nicht|nicht) zugestellt"
+    r"|(?:mail-)?zustellungs?(?:fehler|problem|bericht)|r.ckl.ufer"
+    r"|non remis|non distribu|.chec de (?:la )?(?:remise|distribution|livraison)|rapport de non-remise"
+    r"|avis de non-remise|message non d.livr|notification d'.tat de (?:la )?distribution|courrier non distribu"
+    r"|onbestelbaar|niet bestelbaar|kan niet worden bezorgd|bezorging (?:mislukt|is mislukt)|niet afgeleverd"
+    r"|onbezorgbaar|melding van niet-bezorging|bezorgingsstatusmelding|afleveringsfout)")
+#: Subjects of automatic replies (out of office, vacation), at the start, with a colon after.
+AUTOREPLY_SUBJECT = re.compile(
+    r"(?i)^\s*(automatic reply|auto[- ]?reply|auto[- ]?response|out of (?:the )?office(?: autoreply)?"
+    r"|automatische antwort|autom\. antwort|abwesenheitsnotiz|automatische abwesenheitsnotiz|urlaubsantwort"
+    r"|r.ponse automatique|absence du bureau|absent du bureau|automatisch antwoord|afwezigheidsbericht"
+    r"|buiten kantoor)\s*:")
 
 
 def auto_reason(msg: Message, from_addr: str) -> str | None:
-    """Why ``msg`` must never be answered, or None for a normal mail.
+    """Why ``msg`` must never be answered (RFC 3834 and common practice), or None.
 
-    Checks ``Auto-Submitted`` (anything but ``no``), ``Precedence``
-    (bulk/junk/list/auto_reply), ``X-Autoreply``, ``X-Autorespond``, an
-    empty ``Return-Path: <>``, MAILER-DAEMON/postmaster senders and
-    ``multipart/report`` delivery status notifications.
+    The reason names the rule: ``Auto-Submitted`` other than ``no``;
+    ``Precedence`` bulk/junk/list/auto_reply; a ``List-Id`` or
+    ``List-Unsubscribe`` (a mailing list); ``X-Auto-Response-Suppress``;
+    ``X-Autoreply``/``X-Autorespond`` and their kin; an empty or
+    MAILER-DAEMON/postmaster ``Return-Path``; a machine sender (From or
+    Sender: MAILER-DAEMON, postmaster, no-reply, ``-request``, ``owner-``,
+    bounces); ``multipart/report``; a delivery-failure subject (German,
+    English, French, Dutch; :data:`FAILURE_SUBJECT`) or an automatic-reply
+    subject (:data:`AUTOREPLY_SUBJECT`) -- the subject rules not for a mail
+    that says ``Auto-Submitted: no`` nor for a subject ending in "?" (a
+    player asking "Unzustellbar?").
     """
     auto_submitted = _raw_header(msg, "Auto-Submitted").lower()
     if auto_submitted and auto_submitted.split(";")[0].strip() != "no":
@@ -444,16 +514,16 @@ def auto_reason(msg: Message, from_addr: str) -> str | None:
     precedence = _raw_header(msg, "Precedence").lower()
     if precedence in _PRECEDENCE_AUTO:
         return f"Precedence: {precedence}"
-    for name in ("X-Autoreply", "X-Autorespond"):
+    for name in _LIST_HEADERS:
+        if name in msg:
+            return f"{name} (mailing list)"
+    if "X-Auto-Response-Suppress" in msg:
+        return f"X-Auto-Response-Suppress: {_raw_header(msg, 'X-Auto-Response-Suppress')}".rstrip()
+    for name in _AUTO_HEADERS:
         if name in msg:  # present at all (even empty) means auto-reply
             value = _raw_header(msg, name)
             if value.lower() not in ("no", "false", "0"):
                 return f"{name}: {value}".rstrip()
-    if "Return-Path" in msg and re.fullmatch(r"<\s*>", _raw_header(msg, "Return-Path") or "x"):
-        return "Return-Path: <>"
-    local = from_addr.split("@", 1)[0].lower() if from_addr else ""
-    if local in _DAEMON_LOCALPARTS:
-        return f"sender {from_addr}"
     try:
         ctype = msg.get_content_type()
     except Exception:
@@ -461,29 +531,122 @@ def auto_reason(msg: Message, from_addr: str) -> str | None:
     if ctype == "multipart/report":
         report = (msg.get_param("report-type") or "") if hasattr(msg, "get_param") else ""
         return f"multipart/report {report}".strip()
+    if "Return-Path" in msg:
+        rp = _raw_header(msg, "Return-Path")
+        if re.fullmatch(r"<\s*>", rp or "x"):
+            return "Return-Path: <>"
+        if _DAEMON_IN_HEADER.search(rp):
+            return f"Return-Path: {rp[:80]}"
+    local = from_addr.split("@", 1)[0].lower() if from_addr else ""
+    if local and _MACHINE_LOCAL.match(local):
+        return f"sender {from_addr}"
+    for name in ("From", "Sender"):
+        value = _raw_header(msg, name)
+        if _DAEMON_IN_HEADER.search(value):
+            return f"{name}: {value[:80]}"
+    subject = _header(msg, "Subject")
+    if auto_submitted or subject.rstrip().endswith("?"):  # "Auto-Submitted: no", or a human's question
+        return None
+    if FAILURE_SUBJECT.match(subject):
+        return f"subject: delivery failure ({subject[:60]})"
+    if AUTOREPLY_SUBJECT.match(subject):
+        return f"subject: automatic reply ({subject[:60]})"
     return None
 
 
 # --------------------------------------------------------------------------
 
 
+_CONTAINER = re.compile(rb"(?im)^content-type:[ \t]*(?:\r?\n[ \t]+)?(?:multipart|message)/")
+_BLANK = re.compile(rb"\r?\n\r?\n")
+
+
+def header_block(raw: bytes) -> bytes:
+    """The header block of ``raw`` (up to the first empty line, at most
+    :data:`HEADER_LIMIT` bytes, cut at a line end)."""
+    m = _BLANK.search(raw, 0, HEADER_LIMIT + 4)
+    head = raw[: m.start()] if m else raw[:HEADER_LIMIT]
+    if not m and len(raw) > HEADER_LIMIT:
+        head = head[: head.rfind(b"\n") + 1] or head
+    return head
+
+
+def raw_headers(raw: bytes) -> Message:
+    """The header block of ``raw`` parsed leniently (compat32, no decoding); an empty
+    message when even that fails. Never raises."""
+    try:
+        return email.message_from_bytes(header_block(raw) + b"\r\n\r\n", policy=email.policy.compat32)
+    except Exception:  # pragma: no cover - the header parser is very tolerant
+        return Message()
+
+
+def parse_part(raw: bytes) -> tuple[bytes, bool]:
+    """(the first :data:`PARSE_LIMIT` bytes of ``raw`` cut at a line end, whether it was cut)."""
+    if len(raw) <= PARSE_LIMIT:
+        return raw, False
+    part = raw[:PARSE_LIMIT]
+    return part[: part.rfind(b"\n") + 1] or part, True
+
+
+def _parse(raw: bytes) -> tuple[Message, str | None, bool]:
+    """(the parsed mail, why it could not be parsed or None, whether it was cut)."""
+    part, cut = parse_part(raw)
+    if len(_CONTAINER.findall(part)) > MAX_CONTAINERS:
+        why = f"sie besteht aus zu vielen ineinander verschachtelten Teilen (mehr als {MAX_CONTAINERS})"
+    else:
+        try:
+            return email.message_from_bytes(part, policy=_READ_POLICY), None, cut
+        except RecursionError:
+            why = "sie ist zu tief verschachtelt (zu viele ineinander steckende Teile)"
+        except Exception as exc:
+            why = f"ihr Aufbau (MIME) ist fehlerhaft ({type(exc).__name__})"
+    try:  # the headers alone, for the sender
+        msg = email.message_from_bytes(header_block(raw) + b"\r\n\r\n", policy=_READ_POLICY)
+    except Exception:  # pragma: no cover
+        msg = EmailMessage()
+    return msg, why, cut
+
+
+#: What a sender address must look like to be answered (at most 254 characters, one @,
+#: no white space, no replacement character of a broken encoding).
+_ADDRESS = re.compile(r"(?=.{3,254}$)[^\s@<>()\[\],;:\"\\\ufffd]{1,64}@[^\s@<>()\[\],;:\"\\\ufffd]+")
+
+
+_BLANK_RUN = re.compile(r"\n[ \t\r\f\v]*(?:\n[ \t\r\f\v]*)+\n")
+
+
+def _first_lines(text: str, n: int) -> tuple[str, bool]:
+    """(``text`` up to and including its ``n``-th non-empty line, whether more followed)."""
+    seen = 0
+    for m in re.finditer(r"[^\n]*\n?", text):
+        if m.group(0).strip():
+            seen += 1
+            if seen == n:
+                rest = text[m.end():]
+                return text[: m.end()].rstrip("\n"), bool(rest.strip())
+    return text, False
+
+
 def read_mail(raw: bytes) -> ReadMail:
     """Parse raw mail bytes into a :class:`ReadMail`.
 
     Never raises on bad input: whatever cannot be read becomes "" / None /
-    [] and a short note is added to ``defects``.  ``raw`` must be bytes (a
-    ``str`` is encoded as UTF-8 with surrogateescape).
+    [] and a short note is added to ``defects``; when the structure cannot be
+    parsed at all (too deep, too many parts, a parser error) the sender,
+    subject and Message-ID still come from the raw header block and
+    ``unreadable`` says why.  ``raw`` must be bytes (a ``str`` is encoded as
+    UTF-8 with surrogateescape).  Only the first :data:`PARSE_LIMIT` bytes are
+    parsed and the first :data:`MAX_TEXT` characters of text read, of which ``new_text``
+    keeps the first :data:`MAX_LINES` non-empty lines (``cut`` when anything was left).
     """
     if isinstance(raw, str):
         raw = raw.encode("utf-8", "surrogateescape")
     raw = bytes(raw)
     sha = hashlib.sha256(raw).hexdigest()
     defects: list[str] = []
-    try:
-        msg = email.message_from_bytes(raw, policy=_READ_POLICY)
-    except Exception as exc:  # pragma: no cover - the parser is very tolerant
-        defects.append(f"parse: {exc!r}")
-        msg = EmailMessage()
+    msg, unreadable, cut = _parse(raw)
+    if unreadable:
+        defects.append(f"parse: {unreadable}")
 
     from_name, from_addr = "", ""
     try:
@@ -492,7 +655,14 @@ def read_mail(raw: bytes) -> ReadMail:
             from_name, from_addr = found[0]
     except Exception as exc:
         defects.append(f"from: {exc!r}")
+    if not from_addr:  # the header as written, parsed the old lenient way
+        found = _addresses([str(raw_headers(raw).get("From", "") or "")])
+        if found:
+            from_name, from_addr = found[0]
     from_addr = from_addr.strip().lower()
+    if from_addr and not _ADDRESS.fullmatch(from_addr):
+        defects.append("from: not an address")
+        from_addr = ""
 
     to: list[str] = []
     try:
@@ -507,22 +677,33 @@ def read_mail(raw: bytes) -> ReadMail:
         defects.append(f"to: {exc!r}")
 
     subject = _header(msg, "Subject")
-    subject = re.sub(r"\s*\n\s*", " ", subject)
+    subject = re.sub(r"[\x00-\x1f\x7f]+", " ", re.sub(r"\s*\n\s*", " ", subject))[:MAX_SUBJECT].strip()
     message_id = _msgid(_raw_header(msg, "Message-ID"))
     in_reply_to = _msgid(_raw_header(msg, "In-Reply-To"))
     references = _MSGID_RE.findall(_raw_header(msg, "References"))
     date = _date(_raw_header(msg, "Date"))
 
-    try:
-        text = body_text(msg)
-    except Exception as exc:  # pragma: no cover - body_text catches itself
-        defects.append(f"body: {exc!r}")
-        text = ""
-    try:
-        fresh = new_text(text)
+    text = ""
+    if not unreadable:
+        try:
+            text, unreadable = _body(msg)
+        except Exception as exc:  # pragma: no cover - _body catches itself
+            defects.append(f"body: {exc!r}")
+            text, unreadable = "", f"ihr Text ließ sich nicht lesen ({type(exc).__name__})"
+        if len(text) > MAX_TEXT:
+            text = text[:MAX_TEXT]
+            text = text[: text.rfind("\n") + 1] or text
+            cut = True
+        if cut and not text.strip() and not unreadable:
+            unreadable = f"sie ist sehr groß ({len(raw) // 1024} KB), und ihr Anfang enthält keinen Text"
+    try:  # quotes above the fresh text (bottom posting) are allowed for, not a whole book;
+        # runs of empty lines count as one (mail-parser-reply's patterns crawl over thousands)
+        fresh = new_text(_first_lines(_BLANK_RUN.sub("\n\n", text), 10 * MAX_LINES)[0])
     except Exception as exc:  # pragma: no cover
         defects.append(f"new_text: {exc!r}")
         fresh = text
+    fresh, more = _first_lines(fresh, MAX_LINES)
+    cut = cut or more
     try:
         auto = auto_reason(msg, from_addr)
     except Exception as exc:  # pragma: no cover
@@ -547,4 +728,6 @@ def read_mail(raw: bytes) -> ReadMail:
         auto=auto,
         raw_sha256=sha,
         defects=defects,
+        unreadable=unreadable,
+        cut=cut,
     )

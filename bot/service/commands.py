@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 
 from bot.games import get_game, load_games
 from bot.mail.compose import compose, make_message_id
+from bot.i18n import tr
 from bot.render import format_zat, render
 from bot.service.league import open_round, partie_views
 from bot.service.mailctx import Incoming
@@ -79,7 +80,7 @@ def _load_gm() -> None:
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    ctx.reply(render(f"{game.name}/hilfe.txt") + "\n" + command_list(), kind="command")
+    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang) + "\n" + command_list(ctx.lang), kind="command")
 
 
 @command("STAND", "STANDINGS", help="die aktuelle Wertung")
@@ -87,38 +88,47 @@ def _stand(ctx: Incoming, arg: str) -> None:
     from bot.service.standings import standings
     ctx.record("processed", "command", command="STAND")
     table = standings(ctx.s, ctx.league)
-    body = f"Wertung {ctx.league.name}:\n\n" + "\n".join(
-        f"{r['rank']:>3}. {r['name']:<24} {r['points']:>5}  ({r['rounds_played']} Runden gespielt)" for r in table)
+    lang = ctx.lang
+    game = get_game(ctx.league.game)
+    states = [p.state for p in ctx.s.scalars(select(Partie).where(Partie.league_id == ctx.league.id)
+                                             .order_by(Partie.id))]
+
+    def note(key: str) -> str:  # e.g. RONDO's marks (GameRules.standings_note)
+        return "".join(n for st in states if (n := game.standings_note(st, key, lang)))
+
+    body = tr(lang, "standings_title", league=ctx.league.name) + "\n\n" + "\n".join(
+        tr(lang, "standings_row", rank=r["rank"], name=r["name"], points=r["points"], rounds=r["rounds_played"])
+        + note(str(r["player_id"])) for r in table)
     rnd = open_round(ctx.s, ctx.league)
     if rnd:
-        body += f"\n\nNächster ZAT: {format_zat(rnd.zat, ctx.league.timezone)}"
+        body += "\n\n" + tr(lang, "next_zat", zat=format_zat(rnd.zat, ctx.league.timezone, lang))
     ctx.reply(body, kind="command")
 
 
-@command("AUSWERTUNG", "REPORT", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
+@command("AUSWERTUNG", "REPORT", "UITSLAG", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
 def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)
     if not m:
-        return ctx.reply("Welche Runde? Bitte so: AUSWERTUNG 3", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_which_round"), kind="command")
     n = int(m.group(1))
-    if re.search(r"\b(alle|all)\b", arg, re.I):
+    if re.search(r"\b(alle|all|alles)\b", arg, re.I):
         return _auswertung_alle(ctx, n)
     row = ctx.s.scalar(select(OutboxMail).where(OutboxMail.key == f"auswertung:{ctx.league.id}:{n}:{ctx.player.id}"))
     if row is None:
-        return ctx.reply(f"Eine Auswertung der Runde {n} gibt es für dich nicht.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
     import email
     import email.policy
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
     key = f"resend:{ctx.mail.id}"
-    raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=f"Kopie: {row.subject}", text=text,
+    raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=tr(ctx.lang, "copy_subject", subject=row.subject), text=text,
                   html=html_part.get_content() if html_part is not None else None,
                   message_id=make_message_id(key, ctx.cfg.sender_domain), in_reply_to=ctx.rm.message_id,
                   references=[row.message_id])
     ctx.s.add(OutboxMail(key=key, kind="resend", league_id=ctx.league.id, round_number=n, to_addr=ctx.rm.from_addr,
-                         subject=f"Kopie: {row.subject}", message_id=make_message_id(key, ctx.cfg.sender_domain),
+                         subject=tr(ctx.lang, "copy_subject", subject=row.subject), message_id=make_message_id(key, ctx.cfg.sender_domain),
                          raw=raw))
 
 
@@ -129,7 +139,7 @@ def _auswertung_alle(ctx: Incoming, n: int) -> None:
     from bot.service.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)
     if not data:
-        return ctx.reply(f"Die Runde {n} von {ctx.league.name} ist noch nicht ausgewertet.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
     game = get_game(ctx.league.game)
     text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data)
     ctx.reply(text, kind="command")
@@ -140,11 +150,9 @@ def _abmelden(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="ABMELDEN")
     game = get_game(ctx.league.game)
     if not game.open_join:
-        return ctx.reply(f"In {ctx.league.name} kann man nicht per Mail austreten; bitte schreib dem "
-                         "Spielleiter.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_no_leave", league=ctx.league.name), kind="command")
     ctx.player.active = False
-    ctx.reply(f"du bist aus {ctx.league.name} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder "
-              "einsteigen.", kind="command")
+    ctx.reply(tr(ctx.lang, "cmd_left", league=ctx.league.name), kind="command")
 
 
 _DATE = r"(\d{1,2})\.(\d{1,2})\.(\d{2,4})?"
@@ -155,15 +163,15 @@ def _date(d: str, mo: str, y: str | None, today: date) -> date:
     return date(year, int(mo), int(d))
 
 
-@command("URLAUB", "HOLIDAY", "VACATION", help="URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit")
+@command("URLAUB", "HOLIDAY", "VACATION", "VAKANTIE", help="URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit")
 def _urlaub(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="URLAUB", arg=arg)
-    if arg.strip().lower() in ("ende", "aus", "off", "end"):
+    if arg.strip().lower() in ("ende", "aus", "off", "end", "einde"):
         ctx.player.away_from = ctx.player.away_to = None
-        return ctx.reply("dein Urlaub ist beendet: du bekommst wieder Erinnerungen.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_end"), kind="command")
     m = re.match(rf"\s*{_DATE}\s*(?:-|–|bis)\s*{_DATE}", arg)
     if not m:
-        return ctx.reply("Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE).", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_how"), kind="command")
     today = ctx.now.date()
     try:
         start = _date(m.group(1), m.group(2), m.group(3), today)
@@ -171,26 +179,24 @@ def _urlaub(ctx: Incoming, arg: str) -> None:
         if end < start and not m.group(6):
             end = end.replace(year=end.year + 1)
     except ValueError:
-        return ctx.reply("Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_date"), kind="command")
     if end < start:
-        return ctx.reply("Das Ende liegt vor dem Anfang.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_away_order"), kind="command")
     ctx.player.away_from, ctx.player.away_to = start, end
-    ctx.reply(f"Urlaub eingetragen: {start:%d.%m.%Y} bis {end:%d.%m.%Y}. In der Zeit schicke ich keine "
-              "Erinnerungen; Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR.",
-              kind="command")
+    ctx.reply(tr(ctx.lang, "cmd_away_set", start=f"{start:%d.%m.%Y}", end=f"{end:%d.%m.%Y}"), kind="command")
 
 
-@command("ADRESSE", "ADDRESS", help="ADRESSE neu@example.org: Auswertungen an eine neue Adresse")
+@command("ADRESSE", "ADDRESS", "ADRES", help="ADRESSE neu@example.org: Auswertungen an eine neue Adresse")
 def _adresse(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="ADRESSE")
     m = re.search(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", arg)
     if not m:
-        return ctx.reply("Bitte so: ADRESSE neu@example.org", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_address_how"), kind="command")
     new = m.group(0).lower()
     taken = ctx.s.scalar(select(PlayerAddress).join(Player).where(
         PlayerAddress.email == new, Player.league_id == ctx.league.id, PlayerAddress.player_id != ctx.player.id))
     if taken:
-        return ctx.reply(f"{new} gehört in {ctx.league.name} schon jemand anderem.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_address_taken", new=new, league=ctx.league.name), kind="command")
     addrs = list(ctx.player.addresses)
     existing = next((a for a in addrs if a.email == new), None)
     if existing is None:
@@ -199,8 +205,7 @@ def _adresse(ctx: Incoming, arg: str) -> None:
         ctx.s.flush()
     old_first = ctx.player.email
     _make_primary(ctx, existing)
-    body = (f"Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen schicken "
-            f"({', '.join(a.email for a in ctx.player.addresses)}).")
+    body = tr(ctx.lang, "cmd_address_set", new=new, all=", ".join(a.email for a in ctx.player.addresses))
     ctx.reply(body, kind="command")
     if new != old_first:
         ctx.reply(body, to=new, kind="command")
@@ -228,7 +233,7 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
     ctx.record("processed", "command", command="ANMELDEN")
     if ctx.player is not None:
-        return ctx.reply(f"du bist in {ctx.league.name} schon angemeldet.", kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_already_joined", league=ctx.league.name), kind="command")
     games = load_games()
     open_leagues = [lg for lg in ctx.s.scalars(select(League).where(League.status == "running")).all()
                     if games.get(lg.game) is not None and games[lg.game].open_join]
@@ -267,8 +272,21 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
                in_reply_to=ctx.rm.message_id)
 
 
-def command_list() -> str:
-    """A short German list of the player commands (for HILFE)."""
+#: The player commands in Dutch, for HILFE in a Dutch league (bot.i18n).
+DUTCH_COMMANDS = {
+    "HILFE": "HELP: deze hulp met de notatie", "STAND": "STAND: de huidige stand",
+    "AUSWERTUNG": "UITSLAG n: de uitslag van ronde n nog eens (n ALLE: alle zetten)",
+    "URLAUB": "VAKANTIE van-tot: geen herinneringen in die tijd (VAKANTIE EINDE)",
+    "ADRESSE": "ADRES nieuw@example.org: uitslagen naar een nieuw adres",
+}
+
+
+def command_list(lang: str = "de") -> str:
+    """A short list of the player commands (for HILFE), German or Dutch."""
+    if lang == "nl":
+        return "\n".join(["Opdrachten (als onderwerp of eerste regel van de mail):"]
+                         + [f"  {DUTCH_COMMANDS[c.name]}" for c in COMMANDS.values()
+                            if not c.gm and c.help and c.name in DUTCH_COMMANDS])
     lines = ["Befehle (als Betreff oder erste Zeile der Mail):"]
     for c in COMMANDS.values():
         if not c.gm and c.help:

@@ -38,6 +38,7 @@ from bot.render import format_zat, render
 from bot.service.commands import _PREFIX, ALIASES, command
 from bot.service.identity import check_code, take_code
 from bot.service.league import LeagueError, find_league, league_lexicon, open_round
+from bot.service.loops import auth_failure, proven
 from bot.service.mailctx import Incoming
 from bot.service.outbox import queue_mail
 from bot.storage.models import (Adjudication, InboundMail, League, OutboxMail, Partie, Player, PlayerAddress,
@@ -551,12 +552,15 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
                "GM code missing": "ohne den Spielleiter-Code",
                "GM code wrong": "mit einem falschen Spielleiter-Code"}[reason]
-        if league.gm_email:
-            ctx.reply(f"ein Spielleiter-Befehl {name} für {league.name} kam {why} und wurde nicht ausgeführt; "
-                      "nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und den Code in "
-                      "einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den Code kennt.",
-                      to=league.gm_email, subject=f"{league.name}: Spielleiter-Befehl abgelehnt", name="Spielleiter")
+        if league.gm_email:  # at most one notice an hour, however many arrive (bot.service.loops)
+            auth_failure(ctx, owner=f"gm:{league.id}", to=league.gm_email, name="Spielleiter",
+                         subject=f"{league.name}: Spielleiter-Befehl abgelehnt",
+                         first_text=f"ein Spielleiter-Befehl {name} für {league.name} kam {why} und wurde nicht "
+                         "ausgeführt; nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und "
+                         "den Code in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den "
+                         "Code kennt.", what=f"Spielleiter-Befehle für {league.name}")
         return None
+    proven(ctx, f"gm:{league.id}")
     try:
         done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
     except LeagueError as exc:

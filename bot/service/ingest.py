@@ -82,11 +82,14 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
          "kind": "submission" | "command" | "ignored", "status": str,
          "reason": str | None, "sections": [{"partie": str | None, "moves": [str, ...]}],
          "errors": [str, ...], "flagged": str | None, "duplicate": bool,
-         "replies": [{"to": str, "kind": str, "subject": str}]}
+         "replies": [{"to": str, "kind": str, "subject": str}],
+         "withheld": [{"to": str, "kind": str, "subject": str}]}
 
     ``moves`` as written, main move first; ``reason`` is the recorded reason (or the
     flag, or the error's first line); ``replies`` are the outbox rows with an id above
-    ``outbox_after`` (those queued while the mail was read; [] when None).
+    ``outbox_after`` (those queued while the mail was read; [] when None); ``withheld``
+    the ones among them kept back by the rate limit (status ``suppressed``: summed up
+    in one mail an hour later, never sent themselves).
     """
     mail = s.get(InboundMail, mail_id)
     parse = dict(mail.parse or {})
@@ -96,21 +99,23 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
         first = mail.error.splitlines()[0]
         errors.append(first)
         reason = reason or first
-    replies = [] if outbox_after is None else [
-        {"to": r.to_addr, "kind": r.kind, "subject": r.subject}
-        for r in s.scalars(select(OutboxMail).where(OutboxMail.id > outbox_after).order_by(OutboxMail.id))]
+    rows = [] if outbox_after is None else list(
+        s.scalars(select(OutboxMail).where(OutboxMail.id > outbox_after).order_by(OutboxMail.id)))
+    replies = [{"to": r.to_addr, "kind": r.kind, "subject": r.subject} for r in rows if r.status != "suppressed"]
+    withheld = [{"to": r.to_addr, "kind": r.kind, "subject": r.subject} for r in rows if r.status == "suppressed"]
     kind = mail.kind if mail.kind in ("submission", "command") else "ignored"
     return {"file": name, "id": mail.id, "from": mail.from_addr, "subject": mail.subject, "kind": kind,
             "status": mail.status, "reason": reason,
             "sections": [{"partie": x.get("partie"), "moves": list(x.get("moves", []))}
                          for x in parse.get("sections", [])],
-            "errors": errors, "flagged": mail.flagged, "duplicate": duplicate, "replies": replies}
+            "errors": errors, "flagged": mail.flagged, "duplicate": duplicate, "replies": replies,
+            "withheld": withheld}
 
 
 def _one(db, cfg: Config, raw: bytes, name: str | None, now: datetime | None) -> dict[str, Any]:
     with db.session() as s:
         before = s.scalar(select(func.max(OutboxMail.id))) or 0
-    mail_id, new = store_raw(db, raw, source="ingest")
+    mail_id, new = store_raw(db, raw, source="ingest", max_bytes=cfg.max_mail_bytes)
     if new:
         process_mail(db, cfg, mail_id, now)
     with db.session() as s:

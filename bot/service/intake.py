@@ -1,33 +1,44 @@
 """Mail in: store raw first, then read and acknowledge.
 
 ``store_raw`` (and ``store_raw_many`` for a transport's batch, through :class:`RawStore`)
-commits the raw bytes before anything else; ``process_mail`` reads a stored mail (MIME
--> text -> Partie sections -> moves), records the submission and queues the German
-acknowledgement, all in one transaction; ``process_pending`` reads every stored mail in
-order (after a poll pass, and after a crash). A mail whose reading fails stays stored
-with status ``error`` and is retried by ``process_pending``.
+commits the raw bytes before anything else (a mail larger than ``[bot] max_mail_bytes``
+only up to that size); ``process_mail`` reads a stored mail (MIME -> text -> Partie
+sections -> moves), records the submission and queues the German acknowledgement, all in
+one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
+and after a crash). A mail whose reading fails stays stored with status ``error``; a
+registered sender is told it could not be read.
+
+The front of the reading decides who may change what (issue "nobody can silence a
+player"): bounces and automatic mails are never answered; a mail too large or
+unreadable is answered from its raw headers; a mail whose sender our server did not
+authenticate (``[bot] authserv_id``), or without the right code, changes nothing and its
+owner is told at most once an hour (:func:`bot.service.loops.auth_failure`); every other
+mail is read, and only the answers are capped per address and hour
+(:func:`bot.service.loops.gate_answers`); a mail with the right code is always answered.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-import re
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from email.parser import BytesHeaderParser
 from email import policy
-from typing import Sequence
+from typing import Iterator, Sequence
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import bindparam, event, func, insert, select, update
 from sqlalchemy.orm import Session
 
-from bot.config import Config
+from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
-from bot.mail.message import read_mail
+from bot.i18n import league_language, tr
+from bot.mail.auth import SenderAuth, sender_auth
+from bot.mail.message import header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
 from bot.service.rounds import playing
@@ -35,24 +46,20 @@ from bot.service.outbox import queue_mail
 from bot.storage.db import Database
 from bot.service.commands import find_command
 from bot.service.identity import check_code, take_code
-from bot.service.loops import handle_bounce, over_rate_limit
+from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
 from bot.service.mailctx import Incoming
-from bot.storage.models import InboundMail, League, Partie, Player, PlayerAddress, Submission, SubmissionMove
+from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Submission,
+                                SubmissionMove)
 from bot.submission import read_submission
 
 log = logging.getLogger(__name__)
 
 
-_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
-
-
 def _headers(raw: bytes):
-    """The raw mail's headers (lenient compat32 parse of the header block only), or None if
-    they cannot be read."""
-    end = _BLANK_LINE.search(raw)
+    """The raw mail's headers (lenient compat32 parse of the header block), or None."""
     try:
-        return BytesHeaderParser(policy=policy.compat32).parsebytes(raw[:end.end()] if end else raw,
-                                                                   headersonly=True)
+        return BytesHeaderParser(policy=policy.compat32).parsebytes(header_block(raw) + b"\r\n\r\n",
+                                                                     headersonly=True)
     except Exception:
         return None
 
@@ -67,11 +74,43 @@ def _message_id(raw: bytes) -> str | None:
     return _mid_of(_headers(raw))
 
 
+#: Headers that make up a mail's content for :func:`content_hash` (trace headers such as
+#: Received, Delivered-To, Return-Path, Authentication-Results or X-* differ between two
+#: deliveries of one mail and are left out).
+CONTENT_HEADERS = ("from", "to", "cc", "subject", "date", "message-id", "in-reply-to", "references",
+                   "mime-version", "content-type", "content-transfer-encoding")
+
+
+def content_hash(raw: bytes, *, headers=None) -> str:
+    """Hex sha256 of what a mail says, the same for two deliveries of one mail: the
+    :data:`CONTENT_HEADERS` as written (unfolded, in order) and the body, line ends
+    normalised to LF and trailing white space removed. ``headers``: :func:`_headers` of
+    ``raw`` if the caller has them."""
+    head = header_block(raw)
+    rest = raw[len(head):]
+    hdr = headers if headers is not None else _headers(raw)
+    h = hashlib.sha256()
+    for name, value in (hdr.items() if hdr is not None else []):
+        if name.lower() in CONTENT_HEADERS:
+            h.update(f"{name.lower()}:{' '.join(str(value).split())}\n".encode("utf-8", "surrogateescape"))
+    h.update(b"\n")
+    h.update(rest.replace(b"\r\n", b"\n").rstrip())
+    return h.hexdigest()
+
+
+def _cut(raw: bytes, max_bytes: int) -> bytes:
+    """The first ``max_bytes`` of ``raw`` (at least the header block), cut at a line end."""
+    part = raw[:max_bytes]
+    part = part[: part.rfind(b"\n") + 1] or part
+    head = header_block(raw)
+    return part if len(part) >= len(head) else head + b"\r\n\r\n"
+
+
 def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None = None,
-              uid: int | None = None) -> tuple[int, bool]:
-    """Store a received mail unchanged and commit; returns ``(mail id, newly stored)``.
-    A mail already stored (same bytes, or same Message-ID) is not stored twice."""
-    return store_raw_many(db, [RawMail(raw, source, uidvalidity, uid)])[0]
+              uid: int | None = None, max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> tuple[int, bool]:
+    """Store a received mail and commit; returns ``(mail id, newly stored)``; see
+    :func:`store_raw_many`."""
+    return store_raw_many(db, [RawMail(raw, source, uidvalidity, uid)], max_bytes=max_bytes)[0]
 
 
 @dataclass(frozen=True)
@@ -85,49 +124,75 @@ class RawMail:
     uid: int | None = None
 
 
-def store_raw_many(db: Database, mails: Sequence[RawMail]) -> list[tuple[int, bool]]:
-    """Store received mails unchanged, in order, in one transaction, and commit; returns
-    ``(mail id, newly stored)`` for each. A mail already stored (same bytes, or same
-    Message-ID; also earlier in ``mails``) is not stored twice. Four statements for the
-    whole batch: the known hashes, the known Message-IDs, one INSERT of the new mails (an
-    executemany) and their ids."""
+#: how many rows stored before ``content_sha256`` existed are compared per Message-ID
+_LEGACY_ROWS = 20
+
+
+def store_raw_many(db: Database, mails: Sequence[RawMail],
+                   max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> list[tuple[int, bool]]:
+    """Store received mails, in order, in one transaction, and commit; returns
+    ``(mail id, newly stored)`` for each.
+
+    The bytes are stored unchanged, except that a mail larger than ``max_bytes`` is stored
+    cut to that size (its headers and the first part; ``raw_size`` keeps its real size).
+    A mail already stored (also earlier in ``mails``) is not stored twice: the same bytes,
+    or the same Message-ID with the same content (:func:`content_hash`; a re-delivery with
+    other trace headers). A different mail reusing a stored Message-ID is stored (and
+    read) as a new one. Four statements for the usual batch: the known hashes, the known
+    Message-IDs, one INSERT of the new mails (an executemany) and their ids."""
     prepared = []
     for m in mails:
         hdr = _headers(m.raw)
-        prepared.append((m, hashlib.sha256(m.raw).hexdigest(), _mid_of(hdr), arrival_time(m.raw, headers=hdr)))
+        mid = _mid_of(hdr)
+        prepared.append((m, hashlib.sha256(m.raw).hexdigest(), mid,
+                         content_hash(m.raw, headers=hdr) if mid else None, arrival_time(m.raw, headers=hdr)))
     if not prepared:
         return []
     t = InboundMail.__table__
     with db.session() as s:
         by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_({p[1] for p in prepared}))).all())
-        by_mid: dict[str, int] = {}
-        mids = {p[2] for p in prepared if p[2]}
+        by_content: dict[tuple[str, str], int] = {}
+        mids = {p[2] for p in prepared if p[2] and p[1] not in by_sha}
         if mids:
-            for mid, i in s.execute(select(t.c.message_id, t.c.id).where(t.c.message_id.in_(mids))
-                                    .order_by(t.c.id)).all():
-                by_mid.setdefault(mid, i)
+            legacy: dict[str, list[int]] = {}
+            for mid, chash, size, i in s.execute(
+                    select(t.c.message_id, t.c.content_sha256, t.c.raw_size, t.c.id)
+                    .where(t.c.message_id.in_(mids)).order_by(t.c.id)).all():
+                if chash is not None:
+                    by_content.setdefault((mid, chash), i)
+                elif size is None:  # stored before content_sha256 existed: compared by its bytes
+                    legacy.setdefault(mid, []).append(i)
+            ids = [i for found in legacy.values() for i in found[-_LEGACY_ROWS:]]
+            if ids:
+                for mid, raw, i in s.execute(select(t.c.message_id, t.c.raw, t.c.id).where(t.c.id.in_(ids))
+                                             .order_by(t.c.id.desc())).all():
+                    by_content.setdefault((mid, content_hash(bytes(raw))), i)
         # per mail: the id of the stored mail it repeats, or the hash of the new row that
         # holds it (its own, or an earlier one's in this batch)
         found: list[int | str] = []
         rows: list[dict] = []
-        batch_mid: dict[str, str] = {}
+        batch_content: dict[tuple[str, str], str] = {}
         batch_sha: set[str] = set()
-        for m, sha, mid, at in prepared:
+        for m, sha, mid, chash, at in prepared:
             if sha in by_sha:
                 found.append(by_sha[sha])
-            elif mid and mid in by_mid:
-                found.append(by_mid[mid])
+            elif mid and (mid, chash) in by_content:
+                found.append(by_content[(mid, chash)])
             elif sha in batch_sha:
                 found.append(sha)
-            elif mid and mid in batch_mid:
-                found.append(batch_mid[mid])
+            elif mid and (mid, chash) in batch_content:
+                found.append(batch_content[(mid, chash)])
             else:
                 found.append(sha)
                 batch_sha.add(sha)
                 if mid:
-                    batch_mid[mid] = sha
+                    batch_content[(mid, chash)] = sha
+                size = len(m.raw)
+                stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
                 rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "message_id": mid,
-                             "sha256": sha, "raw": m.raw, "received_at": at, "status": "stored"})
+                             "sha256": sha, "raw": stored, "content_sha256": chash,
+                             "raw_size": size if stored is not m.raw else None, "received_at": at,
+                             "status": "stored"})
         new_ids: dict[str, int] = {}
         if rows:
             s.execute(insert(t), rows)
@@ -189,8 +254,8 @@ class RawStore:
     limit = 200
     limit_bytes = 32 * 1024 * 1024
 
-    def __init__(self, db: Database, source: str) -> None:
-        self.db, self.source = db, source
+    def __init__(self, db: Database, source: str, max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
+        self.db, self.source, self.max_bytes = db, source, max_bytes
         self.pending: list[RawMail] = []
         self.size = 0
         self.stored = 0
@@ -205,7 +270,7 @@ class RawStore:
 
     def _store(self) -> None:
         if self.pending:
-            done = store_raw_many(self.db, self.pending)
+            done = store_raw_many(self.db, self.pending, self.max_bytes)
             self.stored += sum(1 for _, new in done if new)
             self.pending, self.size = [], 0
             crashpoint("after-store")
@@ -217,8 +282,9 @@ class RawStore:
 
 
 def make_store(db: Database, cfg: Config, source: str) -> RawStore:
-    """The store callback for a transport (:class:`RawStore`)."""
-    return RawStore(db, source)
+    """The store callback for a transport (:class:`RawStore`; mails cut at ``[bot]
+    max_mail_bytes``)."""
+    return RawStore(db, source, cfg.max_mail_bytes)
 
 
 def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None) -> str:
@@ -229,7 +295,10 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             mail = s.get(InboundMail, mail_id)
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
-            _process(s, cfg, mail, now)
+            with _answers(s) as queued:
+                _process(s, cfg, mail, now)
+                s.flush()
+                gate_answers(s.info.pop("incoming"), queued)
             return mail.status
     except Exception as exc:  # keep the mail, record why, never lose it
         log.exception("reading mail %s failed", mail_id)
@@ -238,22 +307,83 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             if mail is not None:
                 mail.status = "error"
                 mail.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
+        _tell_failed(db, cfg, mail_id, now)
         return "error"
+
+
+@contextmanager
+def _answers(s: Session) -> Iterator[list[OutboxMail]]:
+    """Collect every outbox row added to ``s`` inside the block (the answers to one mail)."""
+    queued: list[OutboxMail] = []
+
+    def _queued(_session, obj) -> None:
+        if isinstance(obj, OutboxMail):
+            queued.append(obj)
+    event.listen(s, "transient_to_pending", _queued)
+    try:
+        yield queued
+    finally:
+        event.remove(s, "transient_to_pending", _queued)
+
+
+def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None:
+    """After reading ``mail_id`` failed: flag it and tell a registered sender (found in
+    the raw headers) that the mail could not be read. Never raises."""
+    try:
+        with db.session() as s:
+            mail = s.get(InboundMail, mail_id)
+            hdr = raw_headers(mail.raw)
+            rm = read_mail(header_block(mail.raw) + b"\r\n\r\n")
+            mail.from_addr = mail.from_addr or rm.from_addr or None
+            mail.flagged = f"unreadable: reading failed ({(mail.error or '').splitlines()[0][:200]})"
+            ctx = Incoming(s, cfg, mail, rm, now)
+            if rm.auto or not rm.from_addr or rm.from_addr == cfg.sender_addr.lower() or \
+                    sender_auth(hdr, rm.from_addr, cfg.authserv_id).failed or not _registered(ctx):
+                return
+            with _answers(s) as queued:
+                ctx.reply("deine Mail konnte ich nicht lesen: beim Lesen ist ein Fehler aufgetreten. Sie wurde "
+                          "nicht gewertet und hat nichts verändert; sie bleibt für den Spielleiter gespeichert, der "
+                          "Bescheid bekommt. Bitte schick deine Züge noch einmal als einfache Textmail.")
+                s.flush()
+                gate_answers(ctx, queued)
+    except Exception:
+        log.exception("telling the sender of mail %s failed", mail_id)
+
+
+def _registered(ctx: Incoming) -> bool:
+    """Is the sender a player of a running league or a league's GM? Sets ``ctx.player``
+    and ``ctx.league`` (the first match) for the greeting."""
+    addr = ctx.rm.from_addr
+    row = ctx.s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                        .join(League, League.id == Player.league_id)
+                        .where(PlayerAddress.email == addr, League.status == "running", Player.active)).first()
+    if row is not None:
+        ctx.player, ctx.league = row
+        ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
+        return True
+    gm_of = ctx.s.scalar(select(League).where(func.lower(League.gm_email) == addr).limit(1))
+    if gm_of is not None:
+        ctx.league = gm_of
+        return True
+    return False
 
 
 def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     rm = read_mail(mail.raw)
     mail.from_addr = rm.from_addr or None
     mail.subject = rm.subject
-    ctx = Incoming(s, cfg, mail, rm, now)
+    ctx = s.info["incoming"] = Incoming(s, cfg, mail, rm, now)
     if handle_bounce(ctx):  # bounces: flagged for the GM, never answered
         return
     if rm.auto:
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
-    if over_rate_limit(ctx):  # stored, not answered: no mail loop
-        return
+    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id)
+    if mail.raw_size is not None:
+        return _too_big(ctx, auth)
+    if rm.unreadable:
+        return _unreadable(ctx, auth)
     code, text = take_code(rm.new_text)
     found = find_command(rm.subject, text)
     if found and found[0].gm:
@@ -264,6 +394,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
                      .join(League, League.id == Player.league_id)
                      .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
     if not rows:
+        if auth.failed:  # a forged stranger: answering would only reach the forged address
+            return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
         if found and not found[0].needs_player:
             return found[0].handler(ctx, found[1])
         return _unknown_sender(ctx, text)
@@ -275,10 +407,16 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
             return ctx.reply("du spielst in mehreren Ligen: bitte den Namen der Liga in den Betreff schreiben.")
     ctx.player, ctx.league = rows[0]
     mail.player_id, mail.league_id = ctx.player.id, ctx.league.id
-    if found and found[0].name in OPEN_COMMANDS:
+    if found and found[0].name in OPEN_COMMANDS and not auth.failed:
         return found[0].handler(ctx, found[1])
-    if ctx.league.require_code and not check_code(code, ctx.player.code_hash):
-        return _bad_code(ctx, code)
+    proved = bool(code) and check_code(code, ctx.player.code_hash)
+    if not proved and (ctx.league.require_code or auth.failed):
+        return _bad_code(ctx, code, auth)
+    if proved:
+        proven(ctx, f"player:{ctx.player.id}")
+    for a in ctx.player.addresses:  # writing from a bouncing address: it works again
+        if a.email == rm.from_addr and a.bounced_at is not None:
+            a.bounced_at = a.bounce_reason = None
     if found:
         return found[0].handler(ctx, found[1])
     _submission(ctx, text)
@@ -304,31 +442,72 @@ def _unknown_sender(ctx: Incoming, text: str) -> None:
                   to=p.email, subject=f"{ctx.league.name if ctx.league else 'Spielleiter'}: Hinweis", name=p.name)
 
 
-def _bad_code(ctx: Incoming, code: str | None) -> None:
-    """A submission without the right personal code changes nothing. The answer goes to
-    the registered address (the first one), which is the real player even when the
-    sender address was forged; the code is never echoed."""
-    ctx.record("rejected", "submission", reason="code missing" if not code else "code wrong")
-    ctx.mail.flagged = "personal code missing" if not code else "personal code wrong"
-    what = "ohne deinen persönlichen Code" if not code else "mit einem falschen Code"
-    ctx.reply(f"eine Mail von {ctx.rm.from_addr} kam {what} und wurde nicht gewertet; nichts wurde "
-              "verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du das nicht, "
-              "melde dich beim Spielleiter.", to=ctx.player.email)
+def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
+    """A mail without the right personal code (in a league that requires one), or whose
+    sender our mail server did not authenticate and that carries no right code, changes
+    nothing. The player is told at the registered address (the real player even when the
+    sender was forged), at most once an hour (:func:`bot.service.loops.auth_failure`);
+    the code is never echoed."""
+    reason = f"sender not authenticated: {auth.reason}" if auth.failed and not (
+        ctx.league.require_code and code) else "code missing" if not code else "code wrong"
+    ctx.record("rejected", "submission", reason=reason)
+    ctx.mail.flagged = {"code missing": "personal code missing", "code wrong": "personal code wrong"}.get(
+        reason, reason)
+    if reason.startswith("sender"):
+        text = (f"eine Mail mit deiner Adresse {ctx.rm.from_addr} als Absender kam, aber der Mailserver "
+                f"bestätigt diesen Absender nicht ({auth.reason}): sie ist wohl gefälscht und wurde nicht "
+                "gewertet; nichts wurde verändert. Warst du es doch, schreib deinen persönlichen Code in eine "
+                "eigene Zeile ('Code: ...') oder melde dich beim Spielleiter.")
+    else:
+        what = "ohne deinen persönlichen Code" if not code else "mit einem falschen Code"
+        text = (f"eine Mail von {ctx.rm.from_addr} kam {what} und wurde nicht gewertet; nichts wurde "
+                "verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du das nicht, "
+                "melde dich beim Spielleiter.")
+    auth_failure(ctx, owner=f"player:{ctx.player.id}", to=ctx.player.email, name=ctx.player.name,
+                 subject=f"{ctx.league.name}: Mail nicht gewertet", first_text=text,
+                 what=f"Züge oder Befehle für {ctx.league.name}")
 
 
-def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player) -> str | None:
+def _too_big(ctx: Incoming, auth: SenderAuth) -> None:
+    """A mail larger than ``[bot] max_mail_bytes``: stored cut, not read, flagged; a
+    registered sender (player or GM, not a forged one) is told."""
+    size, limit = ctx.mail.raw_size, ctx.cfg.max_mail_bytes
+    ctx.record("ignored", "ignored", reason=f"zu groß: {size} Bytes (höchstens {limit})", size=size)
+    ctx.mail.flagged = f"too large: {size} bytes, stored cut to {len(ctx.mail.raw)}"
+    if auth.failed or not _registered(ctx):
+        return
+    mb = lambda n: f"{n / 1024 / 1024:.1f}".replace(".", ",")  # noqa: E731
+    ctx.reply(f"deine Mail war zu groß ({mb(size)} MB, höchstens {mb(limit)} MB) und wurde nicht gelesen; "
+              "nichts wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge.")
+
+
+def _unreadable(ctx: Incoming, auth: SenderAuth) -> None:
+    """A mail whose structure or text could not be read: stored, flagged for the GM; a
+    registered sender (player or GM, not a forged one) is told why in one line."""
+    why = ctx.rm.unreadable
+    ctx.record("ignored", "ignored", reason=f"unreadable: {why}")
+    ctx.mail.flagged = f"unreadable mail from {ctx.rm.from_addr}: {why}"
+    if auth.failed or not _registered(ctx):
+        return
+    ctx.reply(f"deine Mail (Betreff: {ctx.rm.subject or '(leer)'}) konnte ich nicht lesen: {why}. Sie wurde "
+              "nicht gewertet und hat nichts verändert; sie bleibt für den Spielleiter gespeichert. Bitte schick "
+              "deine Züge noch einmal als einfache Textmail.")
+
+
+def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player,
+             lang: str = "de") -> str | None:
     """Why ``player`` cannot send moves for ``partie`` now (German), or None: the Partie
     is over, waits for the one before it (league option ``sequential``), or it is another
     player's turn (:meth:`GameRules.movers`)."""
     if partie.finished:
-        return "diese Partie ist beendet."
+        return tr(lang, "partie_over")
     if partie.id not in active:
-        return "diese Partie beginnt erst, wenn die Partie davor beendet ist."
+        return tr(lang, "partie_waits")
     movers = game.movers(partie.state)
     if movers is not None and str(player.id) not in movers:
         names = [p.name for p in league.players if str(p.id) in movers]
-        who = f" Am Zug: {', '.join(names)}." if names else ""
-        return f"du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}"
+        who = tr(lang, "who_moves", names=", ".join(names)) if names else ""
+        return tr(lang, "not_your_turn", who=who)
     return None
 
 
@@ -361,15 +540,14 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
     player, league = ctx.player, ctx.league
     game = get_game(league.game)
+    lang = league_language(league.options)
     rnd = open_round(s, league)
     if rnd is None:
         ctx.record("ignored", "ignored", reason="league finished")
-        return ctx.reply(f"die Liga {league.name} ist beendet.")
+        return ctx.reply(tr(lang, "league_over", league=league.name))
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
-        return ctx.reply(f"deine Mail kam nach dem ZAT der Runde {rnd.number} "
-                         f"({format_zat(rnd.zat, league.timezone)}) und wird nicht mehr gewertet. "
-                         "Sie bleibt für den Spielleiter gespeichert.")
+        return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
     conn = s.connection()
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
@@ -383,18 +561,17 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         part = partien.get(sec.partie) if sec.partie else None
         if part is None:
             if sec.partie is None:
-                errors.append("Für diese Züge ist keine Partie angegeben: bitte 'Partie "
-                              f"{next(iter(partien))}:' o. ä. davor schreiben ({', '.join(sec.moves)}).")
+                errors.append(tr(lang, "no_partie", first=next(iter(partien)), moves=", ".join(sec.moves)))
             else:
-                errors.append(f"Eine Partie {sec.partie} gibt es in {league.name} nicht "
-                              f"(Partien: {', '.join(partien)}).")
+                errors.append(tr(lang, "unknown_partie", partie=sec.partie, league=league.name,
+                                 names=", ".join(partien)))
             continue
         if not sec.moves:
-            errors.append(f"Partie {part.name}: kein Zug gefunden.")
+            errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
             continue
-        why = _not_now(s, game, league, part, active, player)
+        why = _not_now(s, game, league, part, active, player, lang)
         if why:
-            errors.append(f"Partie {part.name}: {why}")
+            errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
@@ -425,16 +602,16 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         view = game.public_view(part.state)
         reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
-        situation = render(f"{game.name}/situation.txt.j2", mine=game.player_view(part.state, key), **view).strip()
+        situation = render(f"{game.name}/situation.txt.j2", lang, mine=game.player_view(part.state, key),
+                           **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored)
     if not sections and not errors:
-        errors.append("Zeilen, die ich nicht als Zug lesen konnte: " + (" | ".join(read.ignored[:8]) or "keine")
-                      + ". Hilfe zur Notation steht in der Startmail und im README.")
-    text = render("ack.txt.j2", player=player, league=league, round=rnd.number, sections=sections,
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone))
+        errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
+    text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 

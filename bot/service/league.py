@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
+from bot.i18n import league_language, tr
 from bot.render import format_zat, render
 from bot.service.identity import hash_code
 from bot.service.outbox import queue_mail
@@ -108,7 +109,7 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
     tz = spec.get("timezone", cfg.timezone)
     ZoneInfo(tz)
     options = dict(spec.get("options", {}))
-    for key in ("sequential", "turn_hours", "language"):
+    for key in ("sequential", "turn_hours", "language", "gm_language"):
         if key in spec:
             options[key] = spec[key]
     league = League(name=spec["name"], game=game.name, seed=str(spec.get("seed", 1)),
@@ -146,9 +147,11 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
 
 
 def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:
-    """Every Partie's public view plus ``name`` and ``mine`` (``player``'s private view,
-    ``{}`` without a player or for games without private state)."""
-    return [dict(game.public_view(pt.state), name=pt.name,
+    """Every Partie's public view plus ``name``, ``names`` (player key -> name, for games
+    whose views name players by key) and ``mine`` (``player``'s private view, ``{}``
+    without a player or for games without private state)."""
+    names = {str(p.id): p.name for p in league.players}
+    return [dict(game.public_view(pt.state), name=pt.name, names=names,
                  mine=game.player_view(pt.state, str(player.id)) if player is not None else {})
             for pt in league.partien]
 
@@ -158,13 +161,14 @@ def queue_start_mail(session: Session, cfg: Config, league: League, player: Play
     """Queue ``player``'s start mail (``<game>/start.txt.j2``: the public views and the
     player's own private part of every Partie, the first ZAT, the player help)."""
     game = get_game(league.game)
+    lang = league_language(league.options)
     rnd = open_round(session, league)
     zat = rnd.zat if rnd is not None else league.first_zat
-    text = render(f"{game.name}/start.txt.j2", recipient=player, league=league,
-                  partien=partie_views(game, league, player), next_zat=format_zat(zat, league.timezone),
+    text = render(f"{game.name}/start.txt.j2", lang, recipient=player, league=league,
+                  partien=partie_views(game, league, player), next_zat=format_zat(zat, league.timezone, lang),
                   joined=joined)
     queue_mail(session, cfg, key=key or f"start:{league.id}:{player.id}", kind="start", to=player.email,
-               subject=f"{league.name}: Spielbeginn" if joined <= 1 else f"{league.name}: Willkommen",
+               subject=tr(lang, "subject_start" if joined <= 1 else "subject_welcome", league=league.name),
                text=text, league_id=league.id, round_number=joined)
 
 
@@ -186,13 +190,14 @@ def open_round(session: Session, league: League) -> Round | None:
 
 
 @lru_cache(maxsize=32)
-def _lexicon(alphabet: str, cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...]):
-    lex = lexmod.load(alphabet, Path(cache_dir) if cache_dir else None)
+def _lexicon(alphabets: tuple[str, ...], cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...]):
+    lex = lexmod.union(*(lexmod.load(a, Path(cache_dir) if cache_dir else None) for a in alphabets))
     return lex.with_lists(allow, deny) if (allow or deny) else lex
 
 
 def league_lexicon(league: League, cfg: Config):
-    """The league's lexicon: the game's alphabet with the GM's allow- and deny-list."""
+    """The league's lexicon: the game's word lists for the league's options
+    (:meth:`GameRules.lexicon_alphabets`) with the GM's allow- and deny-list."""
     game = get_game(league.game)
-    return _lexicon(game.alphabet, str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
+    return _lexicon(tuple(game.lexicon_alphabets(league.options or {})), str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
                     tuple(league.allow_words or ()), tuple(league.deny_words or ()))

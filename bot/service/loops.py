@@ -1,42 +1,75 @@
-"""Loops and noise: bounces of our own mails, and a per-sender rate limit.
+"""Loops, floods and noise: nobody can make the bot send without bound, and nobody can
+silence a player (issue "nobody can silence a player").
 
-Both run inside :func:`bot.service.intake.process_mail`'s transaction, on an
-:class:`~bot.service.mailctx.Incoming`, and never answer the sender:
+All of it runs inside :func:`bot.service.intake.process_mail`'s transaction, on an
+:class:`~bot.service.mailctx.Incoming`:
 
+- :func:`gate_answers`: every mail is read; what is capped is what the bot sends back.
+  Each address gets at most ``cfg.rate_limit_per_hour`` answers and notices within an
+  hour; further ones are kept in the outbox as ``suppressed`` and summed up in ONE mail
+  (kind ``summary``) an hour later, which also carries the last withheld answer. A mail
+  that proved itself with the right personal or GM code (``ctx.proved``) is always
+  answered. Auswertungen, announcements and reminders are no answers and never capped.
+- :func:`auth_failure`: a mail that failed a code (missing, wrong) or whose sender our
+  mail server did not authenticate (:mod:`bot.mail.auth`) changes nothing; its owner
+  (the player, or the GM of the league) is told at their registered address, at most
+  once an hour: the first at once, the rest in one mail an hour later with the count and
+  the senders. More than :data:`GUESS_LIMIT` within an hour is flagged as guessing for
+  the GM. There is no lock-out: the right code always works (a lock-out would let a
+  forger silence the owner); codes are scrypt hashes compared in constant time.
+- :func:`throttled_notice`: the "at once, then at most one summary per window" mail
+  behind both, also used for the GM's bounce notices (at most one a day).
 - :func:`handle_bounce`: a non-delivery report about one of our outbox mails marks that
-  row (``last_error``), flags the stored bounce for the game master and queues ONE
-  notice to the league's GM (``League.gm_email``).
-- :func:`over_rate_limit`: more than ``cfg.rate_limit_per_hour`` mails from one address
-  within an hour are stored but not answered (status ``ignored``, reason ``rate limit``),
-  so a mail loop cannot make the bot send without bound.
+  row (``last_error``), flags the stored bounce for the game master and tells the
+  league's GM (``League.gm_email``).
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+import email
+import email.policy
+import hashlib
+from collections import Counter
+from datetime import datetime, timedelta
+from typing import Callable
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
+from bot.config import Config
 from bot.mail.bounce import find_bounce
+from bot.mail.compose import compose
 from bot.render import render
 from bot.service.mailctx import Incoming
 from bot.service.outbox import queue_mail
-from bot.storage.models import InboundMail, League, OutboxMail
+from bot.storage.models import InboundMail, League, OutboxMail, Player, PlayerAddress
 
 #: Default of ``[bot] rate_limit_per_hour``.
 DEFAULT_RATE_LIMIT = 20
+#: The window of the rate limit and of the code notices.
+HOUR = timedelta(hours=1)
+#: Wrong codes for one owner within an hour above which it is flagged as guessing.
+GUESS_LIMIT = 5
+#: Outbox kinds that are no answer to a mail (or throttled on their own): never capped, not counted.
+NOT_ANSWERS = frozenset({"auswertung", "gm", "start", "reminder", "summary", "auth", "bounce", "gm-notice"})
+#: Key suffix of a deferred summary row (sent when ``next_attempt_at`` is reached).
+SAMMEL = "sammel"
 
 
 def handle_bounce(ctx: Incoming) -> bool:
     """Deal with ``ctx.mail`` if it is a bounce; returns True when it was one (then the
-    mail is recorded as ``ignored`` with reason ``bounce`` and must not be answered).
+    mail is recorded as ``ignored``, reason ``bounce...``, and must not be answered).
 
     When the report names one of our outbox mails (by Message-ID): that row's
-    ``last_error`` says it bounced, the inbound mail's ``flagged`` names recipient and
-    report, and the league's GM (if ``gm_email`` is set, and the bounced mail was not
-    itself to the GM or a bounce notice) gets one notice. A bounce about no mail of
-    ours is recorded, not flagged (backscatter); so is a mere delay warning (DSN
-    ``Action: delayed``)."""
+    ``last_error`` says it bounced and the inbound mail's ``flagged`` names recipient and
+    report. A permanent failure of a player's address (flufl.bounce) marks the address
+    as bouncing (``PlayerAddress.bounced_at``; reports then go to the player's other
+    addresses) when the report is about a mail of ours or we wrote to that address in
+    the last :data:`BOUNCE_TRUST` days. The league's GM (``gm_email``) is told at most
+    once a day (:func:`throttled_notice`), never about a mail to the GM or a notice
+    itself. A bounce about nothing of ours is recorded, not flagged (backscatter); so is
+    a mere delay warning."""
     bounce = find_bounce(ctx.mail.raw, ctx.rm)
     if bounce is None:
         return False
@@ -44,13 +77,14 @@ def handle_bounce(ctx: Incoming) -> bool:
         ctx.record("ignored", "ignored", reason="bounce: delay warning", auto=ctx.rm.auto or bounce.why,
                    recipients=bounce.recipients, report=bounce.summary)
         return True
-    s = ctx.s
+    s, now = ctx.s, ctx.now
     rows = list(s.scalars(select(OutboxMail).where(OutboxMail.message_id.in_(bounce.message_ids))
                           .order_by(OutboxMail.id))) if bounce.message_ids else []
     if not rows:
         ctx.record("ignored", "ignored", reason="bounce: no mail of ours", auto=ctx.rm.auto or bounce.why,
                    recipients=bounce.recipients, report=bounce.summary)
         return True
+    marked = _mark_bouncing(ctx, bounce)
     recipients = bounce.recipients or sorted({r.to_addr.lower() for r in rows})
     for row in rows:
         row.last_error = f"bounced (Unzustellbar, inbound mail {ctx.mail.id}): {bounce.summary}"
@@ -58,40 +92,252 @@ def handle_bounce(ctx: Incoming) -> bool:
     ctx.mail.flagged = (f"Unzustellbar / bounced: Mail an {', '.join(recipients)} kam zurück ({what}): "
                         f"{bounce.summary}")
     ctx.record("ignored", "ignored", reason="bounce", auto=ctx.rm.auto or bounce.why, recipients=recipients,
-               outbox=[r.id for r in rows], report=bounce.summary)
-    league = s.get(League, rows[0].league_id) if rows[0].league_id else None
-    if league is None:
+               permanent=bounce.permanent, outbox=[r.id for r in rows], report=bounce.summary,
+               bouncing=[a.email for a in marked])
+    leagues = {r.league_id for r in rows if r.league_id} | {a.player.league_id for a in marked}
+    if not leagues:
         return True
-    ctx.mail.league_id = league.id
-    gm = (league.gm_email or "").strip()
-    if not gm or any(r.kind == "bounce" or r.to_addr.lower() == gm.lower() for r in rows):
-        return True  # nobody to tell, or telling would loop
-    body = (f"eine Mail des Bots an {', '.join(recipients)} kam als unzustellbar zurück.\n\n"
-            f"Betroffen: {what}\n"
-            f"Rückmeldung des Mailservers: {bounce.summary}\n\n"
-            "Bitte prüf die Adresse des Spielers (die Rückmeldung ist im Bot gespeichert und markiert).")
-    queue_mail(s, ctx.cfg, key=f"bounce:{ctx.mail.id}", kind="bounce", to=gm,
-               subject=f"{league.name}: Mail an {', '.join(recipients)} unzustellbar",
-               text=render("notice.txt.j2", name=None, body=body), league_id=league.id)
+    ctx.mail.league_id = min(leagues)
+    for league in s.scalars(select(League).where(League.id.in_(leagues)).order_by(League.id)):
+        gm = (league.gm_email or "").strip()
+        if not gm or any(r.kind in ("bounce", "gm-notice") or r.to_addr.lower() == gm.lower() for r in rows):
+            continue  # nobody to tell, or telling would loop
+        throttled_notice(s, ctx.cfg, topic=f"bounce:{league.id}", item=ctx.mail.id, to=gm, now=now, window=DAY,
+                         kind="bounce", league_id=league.id,
+                         render_mail=lambda first, summary, league=league: _bounce_notice(ctx, league, first,
+                                                                                          summary))
     return True
 
 
-def over_rate_limit(ctx: Incoming) -> bool:
-    """True (and ``ctx.mail`` recorded as ``ignored``, reason ``rate limit``) when the
-    sender sent more than ``cfg.rate_limit_per_hour`` mails (this one included) within
-    the hour up to this mail's arrival. The first mail over the limit is flagged for
-    the GM. A limit of 0 or less switches the check off."""
+#: The GM hears about bounces at most once per this window.
+DAY = timedelta(days=1)
+
+
+def _mark_bouncing(ctx: Incoming, bounce) -> list[PlayerAddress]:
+    """Mark the player addresses (running leagues) that failed permanently; returns the
+    newly marked ones."""
+    if not bounce.permanent:
+        return []
+    out = list(ctx.s.scalars(select(PlayerAddress).join(Player).join(League).where(
+        PlayerAddress.email.in_(bounce.permanent), League.status == "running", Player.active,
+        PlayerAddress.bounced_at.is_(None))))
+    for addr in out:
+        addr.bounced_at, addr.bounce_reason = ctx.now, bounce.summary[:300]
+    return out
+
+
+def _bounce_notice(ctx: Incoming, league: League, first: int, summary: bool) -> tuple[str, str]:
+    s = ctx.s
+    mails = list(s.scalars(select(InboundMail).where(
+        InboundMail.id >= first, InboundMail.flagged.like("Unzustellbar / bounced:%")).order_by(InboundMail.id)))
+    mails = [m for m in mails if m.id == ctx.mail.id or m.league_id == league.id]
+    lines = [f"  - {_when(m.received_at, league.timezone)}: {m.flagged.partition(': ')[2][:400]}" for m in mails[-10:]]
+    bouncing = list(s.scalars(select(PlayerAddress).join(Player).where(
+        Player.league_id == league.id, Player.active, PlayerAddress.bounced_at.is_not(None))))
+    body = (("eine Mail des Bots kam als unzustellbar zurück" if len(mails) <= 1 else
+             f"{len(mails)} Mails des Bots kamen seit dem letzten Hinweis als unzustellbar zurück")
+            + ":\n\n" + "\n".join(lines))
+    if bouncing:
+        body += ("\n\nDiese Adressen gelten als dauerhaft unzustellbar; Auswertungen gehen an eine andere "
+                 "Adresse des Spielers, wenn er eine hat (schreibt er wieder von der Adresse, gilt sie wieder):\n"
+                 + "\n".join(f"  - {a.player.name}: {a.email} (seit {_when(a.bounced_at, league.timezone)})"
+                             for a in bouncing))
+    body += ("\n\nBitte prüf die Adressen (die Rückmeldungen sind im Bot gespeichert und markiert). "
+             "Weitere Hinweise dieser Art kommen höchstens einmal am Tag.")
+    who = ", ".join(sorted({r for m in mails for r in ((m.parse or {}).get("recipients") or [])})) or "?"
+    subject = (f"{league.name}: Mail an {who} unzustellbar" if not summary
+               else f"{league.name}: {len(mails)} unzustellbare Mails ({who})")
+    return subject, render("notice.txt.j2", name=None, body=body)
+
+
+# -- at once, then at most one summary per window ----------------------------------------
+
+def _short(text: str) -> str:
+    return hashlib.sha256(text.lower().encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _when(dt: datetime, tz: str) -> str:
+    return f"{dt.astimezone(ZoneInfo(tz)):%d.%m. %H:%M} Uhr"
+
+
+def _rewrite(cfg: Config, row: OutboxMail, subject: str, text: str) -> None:
+    """New subject and text for a row not sent yet (its Message-ID stays)."""
+    old = email.message_from_bytes(row.raw, policy=email.policy.compat32)
+    row.subject = subject
+    row.raw = compose(sender=cfg.sender, to=row.to_addr, subject=subject, text=text, message_id=row.message_id,
+                      in_reply_to=old.get("In-Reply-To"))
+
+
+def throttled_notice(s: Session, cfg: Config, *, topic: str, item: int, to: str, now: datetime, window: timedelta,
+                     kind: str, render_mail: Callable[[int, bool], tuple[str, str]], at_once: bool = True,
+                     league_id: int | None = None) -> tuple[OutboxMail, bool]:
+    """Queue a notice about ``item`` (a row id) under ``topic``, at most one per ``window``.
+
+    With ``at_once`` the first notice in a window goes out now; every later item in the
+    window is folded into ONE summary row (key ``<topic>:<first item>:sammel``, status
+    pending, ``next_attempt_at`` = a window after the previous notice), which is rendered
+    again for each new item until it is sent. Without ``at_once`` even the first item
+    only starts such a summary, due a window from now. ``render_mail(first item,
+    summary)`` gives ``(subject, text)``; a summary covers every item from its first on.
+    Returns ``(row, new)``: the row queued or rewritten, and whether it is a new one."""
+    last = s.scalar(select(OutboxMail).where(OutboxMail.key.like(f"{topic}:%"))
+                    .order_by(OutboxMail.id.desc()).limit(1))
+    if last is not None and last.key.endswith(":" + SAMMEL) and last.status == "pending":
+        subject, text = render_mail(int(last.key.split(":")[-2]), True)
+        _rewrite(cfg, last, subject, text)
+        return last, False
+    due = None if at_once else now + window
+    if last is not None:
+        last_time = last.next_attempt_at if last.key.endswith(":" + SAMMEL) and last.next_attempt_at \
+            else last.created_at
+        if now < last_time + window:
+            due = last_time + window
+    subject, text = render_mail(item, due is not None)
+    row = queue_mail(s, cfg, key=f"{topic}:{item}" + (f":{SAMMEL}" if due else ""), kind=kind, to=to,
+                     subject=subject, text=text, league_id=league_id)
+    row.created_at, row.next_attempt_at = now, due
+    return row, True
+
+
+# -- the rate limit caps answers, never reading ------------------------------------------
+
+def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
+    """Cap the answers ``rows`` queued while reading ``ctx.mail``; returns how many were
+    withheld. Each row's ``created_at`` becomes the reading time. A row to an address
+    that already got ``cfg.rate_limit_per_hour`` answers within the hour is kept as
+    ``suppressed`` and goes into the address's hourly summary; the mail that first hits
+    the limit is flagged for the GM. Nothing is capped for a proved mail (``ctx.proved``)
+    or with a limit of 0."""
+    s, now = ctx.s, ctx.now
+    for row in rows:
+        row.created_at = now
     limit = getattr(ctx.cfg, "rate_limit_per_hour", DEFAULT_RATE_LIMIT)
-    addr = ctx.rm.from_addr
-    if not addr or limit is None or limit <= 0:
-        return False
-    at = ctx.mail.received_at
-    n = ctx.s.scalar(select(func.count()).select_from(InboundMail).where(
-        InboundMail.from_addr == addr, InboundMail.received_at > at - timedelta(hours=1),
-        InboundMail.received_at <= at)) or 0
-    if n <= limit:
-        return False
-    ctx.record("ignored", "ignored", reason="rate limit", limit=limit, count=n)
-    if n == limit + 1:
-        ctx.mail.flagged = f"rate limit: more than {limit} mails within one hour from {addr} (not answered)"
-    return True
+    if ctx.proved or limit is None or limit <= 0:
+        return 0
+    withheld = 0
+    for row in rows:
+        if row.kind in NOT_ANSWERS or row.status != "pending":
+            continue
+        addr = row.to_addr.lower()
+        n = s.scalar(select(func.count()).select_from(OutboxMail).where(
+            func.lower(OutboxMail.to_addr) == addr, OutboxMail.created_at > now - HOUR,
+            OutboxMail.status != "suppressed", OutboxMail.kind.not_in(NOT_ANSWERS), OutboxMail.id != row.id)) or 0
+        if n < limit:
+            continue
+        row.status, row.last_error = "suppressed", f"withheld: more than {limit} answers within one hour to {addr}"
+        withheld += 1
+        s.flush()
+        summary, new = throttled_notice(
+            s, ctx.cfg, topic=f"cap:{_short(addr)}", item=row.id, to=row.to_addr, now=now, window=HOUR,
+            kind="summary", at_once=False, league_id=row.league_id,
+            render_mail=lambda first, _summary, addr=addr: _cap_summary(ctx, addr, first, limit))
+        if new:
+            ctx.mail.flagged = (f"rate limit: more than {limit} answers within one hour to {addr}; withheld, "
+                                f"summed up in one mail at {summary.next_attempt_at.isoformat(timespec='minutes')}")
+    return withheld
+
+
+def _text_of(raw: bytes) -> str:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    body = msg.get_body(("plain",))
+    return body.get_content() if body is not None else ""
+
+
+def _cap_summary(ctx: Incoming, addr: str, first: int, limit: int) -> tuple[str, str]:
+    s = ctx.s
+    where = (func.lower(OutboxMail.to_addr) == addr, OutboxMail.status == "suppressed", OutboxMail.id >= first,
+             OutboxMail.kind.not_in(NOT_ANSWERS))
+    n = s.scalar(select(func.count()).select_from(OutboxMail).where(*where)) or 0
+    rows = list(reversed(s.scalars(select(OutboxMail).where(*where).order_by(OutboxMail.id.desc()).limit(10)).all()))
+    player = s.scalar(select(Player).join(PlayerAddress).where(PlayerAddress.email == addr).limit(1))
+    league = s.get(League, rows[-1].league_id) if rows and rows[-1].league_id else None
+    tz = league.timezone if league else ctx.cfg.timezone
+    lines = [f"  - {_when(r.created_at, tz)}: {r.subject}" for r in rows]
+    if n > 10:
+        lines.insert(0, f"  ... und {n - 10} frühere")
+    body = (f"an deine Adresse gingen in der letzten Stunde mehr Antworten, als der Bot verschickt "
+            f"(höchstens {limit} je Stunde). {n} {'Antwort habe' if n == 1 else 'Antworten habe'} ich deshalb "
+            "zurückgehalten. Gelesen wurde trotzdem jede Mail: wie immer zählt deine letzte Einsendung vor "
+            "dem ZAT.\n\nZurückgehalten:\n" + "\n".join(lines)
+            + "\n\nKamen diese Mails nicht von dir, hat jemand deine Adresse als Absender benutzt; dann melde "
+            "dich bitte beim Spielleiter.")
+    if rows:
+        body += "\n\nMeine Antwort auf die letzte dieser Mails:\n\n" + "\n".join(
+            f"> {ln}" if ln else ">" for ln in _text_of(rows[-1].raw).rstrip().splitlines())
+    subject = f"{league.name + ': ' if league else ''}{n} zurückgehaltene Antworten"
+    return subject, render("notice.txt.j2", name=player.name if player else None, body=body)
+
+
+# -- codes: wrong ones change nothing, the owner is told at most once an hour --------------
+
+_WHY = {"code missing": "ohne Code", "code wrong": "falscher Code", "GM code missing": "ohne Spielleiter-Code",
+        "GM code wrong": "falscher Spielleiter-Code", "wrong sender address": "nicht von der Adresse des Spielleiters",
+        "GM code not set for league": "Liga ohne Spielleiter-Code"}
+
+
+def _why_german(reason: str | None) -> str:
+    if reason and reason.startswith("sender not authenticated"):
+        return f"Absender vom Mailserver nicht bestätigt ({reason.partition(': ')[2]})"
+    return _WHY.get(reason or "", reason or "abgelehnt")
+
+
+def recent_failures(s: Session, owner: str, now: datetime) -> int:
+    """How many mails failed ``owner``'s code within the hour up to ``now``."""
+    return s.scalar(select(func.count()).select_from(InboundMail).where(
+        InboundMail.auth_failure == owner, InboundMail.received_at > now - HOUR)) or 0
+
+
+def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subject: str, first_text: str,
+                 what: str) -> None:
+    """Record that ``ctx.mail`` failed ``owner``'s code (``player:<id>`` or ``gm:<league
+    id>``) and tell the owner at ``to``: the first failure within an hour with
+    ``first_text`` at once, the later ones in ONE summary an hour later (count, senders;
+    ``what`` names what they tried, e.g. "Spielleiter-Befehle für Liga"). More than
+    :data:`GUESS_LIMIT` within the hour flags the mail as guessing. Nothing is sent to
+    the sender (a forged sender is not the one who wrote)."""
+    s, mail, now = ctx.s, ctx.mail, ctx.now
+    mail.auth_failure = owner
+    s.flush()
+    n = recent_failures(s, owner, mail.received_at)
+    if n > GUESS_LIMIT:
+        mail.flagged = f"{mail.flagged or 'code failed'}; {n} failed codes for {owner} within one hour (guessing?)"
+    tz = ctx.league.timezone if ctx.league else ctx.cfg.timezone
+
+    def render_mail(first: int, summary: bool) -> tuple[str, str]:
+        if not summary:
+            return subject, render("notice.txt.j2", name=name, body=first_text + (
+                "\n\nKommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
+                "zusammen."))
+        where = (InboundMail.auth_failure == owner, InboundMail.id >= first)
+        n = s.scalar(select(func.count()).select_from(InboundMail).where(*where)) or 0
+        senders = Counter(dict(s.execute(select(InboundMail.from_addr, func.count()).where(*where)
+                                         .group_by(InboundMail.from_addr)).all()))
+        first_at = s.scalar(select(func.min(InboundMail.received_at)).where(*where))
+        rows = list(reversed(s.scalars(select(InboundMail).where(*where).order_by(InboundMail.id.desc())
+                                       .limit(10)).all()))
+        lines = [f"  - {_when(r.received_at, tz)}, von {r.from_addr or '?'}: {_why_german((r.parse or {}).get('reason'))}"
+                 for r in rows]
+        if n > 10:
+            lines.insert(0, f"  ... und {n - 10} frühere")
+        body = (f"zwischen {_when(first_at, tz)} und {_when(rows[-1].received_at, tz)} kamen "
+                f"{n} {'Mail' if n == 1 else 'Mails'} ({what}) ohne den richtigen Code oder mit "
+                "gefälschtem Absender, von: " + ", ".join(f"{a or '?'} ({c})" for a, c in senders.most_common(10))
+                + ". Keine wurde ausgeführt oder gewertet; nichts wurde verändert.\n\n" + "\n".join(lines))
+        if n > GUESS_LIMIT:
+            body += ("\n\nDas sind mehr als ein paar Tippfehler: vermutlich versucht jemand, deinen Code zu raten. "
+                     "Dein richtiger Code gilt weiter. Ist er kurz oder leicht zu erraten, bitte den Spielleiter "
+                     "um einen neuen.")
+        return f"{subject} ({n})", render("notice.txt.j2", name=name, body=body)
+
+    throttled_notice(s, ctx.cfg, topic=f"auth:{owner}", item=mail.id, to=to, now=now, window=HOUR, kind="auth",
+                     render_mail=render_mail, league_id=ctx.league.id if ctx.league else None)
+
+
+def proven(ctx: Incoming, owner: str) -> None:
+    """``ctx.mail`` carried ``owner``'s right code: it is answered whatever the rate limit
+    says. After more than :data:`GUESS_LIMIT` failed codes within the hour it is flagged
+    for the GM (the code may have been guessed), and processed all the same."""
+    ctx.proved = True
+    n = recent_failures(ctx.s, owner, ctx.mail.received_at)
+    if n > GUESS_LIMIT:
+        ctx.mail.flagged = f"right code for {owner} after {n} failed codes within one hour (guessed?)"

@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.mail.message import ReadMail
+from bot.i18n import DEFAULT, league_language
 from bot.render import render
 from bot.service.outbox import queue_mail
 from bot.storage.models import InboundMail, League, Player
@@ -18,7 +19,8 @@ from bot.storage.models import InboundMail, League, Player
 
 @dataclass
 class Incoming:
-    """One stored mail being read. ``player``/``league`` are set once the sender is known."""
+    """One stored mail being read. ``player``/``league`` are set once the sender is known;
+    ``proved`` once it carried the right code."""
 
     s: Session
     cfg: Config
@@ -28,6 +30,8 @@ class Incoming:
     player: Player | None = None
     league: League | None = None
     answers: int = field(default=0)
+    #: the mail carried its owner's right code (player or GM): always answered (no rate limit)
+    proved: bool = False
 
     @property
     def reply_subject(self) -> str:
@@ -39,13 +43,20 @@ class Incoming:
         self.mail.status, self.mail.kind = status, kind
         self.mail.parse = dict(parse)
 
+    @property
+    def lang(self) -> str:
+        """The language of answers: the league's (bot.i18n) for a player's mail, else German."""
+        if self.player is not None and self.league is not None:
+            return league_language(self.league.options)
+        return DEFAULT
+
     def reply(self, body: str, *, to: str | None = None, subject: str | None = None, kind: str = "notice",
               name: str | None = None) -> None:
-        """Queue a German answer (``notice.txt.j2``) to the sender (or ``to``). Several
-        answers to one mail get distinct outbox keys."""
+        """Queue an answer (``notice.txt.j2`` in :attr:`lang`) to the sender (or ``to``).
+        Several answers to one mail get distinct outbox keys."""
         self.answers += 1
         queue_mail(self.s, self.cfg, key=f"{kind}:{self.mail.id}:{self.answers}", kind=kind,
                    to=to or self.rm.from_addr, subject=subject or self.reply_subject,
-                   text=render("notice.txt.j2", name=name if name is not None else
+                   text=render("notice.txt.j2", self.lang, name=name if name is not None else
                                (self.player.name if self.player else None), body=body),
                    league_id=self.league.id if self.league else None, in_reply_to=self.rm.message_id)

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 
 from bot.config import Config
+from bot.i18n import league_language, tr
 from bot.render import format_zat, render
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
@@ -47,13 +48,13 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
                            and (movers[pt.id] is None or str(p.id) in movers[pt.id])]
                 if not missing:
                     continue
-                body = (f"für Runde {rnd.number} von {league.name} fehlen noch deine Züge "
-                        f"({'Partie ' if len(missing) == 1 else 'Partien '}{', '.join(missing)}).\n"
-                        f"ZAT: {format_zat(rnd.zat, league.timezone)}\n\n"
-                        "Ohne Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis.")
+                lang = league_language(league.options)
+                which = tr(lang, "partie_one" if len(missing) == 1 else "partie_many", names=", ".join(missing))
+                body = tr(lang, "reminder", round=rnd.number, league=league.name, partien=which,
+                          zat=format_zat(rnd.zat, league.timezone, lang))
                 queue_mail(s, cfg, key=f"reminder:{league.id}:{rnd.number}:{p.id}", kind="reminder", to=p.email,
-                           subject=f"{league.name}: Erinnerung an den ZAT der Runde {rnd.number}",
-                           text=render("notice.txt.j2", name=p.name, body=body), league_id=league.id,
+                           subject=tr(lang, "subject_reminder", league=league.name, round=rnd.number),
+                           text=render("notice.txt.j2", lang, name=p.name, body=body), league_id=league.id,
                            round_number=rnd.number)
                 queued += 1
             rnd.reminded_at = now

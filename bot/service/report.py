@@ -40,6 +40,7 @@ from markupsafe import Markup
 from bot.games.base import GameRules
 from bot.mail.compose import Segments, qp_lines
 from bot.packing import Chunked
+from bot.i18n import DEFAULT
 from bot.render import environment, render
 
 FORMATS = ("txt", "html")
@@ -81,18 +82,19 @@ def _has(name: str) -> bool:
         return False
 
 
-def _part(game: GameRules, part: str, fmt: str, **ctx: Any) -> str:
-    return render(f"{game.name}/auswertung/{part}.{fmt}.j2", **ctx)
+def _part(game: GameRules, part: str, fmt: str, lang: str = DEFAULT, **ctx: Any) -> str:
+    return render(f"{game.name}/auswertung/{part}.{fmt}.j2", lang, **ctx)
 
 
-def _both(game: GameRules, part: str, **ctx: Any) -> dict[str, str]:
-    return {fmt: _part(game, part, fmt, **ctx) for fmt in FORMATS}
+def _both(game: GameRules, part: str, lang: str = DEFAULT, **ctx: Any) -> dict[str, str]:
+    return {fmt: _part(game, part, fmt, lang, **ctx) for fmt in FORMATS}
 
 
 @dataclass
 class PartieRound:
     """One Partie's round as the templates see it: ``p`` (the public view after the
-    round plus ``name``, ``board_move``, ``top``, ``lot`` and ``players``, one public row
+    round plus ``name``, ``board_move``, ``top``, ``lot``, ``names`` (player key -> display
+    name, for games that name players by key in their views) and ``players``, one public row
     per player: name, key, submitted, counted, points, score, ``counted_text`` and
     ``result``), ``full`` (player key -> the whole :class:`PlayerRound` JSON plus
     ``name``, for the players of this round) and ``views`` (player key ->
@@ -178,6 +180,8 @@ class Recipient:
     name: str
     email: str
     gm: bool = False
+    #: The language of this copy (bot.i18n): the league's for players, the GM's own for the GM.
+    lang: str = DEFAULT
 
 
 def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
@@ -186,63 +190,80 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     """Render every recipient's Auswertung; returns ``{email: (text, html)}`` as
     :class:`~bot.mail.compose.Segments` (``.text()`` gives the whole string).
 
-    The shared parts are rendered once and quoted-printable encoded once; per recipient
-    only their own moves and private part (the game master: everybody's) and the frame
-    are rendered, so the cost of a round grows with the number of players, not with its
-    square (every Auswertung carries the round's table). ``chart``: the standings chart
-    (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part, also
-    shared. The text part is folded to :data:`TEXT_WIDTH` (:func:`fold_text`), the shared
+    The shared parts are rendered once per language (bot.i18n: a recipient's ``lang``) and
+    quoted-printable encoded and compressed once (:class:`bot.packing.Chunked`); per
+    recipient only their own moves and private part (the game master: everybody's) and
+    the frame are rendered, so the cost of a round grows with the number of players, not
+    with its square (every Auswertung carries the round's table). ``chart``: the standings
+    chart (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part,
+    also shared. ``next_zat``: the next ZAT as text, or a function of the language giving
+    it. The text part is folded to :data:`TEXT_WIDTH` (:func:`fold_text`), the shared
     parts once."""
     common = dict(league=league, round=round)
-    shared = [_both(game, "partie", p=pr.p, **common) for pr in partien]
-    table = _both(game, "table", standings=standings, rows=round_rows(standings, partien),
-                  partien=[pr.p for pr in partien], **common)
-    footer = _both(game, "footer", next_zat=next_zat, partien=[pr.p for pr in partien], **common)
     has_private = _has(f"{game.name}/auswertung/private.txt.j2")
-    moves_cache: dict[tuple[int, str], dict[str, str]] = {}
-    # the frame gets a marker line for each shared part and the parts go in as encoded bytes
-    pieces: dict[str, list[str]] = {"txt": [], "html": []}
+    per_lang: dict[str, dict[str, Any]] = {}
+    moves_cache: dict[tuple[str, int, str], dict[str, str]] = {}
+    rows = round_rows(standings, partien)
 
-    def mark(fmt: str, value: str) -> str:
-        pieces[fmt].append(value)
-        return f"\x00{len(pieces[fmt]) - 1}\x00"
+    def parts(lang: str) -> dict[str, Any]:
+        """The shared parts in ``lang``, each as a marker line in the frame; the parts go
+        in as encoded bytes (:func:`_segments`)."""
+        if lang in per_lang:
+            return per_lang[lang]
+        pieces: dict[str, list[str]] = {"txt": [], "html": []}
 
-    shared_m = [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])} for x in shared]
-    table_m = {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])}
-    footer_m = {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])}
-    chart_m = mark("html", chart) if chart else ""
-    # encoded and compressed once, joined into every mail (bot.packing)
-    encoded = {fmt: [Chunked(qp_lines(x)) for x in xs] for fmt, xs in pieces.items()}
+        def mark(fmt: str, value: str) -> str:
+            pieces[fmt].append(value)
+            return f"\x00{len(pieces[fmt]) - 1}\x00"
 
-    def moves(i: int, key: str) -> dict[str, str]:
-        if (i, key) not in moves_cache:
+        shared = [_both(game, "partie", lang, p=pr.p, **common) for pr in partien]
+        table = _both(game, "table", lang, standings=standings, rows=rows, partien=[pr.p for pr in partien],
+                      **common)
+        footer = _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
+                       partien=[pr.p for pr in partien], **common)
+        got = per_lang[lang] = {
+            "shared": [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])}
+                       for x in shared],
+            "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
+            "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
+            "chart": mark("html", chart) if chart else "",
+            "pieces": pieces,
+            # encoded and compressed once, joined into every mail (bot.packing)
+            "encoded": {fmt: [Chunked(qp_lines(x)) for x in xs] for fmt, xs in pieces.items()}}
+        return got
+
+    def moves(lang: str, i: int, key: str) -> dict[str, str]:
+        if (lang, i, key) not in moves_cache:
             pr = partien[i]
-            moves_cache[(i, key)] = _both(game, "moves", p=pr.p, pl=pr.full[key], **common)
-        return moves_cache[(i, key)]
+            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.full[key], **common)
+        return moves_cache[(lang, i, key)]
 
-    def private(i: int, key: str) -> dict[str, str] | None:
+    def private(lang: str, i: int, key: str) -> dict[str, str] | None:
         pr = partien[i]
         if not has_private or key not in pr.views:
             return None
-        return _both(game, "private", p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
+        return _both(game, "private", lang, p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
 
     out: dict[str, tuple[Segments, Segments]] = {}
     for rc in recipients:
+        lang = rc.lang
+        got = parts(lang)
+        shared, table, footer = got["shared"], got["table"], got["footer"]
         blocks = []
         for i, pr in enumerate(partien):
             keys = list(pr.full) if rc.gm else ([rc.key] if rc.key in pr.full else [])
             secret = list(pr.views) if rc.gm else [rc.key]
             blocks.append({
-                "name": pr.p["name"], "shared": shared_m[i],
-                "mine": [dict(name=pr.full[k]["name"], **moves(i, k)) for k in keys],
-                "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(i, k))],
+                "name": pr.p["name"], "shared": shared[i],
+                "mine": [dict(name=pr.full[k]["name"], **moves(lang, i, k)) for k in keys],
+                "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(lang, i, k))],
             })
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
-        text = fold_text(render("auswertung.txt.j2", fmt="txt", table=table_m["txt"], footer=footer_m["txt"], **ctx))
-        html = render("auswertung.html.j2", fmt="html", table=Markup(table_m["html"]), footer=Markup(footer_m["html"]),
-                      chart=Markup(chart_m), **_markup(ctx))
-        out[rc.email] = (_segments(text, pieces["txt"], encoded["txt"]),
-                         _segments(html, pieces["html"], encoded["html"]))
+        text = fold_text(render("auswertung.txt.j2", lang, fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
+        html = render("auswertung.html.j2", lang, fmt="html", table=Markup(table["html"]),
+                      footer=Markup(footer["html"]), chart=Markup(got["chart"]), **_markup(ctx))
+        out[rc.email] = (_segments(text, got["pieces"]["txt"], got["encoded"]["txt"]),
+                         _segments(html, got["pieces"]["html"], got["encoded"]["html"]))
     return out
 
 

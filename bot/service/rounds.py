@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from bot.config import Config
 from bot.games import get_game
 from bot.games.base import GameRules
+from bot.i18n import gm_language, league_language, tr
 from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.outbox import queue_mails
@@ -246,21 +247,23 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         s.flush()
         table = standings(s, league, rnd.number)
         shown_rounds = league.rounds if (game.fixed_rounds or game.default_rounds) else None
-        recipients = [Recipient(str(p.id), p.name, p.email) for p in league.players if p.active]
+        lang, gm_lang = league_language(league.options), gm_language(league.options)
+        recipients = [Recipient(str(p.id), p.name, p.email, lang=lang) for p in league.players if p.active]
         if league.gm_email:
-            recipients.append(Recipient(None, "Spielleiter", league.gm_email, gm=True))
+            recipients.append(Recipient(None, tr(gm_lang, "gm_name"), league.gm_email, gm=True, lang=gm_lang))
         mails = render_auswertungen(
             game, league={"name": league.name, "rounds": shown_rounds, "finished": last, "title": game.title},
             round=rnd.number, partien=rounds_data, standings=table,
-            next_zat=format_zat(nxt.zat, league.timezone) if nxt else None, recipients=recipients,
+            next_zat=(lambda lg: format_zat(nxt.zat, league.timezone, lg)) if nxt else None, recipients=recipients,
             chart=league_chart(s, league, limit=MAIL_LINES))
-        subject = f"{league.name}: {'Schlussauswertung' if last else 'Auswertung'} Runde {rnd.number}"
         queued = []
         for rc in recipients:
             text, html = mails[rc.email]
             if gm_note and rc.gm:
                 text, html = with_gm_note(text.text(), html.text(), gm_note)
             pid = "gm" if rc.gm else rc.key
+            subject = tr(rc.lang, "subject_final" if last else "subject_auswertung", league=league.name,
+                         round=rnd.number)
             queued.append(dict(key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
                                subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
                                status="held" if league.review and not rc.gm else "pending"))

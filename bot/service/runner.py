@@ -24,6 +24,7 @@ from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
 from bot.service.health import Outage, inbox_alarm, inbox_recovered
+from bot.service.activity import ACTIVITY, quiet_apscheduler
 from bot.service.archive import refresh_archive
 from bot.service.intake import make_store, process_pending
 from bot.service.mailer import DbPollState, transports
@@ -58,11 +59,14 @@ def poll_once(db: Database, cfg: Config) -> int:
     """One pass: read stored mail, poll, queue reminders, deliver; returns mails stored.
     The reminders and the outbox go out even when the inbox fails; then its
     :class:`ServerFailure` is raised."""
+    n = 0
     try:
-        return poll_inbox(db, cfg)
+        n = poll_inbox(db, cfg)
+        return n
     finally:
         send_reminders(db, cfg)
-        send_outbox(db, cfg)
+        done = send_outbox(db, cfg)
+        ACTIVITY.poll(stored=n, sent=done.sent, failed=done.failed)  # one line only when something happened
 
 
 class Service:
@@ -79,6 +83,7 @@ class Service:
         self.alarmed = False
         self.stopping = threading.Event()
         self.wake_outbox = threading.Event()
+        quiet_apscheduler()
         self.scheduler = BlockingScheduler(timezone=timezone.utc,
                                            executors={"default": ThreadPoolExecutor(1)},
                                            job_defaults={"coalesce": True, "misfire_grace_time": None,
@@ -89,7 +94,7 @@ class Service:
         """Poll the inbox once; on failure back off and, after ``cfg.inbox_alarm_after``
         seconds of failures, tell the GMs once. Returns True when the inbox was read."""
         try:
-            poll_inbox(self.db, self.cfg)
+            n = poll_inbox(self.db, self.cfg)
         except ServerFailure as exc:
             self.inbox.failed(exc)
             if not self.alarmed and self.inbox.down_for() >= self.cfg.inbox_alarm_after:
@@ -99,6 +104,7 @@ class Service:
         except Exception:
             log.exception("poll failed")
             return False
+        ACTIVITY.poll(stored=n)  # a line only when mail came, else an hourly heartbeat
         back = self.inbox.succeeded()
         if back and self.alarmed:
             inbox_recovered(self.db, self.cfg, *back)
@@ -131,6 +137,7 @@ class Service:
             except Exception:
                 log.exception("outbox failed")
                 return self.smtp.delay()
+        ACTIVITY.delivered(sent=done.sent, failed=done.failed)
         if done.problem is not None:
             self.smtp.failed(done.problem)
             if done.waiting:
@@ -149,6 +156,7 @@ class Service:
                 if res:
                     log.info("adjudicated %s round %s%s", league, res["round"],
                              "" if read else " (Posteingang nicht lesbar)")
+                    ACTIVITY.event()
                     crashpoint("after-adjudicate")
             except Exception:
                 log.exception("adjudication of %s failed", league)

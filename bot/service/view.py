@@ -37,4 +37,7 @@ def league_view(db, name: str) -> dict:
                 "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,
                 "standings": [{"rank": r["rank"], "player": r["email"], "name": r["name"], "points": r["points"],
                                "rounds_played": r["rounds_played"], "per_partie": r["per_partie"]}
-                              for r in table]}
+                              for r in table],
+                "bouncing": [{"player": p.name, "address": a.email, "since": a.bounced_at.isoformat(),
+                              "reason": a.bounce_reason} for p in league.players for a in p.addresses
+                             if a.bounced_at is not None]}

@@ -151,8 +151,10 @@ class Player(Base):
 
     @property
     def email(self) -> str:
-        """The first (registered) address; reports go there."""
-        return self.addresses[0].email if self.addresses else ""
+        """Where reports go: the first (registered) address, unless it bounces permanently
+        and another address does not; "" without any address."""
+        good = next((a.email for a in self.addresses if a.bounced_at is None), None)
+        return good or (self.addresses[0].email if self.addresses else "")
 
 
 class PlayerAddress(Base):
@@ -163,6 +165,11 @@ class PlayerAddress(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
     email: Mapped[str] = mapped_column(String(254), index=True)
+
+    #: a permanent bounce (flufl.bounce) of a mail to this address: when, and the server's words;
+    #: reports then go to the player's other addresses; cleared when the player writes from it again
+    bounced_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    bounce_reason: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     player: Mapped[Player] = relationship(back_populates="addresses")
 
@@ -198,8 +205,11 @@ class Vorgabe(Base):
 class InboundMail(Base):
     """Every received mail, stored raw before anything else happens to it.
 
-    ``status``: ``stored`` (not yet read) -> ``processed`` | ``ignored`` | ``error``.
-    ``sha256`` of the raw bytes and ``message_id`` dedupe re-deliveries.
+    ``status``: ``stored`` (not yet read) -> ``processed`` | ``ignored`` | ``rejected`` | ``error``.
+    ``sha256`` of the bytes as received dedupes re-deliveries; so does the same
+    ``message_id`` with the same content (:func:`bot.service.intake.content_hash`), while a
+    different mail reusing a Message-ID is stored and read. A mail larger than
+    ``[bot] max_mail_bytes`` is stored cut to that size; ``raw_size`` then says how large it was.
     """
 
     __tablename__ = "inbound_mails"
@@ -213,7 +223,12 @@ class InboundMail(Base):
     uid: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     message_id: Mapped[str | None] = mapped_column(String(500), nullable=True, index=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    #: :func:`bot.service.intake.content_hash`: with ``message_id`` it tells a re-delivery
+    #: (same content) from a different mail reusing a Message-ID
+    content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: size in bytes as received when ``raw`` was cut (too large); None: stored whole
+    raw_size: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     from_addr: Mapped[str | None] = mapped_column(String(254), nullable=True)
     subject: Mapped[str | None] = mapped_column(Text, nullable=True)
     status: Mapped[str] = mapped_column(String(20), default="stored")
@@ -224,6 +239,9 @@ class InboundMail(Base):
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), nullable=True)
     #: set when the GM should look at this mail (a bounce of a report, a forged sender, ...)
     flagged: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: whose code this mail failed (missing, wrong, or a forged sender): ``player:<id>`` or
+    #: ``gm:<league id>``; counts wrong codes per owner and hour
+    auth_failure: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True)
 
 
 class Submission(Base):

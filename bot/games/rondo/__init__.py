@@ -10,6 +10,6 @@ __all__ = [
     "Move", "Token", "parse_move", "format_move",
     "Outcome", "evaluate", "generate_moves", "best_moves", "REASONS",
 ]
-from bot.games.rondo.game import RondoRules  # noqa: E402
+from bot.games.rondo.game import RondoRules  # noqa: E402, F401
 
 __all__.append("RondoRules")

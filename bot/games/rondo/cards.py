@@ -152,21 +152,34 @@ class Row:
 
 @dataclass(frozen=True, slots=True)
 class Vorgabe:
-    """The cards of a round: letters, ``?`` Joker, ``/`` Loescher (usable several times).
+    """The cards a move may place: letters, ``?`` Joker, ``/`` Loescher.
 
-    Source: seed 000 II.1 c) and II.2 d).
+    In Rondo (seed 000 II.1 c, II.2 d) these are the round's Vorgabe and its Loescher may
+    be used several times (``loescher_reusable``). In RONDO, the original (seed 004), they
+    are a player's hand, where every wis-kaart is one card (``loescher_reusable=False``:
+    as many new Loescher as ``/`` in ``cards``).
     """
 
     cards: str
+    loescher_reusable: bool = True
 
     @classmethod
-    def parse(cls, text: str) -> "Vorgabe":
+    def parse(cls, text: str, *, loescher_reusable: bool = True) -> "Vorgabe":
         """Vorgabe from ``"DEST?/"``; spaces ignored, ``*`` read as ``?``. ValueError on other chars."""
         s = text.replace(" ", "").upper().replace("*", JOKER)
         for ch in s:
             if ch not in LETTER_VALUES and ch not in (JOKER, LOESCHER):
                 raise ValueError(f"not a Rondo card: {ch!r}")
-        return cls(s)
+        return cls(s, loescher_reusable)
+
+    @property
+    def loeschers(self) -> float:
+        """How many new Loescher a move may place: unbounded (``inf``) for a reusable
+        Loescher, else the number of ``/`` cards (0 without any)."""
+        n = self.cards.count(LOESCHER)
+        if self.loescher_reusable:
+            return float("inf") if n else 0
+        return n
 
     @property
     def letters(self) -> Counter:

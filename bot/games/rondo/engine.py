@@ -69,7 +69,8 @@ class Outcome:
 
     ``valid`` with ``score`` (total points), ``bonus`` (its bonus part), ``row`` (the
     Auslage after the move), ``word`` and ``new_cards`` (cards placed, as Vorgabe
-    characters); or not valid with ``reason`` (a code of :data:`REASONS`) and
+    characters, at most one ``/``), ``new_loescher`` (how many new Loescher the move
+    lays: the cards a hand gives up, seed 004); or not valid with ``reason`` (a code of :data:`REASONS`) and
     ``message`` (German). ``field`` is the field of the first token, ``notes`` are
     German remarks (claimed points, card values) that never change the outcome.
     """
@@ -82,6 +83,7 @@ class Outcome:
     row: Row | None = None
     word: str | None = None
     new_cards: str = ""
+    new_loescher: int = 0
     reason: str | None = None
     message: str = ""
     notes: list[str] = dc_field(default_factory=list)
@@ -203,8 +205,8 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
             missing.append(letter * (cnt - have.get(letter, 0)))
     if new_jokers > vorgabe.jokers:
         missing.append("?" * (new_jokers - vorgabe.jokers))
-    if new_loescher and not vorgabe.has_loescher:
-        missing.append("/")
+    if new_loescher > vorgabe.loeschers:
+        missing.append("/" * (new_loescher - int(vorgabe.loeschers)) if not vorgabe.loescher_reusable else "/")
     if missing:
         return _invalid("vorgabe", f"Nicht in der Vorgabe {vorgabe.cards}: {' '.join(missing)}.", move, start)
 
@@ -243,7 +245,9 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
     if len(word) < MIN_WORD:
         return _invalid("too-short", f"{word or 'Das Wort'} hat weniger als drei Buchstaben.", move, start)
     if word not in lexicon:
-        return _invalid("word", f"{word} ist kein gültiges Wort.", move, start)
+        bad = _invalid("word", f"{word} ist kein gültiges Wort.", move, start)
+        bad.word = word
+        return bad
 
     new_row = Row(tuple(new.get(f) for f in range(1, FIELDS + 1)))
     counted = sum(new_letters.values()) + new_jokers + min(1, new_loescher)
@@ -251,7 +255,7 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
     score = new_row.value + bonus
     placed = "".join(sorted(new_letters.elements())) + "?" * new_jokers + "/" * min(1, new_loescher)
     out = Outcome(valid=True, move=move, field=start, score=score, bonus=bonus, row=new_row, word=word,
-                  new_cards=placed)
+                  new_cards=placed, new_loescher=new_loescher)
     out.notes = _notes(move, start, row, score)
     return out
 
@@ -296,14 +300,14 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
     row, vorgabe = position.row, position.vorgabe
     letters = dict(vorgabe.letters)
     jokers = vorgabe.jokers
-    can_erase = vorgabe.has_loescher
+    erasers = vorgabe.loeschers  # new Loescher the cards allow (inf: the reusable one)
     alphabet = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
     need_old = not row.is_empty()  # an empty Auslage has no old card to keep
 
     for s, e in _windows(row):
         toks: list[Token] = []
 
-        def rec(f: int, phase: int, prefix: str, jok: int, kept: bool) -> Iterator[Move]:
+        def rec(f: int, phase: int, prefix: str, jok: int, kept: bool, er: float) -> Iterator[Move]:
             # phase 0: leading Loescher run, 1: word letters, 2: trailing Loescher run
             if f > e:
                 if (kept or not need_old) and len(prefix) >= MIN_WORD and prefix in lexicon:
@@ -315,14 +319,14 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
                     p = prefix + old.letter  # type: ignore[operator]
                     if lexicon.has_prefix(p):
                         toks.append(Token("old", old.letter))
-                        yield from rec(f + 1, 1, p, jok, True)
+                        yield from rec(f + 1, 1, p, jok, True, er)
                         toks.pop()
                 for letter, cnt in letters.items():
                     p = prefix + letter
                     if cnt > 0 and lexicon.has_prefix(p):
                         letters[letter] -= 1
                         toks.append(Token("new", letter))
-                        yield from rec(f + 1, 1, p, jok, kept)
+                        yield from rec(f + 1, 1, p, jok, kept, er)
                         toks.pop()
                         letters[letter] += 1
                 if jok > 0:
@@ -330,17 +334,18 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
                         p = prefix + letter
                         if lexicon.has_prefix(p):
                             toks.append(Token("joker", letter))
-                            yield from rec(f + 1, 1, p, jok - 1, kept)
+                            yield from rec(f + 1, 1, p, jok - 1, kept, er)
                             toks.pop()
             # a Loescher (the old one lying there, or a new one covering a letter or Joker);
             # after the word has begun only once it is a whole word (trailing run)
             word_done = phase != 1 or (len(prefix) >= MIN_WORD and prefix in lexicon)
-            if word_done and old is not None and (old.kind == "loescher" or (old.is_letter and can_erase)):
+            if word_done and old is not None and (old.kind == "loescher" or (old.is_letter and er > 0)):
                 toks.append(Token("loescher"))
-                yield from rec(f + 1, 0 if phase == 0 else 2, prefix, jok, kept)
+                yield from rec(f + 1, 0 if phase == 0 else 2, prefix, jok, kept,
+                               er if old.kind == "loescher" else er - 1)
                 toks.pop()
 
-        yield from rec(s, 0, "", jokers, False)
+        yield from rec(s, 0, "", jokers, False, erasers)
 
 
 def generate_moves(position: Position, lexicon: WordList) -> Iterator[Outcome]:

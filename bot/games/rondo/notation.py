@@ -58,7 +58,7 @@ _DASHES = str.maketrans({"\u2013": "-", "\u2014": "-", "\u2212": "-", "\u00a0": 
 _UMLAUT = re.compile("[ÄÖÜäöüßẞ]")
 # "Feld 2 ST*And/" (colon forgotten) means "Feld 2: ST*And/"; but in "FELD 5 Punkte"
 # the word FELD scores 5 points, so no colon is added when only a points word follows.
-_FELD_NO_COLON = re.compile(r"^(feld\s*[0-9]+)\s+(?!(?:punkte|punkt|pkt|pt|p)\.?\s*$)(?=[^\s:])", re.I)
+_FELD_NO_COLON = re.compile(r"^((?:feld|veld)\s*[0-9]+)\s+(?!(?:punkte|punkt|punten|pkt|pnt|pt|p)\.?\s*$)(?=[^\s:])", re.I)
 
 
 class _ToMove(Transformer):

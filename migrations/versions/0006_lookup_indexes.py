@@ -2,14 +2,14 @@
 size"): a player's submissions of a round, the mails of a sender within an hour (rate
 limit), the mails and outbox rows waiting by status
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005 (0005_intake_guards)
 Create Date: 2026-11-23
 """
 from alembic import op
 
-revision = "0005"
-down_revision = "0004"
+revision = "0006"
+down_revision = "0005"
 branch_labels = None
 depends_on = None
 

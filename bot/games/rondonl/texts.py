@@ -1,0 +1,95 @@
+"""The RONDO texts a player reads in the acknowledgement and the Auswertung, in German
+(``de``) and Dutch (``nl``): a Dutch league gets every mail in Dutch (issue 11). The
+German line messages come from the engines; the Dutch ones are written here per reason
+code (shared/conformance/README.md and :class:`bot.games.rondonl.engine.LineResult`)."""
+
+from __future__ import annotations
+
+from bot.games.rondonl.cards import EXCHANGE_PENALTY
+
+TEXTS: dict[str, dict[str, str]] = {
+    "de": {
+        "not_player": "Du spielst in dieser Partie nicht mit.",
+        "marks_note": "  {n} Strich(e)",
+        "summary_opening": "Eröffnungswort {word}, Wert {value}",
+        "summary_word": "{word}, {score} Punkte; dein Zug ist damit beendet",
+        "hand": "Deine Hand: {hand}",
+        "opening_none": "Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden.",
+        "opening_word": "Eröffnungswort {word}, Wert {value}.",
+        "turn_word": "{word} gilt: {score} Punkte. Dein Zug ist damit beendet.",
+        "turn_pass": "Du passt: ein Strich und eine Karte vom Stapel. Dein Zug ist damit beendet.",
+        "turn_exchange_only": "{n} Karte(n) getauscht, aber kein gültiges Wort: ein Strich und eine Karte "
+                              "vom Stapel. Dein Zug ist damit beendet.",
+        "turn_invalid": "Kein gültiges Wort. Du kannst bis zum ZAT einen neuen Zug schicken; sonst gibt es "
+                        "einen Strich und eine Karte vom Stapel.",
+    },
+    "nl": {
+        "not_player": "Je speelt niet mee in deze partij.",
+        "marks_note": "  {n} streep/strepen",
+        "summary_opening": "openingswoord {word}, waarde {value}",
+        "summary_word": "{word}, {score} punten; je beurt is daarmee voorbij",
+        "hand": "Je kaarten: {hand}",
+        "opening_none": "Geen geldig openingswoord: drie kaarten uit je hand die een woord vormen.",
+        "opening_word": "Openingswoord {word}, waarde {value}.",
+        "turn_word": "{word} is geldig: {score} punten. Je beurt is daarmee voorbij.",
+        "turn_pass": "Je past: een streep en een kaart van de stapel. Je beurt is daarmee voorbij.",
+        "turn_exchange_only": "{n} kaart(en) geruild, maar geen geldig woord: een streep en een kaart van "
+                              "de stapel. Je beurt is daarmee voorbij.",
+        "turn_invalid": "Geen geldig woord. Je kunt tot de deadline (ZAT) een nieuwe beurt sturen; anders "
+                        "krijg je een streep en een kaart van de stapel.",
+    },
+}
+
+_NL_REASONS = {
+    "syntax": "Regel niet leesbaar: verwacht wordt [Veld N:] KAARTEN [PUNTEN], bv. 'katER', of RUIL X, PAS.",
+    "position": "Ligging onduidelijk: geef het veld aan, bv. 'Veld 3: ...'.",
+    "vorgabe": "Deze kaarten heb je niet in je hand: {cards}.",
+    "hand": "Deze kaart(en) heb je niet in je hand: {cards}.",
+    "unchanged": "Het woord is niet veranderd: minstens één letter moet veranderen of erbij komen.",
+    "no-old-letter": "Er moet minstens één letter van het vorige woord blijven liggen.",
+    "extension": "Te lang: het woord mag per beurt maar één vak groeien (vakken 1-9); het eerste woord "
+                 "heeft drie letters op de middelste vakken.",
+    "loescher": "Een wis-kaart mag alleen een letter aan het begin of einde van het woord bedekken.",
+    "too-short": "Het woord heeft minder dan drie letters.",
+    "word": "{word} staat niet in het woordenboek.",
+    "deck": "De stapel is leeg: ruilen kan niet meer.",
+    "beginners": "Blind leggen mag alleen met de beginnersregel van de competitie.",
+    "once": "Maar één kaart per beurt mag blind liggen.",
+    "counted": "Niet meer geprobeerd.",
+    "pending": "Heeft kaarten nodig die je pas door het ruilen kunt krijgen: dat blijkt bij de uitslag.",
+    "opening": "In de opening telt alleen een woord van drie kaarten uit je hand.",
+}
+
+
+def t(lang: str, key: str, **kw: object) -> str:
+    """Text ``key`` in ``lang`` (``de``/``nl``; anything else reads German)."""
+    return TEXTS.get(lang, TEXTS["de"])[key].format(**kw)
+
+
+def line_message(lang: str, r) -> str:
+    """The message for one judged line (:class:`~bot.games.rondonl.engine.LineResult`)."""
+    if lang != "nl":
+        return r.message
+    if r.valid:
+        if r.kind == "exchange":
+            return f"Ruil {' '.join(r.cards)}: -{EXCHANGE_PENALTY * len(r.cards)} punten."
+        if r.kind == "facedown":
+            return f"{r.cards} blind als wis-kaart (-2), als het woord er een nodig heeft."
+        if r.kind == "pass":
+            return "Pas: geen woord, een streep, een kaart."
+        if r.kind == "opening" and r.outcome is not None:
+            return f"{r.outcome.word}: waarde {(r.outcome.score or 0) - (r.outcome.bonus or 0)}"
+        o = r.outcome
+        if o is not None and o.bonus is not None and r.kind == "word" and o.row is not None and o.word:
+            return f"{o.word}: {o.score} punten"
+        return r.message
+    word = getattr(r.outcome, "word", None) or ""
+    if r.reason == "word" and r.outcome is not None and not word:
+        word = r.text.upper()
+    return _NL_REASONS.get(r.reason or "", r.message).format(cards=r.cards, word=word or r.text.upper())
+
+
+def line_verdict(lang: str, r) -> str:
+    """One line of the acknowledgement picture: ``1. TAUSCH Q -> Tausch Q: -2 Punkte.``"""
+    mark = "ok" if r.valid else ("?" if r.reason == "pending" else "--")
+    return f"{r.index + 1}. {r.text} [{mark}] {line_message(lang, r)}"

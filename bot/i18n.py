@@ -1,0 +1,120 @@
+"""Languages of the bot's mails (issue 11: a Dutch league gets its mails in Dutch, the game
+master's mails stay in the game master's language). No game rules here.
+
+A league's language is the league file's ``language`` (``"de"``, the default, or
+``"nl"``); the game master's is ``gm_language`` (default ``"de"``). Templates are looked
+up per language (:func:`bot.render.render`: ``templates/nl/<name>`` before
+``templates/<name>``); the sentences the service writes in Python are in :data:`TEXTS`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+LANGUAGES = ("de", "nl")
+DEFAULT = "de"
+
+#: Weekday names, Monday first.
+WEEKDAYS = {
+    "de": ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"],
+    "nl": ["maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag"],
+}
+
+#: The service's own sentences, by key and language (German is the original).
+TEXTS: dict[str, dict[str, str]] = {
+    "not_your_turn": {
+        "de": "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}",
+        "nl": "je bent in deze ronde niet aan de beurt; je zet is niet opgeslagen.{who}"},
+    "who_moves": {"de": " Am Zug: {names}.", "nl": " Aan de beurt: {names}."},
+    "partie_over": {"de": "diese Partie ist beendet.", "nl": "deze partij is afgelopen."},
+    "partie_waits": {"de": "diese Partie beginnt erst, wenn die Partie davor beendet ist.",
+                     "nl": "deze partij begint pas als de partij ervoor is afgelopen."},
+    "league_over": {"de": "die Liga {league} ist beendet.", "nl": "de competitie {league} is afgelopen."},
+    "late": {"de": "deine Mail kam nach dem ZAT der Runde {round} ({zat}) und wird nicht mehr gewertet. "
+                   "Sie bleibt für den Spielleiter gespeichert.",
+             "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) en telt niet meer. "
+                   "Hij blijft voor de spelleider bewaard."},
+    "no_partie": {"de": "Für diese Züge ist keine Partie angegeben: bitte 'Partie {first}:' o. ä. davor "
+                        "schreiben ({moves}).",
+                  "nl": "Bij deze zetten staat geen partij: schrijf er 'Partie {first}:' voor ({moves})."},
+    "unknown_partie": {"de": "Eine Partie {partie} gibt es in {league} nicht (Partien: {names}).",
+                       "nl": "Een partij {partie} bestaat niet in {league} (partijen: {names})."},
+    "partie_note": {"de": "Partie {name}: {why}", "nl": "Partij {name}: {why}"},
+    "no_move_found": {"de": "kein Zug gefunden.", "nl": "geen zet gevonden."},
+    "unread_lines": {"de": "Zeilen, die ich nicht als Zug lesen konnte: {lines}. Hilfe zur Notation steht "
+                           "in der Startmail und im README.",
+                     "nl": "Regels die ik niet als zet kon lezen: {lines}. Hulp bij de notatie staat in de "
+                           "startmail (stuur HELP)."},
+    "none": {"de": "keine", "nl": "geen"},
+    "subject_start": {"de": "{league}: Spielbeginn", "nl": "{league}: start van het spel"},
+    "subject_welcome": {"de": "{league}: Willkommen", "nl": "{league}: welkom"},
+    "subject_auswertung": {"de": "{league}: Auswertung Runde {round}", "nl": "{league}: uitslag ronde {round}"},
+    "subject_final": {"de": "{league}: Schlussauswertung Runde {round}",
+                      "nl": "{league}: einduitslag ronde {round}"},
+    "subject_reminder": {"de": "{league}: Erinnerung an den ZAT der Runde {round}",
+                         "nl": "{league}: herinnering aan de deadline van ronde {round}"},
+    "reminder": {"de": "für Runde {round} von {league} fehlen noch deine Züge ({partien}).\nZAT: {zat}\n\n"
+                       "Ohne Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis.",
+                 "nl": "voor ronde {round} van {league} ontbreken nog je zetten ({partien}).\nDeadline (ZAT): "
+                       "{zat}\n\nZonder zet krijg je een NMR. Geen herinneringen meer: VAKANTIE van-tot."},
+    "partie_one": {"de": "Partie {names}", "nl": "partij {names}"},
+    "partie_many": {"de": "Partien {names}", "nl": "partijen {names}"},
+    "standings_title": {"de": "Wertung {league}:", "nl": "Stand {league}:"},
+    "standings_row": {"de": "{rank:>3}. {name:<24} {points:>5}  ({rounds} Runden gespielt)",
+                      "nl": "{rank:>3}. {name:<24} {points:>5}  ({rounds} rondes gespeeld)"},
+    "next_zat": {"de": "Nächster ZAT: {zat}", "nl": "Volgende deadline (ZAT): {zat}"},
+    "gm_name": {"de": "Spielleiter", "nl": "Spelleider"},
+    "cmd_which_round": {"de": "Welche Runde? Bitte so: AUSWERTUNG 3", "nl": "Welke ronde? Zo graag: UITSLAG 3"},
+    "cmd_no_report": {"de": "Eine Auswertung der Runde {n} gibt es für dich nicht.",
+                      "nl": "Een uitslag van ronde {n} is er voor jou niet."},
+    "cmd_not_adjudicated": {"de": "Die Runde {n} von {league} ist noch nicht ausgewertet.",
+                            "nl": "Ronde {n} van {league} is nog niet uitgewerkt."},
+    "copy_subject": {"de": "Kopie: {subject}", "nl": "Kopie: {subject}"},
+    "cmd_no_leave": {"de": "In {league} kann man nicht per Mail austreten; bitte schreib dem Spielleiter.",
+                     "nl": "Uit {league} kun je niet per mail stoppen; schrijf de spelleider."},
+    "cmd_left": {"de": "du bist aus {league} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder einsteigen.",
+                 "nl": "je bent afgemeld bij {league}. Jammer! Met ANMELDEN kun je altijd weer meedoen."},
+    "cmd_away_end": {"de": "dein Urlaub ist beendet: du bekommst wieder Erinnerungen.",
+                     "nl": "je vakantie is voorbij: je krijgt weer herinneringen."},
+    "cmd_away_how": {"de": "Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE).",
+                     "nl": "Zo graag: VAKANTIE 24.12.2026-06.01.2027 (of VAKANTIE EINDE)."},
+    "cmd_away_date": {"de": "Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027",
+                      "nl": "Die datum begrijp ik niet. Zo graag: VAKANTIE 24.12.2026-06.01.2027"},
+    "cmd_away_order": {"de": "Das Ende liegt vor dem Anfang.", "nl": "Het einde ligt voor het begin."},
+    "cmd_away_set": {"de": "Urlaub eingetragen: {start} bis {end}. In der Zeit schicke ich keine Erinnerungen; "
+                           "Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR.",
+                     "nl": "Vakantie genoteerd: {start} tot {end}. In die tijd stuur ik geen herinneringen; "
+                           "zetten die je vooraf stuurt tellen gewoon. Zonder zet krijg je een NMR."},
+    "cmd_address_how": {"de": "Bitte so: ADRESSE neu@example.org", "nl": "Zo graag: ADRES nieuw@example.org"},
+    "cmd_address_taken": {"de": "{new} gehört in {league} schon jemand anderem.",
+                          "nl": "{new} hoort in {league} al bij iemand anders."},
+    "cmd_address_set": {"de": "Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen "
+                              "schicken ({all}).",
+                        "nl": "Uitslagen gaan vanaf nu naar {new}. Zetten kun je van al je adressen sturen ({all})."},
+    "cmd_already_joined": {"de": "du bist in {league} schon angemeldet.", "nl": "je doet al mee in {league}."},
+}
+
+
+def language(value: Any) -> str:
+    """A supported language code from a league-file value (``"nl"``, ``"NL"``,
+    ``"nederlands"``, ``"dutch"``); German for anything else."""
+    v = str(value or "").strip().lower()
+    if v in ("nl", "nederlands", "dutch", "niederländisch", "niederlaendisch"):
+        return "nl"
+    return DEFAULT
+
+
+def league_language(options: Mapping[str, Any] | None) -> str:
+    """The language of a league's player mails (league option ``language``)."""
+    return language((options or {}).get("language"))
+
+
+def gm_language(options: Mapping[str, Any] | None) -> str:
+    """The language of the game master's mails (league option ``gm_language``, default German)."""
+    return language((options or {}).get("gm_language"))
+
+
+def tr(lang: str, key: str, **kw: Any) -> str:
+    """The sentence ``key`` in ``lang`` (German when there is no translation)."""
+    texts = TEXTS[key]
+    return texts.get(lang, texts[DEFAULT]).format(**kw)

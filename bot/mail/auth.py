@@ -1,0 +1,90 @@
+"""Sender authentication as our own receiving mail server saw it: the
+``Authentication-Results`` header (RFC 8601) that the server with ``[bot] authserv_id``
+added, read with the ``authres`` package.
+
+Only a header carrying our authserv-id counts, and of those only the topmost: a server
+prepends its own header fields, so a copy further down was written upstream (a forger
+can write any authserv-id into his mail; RFC 8601 section 5 has the receiving server
+delete such copies, and even where it does not, the topmost header is the one it added).
+
+The verdict (:class:`SenderAuth`): ``fail`` when the server says ``dmarc=fail``, or
+``spf=fail`` with no ``dkim=pass`` for the From domain; ``pass`` for ``dmarc=pass`` or a
+DKIM pass for the From domain; ``none`` otherwise (no header of ours, nothing checked,
+no ``authserv_id`` configured). No database, no I/O.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+from email.message import Message
+
+import authres
+import authres.dmarc
+
+__all__ = ["SenderAuth", "sender_auth"]
+
+log = logging.getLogger(__name__)
+
+_CONTEXT = authres.FeatureContext(authres.dmarc)
+_COMMENT = re.compile(r"\([^()]*\)")
+
+
+@dataclass(frozen=True)
+class SenderAuth:
+    """``verdict``: ``pass`` | ``fail`` | ``none``; ``reason``: what the server said, in
+    its own terms (``dmarc=fail``, ``spf=fail, no dkim=pass for example.net``), "" for none."""
+
+    verdict: str = "none"
+    reason: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.verdict == "fail"
+
+
+def _authserv_id(value: str) -> str:
+    return _COMMENT.sub("", value.split(";", 1)[0]).strip().lower()
+
+
+def _aligned(domain: str | None, from_domain: str) -> bool:
+    """Relaxed alignment: the same domain, or one a subdomain of the other."""
+    d = (domain or "").strip().lower().rstrip(".")
+    if "@" in d:
+        d = d.rpartition("@")[2]
+    return bool(d) and (d == from_domain or from_domain.endswith("." + d) or d.endswith("." + from_domain))
+
+
+def sender_auth(headers: Message, from_addr: str, authserv_id: str | None) -> SenderAuth:
+    """The verdict of our server (``authserv_id``) on ``from_addr``, read from the
+    ``Authentication-Results`` fields of ``headers`` (a parsed header block). Never
+    raises: a header it cannot parse counts as none."""
+    if not authserv_id or not from_addr:
+        return SenderAuth()
+    ours = authserv_id.strip().lower()
+    try:
+        values = [re.sub(r"\r?\n[ \t]*", " ", str(v)) for v in (headers.get_all("Authentication-Results") or [])]
+    except Exception:
+        return SenderAuth()
+    value = next((v for v in values if _authserv_id(v) == ours), None)
+    if value is None:
+        return SenderAuth()
+    try:
+        header = _CONTEXT.parse_value(value)
+    except Exception as exc:  # authres raises its own SyntaxError and others
+        log.warning("Authentication-Results of %s not readable: %r", ours, exc)
+        return SenderAuth()
+    from_domain = from_addr.rpartition("@")[2].lower()
+    results = [(str(r.method or "").lower(), str(getattr(r, "result", "") or "").lower(), r)
+               for r in header.results if getattr(r, "method", None)]
+    dkim_ok = any(m == "dkim" and res == "pass" and (_aligned(getattr(r, "header_d", None), from_domain)
+                                                      or _aligned(getattr(r, "header_i", None), from_domain))
+                  for m, res, r in results)
+    if any(m == "dmarc" and res == "fail" for m, res, _ in results):
+        return SenderAuth("fail", "dmarc=fail")
+    if any(m == "spf" and res == "fail" for m, res, _ in results) and not dkim_ok:
+        return SenderAuth("fail", f"spf=fail, no dkim=pass for {from_domain}")
+    if dkim_ok or any(m == "dmarc" and res == "pass" for m, res, _ in results):
+        return SenderAuth("pass", "dmarc=pass" if not dkim_ok else "dkim=pass")
+    return SenderAuth()

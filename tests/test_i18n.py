@@ -1,0 +1,39 @@
+"""Languages of the mails (bot/i18n.py, bot/render.py): league language, per-language
+templates with German fallback, Dutch ZATs, the service's own sentences."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from bot.i18n import TEXTS, gm_language, language, league_language, tr
+from bot.render import format_zat, render
+
+
+def test_language_codes():
+    assert language("nl") == language("NL") == language("Nederlands") == language("dutch") == "nl"
+    assert language(None) == language("de") == language("fr") == "de"
+    assert league_language({"language": "nl"}) == "nl" and league_language(None) == "de"
+    assert gm_language({"language": "nl"}) == "de" and gm_language({"gm_language": "nl"}) == "nl"
+
+
+def test_every_sentence_has_both_languages():
+    for key, texts in TEXTS.items():
+        assert set(texts) == {"de", "nl"}, key
+    assert tr("nl", "not_your_turn", who="").startswith("je bent in deze ronde niet aan de beurt")
+    assert tr("de", "not_your_turn", who="") == "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert."
+
+
+def test_zat_in_dutch_and_german():
+    when = datetime(2026, 12, 6, 19, 0, tzinfo=timezone.utc)
+    assert format_zat(when, "Europe/Amsterdam", "nl") == "zondag 06-12-2026, 20:00 uur (UTC+01:00)"
+    assert format_zat(when, "Europe/Berlin") == "Sonntag, 06.12.2026, 20:00 Uhr (UTC+01:00)"
+
+
+def test_templates_per_language_with_german_fallback():
+    nl = render("notice.txt.j2", "nl", name="Bram", body="x")
+    de = render("notice.txt.j2", name="Bram", body="x")
+    assert "Spelleider-bot" in nl and "Spielleiter-Bot" in de
+    # a template without a Dutch version falls back to the German one
+    assert render("monoscrabble/hilfe.txt", "nl") == render("monoscrabble/hilfe.txt")
+    assert "Zo speel je RONDO" in render("rondonl/hilfe.txt", "nl")
+    assert "So spielst du RONDO" in render("rondonl/hilfe.txt")

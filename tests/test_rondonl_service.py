@@ -1,0 +1,148 @@
+"""RONDO in a German league through the service (Maildir, SQLite and PostgreSQL): German
+start mail and acknowledgement, the German word list on request, TAUSCH ending the turn
+at once without revealing the drawn card, STAND with marks, show --json hands for the GM.
+(The Dutch league runs end to end in tests/test_e2e_rondonl.py.)"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from bot.config import embedded
+from bot.games.rondo.cards import Row
+from bot.games.rondonl.cards import take
+from bot.games.rondonl.engine import best_word
+from bot.lexicon import load
+from bot.mail.maildir import MaildirTransport
+from bot.service.league import create_league, read_league_file
+from bot.service.outbox import deliver
+from bot.service.runner import poll_once
+from bot.service.view import league_view
+from bot.storage.db import Database
+from bot.storage.models import Partie
+from tests.helpers import header, player_mail, text_of
+
+PLAYERS = [("Anna Albers", "anna@example.org"), ("Bernd Becker", "bernd@example.org"),
+           ("Clara Conrad", "clara@example.org")]
+
+
+@pytest.fixture
+def env(tmp_path, db_url):
+    cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    yield db, cfg, MaildirTransport(cfg.maildir)
+    db.dispose()
+
+
+def _state(db):
+    with db.session() as s:
+        return dict(s.scalar(select(Partie)).state)
+
+
+def test_german_rondo_league(tmp_path, env):
+    db, cfg, md = env
+    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
+    lines = ['name = "R-DE"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "de"', "seed = 4",
+             "turn_hours = 24", "", "[options]", 'dictionary = "de"', "full_rounds = 1", ""]
+    for n, e in PLAYERS:
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
+    with db.session() as s:
+        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
+    deliver(db, md, cfg)
+    st = _state(db)
+    email_of = dict(zip(st["players"], [e for _, e in PLAYERS]))
+    starts = {header(m, "To"): text_of(m) for m in md.sent()}
+    assert all(header(m, "Subject") == "R-DE: Spielbeginn" for m in md.sent())
+    assert "So spielst du RONDO per Mail" in starts["anna@example.org"] and "Deine Hand: " in starts["anna@example.org"]
+    lex = load("rondo")  # the German list, by the league's option
+    for key, hand in st["hands"].items():
+        best = best_word(Row.empty(), hand.replace("/", ""), lex)
+        md.deliver_to_inbox(player_mail(email_of[key], best["notation"] if best else "XYZ"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    st = _state(db)
+    if st["phase"] == "opening":  # somebody had no German three-letter word: the opening waits for its ZAT
+        from bot.service.rounds import adjudicate_league
+        adjudicate_league(db, cfg, "R-DE", force=True)
+        deliver(db, md, cfg)
+        st = _state(db)
+    assert st["phase"] == "play"
+    mover = st["order"][0]
+    hand = st["hands"][mover]
+    # TAUSCH and a word that does not need the drawn card: the turn ends at once
+    card = next(c for c in hand if c != "/")
+    rest = take(hand, card)
+    best = best_word(Row.from_code(st["row"]), rest, lex)
+    body = f"TAUSCH {card}\n" + (best["notation"] if best else "PASSE")
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail(email_of[mover], body))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    sent = md.sent()[n:]
+    ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
+    assert f"Hauptzug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
+    if best:
+        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte; dein Zug ist damit beendet" in ack
+    assert "gezogen" not in ack  # the drawn card is not shown before the Auswertung
+    after = _state(db)
+    drawn = after["history"] and after["hands"][mover]
+    assert after["turn"] == 1 and after["scores"][mover] == (best["score"] - 2 if best else -2)
+    reports = {header(m, "To"): text_of(m) for m in sent if "Auswertung Runde" in header(m, "Subject")}
+    assert len(reports) == 3
+    assert "Für den Tausch gezogen" in reports[email_of[mover]]
+    assert all("Für den Tausch gezogen" not in t for e, t in reports.items() if e != email_of[mover])
+    assert "Striche" in reports[email_of[mover]] and drawn
+    # STAND shows points and marks, in German
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail("clara@example.org", "STAND", subject="STAND"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    stand = text_of(md.sent()[n])
+    assert "Wertung R-DE:" in stand and "Strich(e)" in stand
+    # show --json: the row, turn, seats, hand sizes, marks, and every hand for the GM
+    view = league_view(db, "R-DE")
+    part = view["partien"][0]
+    assert part["turn"] == 1 and part["row"] == after["row"] and part["seats"] == after["players"]
+    assert part["hand_sizes"][mover] == len(after["hands"][mover]) and part["marks"][mover] == (0 if best else 1)
+    assert [p["hand"] for p in part["players"]] == [after["hands"][k] for k in after["players"]]
+
+
+def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
+    """Issue 11: every mail of a Dutch league is Dutch, the command answers too (VAKANTIE,
+    ADRES, UITSLAG n with its mistakes); the Dutch aliases reach the same commands."""
+    db, cfg, md = env
+    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
+    lines = ['name = "R-NL"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
+             "turn_hours = 24", "", "[options]", "full_rounds = 1", ""]
+    for n, e in PLAYERS:
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
+    with db.session() as s:
+        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
+    deliver(db, md, cfg)
+
+    def ask(subject: str) -> str:
+        n = len(md.sent())
+        md.deliver_to_inbox(player_mail("anna@example.org", subject, subject=subject))
+        poll_once(db, cfg)
+        deliver(db, md, cfg)
+        (answer,) = md.sent()[n:]
+        return " ".join(text_of(answer).split())
+
+    assert "Vakantie genoteerd: 24.12.2026 tot 06.01.2027" in ask("VAKANTIE 24.12.2026-06.01.2027")
+    assert "je vakantie is voorbij" in ask("VAKANTIE EINDE")
+    assert "Die datum begrijp ik niet" in ask("VAKANTIE 31.02.2026-01.03.2026")
+    assert "Zo graag: ADRES nieuw@example.org" in ask("ADRES")
+    assert "bernd@example.org hoort in R-NL al bij iemand anders." in ask("ADRES bernd@example.org")
+    assert "Welke ronde?" in ask("UITSLAG")
+    assert "Een uitslag van ronde 7 is er voor jou niet." in ask("UITSLAG 7")
+    assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
+    help_text = ask("HELP")
+    assert "VAKANTIE van-tot" in help_text and "ADRES nieuw@example.org" in help_text
+    assert not any(w in help_text for w in ("Urlaub", "Befehle", "Runde"))
