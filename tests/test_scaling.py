@@ -142,6 +142,32 @@ def test_store_raw_many_dedupes_by_bytes_and_message_id(env):
     assert [r[0] for r in rows] == ["stored"] * 3 and rows[1][1] == "<z2@example.org>"
 
 
+def test_answer_cap_counts_by_an_index_not_a_scan_of_the_outbox(env):
+    """gate_answers counts an address's answers of the last hour for every mail read: the
+    migrated schema has the index on the lower-cased address and the time, and SQLite's
+    planner takes it (a scan would make intake quadratic in the outbox)."""
+    from datetime import datetime, timezone
+
+    from sqlalchemy import func
+
+    from bot.service.loops import HOUR, NOT_ANSWERS
+    db, _, _ = env
+    now = datetime.now(timezone.utc)
+    query = select(func.count()).select_from(OutboxMail).where(
+        func.lower(OutboxMail.to_addr) == "anna@example.org", OutboxMail.created_at > now - HOUR,
+        OutboxMail.status != "suppressed", OutboxMail.kind.not_in(NOT_ANSWERS), OutboxMail.id != 0)
+    with db.session() as s:
+        if s.bind.dialect.name == "sqlite":
+            names = s.execute(text("SELECT name FROM sqlite_master WHERE type = 'index'")).scalars().all()
+            sql = str(query.compile(s.bind, compile_kwargs={"literal_binds": True}))
+            plan = " ".join(str(r[-1]) for r in s.execute(text("EXPLAIN QUERY PLAN " + sql)))
+            assert "ix_outbox_to_created" in plan, plan
+        else:
+            names = s.execute(text("SELECT indexname FROM pg_indexes WHERE tablename = 'outbox'")).scalars().all()
+        assert "ix_outbox_to_created" in names
+        assert s.execute(query).scalar_one() == 0
+
+
 class _FailingSync:
     """A store that takes mails but cannot make them durable."""
 

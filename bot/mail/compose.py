@@ -14,6 +14,7 @@ import hashlib
 import random
 import sys
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime, timezone
 from email.header import Header
 
@@ -177,6 +178,7 @@ def _encoded(value: str, name: str) -> str:
     return Header(value, "utf-8", header_name=name).encode()
 
 
+@lru_cache(maxsize=4096)
 def _address(value: str) -> str:
     """"Name <addr>" with a non-ASCII name RFC 2047 encoded; a bare address as is."""
     name, addr = email.utils.parseaddr(value)

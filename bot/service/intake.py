@@ -297,6 +297,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                 return mail.status if mail else "missing"
             with _answers(s) as queued:
                 _process(s, cfg, mail, now)
+                for row in queued:  # the reading time (gate_answers), written with the INSERT
+                    row.created_at = now
                 s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
             return mail.status
@@ -379,7 +381,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
-    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id)
+    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id) if cfg.authserv_id else SenderAuth()
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
     if rm.unreadable:
@@ -390,9 +392,11 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
             return
         found = None
-    rows = s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
-                     .join(League, League.id == Player.league_id)
-                     .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
+    with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
+        # the sender's address row too (a bouncing address works again when its owner writes)
+        rows = s.execute(select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                         .join(League, League.id == Player.league_id)
+                         .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
     if not rows:
         if auth.failed:  # a forged stranger: answering would only reach the forged address
             return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
@@ -405,7 +409,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         if len(rows) != 1:
             ctx.record("ignored", "ignored", reason="several leagues")
             return ctx.reply("du spielst in mehreren Ligen: bitte den Namen der Liga in den Betreff schreiben.")
-    ctx.player, ctx.league = rows[0]
+    ctx.player, ctx.league, sent_from = rows[0]
     mail.player_id, mail.league_id = ctx.player.id, ctx.league.id
     if found and found[0].name in OPEN_COMMANDS and not auth.failed:
         return found[0].handler(ctx, found[1])
@@ -414,9 +418,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         return _bad_code(ctx, code, auth)
     if proved:
         proven(ctx, f"player:{ctx.player.id}")
-    for a in ctx.player.addresses:  # writing from a bouncing address: it works again
-        if a.email == rm.from_addr and a.bounced_at is not None:
-            a.bounced_at = a.bounce_reason = None
+    if sent_from.bounced_at is not None:  # writing from a bouncing address: it works again
+        sent_from.bounced_at = sent_from.bounce_reason = None
     if found:
         return found[0].handler(ctx, found[1])
     _submission(ctx, text)

@@ -1,12 +1,14 @@
 """indexes for the lookups done per mail and per round (issue "fast at every league
-size"): a player's submissions of a round, the mails of a sender within an hour (rate
-limit), the mails and outbox rows waiting by status
+size"): a player's submissions of a round, the answers to an address within an hour
+(the answer cap of bot.service.loops.gate_answers, by lower-cased address), the mails
+and outbox rows waiting by status
 
 Revision ID: 0006
 Revises: 0005 (0005_intake_guards)
 Create Date: 2026-11-23
 """
 from alembic import op
+import sqlalchemy as sa
 
 revision = "0006"
 down_revision = "0005"
@@ -15,7 +17,7 @@ depends_on = None
 
 INDEXES = [
     ("ix_submissions_partie_round_player", "submissions", ["partie_id", "round_number", "player_id"]),
-    ("ix_inbound_mails_from_received", "inbound_mails", ["from_addr", "received_at"]),
+    ("ix_outbox_to_created", "outbox", [sa.text("lower(to_addr)"), "created_at"]),
     ("ix_inbound_mails_status", "inbound_mails", ["status"]),
     ("ix_outbox_status", "outbox", ["status"]),
 ]
