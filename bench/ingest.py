@@ -26,9 +26,9 @@ Measured in one run, on the same mails:
   with a fresh database; ``imap_smtp_deliver`` the acknowledgements sent to a real
   aiosmtpd (one connection per mail, as ``bot/mail/smtp.py`` sends).
 
-The default rate limit (20 mails per hour and address) applies when the run sends at most
-20 mails per player (the mails are dated within one hour), else none, so every mail is
-read. Wall times, and the CPU time of this process for the parse baseline and the ingest
+Every mail is read; the default answer cap (``[bot] rate_limit_per_hour``: 20 answers per
+hour and address) applies when the run sends at most 20 mails per player (the mails are
+dated within one hour), else none, so every mail is answered at once. Wall times, and the CPU time of this process for the parse baseline and the ingest
 (less dependent on other load on the machine). SQLite (the embedded default).
 ``--profile FILE`` writes a cProfile of the Maildir poll and prints its top functions to
 stderr; SQL statements are counted per mail always.
@@ -239,8 +239,8 @@ def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float) 
 
 
 def _rate_limit(mails: int, players: int) -> int:
-    """The default limit of 20 mails per hour and address, unless the run sends more per
-    player (the mails are dated within one hour); then none, so every mail is read."""
+    """The default cap of 20 answers per hour and address, unless the run sends more per
+    player (the mails are dated within one hour); then none, so every mail is answered."""
     return 20 if mails <= 20 * players else 0
 
 
