@@ -11,9 +11,14 @@ word lists with overlooked words, a wrong and an overlapping claim; two Typ-Dom 
 (Point-Typ-Dom with four players, the Kreuzwort-Spiel with three) played until a player is
 out: each simulated player mails the best placements of their private rack on the table as
 it stands, with Ersatzzüge and ``KAUFEN`` last, so earlier seats sometimes block a main
-move; and a Dutch RONDO table (seed 004: three players with private hands, the opening,
-one turn per round, each turn ended early by the mover's mail; one player exchanges a card
-now and then, one sometimes sends nothing, so that turn waits for its ZAT). Every
+move; the Typ-Dom race variants: Presto (two races one after another, each player's
+crossword from the bot's search mailed with a Received time of their speed, one broken try,
+one player who sends nothing, the race closing by itself at the second valid crossword) and
+"Wer behält recht?" (three players, one turn after another, each ending with the poll that
+reads it; a player who bluffs with words he cannot finish); and a Dutch RONDO table (seed
+004: three players with private hands, the opening, one turn per round, each turn ended
+early by the mover's mail; one player exchanges a card now and then, one sometimes sends
+nothing, so that turn waits for its ZAT). Every
 Auswertung is written as an ``.eml`` file, and the final standings are printed.
 """
 
@@ -317,6 +322,116 @@ def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
         say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte")
 
 
+def _presto_mails(style: str, rack: str, lexicon, rng: random.Random) -> list[tuple[int, list[str]]]:
+    """A simulated Presto player's mails: (seconds after "Los!", at most four minutes;
+    crossword lines); the
+    crossword comes from the bot's own search (:mod:`bot.games.typdom.search`), as if the
+    player had found it; how fast, and whether a broken try comes first, is the style's."""
+    from bot.games.typdom.presto import Crossword, format_crossword
+    from bot.games.typdom.search import find_crossword
+    proof = find_crossword(rack, lexicon)
+    if proof.status != "found" or (style == "unzuverlaessig" and rng.random() < 0.5):
+        return []  # no crossword found (or no time): sends nothing
+    lines = format_crossword(Crossword(tuple(proof.rows)))
+    speed = {"stark": 60, "tippfehler": 100, "vorsichtig": 160, "unzuverlaessig": 130}[style]
+    mails = [(speed + rng.randrange(60), lines)]
+    if style == "tippfehler":  # sends too early with a tile left out, then the whole crossword
+        broken = list(lines)
+        i = max(range(len(broken)), key=lambda k: len(broken[k].strip(".")))
+        broken[i] = broken[i][:-1]
+        mails.insert(0, (speed // 2, broken))
+    return mails
+
+
+def _play_presto(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.Random, out: Path, say) -> None:
+    """Play a Presto league (seed 002): every Partie is a race; each simulated player mails
+    the crossword with a Received time of their speed, the race closes by itself with the
+    second valid crossword (or at the ZAT)."""
+    from email.utils import format_datetime
+    name = spec["name"]
+    league_id, lexicon, keys = _start(db, cfg, md, spec)
+    styles = {e: st for _, e, st in PLAYERS}
+    say(f"\nDemo: {name} (Typ-Dom Presto), {len(keys)} Spieler, {len(spec['partien'])} Partien nacheinander")
+    for partie in spec["partien"]:
+        with db.session() as s:
+            state = s.scalar(select(Partie).where(Partie.league_id == league_id, Partie.name == partie)).state
+        los = datetime.now(ZoneInfo("UTC")) - timedelta(minutes=5)  # "Los!" (a Received stamp is never later than now)
+        for key, (pname, addr) in keys.items():
+            for secs, lines in _presto_mails(styles.get(addr, "stark"), state["racks"][key], lexicon, rng):
+                text = "\n".join(["Hallo,", "", "fertig!", "", *lines, "", "Gruß", pname.split()[0]])
+                md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr,
+                                            subject=f"{name}: Partie {partie}", text=text,
+                                            headers={"Auto-Submitted": "no", "Received": "from pc by mx.demo.invalid; "
+                                                     + format_datetime(los + timedelta(seconds=secs))}))
+        poll_once(db, cfg)  # the second valid crossword closes the race at once
+        with db.session() as s:
+            done = s.scalar(select(Partie).where(Partie.league_id == league_id, Partie.name == partie))
+            closed = done.finished
+        if not closed:
+            adjudicate_league(db, cfg, name, force=True)  # the ZAT
+        deliver(db, md, cfg)
+        with db.session() as s:
+            res = s.scalar(select(Partie).where(Partie.league_id == league_id, Partie.name == partie)).state["result"]
+        ranking = ", ".join(f"{r['place']}. {keys[r['player']][0]} ({r['points']})" for r in res["ranking"])
+        found = sum(1 for pr in res["proofs"].values() if pr["status"] == "found")
+        say(f"Partie {partie}: {ranking or 'niemand fertig'}; "
+            f"{'zweites Kreuzwort schließt' if closed else 'ZAT'}; Suche: {found}/{len(keys)} Sätze mit Kreuzwort")
+    n = _save_auswertungen(db, league_id, out, "presto-runde")
+    from bot.service.view import league_view
+    say(f"{n} Auswertungen als .eml in {out}")
+    say("Endstand:")
+    for r in league_view(db, name)["standings"]:
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte")
+
+
+def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.Random, out: Path, say) -> None:
+    """Play a "Wer behält recht?" game turn by turn: the player to move mails the turns
+    :mod:`bot.games.typdom.wbrgen` finds (with Ersatzzüge, ``KAUFEN`` last), the unreliable
+    one sometimes nothing; each turn ends with the poll that reads its valid move, or at its
+    ZAT. The league's ``rounds`` caps the turns."""
+    from bot.games.typdom import wbrgen
+    name = spec["name"]
+    league_id, lexicon, keys = _start(db, cfg, md, spec)
+    words = sorted(w for w in lexicon.words() if 2 <= len(w) <= 7)
+    styles = {e: st for _, e, st in PLAYERS}
+    max_turns = int(spec["rounds"])
+    say(f"\nDemo: {name} (Typ-Dom: Wer behält recht?), {len(keys)} Spieler, höchstens {max_turns} Züge")
+    for _ in range(max_turns):
+        with db.session() as s:
+            partie = s.scalar(select(Partie).where(Partie.league_id == league_id))
+            if partie.finished:
+                break
+            state, turn = partie.state, partie.state["round"]
+        mover = state["mover"]
+        pname, addr = keys[mover]
+        style = styles.get(addr, "stark")
+        if not (style == "unzuverlaessig" and rng.random() < 0.2):
+            lines = wbrgen.turns(state, mover, lexicon, words, limit=3, bluff=style == "tippfehler")
+            if state["duty"] != "complete":
+                lines.append("KAUFEN" if state["duty"] != "after_buy" and state["pool"] else "PASSE")
+            text = "\n".join([lines[0], *(f"Ersatz: {ln}" for ln in lines[1:])])
+            md.deliver_to_inbox(compose(sender=f"{pname} <{addr}>", to=cfg.sender_addr, subject=f"{name}: Zug {turn}",
+                                        text=text, headers={"Auto-Submitted": "no"}))
+            poll_once(db, cfg)  # a valid move ends the turn at once
+        with db.session() as s:
+            after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        if after["round"] == turn and not after["finished"]:
+            adjudicate_league(db, cfg, name, force=True)  # the turn's ZAT
+            with db.session() as s:
+                after = s.scalar(select(Partie).where(Partie.league_id == league_id)).state
+        deliver(db, md, cfg)
+        rec = after["history"][-1]
+        extra = "".join(f"; {keys[d['player']][0]} scheidet aus (zahlt {d['pays']})" for d in rec["dropouts"])
+        say(f"Zug {turn:3d}: {pname.split()[0]}: {rec['summary'] or rec['kind']}{extra}")
+    n = _save_auswertungen(db, league_id, out, "wbr-runde")
+    from bot.service.view import league_view
+    view = league_view(db, name)
+    say(f"{n} Auswertungen als .eml in {out}")
+    say("Endstand:")
+    for r in view["standings"]:
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} Punkte")
+
+
 def _rondonl_lines(state: dict, key: str, style: str, lexicon, rng: random.Random) -> list[str] | None:
     """What a RONDO player of ``style`` mails for their turn (None: nothing, NMR), from
     their own hand only, as a player would."""
@@ -395,12 +510,13 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
 
 
 def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,
-             mono_rounds: int = MONO_ROUNDS, crossword: bool = True, typdom: bool = True,
+             mono_rounds: int = MONO_ROUNDS, crossword: bool = True, typdom: bool = True, race: bool = True,
              rondonl_rounds: int = RONDONL_ROUNDS) -> int:
     """Play the demo leagues (Rondo, then a short Monoscrabble game, a Crossword game, two
-    Typ-Dom games, Point-Typ-Dom and Kreuzwort-Spiel, and a Dutch RONDO table of
-    ``rondonl_rounds`` full rounds, when those games are available; ``mono_rounds=0``,
-    ``crossword=False``, ``typdom=False``, ``rondonl_rounds=0`` leave one out); returns 0.
+    Typ-Dom games, Point-Typ-Dom and Kreuzwort-Spiel, the race variants Presto and "Wer
+    behält recht?" (``race``), and a Dutch RONDO table of ``rondonl_rounds`` full rounds,
+    when those games are available; ``mono_rounds=0``, ``crossword=False``,
+    ``typdom=False``, ``race=False``, ``rondonl_rounds=0`` leave one out); returns 0.
     Auswertungen go to ``out`` (a temp dir if
     None)."""
     t0 = time.monotonic()
@@ -434,6 +550,11 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
             spec = dict(base, name=f"Demo-Typ-Dom-{variant}", game="typdom", partien=["T1"],
                         players=base["players"][:n], options={"variant": variant})
             _play_typdom(db, cfg, md, spec, rng, out, f"typdom-{variant}", say)
+    if race and _has_game("typdom-presto"):
+        _play_presto(db, cfg, md, dict(base, name="Demo-Presto", game="typdom-presto", partien=["P1", "P2"],
+                                       sequential=True), rng, out, say)
+        _play_wbr(db, cfg, md, dict(base, name="Demo-WBR", game="typdom-wbr", partien=["W1"], rounds=40,
+                                    players=base["players"][:3], turn_hours=24), rng, out, say)
     if rondonl_rounds and _has_game("rondonl"):
         _play_rondonl(db, cfg, md, {k: v for k, v in base.items() if k != "players"}, rng, out, say, rondonl_rounds)
     say(f"\nDauer: {time.monotonic() - t0:.1f} s")

@@ -28,6 +28,16 @@ def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
     return f"{WEEKDAYS[local.weekday()]}, {local:%d.%m.%Y, %H:%M} Uhr (UTC{off[:3]}:{off[3:]})"
 
 
+def format_arrival(when: str | datetime | None, tz: str) -> str:
+    """An arrival time to the second in the league's time zone: ``06.12.2026, 20:03:15 Uhr``
+    (template filter ``ankunft``: ``{{ iso|ankunft(league.timezone) }}``)."""
+    if not when:
+        return "–"
+    if isinstance(when, str):
+        when = datetime.fromisoformat(when)
+    return f"{when.astimezone(ZoneInfo(tz)):%d.%m.%Y, %H:%M:%S} Uhr"
+
+
 def _cell(text: str, width: int = 4) -> str:
     return text.ljust(width)
 
@@ -39,6 +49,7 @@ def environment() -> Environment:
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters["cell"] = _cell
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
+    env.filters["ankunft"] = format_arrival
     return env
 
 

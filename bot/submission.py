@@ -12,7 +12,9 @@ Rules:
   ``2)`` are allowed.
 - The caller passes only the text the sender wrote now (quotes, reply headers and
   signatures already removed by :mod:`bot.mail.message`). Greeting and closing lines are
-  not moves; a line after a closing (``Viele Grüße``) is the signature and ignored.
+  not moves; a line after a closing (``Viele Grüße``) is the signature and ignored. A
+  line of one upper-case token that reads as a move is a move even when it is a greeting
+  or closing word (a crossword row ``MIT``).
 """
 
 from __future__ import annotations
@@ -170,6 +172,9 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             continue
         # a plain line: a move only when it reads as one and is not prose
         first = _first_word(line)
+        if line.isupper() and " " not in line and reads(strict=True):
+            add_move(line, parsed)  # one upper-case token is no greeting: a Presto row "MIT", a Rondo "ICH"
+            continue
         if _MOVE_MARKS.search(line) and not line.endswith((",", "!", "?", ":")) and reads(strict=True):
             add_move(line, parsed)  # digits or a run of . - _ are no prose: "DIE A1-A3", "DIE..." in Crossword
             continue

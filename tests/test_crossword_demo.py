@@ -11,7 +11,7 @@ from bot.demo import run_demo
 
 def test_demo_plays_crossword(tmp_path, capsys):
     out = tmp_path / "out"
-    assert run_demo(out=out, rounds=1, seed="3", mono_rounds=0) == 0
+    assert run_demo(out=out, rounds=1, seed="3", mono_rounds=0, race=False) == 0
     files = sorted(out.glob("crossword-*.eml"))
     assert len(files) == 7 * 6
     text = capsys.readouterr().out

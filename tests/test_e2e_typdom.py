@@ -92,7 +92,8 @@ def test_typdom_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     dovecot.append(player_mail(d, "KAUFEN\n"), user=user)
     before = len(smtpd.messages)
     assert main(["poll", "--config", str(conf)]) == 0
-    acks = {m.rcpt_tos[0]: text_of(m.raw) for m in smtpd.messages[before:]}
+    # the acknowledgement wraps long verdicts and notes: read them flattened
+    acks = {m.rcpt_tos[0]: " ".join(text_of(m.raw).split()) for m in smtpd.messages[before:]}
     assert sorted(acks) == [a, b, d]
     assert "gültig: NAHT + TEXT (5 Steine)" in acks[a] and "vor dir" not in acks[a].lower()
     assert "gültig: NAHT (2 Steine)" in acks[b] and "Vor dir sind in dieser Runde 1 Spieler am Zug" in acks[b]

@@ -15,6 +15,7 @@ from sqlalchemy import select
 
 from bot.config import ConfigError, embedded, load_config
 from bot.mail.maildir import MaildirTransport, _delivery_order
+from bot.mail.message import read_mail
 from bot.service.league import create_league, read_league_file
 from bot.service.outbox import deliver
 from bot.service.runner import poll_once
@@ -224,6 +225,16 @@ def test_unreadable_mail_from_a_player_is_answered(env):
     body = text_of(answer)
     assert "nicht lesen" in body and "verschachtelt" in body
     assert header(answer, "In-Reply-To") == "<tief-1500@example.org>"
+
+
+@pytest.mark.parametrize("eol", [b"\r", b"\n"])
+def test_deep_nesting_found_with_any_line_end(eol):
+    """Python's parser takes a bare CR (or LF) as a line end: the container count must too,
+    else a 5,000-deep mail with bare CRs goes to the parser (seconds; found by the fuzz bench)."""
+    raw = nested_mail("anna@example.org", 200).replace(b"\r\n", eol)
+    m = read_mail(raw)
+    assert m.from_addr == "anna@example.org" and m.subject == "Meine Züge"
+    assert m.unreadable and "mehr als 32" in m.unreadable
 
 
 def test_unreadable_mail_from_a_stranger_is_stored_not_answered(env):

@@ -157,6 +157,10 @@ class GameRules(ABC):
     #: (RONDO, "Wer behält recht?"); None: the league's ZAT schedule (days). The league
     #: option ``turn_hours`` overrides it.
     turn_hours: float | None = None
+    #: True for games whose rounds are turns that may end early ("Wer behält recht?"): each
+    #: round's ZAT then counts from the end of the previous round, ``zat_interval_days``
+    #: days later (or ``turn_hours``), instead of following the league's fixed schedule.
+    relative_zat: bool = False
     #: The number of rounds (ZATs) a Partie of this game always has (Crossword: 7); the
     #: league file's ``rounds`` must then be absent or equal. None: the league file's
     #: ``rounds`` (default 20) is the number of rounds, or for games that end by

@@ -19,6 +19,8 @@ GAME_CLASSES: dict[str, str] = {
     "monoscrabble": "bot.games.monoscrabble.game:MonoscrabbleRules",
     "crossword": "bot.games.crossword.game:CrosswordRules",
     "typdom": "bot.games.typdom.game:TypdomRules",
+    "typdom-presto": "bot.games.typdom.presto_game:PrestoRules",
+    "typdom-wbr": "bot.games.typdom.wbr_game:WbrRules",
     "rondonl": "bot.games.rondonl.game:RondoNLRules",
 }
 

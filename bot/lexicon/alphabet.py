@@ -85,6 +85,8 @@ GAME_ALPHABET: dict[str, str] = {
     "crossword": "crossword",
     "typdom": "typdom",
     "typ-dom": "typdom",
+    "typdom-presto": "typdom",
+    "typdom-wbr": "typdom",
 }
 
 

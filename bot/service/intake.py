@@ -560,7 +560,10 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     key = str(player.id)
     errors: list[str] = []
     accepted: list[tuple[Partie, list[str], list]] = []
+    open_names = [p.name for p in all_partien if p.id in active]
     for sec in read.sections:
+        if sec.partie is None and len(open_names) == 1:
+            sec.partie = open_names[0]  # NOTATION.md: "or by the player having only one open Partie"
         part = partien.get(sec.partie) if sec.partie else None
         if part is None:
             if sec.partie is None:

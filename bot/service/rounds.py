@@ -150,11 +150,14 @@ def round_complete(s: Session, cfg: Config, league: League, rnd: Round) -> bool:
 
 def next_round_zat(league: League, game: GameRules, number: int, now: datetime, force: bool) -> datetime:
     """The ZAT of round ``number``: ``turn_hours`` after ``now`` for turn games (league
-    option, else the game's :attr:`~GameRules.turn_hours`), else the league schedule; a
-    scheduled ZAT missed while the bot was down moves on to the next one in the future."""
+    option, else the game's :attr:`~GameRules.turn_hours`); ``zat_interval_days`` days after
+    ``now`` for games with :attr:`~GameRules.relative_zat`; else the league schedule, where
+    a scheduled ZAT missed while the bot was down moves on to the next one in the future."""
     hours = (league.options or {}).get("turn_hours", game.turn_hours)
     if hours:
         return now + timedelta(hours=float(hours))
+    if game.relative_zat:
+        return now + timedelta(days=max(1, league.zat_interval_days))
     zat = zat_of(league, number)
     while zat <= now and not force:
         zat += timedelta(days=max(1, league.zat_interval_days))
@@ -252,7 +255,8 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         if league.gm_email:
             recipients.append(Recipient(None, tr(gm_lang, "gm_name"), league.gm_email, gm=True, lang=gm_lang))
         mails = render_auswertungen(
-            game, league={"name": league.name, "rounds": shown_rounds, "finished": last, "title": game.title},
+            game, league={"name": league.name, "rounds": shown_rounds, "finished": last, "title": game.title,
+                          "timezone": league.timezone},
             round=rnd.number, partien=rounds_data, standings=table,
             next_zat=(lambda lg: format_zat(nxt.zat, league.timezone, lg)) if nxt else None, recipients=recipients,
             chart=league_chart(s, league, limit=MAIL_LINES))

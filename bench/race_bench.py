@@ -1,0 +1,95 @@
+"""Benchmark of the Typ-Dom race variants on the whole ``typdom`` lexicon.
+
+Run: ``python bench/race_bench.py [--deals N]``. Prints ``name: value unit`` lines; no
+figure is asserted anywhere.
+
+- Presto: the existence search (``bot.games.typdom.search.find_crossword``) for every set
+  of ``N`` deals (seeds ``bench/<n>``) at 4, 5 and 6 players (12 + 7, 10 + 6, 8 + 5
+  tiles): median and worst time, steps, and how many sets got a crossword, a proof that
+  none exists, or no answer within the step budget.
+- "Wer behält recht?": three simulated players (``bot.games.typdom.wbrgen``) play games
+  of at most 60 turns; the median and worst time to find a player's turns and to
+  adjudicate a turn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _print(name: str, value, unit: str) -> None:
+    print(f"{name}: {value:.3f} {unit}" if isinstance(value, float) else f"{name}: {value} {unit}", flush=True)
+
+
+def presto(lexicon, deals: int) -> None:
+    from bot.games.typdom.game import deal
+    from bot.games.typdom.presto_game import SETS
+    from bot.games.typdom.search import find_crossword
+    for n, (black, red) in SETS.items():
+        times, steps, status = [], [], {"found": 0, "none": 0, "open": 0}
+        for d in range(deals):
+            racks, _ = deal(f"bench/{d}", "P1", [str(i) for i in range(n)], black, red)
+            for rack in racks.values():
+                t = time.perf_counter()
+                proof = find_crossword(rack, lexicon)
+                times.append(time.perf_counter() - t)
+                steps.append(proof.steps)
+                status[proof.status] += 1
+        _print(f"presto_{n}p_search_median", statistics.median(times), "s")
+        _print(f"presto_{n}p_search_worst", max(times), "s")
+        _print(f"presto_{n}p_steps_median", int(statistics.median(steps)), "steps")
+        for k, v in status.items():
+            _print(f"presto_{n}p_sets_{k}", v, "sets")
+
+
+def wbr(lexicon, games: int) -> None:
+    from bot.games import get_game
+    from bot.games.typdom import wbrgen
+    words = sorted(w for w in lexicon.words() if 2 <= len(w) <= 7)
+    game = get_game("typdom-wbr")
+    find, judge, turns = [], [], 0
+    for g in range(games):
+        st = game.new_partie(seed=f"bench/{g}", partie="W1", players=["a", "b", "c"], options={"rounds": 60})
+        while not st["finished"]:
+            mover = st["mover"]
+            t = time.perf_counter()
+            lines = wbrgen.turns(st, mover, lexicon, words, limit=3)
+            find.append(time.perf_counter() - t)
+            lines = lines or ["KAUFEN" if st["duty"] != "after_buy" and st["pool"] else "PASSE"]
+            t = time.perf_counter()
+            st = game.adjudicate(st, {mover: lines}, lexicon, seed=f"bench/{g}", partie="W1").state_after
+            judge.append(time.perf_counter() - t)
+            turns += 1
+    _print("wbr_turns", turns, "turns")
+    _print("wbr_find_turns_median", statistics.median(find), "s")
+    _print("wbr_find_turns_worst", max(find), "s")
+    _print("wbr_adjudicate_median", statistics.median(judge), "s")
+    _print("wbr_adjudicate_worst", max(judge), "s")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--deals", type=int, default=5)
+    ap.add_argument("--games", type=int, default=2)
+    args = ap.parse_args()
+    from bot.lexicon import load
+    t = time.perf_counter()
+    lexicon = load("typdom")
+    from bot.wordgraph import graph_for
+    graph_for(lexicon)
+    _print("lexicon_and_graph_load", time.perf_counter() - t, "s")
+    presto(lexicon, args.deals)
+    wbr(lexicon, args.games)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

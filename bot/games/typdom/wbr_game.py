@@ -1,0 +1,272 @@
+"""Typ-Dom "Wer behält recht?" as a game of the bot: one tile per turn, each turn with its
+own ZAT.
+
+Sources: seed 002, "4. Wer behält recht?", read with shared/RULES.md "Typ-Dom" and
+shared/NOTATION.md "Typ-Dom"; the rules engine is :mod:`.wbr` (its docstring holds the
+rules and the decisions). Tiles, deal, seat order and end scoring are the
+Kreuzwort-Spiel's (:mod:`.tiles`, :mod:`.game`).
+
+A round of the service is one turn: :meth:`WbrRules.movers` names the one player to
+move, :meth:`WbrRules.round_complete` ends the turn as soon as that player's valid move
+has been read, and every turn's Auswertung goes to all players at once (what was laid
+and announced, whose turn is next and what they have to do, the ZAT). Each turn's ZAT
+lies ``zat_interval_days`` days after the previous turn ended (:attr:`relative_zat`), or
+``turn_hours`` hours with that league option.
+
+Decisions for play by mail (also in the README, "How the bot reads the Typ-Dom race
+variants"): 2 to 5 players with 8 black + 5 red tiles each (the Kreuzwort-Spiel's
+deal); the player whose highest letter is nearest Z begins, ties by lot, the others in
+league-file order; a mover removed by the game master leaves the game without paying.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
+from bot.games.typdom import wbr
+from bot.games.typdom.game import deal, seat_order
+from bot.games.typdom.table import MARGIN, Table, coord_name
+from bot.games.typdom.tiles import colour, rack_text, sort_rack
+
+TITLE = "Typ-Dom: Wer behält recht?"
+#: Tiles each (black, red): the Kreuzwort-Spiel's deal (seed: "Für die Verteilung der
+#: Spielsteine ... gelten die Regeln des Kreuzwort-Spieles").
+RACK = (8, 5)
+PLAYERS = (2, 5)
+#: Turns a game may last at most when the league file gives no ``rounds``.
+TURNS = 1000
+
+
+def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport:
+    if not out.valid:
+        return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
+                          notes=list(out.notes))
+    summary = out.summary()
+    detail: dict[str, Any] = {"summary": summary, "notation": out.notation, "kind": out.kind}
+    if out.tiles:
+        after = table
+        if out.take:
+            after = after.replace(out.take["row"], out.take["col"], Table.TILE(out.take["letter"], False))
+        after = after.place(out.tiles)
+        detail["picture"] = after.grid_text(after.bounds(MARGIN)).splitlines()
+    return MoveReport(index=index, text=text, valid=True, score=0, message=summary, notes=list(out.notes),
+                      detail=detail)
+
+
+def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
+    """Squares and direction of ``"M13-P13"`` (or one square, ``"M13"``), for case files."""
+    from bot.games.typdom.table import COLUMNS
+
+    def sq(t: str) -> tuple[int, int]:
+        return int(t[1:]), COLUMNS.index(t[0].upper()) + 1
+    a, _, b = span.partition("-")
+    r0, c0 = sq(a)
+    if not b:
+        return [(r0, c0)], None
+    r1, c1 = sq(b)
+    if r0 == r1:
+        return [(r0, c) for c in range(c0, c1 + 1)], "w"
+    return [(r, c0) for r in range(r0, r1 + 1)], "s"
+
+
+class WbrRules(GameRules):
+    """Typ-Dom "Wer behält recht?" (seed 002, section 4): see :mod:`.wbr`."""
+
+    name = "typdom-wbr"
+    alphabet = "typdom"
+    title = TITLE
+    min_players, max_players = PLAYERS
+    default_rounds = None  # the game ends by itself; the league file's rounds caps the turns
+    relative_zat = True
+
+    # -- Partie -------------------------------------------------------------------------------
+    def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
+                   players: Sequence[str] = ()) -> dict:
+        """Deal 8 black + 5 red tiles each, the rest into the pool; the seat with the letter
+        nearest Z lays the first tile on M13. Option ``rounds``: the turn cap."""
+        players = list(players)
+        if not PLAYERS[0] <= len(players) <= PLAYERS[1]:
+            raise ValueError(f"{TITLE} braucht 2 bis 5 Spieler")
+        racks, pool = deal(seed, partie, players, *RACK)
+        order, start = seat_order(seed, partie, players, racks)
+        rounds = int((options or {}).get("rounds") or TURNS)
+        return wbr.new_state(racks=racks, pool=pool, seat_order=order, start=start, rounds=min(rounds, 10_000))
+
+    def read_move(self, text: str) -> wbr.WbrTurn:
+        """Parse one turn line (grammar/typdom_wbr.lark); raises NotationError."""
+        return wbr.parse_turn(text)
+
+    def movers(self, state: Mapping[str, Any]) -> list[str] | None:
+        """The one player whose turn it is (none once the game is over)."""
+        return [] if state.get("finished") else [state["mover"]]
+
+    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
+                   player: str | None = None) -> MoveReport:
+        """Judge one line of the player to move against the table as it is (only they
+        can change it before their ZAT); the picture is the table with the tiles laid."""
+        out = wbr.evaluate(state, player or state["mover"], text, lexicon)
+        return _report(index, text, out, Table.from_rows(state["board"]))
+
+    def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                       lexicon: Any, *, received: Mapping[str, Any] | None = None) -> bool:
+        """True as soon as the player to move has sent a valid line."""
+        mover = state.get("mover")
+        lines = submissions.get(mover) if mover else None
+        return bool(lines) and any(wbr.evaluate(state, mover, ln, lexicon).valid for ln in lines)
+
+    # -- a turn -------------------------------------------------------------------------------
+    def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
+                   received: Mapping[str, Any] | None = None) -> RoundReport:
+        """Play the mover's first valid line (else: buy and be skipped, see :mod:`.wbr`)."""
+        mover = state["mover"]
+        table = Table.from_rows(state["board"])
+        rack_before = state["racks"].get(mover, "")
+        reports: list[MoveReport] = []
+        counted = None
+        if mover not in submissions:  # removed by the game master: out of the game, no payment
+            after, rec = wbr.leave(state, mover, lexicon)
+        else:
+            lines = submissions[mover]
+            hit = None
+            for i, line in enumerate(lines or []):
+                out = wbr.evaluate(state, mover, line, lexicon)
+                reports.append(_report(i, line, out, table))
+                if out.valid:
+                    hit = (i, out)
+                    break
+            for j in range(len(reports), len(lines or [])):
+                reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
+                                          message="nicht mehr probiert"))
+            failed = [{"index": r.index, "text": r.text, "reason": r.reason, "gloss": wbr.REASONS.get(r.reason or "", ""),
+                       "message": r.message} for r in reports if not r.valid and r.reason]
+            if hit is not None:
+                after, rec = wbr.apply(state, mover, hit[1], lexicon)
+                rec["failed"] = failed
+                counted = hit[0]
+            else:
+                after, rec = wbr.skip(state, mover, lexicon, kind="nmr" if lines is None else "invalid",
+                                      failed=failed)
+        if not after["finished"] and (last_round or int(state["round"]) >= int(state.get("rounds", TURNS))):
+            after = wbr.finish_over_limit(after)
+            rec = after["history"][-1]
+        points = _points(rec, after)
+        players = []
+        if mover in submissions:
+            players.append(PlayerRound(mover, submissions[mover] is not None, reports, counted, points.get(mover, 0),
+                                       score=0, private={"rack": after["racks"].get(mover, ""),
+                                                         "rack_before": rack_before,
+                                                         "bought": rec.get("bought_tiles", "")}))
+        for p in after["seat_order"]:
+            if p != mover and p in points:  # paid or paying without moving: a dropout, the end
+                players.append(PlayerRound(p, False, [], None, points[p], score=0,
+                                           private={"rack": after["racks"].get(p, ""), "bystander": True}))
+        return RoundReport(round=int(state["round"]), players=players,
+                           board_move={"turn": rec, "finished": after["finished"]}, top=None,
+                           state_before=dict(state), state_after=after,
+                           lot=state.get("start", {}).get("lot") if int(state["round"]) == 1 else None)
+
+    # -- views ----------------------------------------------------------------------------------
+    def public_view(self, state: Mapping[str, Any]) -> dict:
+        """``variant`` ("wbr"), ``round`` (the turn), ``board`` (25 row codes),
+        ``seat_order``, ``active`` (players still in), ``out`` (dropped out),
+        ``rack_sizes``, ``pool`` (tiles left), ``start``, ``mover`` and ``duty`` (who is
+        to move and what they have to do: ``start``, ``continue``, ``complete``,
+        ``after_buy``; ``duty_text`` in German), ``word`` (the word being built:
+        ``announced``, ``author``, ``fragment`` letters, ``span``; None between words),
+        ``cross`` (the word a new one must cross), ``words_done``, ``last_turn`` (the
+        last turn's record), ``finished``, ``end`` (the end scoring with every rack left,
+        once over), ``payments`` (dropouts); for the templates ``grid_text`` and ``cells``.
+        Never a rack of a running game."""
+        table = Table.from_rows(state["board"])
+        word = state.get("word")
+        hist = state.get("history", [])
+        shown_word = None
+        if word:
+            squares = wbr._sq(word["squares"])
+            shown_word = {"announced": word["announced"], "author": word["author"],
+                          "fragment": wbr._text(table, squares), "span": wbr._span(squares)}
+        cross = state.get("cross")
+        return {"variant": "wbr", "variant_title": "Wer behält recht?", "round": state["round"],
+                "rounds": state.get("rounds"), "board": list(state["board"]),
+                "seat_order": list(state["seat_order"]), "active": list(state["active"]),
+                "out": list(state.get("out", [])), "rack_sizes": {p: len(r) for p, r in state["racks"].items()},
+                "pool": len(state.get("pool", "")), "start": state.get("start"),
+                "mover": None if state.get("finished") else state["mover"],
+                "duty": None if state.get("finished") else state["duty"],
+                "duty_text": None if state.get("finished") else (
+                    "legt den ersten Stein auf M13 und sagt ein Wort an" if table.is_empty() else
+                    wbr.DUTIES[state["duty"]]),
+                "word": shown_word,
+                "cross": {"word": cross.get("word"), "span": wbr._span(wbr._sq(cross["squares"]))} if cross else None,
+                "words_done": [w["word"] for w in state.get("words_done", []) if not w.get("abandoned")],
+                "last_turn": hist[-1] if hist else None, "finished": bool(state.get("finished")),
+                "end": state.get("end") if state.get("finished") else None,
+                "payments": list(state.get("payments", [])),
+                "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells()}
+
+    def player_view(self, state: Mapping[str, Any], player: str) -> dict:
+        """``rack`` (code), ``rack_text``, ``red``, ``black``, ``seat`` (1-based), ``out``
+        (dropped out)."""
+        rack = state.get("racks", {}).get(player, "")
+        order = list(state.get("seat_order", []))
+        return {"rack": rack, "rack_text": rack_text(rack),
+                "seat": order.index(player) + 1 if player in order else None,
+                "out": player in state.get("out", []),
+                "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
+
+    # -- cases ------------------------------------------------------------------------------------
+    def case_state(self, case: Mapping[str, Any]) -> dict:
+        """The state of a case (tests/cases/README.md, "Typ-Dom: Wer behält recht?"): the
+        mover is ``"A"``, the other player ``"B"``."""
+        duty = case.get("duty", "continue")
+        word = None
+        if case.get("word"):
+            w = case["word"]
+            squares, d = _span_squares(w["span"])
+            word = {"announced": w["announced"], "author": "A" if w.get("author") == "self" else "B",
+                    "squares": [list(q) for q in squares], "direction": d, "since": 1}
+        cross = None
+        if case.get("cross"):
+            squares, d = _span_squares(case["cross"]["span"])
+            cross = {"word": case["cross"].get("word"), "squares": [list(q) for q in squares], "direction": d}
+        st = wbr.new_state(racks={"A": sort_rack(case.get("rack", "")), "B": sort_rack(case.get("rack_b", "E"))},
+                           pool=case.get("pool", "ENST"), seat_order=["A", "B"], start={}, rounds=TURNS)
+        base = case.get("base_duty")
+        st.update(board=list(case["board"]), duty=duty, base_duty=base, word=word, cross=cross)
+        return st
+
+    def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
+        """What the rules make of a case: ``valid``, ``reason``; for a valid turn
+        ``kind``, ``tiles`` (``"M13 E"`` each, ``*`` for a Jolly), ``announced``, ``new``,
+        ``premium``, ``completed``, ``fragment`` (letters), ``rack`` (after)."""
+        st = self.case_state(case)
+        out = wbr.evaluate(st, "A", case["move"], lexicon)
+        if not out.valid:
+            return {"valid": False, "reason": out.reason}
+        table = Table.from_rows(st["board"])
+        if out.take:
+            table = table.replace(out.take["row"], out.take["col"], Table.TILE(out.take["letter"], False))
+        after = table.place(out.tiles)
+        return {"valid": True, "kind": out.kind,
+                "tiles": [f"{coord_name(t.row, t.col)} {'*' if t.blank else ''}{t.letter}" for t in out.tiles],
+                "announced": out.announced, "new": out.new, "premium": out.premium, "completed": out.completed,
+                "fragment": wbr._text(after, out.fragment) if out.fragment else "", "rack": out.rack_after}
+
+
+def _points(rec: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, int]:
+    """The standings change of this turn: dropout payments and, at the end, the end
+    scoring (zero-sum)."""
+    pts: dict[str, int] = {}
+    for d in rec.get("dropouts", []):
+        pts[d["player"]] = pts.get(d["player"], 0) - d["pays"] * len(d["to"])
+        for q in d["to"]:
+            pts[q] = pts.get(q, 0) + d["pays"]
+    if after.get("finished") and after.get("end"):
+        for p, e in after["end"]["scores"].items():
+            pts[p] = pts.get(p, 0) + e["points"]
+    return pts
+
+
+__all__ = ["WbrRules", "TITLE", "RACK", "PLAYERS"]
