@@ -63,6 +63,7 @@ from __future__ import annotations
 import os
 import tomllib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
@@ -168,11 +169,17 @@ class Config:
 
     @property
     def sender_addr(self) -> str:
-        return parseaddr(self.sender)[1] or self.sender
+        return _addr_of(self.sender)
 
     @property
     def sender_domain(self) -> str:
         return self.sender_addr.rpartition("@")[2] or "localhost"
+
+
+@lru_cache(maxsize=64)
+def _addr_of(sender: str) -> str:
+    """The address of ``sender`` ("Name <addr>"), parsed once (asked for every mail)."""
+    return parseaddr(sender)[1] or sender
 
 
 def _resolve(base: Path, value: str) -> Path:

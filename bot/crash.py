@@ -9,13 +9,13 @@ The crash points (the seams between two stages of the mail flow):
 
 ``after-store``
     ``bot/service/intake.py`` (store callback): the raw mail is committed to
-    ``inbound_mails``, before it is read.
+    ``inbound_mails``, before the transport moves it and before it is read.
 ``after-read``
-    ``bot/service/intake.py`` (store callback): the reading transaction (submission,
-    acknowledgement in the outbox) is committed, before the IMAP move.
+    ``bot/service/intake.py`` (``process_pending``): the reading transaction of one
+    mail (submission, acknowledgement in the outbox) is committed, before the next one.
 ``before-move``
-    ``bot/mail/imap.py``: the store callback returned True, right before the mail is
-    moved to the processed folder.
+    ``bot/mail/imap.py``: the store callback returned True for a batch and the store is
+    durable, right before the batch is moved to the processed folder.
 ``after-adjudicate``
     ``bot/cli.py`` (``adjudicate``) and ``bot/service/runner.py`` (``Service.fire``):
     the adjudication is committed (Auswertungen in the outbox), before delivery.

@@ -26,8 +26,8 @@ from typing import Any, Sequence
 
 from lark import Lark, UnexpectedInput
 
-from bot import GRAMMAR_DIR
 from bot.games.base import GameRules, NotationError
+from bot.games.grammar import lalr_parser
 
 LABEL_WORDS = {"ersatzzug", "ersatzwort", "ersatz", "hauptzug", "zug", "wort",
                "reserve", "reservewoord", "alternatief", "woord", "zet"}  # Dutch (RONDO, seed 004)
@@ -54,12 +54,20 @@ _MOVE_MARKS = re.compile(r"[0-9]|[.\-_]{2}")
 @dataclass
 class Section:
     """The moves for one Partie: ``partie`` as written (None: not named), ``moves`` the
-    move lines as written (main move first), ``errors`` German notes on lines that were
-    meant as moves but cannot be read (they still count as tried-and-invalid moves)."""
+    move lines as written (main move first), ``parsed`` what the game's
+    :meth:`~bot.games.base.GameRules.read_move` made of each of them (the move, or the
+    :class:`NotationError`; None for a game whose moves span several lines, which are
+    read as one move later), so no line is parsed twice; ``header_line`` the section
+    line as written."""
 
     partie: str | None
     moves: list[str] = field(default_factory=list)
     header_line: str | None = None
+    parsed: list[Any] = field(default_factory=list)
+
+    def add(self, text: str, parsed: Any) -> None:
+        self.moves.append(text)
+        self.parsed.append(parsed)
 
 
 @dataclass
@@ -74,12 +82,15 @@ class ReadSubmission:
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark((GRAMMAR_DIR / "submission.lark").read_text(encoding="utf-8"), parser="earley",
-                lexer="dynamic", ambiguity="resolve")
+    """The LALR(1) parser of ``grammar/submission.lark`` (contextual lexer, linear time)."""
+    return lalr_parser("submission.lark")
 
 
+@lru_cache(maxsize=8192)
 def _frame(line: str) -> tuple[str, str | None, str | None]:
-    """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line)."""
+    """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line).
+    Remembered per line: greetings, section lines and the round's good moves recur in
+    many mails."""
     try:
         tree = _parser().parse(line)
     except UnexpectedInput:
@@ -119,12 +130,15 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
     ignored: list[str] = []
     closed = False
 
-    def add_move(move_text: str) -> None:
+    def add_move(move_text: str, parsed: Any = _UNREAD) -> None:
         nonlocal current
         if current is None:
             current = Section(None)
             sections.append(current)
-        current.moves.append(move_text.strip())
+        move_text = move_text.strip()
+        if parsed is _UNREAD:
+            parsed = _read(game, move_text)
+        current.add(move_text, None if game.multiline else parsed)
 
     for raw in text.splitlines():
         line = raw.strip()
@@ -134,29 +148,37 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             ignored.append(line)
             continue
         kind, name, move_text = _frame(line)
+        parsed = _UNREAD  # what the game makes of the whole line, read at most once
+
+        def reads(strict: bool = False) -> bool:
+            nonlocal parsed
+            if parsed is _UNREAD:
+                parsed = _read(game, line, always=True)
+            return _is_move(parsed, strict)
+
         if kind == "header" and name is not None and name.lower() not in known \
-                and not line.lower().startswith(("partie", "partij")) and _reads(game, line, strict=True):
-            add_move(line)  # e.g. Crossword "A1: X" (field and letter), not a Partie A1
+                and not line.lower().startswith(("partie", "partij")) and reads(strict=True):
+            add_move(line, parsed)  # e.g. Crossword "A1: X" (field and letter), not a Partie A1
             continue
         if kind == "header" and name is not None and (name.lower() in known or line.lower().startswith(("partie", "partij"))
                                                       or _PARTIE_LIKE.match(name)):
             current = Section(known.get(name.lower(), name), header_line=line)
             sections.append(current)
             if move_text:
-                current.moves.append(move_text.strip())
+                add_move(move_text)
             continue
         if kind == "labelled" and move_text:
             add_move(move_text)
             continue
         # a plain line: a move only when it reads as one and is not prose
         first = _first_word(line)
-        if line.isupper() and " " not in line and _reads(game, line, strict=True):
-            add_move(line)  # one upper-case token is no greeting: a Presto row "MIT", a Rondo "ICH"
+        if line.isupper() and " " not in line and reads(strict=True):
+            add_move(line, parsed)  # one upper-case token is no greeting: a Presto row "MIT", a Rondo "ICH"
             continue
-        if _MOVE_MARKS.search(line) and not line.endswith((",", "!", "?", ":")) and _reads(game, line, strict=True):
-            add_move(line)  # digits or a run of . - _ are no prose: "DIE A1-A3", "DIE..." in Crossword
+        if _MOVE_MARKS.search(line) and not line.endswith((",", "!", "?", ":")) and reads(strict=True):
+            add_move(line, parsed)  # digits or a run of . - _ are no prose: "DIE A1-A3", "DIE..." in Crossword
             continue
-        if first in CLOSINGS and not _reads(game, line):
+        if first in CLOSINGS and not reads():
             closed = bool(sections)  # "Grüße aus Köln!" above the moves is no closing
             ignored.append(line)
             continue
@@ -166,8 +188,8 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
                 closed = bool(sections)
             ignored.append(line)
             continue
-        if _reads(game, line):
-            add_move(line)
+        if reads():
+            add_move(line, parsed)
         else:
             ignored.append(line)
 
@@ -182,21 +204,43 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
         key = sec.partie.lower() if sec.partie else None
         if key in merged:
             merged[key].moves.extend(sec.moves)
+            merged[key].parsed.extend(sec.parsed)
         else:
             merged[key] = sec
             out.append(sec)
     return ReadSubmission([s for s in out if s.moves or s.header_line], ignored)
 
 
-def _reads(game: GameRules, line: str, strict: bool = False) -> bool:
-    """Whether ``line`` is a move of ``game``: it reads, or (unless ``strict``) the game
-    says it is meant as one but broken (:attr:`NotationError.meant`), so it is judged
-    and answered rather than passed over."""
+#: Marks a move line not read yet.
+_UNREAD: Any = object()
+
+
+def _read(game: GameRules, line: str, *, always: bool = False) -> Any:
+    """What ``game.read_move`` makes of ``line``: the move, or the :class:`NotationError`.
+    For a game whose move spans several lines (``multiline``) a line is read only where
+    ``always`` asks for it (to tell a move line from prose); its result is then not kept.
+    Remembered per game and line (moves are immutable values, and the same good move
+    arrives from many players)."""
+    if game.multiline and not always:
+        return None
+    return _read_cached(game, line)
+
+
+@lru_cache(maxsize=8192)
+def _read_cached(game: GameRules, line: str) -> Any:
     try:
-        game.read_move(line)
-        return True
+        return game.read_move(line)
     except NotationError as exc:
-        return exc.meant and not strict
+        return exc
+
+
+def _is_move(parsed: Any, strict: bool = False) -> bool:
+    """Whether what ``read_move`` made of a line is a move: it read, or (unless
+    ``strict``) the game says it is meant as one but broken (:attr:`NotationError.meant`),
+    so it is judged and answered rather than passed over."""
+    if not isinstance(parsed, NotationError):
+        return True
+    return parsed.meant and not strict
 
 
 def _partie_from_subject(subject: str, known: dict[str, str]) -> str | None:

@@ -74,7 +74,7 @@ def test_league_round_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     txt = by_to["anna@example.org"]
     assert re.search(rf"Anna Albers: {anna.score} Punkte", txt)  # her own move lines
     assert re.search(rf"Bernd Becker: {bernd.score} Punkte", by_to["bernd@example.org"])
-    assert re.search(rf"^  Bernd Becker +{bernd.word} +{bernd.score}\r?$", txt, re.M)  # the round's table
+    assert re.search(rf"^ *\d+\. Bernd Becker +{bernd.word} +{bernd.score} ", txt, re.M)  # the round's table
     assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in by_to["clara@example.org"]
     assert f"Neues Wort: {anna.word}" in txt
     total = {r["player"]: r["points"] for r in _show(conf, capsys)["standings"]}

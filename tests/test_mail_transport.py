@@ -11,7 +11,7 @@ import pytest
 
 from bot.mail.compose import compose, make_message_id
 from bot.mail.imap import ImapInbox
-from bot.mail.maildir import MaildirTransport
+from bot.mail.maildir import MaildirTransport, _delivery_order
 from bot.mail.message import read_mail
 from bot.mail.smtp import SmtpTransport
 from bot.mail.transport import MemoryPollState, PermanentFailure, Poller, Sender, TemporaryFailure
@@ -193,8 +193,8 @@ def test_maildir_poll_move_send_round_trip(tmp_path):
 
     store = RecordingStore()
     store.refuse.add("<zug2@example.de>")
-    # mails are handed over sorted by key; stop at the refused mail
-    order = [read_mail(t.inbox.get_bytes(k)).message_id for k in sorted(t.inbox.keys())]
+    # mails are handed over in delivery order (the numbers in the key); stop at the refused mail
+    order = [read_mail(t.inbox.get_bytes(k)).message_id for k in sorted(t.inbox.keys(), key=_delivery_order)]
     assert order == ["<zug1@example.de>", "<zug2@example.de>", "<zug3@example.de>"]
     assert t.poll(store) == 1
     assert store.ids == ["<zug1@example.de>"]

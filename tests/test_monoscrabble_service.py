@@ -90,9 +90,11 @@ def test_a_monoscrabble_round_with_besser_wertung_and_a_late_joiner(mono, capsys
     assert "Top: " in report and f"{top_score} Punkte" in report
     assert "Abstand zum Top: 0" in report  # Anna's own lines
     # the round's table: one line per player with score, distance to the top and Besser-Wertung
-    assert re.search(rf"^  Bernd Becker +\S.* +{weaker[1]} +{top_score - weaker[1]} +-1\r?$", report, re.M), report
+    # of the round, then Besser-Wertung, rounds played and move points in total
+    assert re.search(rf"^ *2\. Bernd Becker +\S.* +{weaker[1]} +{top_score - weaker[1]} +-1 +-1 +1 +{weaker[1]}\r?$",
+                     report, re.M), report
     assert f"Abstand zum Top: {top_score - weaker[1]}" in reports["bernd@example.org"]
-    assert "Besser-Wertung" in report and "Runden: 1" in report
+    assert "Besser-Wertung" in report and "Rd. = gespielte Runden" in report
 
     # a late joiner by mail: scored as NMR for round 1 (two players scored more than 0)
     md.deliver_to_inbox(player_mail("Dora Dahl <dora@example.org>", "", subject="ANMELDEN Test-Mono Dora Dahl"))

@@ -122,8 +122,9 @@ def test_submission_ack_adjudication_and_standings(env):
     assert len(reports) == len(PLAYERS)
     txt = text_of(next(r.raw for r in reports if r.to_addr == "clara@example.org"))
     assert "Clara Conrad: 0 Punkte (kein Zug eingegangen – NMR)" in txt  # her own move lines
-    # every player's counted word in the round's table, one line each; others' move lines not
-    assert re.search(rf"^  Bernd Becker +{good1.word} +{good1.score}\r?$", txt, re.M), txt
+    # every player's counted word in the round's table, one line each (rank, name, per Partie
+    # word and points, total); others' move lines not
+    assert re.search(rf"^ *\d+\. Bernd Becker +{good1.word} +{good1.score} ", txt, re.M), txt
     assert f"Bernd Becker: {good1.score} Punkte" not in txt
     bernd = text_of(next(r.raw for r in reports if r.to_addr == "bernd@example.org"))
     assert f"Bernd Becker: {good1.score} Punkte" in bernd and "Deine Züge, Partie R1:" in bernd

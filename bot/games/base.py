@@ -8,9 +8,11 @@ rendering) only calls these methods and never contains game rules.
 
 from __future__ import annotations
 
+import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 
@@ -192,15 +194,35 @@ class GameRules(ABC):
 
     @abstractmethod
     def read_move(self, text: str) -> Any:
-        """Parse one move line in the game's notation; raises :class:`NotationError`."""
+        """Parse one move line in the game's notation; raises :class:`NotationError`.
+
+        The notation is a lark grammar in ``grammar/`` read with the LALR(1) parser
+        (:func:`bot.games.grammar.lalr_parser`, linear time). The service reads each
+        line once, when the mail is framed (:func:`bot.submission.read_submission`), and
+        hands the result on to :meth:`check_line` as ``move``."""
 
     @abstractmethod
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
-                   player: str | None = None) -> MoveReport:
+                   player: str | None = None, move: Any = None) -> MoveReport:
         """Read and judge one move line against ``state`` (never raises for bad moves).
         ``player`` is the sender's key, for games whose moves depend on private state
         (a rack, a grid). A ``detail["picture"]`` (text lines) is shown under the move in
-        the acknowledgement (e.g. the player's grid after the placement)."""
+        the acknowledgement (e.g. the player's grid after the placement).
+
+        ``move``: what :meth:`read_move` made of ``text`` when the caller has read it
+        already (the parsed move, or the :class:`NotationError` it raised; a ``syntax``
+        report then), so the line is not parsed twice; None: read ``text`` here. The
+        service calls it through :meth:`check_read`, which leaves ``move`` out for an
+        implementation that does not take it (it then reads ``text`` again)."""
+
+    def check_read(self, state: Mapping[str, Any], text: str, move: Any, lexicon: Any, index: int = 0, *,
+                   player: str | None = None) -> MoveReport:
+        """:meth:`check_line` with the move the caller read already (``move``: the result
+        of :meth:`read_move` or the :class:`NotationError` it raised, None: not read) when
+        this game's ``check_line`` takes a ``move`` keyword, else with ``text`` alone."""
+        if move is not None and _takes_move(type(self)):
+            return self.check_line(state, text, lexicon, index, player=player, move=move)
+        return self.check_line(state, text, lexicon, index, player=player)
 
     @abstractmethod
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
@@ -252,3 +274,9 @@ class GameRules(ABC):
         return bool(state.get("finished"))
 
 
+@lru_cache(maxsize=None)
+def _takes_move(cls: type) -> bool:
+    """Whether ``cls.check_line`` takes the ``move`` keyword (games written before it
+    was added do not, and get the text alone)."""
+    params = inspect.signature(cls.check_line).parameters
+    return "move" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())

@@ -24,7 +24,7 @@ from email.parser import HeaderParser
 
 from flufl.bounce import all_failures
 
-from bot.mail.message import FAILURE_SUBJECT, ReadMail, _part_text, parse_part, read_mail
+from bot.mail.message import FAILURE_SUBJECT, ReadMail, _part_text, parse_part, raw_headers, read_mail
 
 __all__ = ["Bounce", "find_bounce"]
 
@@ -100,11 +100,11 @@ def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
         rm = rm or read_mail(raw)
         if rm.unreadable and not rm.auto:
             return None
-        part = _report_part(bytes(raw))
-        msg = email.message_from_bytes(part, policy=email.policy.compat32)
-        why = _why(msg, rm)
+        why = _why(raw_headers(bytes(raw)), rm)  # the header block decides (every mail is asked)
         if why is None:
             return None
+        part = _report_part(bytes(raw))
+        msg = email.message_from_bytes(part, policy=email.policy.compat32)
         return _analyse(msg, rm, why, part)
     except Exception:  # a bounce we cannot read is still no reason to crash
         return None

@@ -2,10 +2,11 @@
 
 One :meth:`ImapInbox.poll` pass: connect, select the folder, fetch every
 mail with a UID above the remembered one (``BODY.PEEK[]``, so nothing is
-marked \\Seen), hand it to the store callback and -- only after the callback
-confirmed it is stored -- move it to the processed folder and advance the
-poll state.  A crash at any point loses nothing: at worst a mail is handed
-to the store callback twice, and the callback dedupes.
+marked \\Seen; in batches, one FETCH each), hand each to the store callback
+and -- only after the callback confirmed it is stored and the store is
+durable -- move the batch to the processed folder and advance the poll
+state.  A crash at any point loses nothing: at worst a mail is handed to
+the store callback twice, and the callback dedupes.
 
 Every server failure is raised as one :class:`~bot.mail.transport.ServerFailure` with its
 kind: ``login`` (login refused), ``unreachable`` (no connection, timeout, DNS, connection
@@ -26,7 +27,7 @@ from imapclient.imapclient import DELETED
 
 from bot.crash import crashpoint
 
-from .transport import PollState, ServerFailure, StoreCallback
+from .transport import PollState, ServerFailure, StoreCallback, sync_store
 
 __all__ = ["ImapInbox"]
 
@@ -169,27 +170,32 @@ class ImapInbox:
             except Exception:  # subscription is cosmetic
                 pass
 
-    def _move(self, client: IMAPClient, uid: int, dest: str) -> None:
+    def _move(self, client: IMAPClient, uids: str, dest: str) -> None:
+        """Move the UID set ``uids`` (``1:100,105``) to ``dest``."""
         if client.has_capability("MOVE"):
-            client.move([uid], dest)
+            client.move(uids, dest)
             return
-        client.copy([uid], dest)
-        client.add_flags([uid], [DELETED], silent=True)
+        client.copy(uids, dest)
+        client.add_flags(uids, [DELETED], silent=True)
         if client.has_capability("UIDPLUS"):
-            client.uid_expunge([uid])
-        else:  # no way to expunge just this one; the bot owns this folder
+            client.uid_expunge(uids)
+        else:  # no way to expunge just these; the bot owns this folder
             client.expunge()
 
     def poll(self, store: StoreCallback, state: PollState) -> int:
         """One poll pass; returns the number of mails stored.
 
-        For each UID above ``state.get(folder)``'s last UID (all UIDs when
-        the UIDVALIDITY changed): fetch with ``BODY.PEEK[]``, call
-        ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)``; on
-        True move the mail to the processed folder, then
-        ``state.set(folder, uidvalidity, uid)``.  When ``store`` returns
-        False or raises, the pass stops (the exception is logged, not
-        raised) and the mail stays in the folder for the next pass.
+        For the UIDs above ``state.get(folder)``'s last UID (all UIDs when the
+        UIDVALIDITY changed), fetched in batches of at most :data:`BATCH` mails and
+        :data:`BATCH_BYTES` (one ``FETCH BODY.PEEK[]`` each, so nothing is marked
+        \\Seen): call ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)``
+        for each mail; after every :data:`MOVE_EVERY` mails and at the end, make the
+        store durable (:func:`~bot.mail.transport.sync_store`), move the stored mails to
+        the processed folder (one ``MOVE`` of UID ranges) and
+        ``state.set(folder, uidvalidity, uid)`` to the last UID handled. When ``store``
+        returns False or raises, the pass stops after moving what was stored before
+        (the exception is logged, not raised) and the mail stays in the folder for the
+        next pass; so do the mails of a batch whose storing fails.
         Server failures raise :class:`ServerFailure` (see the module docstring);
         mails stored before it stay stored.  Always logs out.
         """
@@ -217,33 +223,104 @@ class ImapInbox:
                 last_uid = 0
             # "UID n:*" always matches the highest UID, even if it is < n: filter
             uids = sorted(u for u in client.search(["UID", f"{last_uid + 1}:*"]) if u > last_uid)
-            for uid in uids:
-                response = client.fetch([uid], ["BODY.PEEK[]"])
-                data = response.get(uid, {})
-                raw = data.get(b"BODY[]")
-                if raw is None:  # expunged by someone else meanwhile
-                    log.info("UID %s vanished from %s", uid, self.folder)
-                    state.set(self.folder, uidvalidity, uid)
-                    continue
-                try:
-                    ok = store(bytes(raw), source=self.source, uidvalidity=uidvalidity, uid=uid)
-                except Exception:
-                    log.exception("store callback failed for %s UID %s", self.folder, uid)
+            sizes = client.fetch(uids, ["RFC822.SIZE"]) if uids else {}
+            done: list[int] = []  # taken by the store, not yet moved
+            handled = None  # the last UID of the unbroken run of mails taken (or vanished)
+
+            def finish() -> bool:
+                """Durable first, then moved, then advanced: if we crash in between, the
+                mails are already out of the folder, so nothing is fetched twice; before
+                the move they are fetched again and the store dedupes them."""
+                nonlocal stored, handled
+                if done:
+                    try:
+                        sync_store(store)
+                    except Exception:  # not stored: the mails stay in the folder
+                        log.exception("storing UIDs %s-%s of %s failed", done[0], done[-1], self.folder)
+                        done.clear()
+                        return False
+                    crashpoint("before-move")
+                    self._move(client, _uid_set(done), processed)
+                    stored += len(done)
+                    done.clear()
+                if handled is not None:
+                    state.set(self.folder, uidvalidity, handled)
+                    handled = None
+                return True
+
+            stop = False
+            for batch in _batches(uids, {u: int(sizes.get(u, {}).get(b"RFC822.SIZE", 0)) for u in uids}):
+                response = client.fetch(batch, ["BODY.PEEK[]"])
+                for uid in batch:
+                    raw = response.get(uid, {}).get(b"BODY[]")
+                    if raw is None:  # expunged by someone else meanwhile
+                        log.info("UID %s vanished from %s", uid, self.folder)
+                        handled = uid
+                        continue
+                    try:
+                        ok = store(bytes(raw), source=self.source, uidvalidity=uidvalidity, uid=uid)
+                    except Exception:
+                        log.exception("store callback failed for %s UID %s", self.folder, uid)
+                        stop = True
+                        break
+                    if not ok:
+                        log.warning("store callback refused %s UID %s; retry next poll", self.folder, uid)
+                        stop = True
+                        break
+                    done.append(uid)
+                    handled = uid
+                del response
+                if stop or len(done) >= MOVE_EVERY:
+                    if not finish():
+                        break
+                if stop:
                     break
-                if not ok:
-                    log.warning("store callback refused %s UID %s; retry next poll", self.folder, uid)
-                    break
-                stored += 1
-                # move first, then advance: if we crash in between, the mail is
-                # already out of the folder, so nothing is fetched twice.
-                crashpoint("before-move")
-                self._move(client, uid, processed)
-                state.set(self.folder, uidvalidity, uid)
+            else:
+                finish()
         except Exception as exc:
             raise self._failure(exc, stage) from exc
         finally:
             _close(client)
         return stored
+
+
+#: At most this many mails, and this many bytes, are fetched in one FETCH.
+BATCH = 100
+BATCH_BYTES = 16 * 1024 * 1024
+#: The stored mails are moved (one MOVE) after this many, and at the end of the pass: a
+#: crash before a move costs fetching them again, nothing more (the store dedupes).
+MOVE_EVERY = 1000
+
+
+def _uid_set(uids: list[int]) -> str:
+    """``uids`` (ascending) as an IMAP sequence set of ranges: ``1:100,105,107:200``."""
+    parts: list[str] = []
+    start = prev = uids[0]
+    for u in uids[1:] + [None]:  # type: ignore[list-item]
+        if u is not None and u == prev + 1:
+            prev = u
+            continue
+        parts.append(str(start) if start == prev else f"{start}:{prev}")
+        if u is not None:
+            start = prev = u
+    return ",".join(parts)
+
+
+def _batches(uids: list[int], sizes: dict[int, int]) -> list[list[int]]:
+    """``uids`` in order, cut into batches of at most :data:`BATCH` mails and
+    :data:`BATCH_BYTES` (a bigger mail is a batch of its own)."""
+    out: list[list[int]] = []
+    cur: list[int] = []
+    total = 0
+    for u in uids:
+        if cur and (len(cur) >= BATCH or total + sizes.get(u, 0) > BATCH_BYTES):
+            out.append(cur)
+            cur, total = [], 0
+        cur.append(u)
+        total += sizes.get(u, 0)
+    if cur:
+        out.append(cur)
+    return out
 
 
 def _text(exc: BaseException) -> str:

@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import logging
 import mailbox
+import os
 import re
 from pathlib import Path
 
-from .transport import PermanentFailure, PollState, StoreCallback
+from .transport import PermanentFailure, PollState, StoreCallback, sync_store
 
 __all__ = ["MaildirTransport"]
 
 log = logging.getLogger(__name__)
+
+#: Mails handed to the store callback before the store is synced and they are moved.
+BATCH = 100
 
 
 class MaildirTransport:
@@ -36,35 +40,65 @@ class MaildirTransport:
     def poll(self, store: StoreCallback, state: PollState | None = None) -> int:
         """Give every inbox mail, in delivery order, to ``store``; return count stored.
 
-        A mail is moved to ``processed`` only after ``store`` returned True.
-        On False or an exception from ``store`` the pass stops and the mail
-        stays in the inbox (retried next poll); the exception is logged, not
-        raised.  ``state`` is accepted for interface compatibility and unused.
+        Mails are handed over in batches of :data:`BATCH`; after each batch the store is
+        made durable (:func:`~bot.mail.transport.sync_store`) and only then are the
+        batch's mails moved to ``processed`` (a rename: a mail is always in exactly one
+        of the two folders). On False or an exception from ``store`` the pass stops (the
+        mails handed over before it are stored and moved) and the mail stays in the
+        inbox (retried next poll); when storing a batch fails, the batch stays; the
+        exception is logged, not raised. ``state`` is accepted for interface
+        compatibility and unused.
         """
-        stored = 0
-        for key in sorted(self.inbox.keys(), key=_delivery_order):
+        moved = 0
+        done: list[Path] = []
+        for path in self._inbox_files():
             try:
-                raw = self.inbox.get_bytes(key)
-            except KeyError:  # vanished meanwhile
+                raw = path.read_bytes()
+            except FileNotFoundError:  # vanished meanwhile
                 continue
             try:
                 ok = store(raw, source="maildir", uidvalidity=None, uid=None)
             except Exception:
-                log.exception("store callback failed for maildir key %s", key)
-                return stored
+                log.exception("store callback failed for maildir file %s", path.name)
+                break
             if not ok:
-                log.warning("store callback refused maildir key %s; retry next poll", key)
-                return stored
-            self._move_processed(key)
-            stored += 1
-        return stored
+                log.warning("store callback refused maildir file %s; retry next poll", path.name)
+                break
+            done.append(path)
+            if len(done) >= BATCH:
+                n = self._move_processed(store, done)
+                if n is None:
+                    return moved
+                moved += n
+        if done:
+            moved += self._move_processed(store, done) or 0
+        return moved
 
-    def _move_processed(self, key: str) -> None:
-        # copy first, then remove: a crash in between leaves the mail in both
-        # folders, and the next poll hands it to ``store`` again, which
-        # dedupes (returns True for a duplicate) -- nothing is lost.
-        self.processed.add(self.inbox.get_bytes(key))  # bytes: kept exactly
-        self.inbox.remove(key)
+    def _inbox_files(self) -> list[Path]:
+        """The inbox's mail files (``new`` and ``cur``) in delivery order."""
+        files = []
+        for sub in ("new", "cur"):
+            with os.scandir(self.path / "inbox" / sub) as it:
+                files.extend(Path(e.path) for e in it if not e.name.startswith(".") and e.is_file())
+        return sorted(files, key=lambda p: _delivery_order(p.name.split(":", 1)[0]))
+
+    def _move_processed(self, store: StoreCallback, paths: list[Path]) -> int | None:
+        """Make the store durable, then move ``paths`` (emptied); how many were moved, or
+        None when storing failed (the mails stay in the inbox)."""
+        # durable in the store first, then moved: a crash in between leaves the mails in
+        # the inbox, and the next poll hands them to ``store`` again, which dedupes
+        # (returns True for a duplicate) -- nothing is lost, nothing read twice.
+        try:
+            sync_store(store)
+        except Exception:
+            log.exception("storing %d maildir files failed; retry next poll", len(paths))
+            paths.clear()
+            return None
+        for path in paths:
+            os.replace(path, self.path / "processed" / path.parent.name / path.name)
+        n = len(paths)
+        paths.clear()
+        return n
 
     def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
         """Deliver ``raw`` into ``outbox``; the file holds exactly ``raw``.

@@ -34,6 +34,7 @@ import logging
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from email.message import EmailMessage, Message
 
 import html2text
@@ -105,6 +106,28 @@ class ReadMail:
 
 # --------------------------------------------------------------------------
 # header helpers
+
+
+class _ReadPolicy(email.policy.EmailPolicy):
+    """``policy.default`` whose parsed header values are remembered.
+
+    ``EmailMessage`` parses a header again on every access (``get_content_type``
+    alone reads Content-Type about ten times per mail while the body is found);
+    the parsed values are immutable, so the same raw header (``text/plain;
+    charset=utf-8`` in nearly every mail) is parsed once per process."""
+
+    def header_fetch_parse(self, name, value):
+        if hasattr(value, "name"):
+            return value
+        return _parsed_header(self, name, value)
+
+
+@lru_cache(maxsize=4096)
+def _parsed_header(policy: email.policy.EmailPolicy, name: str, value: str):
+    return email.policy.EmailPolicy.header_fetch_parse(policy, name, value)
+
+
+_READ_POLICY = _ReadPolicy()
 
 _MSGID_RE = re.compile(r"<[^<>\s]+>")
 
@@ -606,13 +629,13 @@ def _parse(raw: bytes) -> tuple[Message, str | None, bool]:
         why = f"sie besteht aus zu vielen Teilen (mehr als {MAX_ENTITIES})"
     else:
         try:
-            return email.message_from_bytes(part, policy=email.policy.default), None, cut
+            return email.message_from_bytes(part, policy=_READ_POLICY), None, cut
         except RecursionError:
             why = "sie ist zu tief verschachtelt (zu viele ineinander steckende Teile)"
         except Exception as exc:
             why = f"ihr Aufbau (MIME) ist fehlerhaft ({type(exc).__name__})"
     try:  # the headers alone, for the sender
-        msg = email.message_from_bytes(header_block(raw) + b"\r\n\r\n", policy=email.policy.default)
+        msg = email.message_from_bytes(header_block(raw) + b"\r\n\r\n", policy=_READ_POLICY)
     except Exception:  # pragma: no cover
         msg = EmailMessage()
     return msg, why, cut

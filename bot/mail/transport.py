@@ -16,6 +16,7 @@ __all__ = [
     "PermanentFailure",
     "ServerFailure",
     "StoreCallback",
+    "sync_store",
     "PollState",
     "MemoryPollState",
     "Sender",
@@ -92,12 +93,15 @@ class ServerFailure(TemporaryFailure):
 
 
 class StoreCallback(Protocol):
-    """Stores and COMMITS one raw incoming mail.
+    """Takes one raw incoming mail to store it.
 
-    Returns True when the mail is now safely stored (also when it was
-    stored before, i.e. a duplicate).  Only after True may a transport move
-    or delete the mail on the server.  False or an exception means "not
-    stored": the transport leaves the mail where it is and retries next poll.
+    Returns True when the mail is taken (also when it was stored before,
+    i.e. a duplicate); it is stored and committed at the latest by
+    :func:`sync_store`, which may store a whole batch at once.  Only after
+    True and a successful :func:`sync_store` may a transport move or delete
+    the mail on the server.  False or an exception (from the call or from
+    :func:`sync_store`) means "not stored": the transport leaves the mail
+    where it is and retries next poll.
     ``source`` names the transport ("imap:INBOX", "maildir"); ``uidvalidity``
     and ``uid`` are the IMAP coordinates (None for Maildir).
     """
@@ -105,6 +109,17 @@ class StoreCallback(Protocol):
     def __call__(
         self, raw: bytes, *, source: str, uidvalidity: int | None, uid: int | None
     ) -> bool: ...
+
+
+def sync_store(store: StoreCallback) -> None:
+    """Store and commit every mail handed to ``store`` so far and make it durable (power
+    loss included): calls its ``sync()`` when it has one. A transport calls it before it
+    moves or deletes the mails it handed over, so the store may take a batch in one
+    transaction and one disk flush (a callback that commits durably each time needs no
+    ``sync``). Raises what storing raised."""
+    sync = getattr(store, "sync", None)
+    if sync is not None:
+        sync()
 
 
 class PollState(Protocol):

@@ -54,7 +54,7 @@ from bot.games.base import GameRules
 from bot.render import environment, format_zat, render
 from bot.service.chart import chart_title, league_chart
 from bot.service.league import find_league
-from bot.service.report import PartieRound, partie_round
+from bot.service.report import PartieRound, partie_round, round_rows
 from bot.service.standings import standings
 from bot.storage.models import Adjudication, League, Partie, Player, Result, Round
 
@@ -226,7 +226,8 @@ def _render_round(game: GameRules, league: League, r: _Round, final: bool, table
         moves = [{"name": pl["name"], "html": Markup(render(part_template(game.name, "moves"), p=pr.p, pl=pl, **common))}
                  for pl in pr.full.values()]
         partien.append({"name": pr.p["name"], "shared": Markup(shared), "lot": Markup(lot), "moves": moves})
-    tbl = render(part_template(game.name, "table"), standings=table, partien=[pr.p for pr in r.partien], **common)
+    tbl = render(part_template(game.name, "table"), standings=table, rows=round_rows(table, r.partien),
+                 partien=[pr.p for pr in r.partien], **common)
     return {"partien": partien, "table": Markup(tbl), "chart": Markup(chart)}
 
 
@@ -288,7 +289,8 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
     tbl = ""
     if rounds:
         tbl = render(part_template(game.name, "table"), league=_league_ctx(league, game, finished), round=last,
-                     standings=table, partien=[pr.p for pr in rounds[-1].partien])
+                     standings=table, rows=round_rows(table, rounds[-1].partien),
+                     partien=[pr.p for pr in rounds[-1].partien])
     html = _page("league.html.j2", **base, info=info, table=Markup(tbl), chart=Markup(league_chart(s, league)),
                  rounds=rounds_nav, players=[{"name": p.name, "href": links[p.name], "active": p.active}
                                              for p in sorted(players, key=lambda p: p.name.lower())])

@@ -158,14 +158,28 @@ def layout(history: History, title: str) -> dict[str, Any] | None:
             "xlabel_y": y1 + 16, "xtitle_y": y1 + 30, "lines": lines, "rounds": n}
 
 
-def render_chart(history: History, title: str) -> str:
+#: Lines in the chart of an Auswertung: the leaders of the standings (the table lists
+#: everybody; a line per player would make the mail grow with the square of the league).
+MAIL_LINES = 10
+
+
+def render_chart(history: History, title: str, limit: int | None = None) -> str:
     """The inline SVG (with its heading) of ``history``, or "" while there is nothing to draw
-    (before the first round, or while every player has 0)."""
+    (before the first round, or while every player has 0). ``limit``: draw only the first
+    that many players of the standings (the heading says so)."""
+    total = len(history.series)
+    if limit is not None and total > limit:
+        history = History(history.rounds, history.series[:limit])
     data = layout(history, title)
+    if data and len(history.series) < total:
+        note = f" (die ersten {len(history.series)} von {total} Spielern)"
+        data["heading"] += note
+        data["desc"] = data["desc"].rstrip(".") + f"; {note.strip(' ()')}."
     return render("chart.html.j2", chart=data) if data else ""
 
 
-def league_chart(s: Session, league: League, upto: int | None = None) -> str:
-    """The rendered chart of ``league`` up to round ``upto`` (default: every round)."""
-    return render_chart(points_history(s, league, upto), chart_title(league.game))
+def league_chart(s: Session, league: League, upto: int | None = None, limit: int | None = None) -> str:
+    """The rendered chart of ``league`` up to round ``upto`` (default: every round);
+    ``limit``: the first that many players only (:data:`MAIL_LINES` in an Auswertung)."""
+    return render_chart(points_history(s, league, upto), chart_title(league.game), limit)
 

@@ -1,10 +1,12 @@
 """Mail in: store raw first, then read and acknowledge.
 
-``store_raw`` commits the raw bytes before anything else (a mail larger than ``[bot]
-max_mail_bytes`` only up to that size); ``process_mail`` reads a stored mail (MIME ->
-text -> Partie sections -> moves), records the submission and queues the German
-acknowledgement, all in one transaction. A mail whose reading fails stays stored with
-status ``error``; a registered sender is told it could not be read.
+``store_raw`` (and ``store_raw_many`` for a transport's batch, through :class:`RawStore`)
+commits the raw bytes before anything else (a mail larger than ``[bot] max_mail_bytes``
+only up to that size); ``process_mail`` reads a stored mail (MIME -> text -> Partie
+sections -> moves), records the submission and queues the German acknowledgement, all in
+one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
+and after a crash). A mail whose reading fails stays stored with status ``error``; a
+registered sender is told it could not be read.
 
 The front of the reading decides who may change what (issue "nobody can silence a
 player"): bounces and automatic mails are never answered; a mail too large or
@@ -21,13 +23,14 @@ import hashlib
 import logging
 import traceback
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 from email.parser import BytesHeaderParser
 from email import policy
-from typing import Iterator
+from typing import Iterator, Sequence
 
-from sqlalchemy import event, func, select
+from sqlalchemy import bindparam, event, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
@@ -38,7 +41,7 @@ from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon, open_round
-from bot.service.rounds import active_partien
+from bot.service.rounds import playing
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
 from bot.service.commands import find_command
@@ -78,13 +81,14 @@ CONTENT_HEADERS = ("from", "to", "cc", "subject", "date", "message-id", "in-repl
                    "mime-version", "content-type", "content-transfer-encoding")
 
 
-def content_hash(raw: bytes) -> str:
+def content_hash(raw: bytes, *, headers=None) -> str:
     """Hex sha256 of what a mail says, the same for two deliveries of one mail: the
     :data:`CONTENT_HEADERS` as written (unfolded, in order) and the body, line ends
-    normalised to LF and trailing white space removed."""
+    normalised to LF and trailing white space removed. ``headers``: :func:`_headers` of
+    ``raw`` if the caller has them."""
     head = header_block(raw)
     rest = raw[len(head):]
-    hdr = _headers(raw)
+    hdr = headers if headers is not None else _headers(raw)
     h = hashlib.sha256()
     for name, value in (hdr.items() if hdr is not None else []):
         if name.lower() in CONTENT_HEADERS:
@@ -104,37 +108,103 @@ def _cut(raw: bytes, max_bytes: int) -> bytes:
 
 def store_raw(db: Database, raw: bytes, *, source: str, uidvalidity: int | None = None,
               uid: int | None = None, max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> tuple[int, bool]:
-    """Store a received mail and commit; returns ``(mail id, newly stored)``.
+    """Store a received mail and commit; returns ``(mail id, newly stored)``; see
+    :func:`store_raw_many`."""
+    return store_raw_many(db, [RawMail(raw, source, uidvalidity, uid)], max_bytes=max_bytes)[0]
+
+
+@dataclass(frozen=True)
+class RawMail:
+    """One received mail as a transport hands it over: the bytes, ``source``
+    (``imap:INBOX``, ``maildir``, ``ingest``) and the IMAP coordinates (or None)."""
+
+    raw: bytes
+    source: str
+    uidvalidity: int | None = None
+    uid: int | None = None
+
+
+#: how many rows stored before ``content_sha256`` existed are compared per Message-ID
+_LEGACY_ROWS = 20
+
+
+def store_raw_many(db: Database, mails: Sequence[RawMail],
+                   max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> list[tuple[int, bool]]:
+    """Store received mails, in order, in one transaction, and commit; returns
+    ``(mail id, newly stored)`` for each.
 
     The bytes are stored unchanged, except that a mail larger than ``max_bytes`` is stored
     cut to that size (its headers and the first part; ``raw_size`` keeps its real size).
-    A mail already stored is not stored twice: the same bytes, or the same Message-ID
-    with the same content (:func:`content_hash`; a re-delivery with other trace headers).
-    A different mail reusing a stored Message-ID is stored (and read) as a new one."""
-    sha = hashlib.sha256(raw).hexdigest()
-    hdr = _headers(raw)
-    mid = _mid_of(hdr)
+    A mail already stored (also earlier in ``mails``) is not stored twice: the same bytes,
+    or the same Message-ID with the same content (:func:`content_hash`; a re-delivery with
+    other trace headers). A different mail reusing a stored Message-ID is stored (and
+    read) as a new one. Four statements for the usual batch: the known hashes, the known
+    Message-IDs, one INSERT of the new mails (an executemany) and their ids."""
+    prepared = []
+    for m in mails:
+        hdr = _headers(m.raw)
+        mid = _mid_of(hdr)
+        prepared.append((m, hashlib.sha256(m.raw).hexdigest(), mid,
+                         content_hash(m.raw, headers=hdr) if mid else None, arrival_time(m.raw, headers=hdr)))
+    if not prepared:
+        return []
+    t = InboundMail.__table__
     with db.session() as s:
-        old = s.scalar(select(InboundMail).where(InboundMail.sha256 == sha))
-        chash = content_hash(raw) if mid else None
-        if old is None and mid:
-            old = s.scalar(select(InboundMail).where(InboundMail.message_id == mid,
-                                                     InboundMail.content_sha256 == chash).limit(1))
-        if old is None and mid:  # rows stored before content_sha256 existed
-            older = s.scalars(select(InboundMail).where(InboundMail.message_id == mid,
-                                                        InboundMail.content_sha256.is_(None))
-                              .order_by(InboundMail.id.desc()).limit(20)).all()
-            old = next((o for o in older if o.raw_size is None and content_hash(o.raw) == chash), None)
-        if old is not None:
-            return old.id, False
-        size = len(raw)
-        stored = raw if size <= max_bytes else _cut(raw, max_bytes)
-        row = InboundMail(source=source, uidvalidity=uidvalidity, uid=uid, message_id=mid, sha256=sha, raw=stored,
-                          content_sha256=chash, raw_size=size if stored is not raw else None,
-                          received_at=arrival_time(raw, headers=hdr))
-        s.add(row)
-        s.flush()
-        return row.id, True
+        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_({p[1] for p in prepared}))).all())
+        by_content: dict[tuple[str, str], int] = {}
+        mids = {p[2] for p in prepared if p[2] and p[1] not in by_sha}
+        if mids:
+            legacy: dict[str, list[int]] = {}
+            for mid, chash, size, i in s.execute(
+                    select(t.c.message_id, t.c.content_sha256, t.c.raw_size, t.c.id)
+                    .where(t.c.message_id.in_(mids)).order_by(t.c.id)).all():
+                if chash is not None:
+                    by_content.setdefault((mid, chash), i)
+                elif size is None:  # stored before content_sha256 existed: compared by its bytes
+                    legacy.setdefault(mid, []).append(i)
+            ids = [i for found in legacy.values() for i in found[-_LEGACY_ROWS:]]
+            if ids:
+                for mid, raw, i in s.execute(select(t.c.message_id, t.c.raw, t.c.id).where(t.c.id.in_(ids))
+                                             .order_by(t.c.id.desc())).all():
+                    by_content.setdefault((mid, content_hash(bytes(raw))), i)
+        # per mail: the id of the stored mail it repeats, or the hash of the new row that
+        # holds it (its own, or an earlier one's in this batch)
+        found: list[int | str] = []
+        rows: list[dict] = []
+        batch_content: dict[tuple[str, str], str] = {}
+        batch_sha: set[str] = set()
+        for m, sha, mid, chash, at in prepared:
+            if sha in by_sha:
+                found.append(by_sha[sha])
+            elif mid and (mid, chash) in by_content:
+                found.append(by_content[(mid, chash)])
+            elif sha in batch_sha:
+                found.append(sha)
+            elif mid and (mid, chash) in batch_content:
+                found.append(batch_content[(mid, chash)])
+            else:
+                found.append(sha)
+                batch_sha.add(sha)
+                if mid:
+                    batch_content[(mid, chash)] = sha
+                size = len(m.raw)
+                stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
+                rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "message_id": mid,
+                             "sha256": sha, "raw": stored, "content_sha256": chash,
+                             "raw_size": size if stored is not m.raw else None, "received_at": at,
+                             "status": "stored"})
+        new_ids: dict[str, int] = {}
+        if rows:
+            s.execute(insert(t), rows)
+            new_ids = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(batch_sha))).all())
+    out, first = [], set()
+    for f in found:
+        if isinstance(f, int):
+            out.append((f, False))
+        else:
+            out.append((new_ids[f], f not in first))
+            first.add(f)
+    return out
 
 
 #: How far a Received: stamp may lie in the future (clock skew between servers).
@@ -160,25 +230,61 @@ def arrival_time(raw: bytes, now: datetime | None = None, *, headers=None) -> da
 
 
 def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:
-    """Read every stored mail not yet read (e.g. after a crash); returns how many."""
+    """Read every stored mail not yet read, in the order they were stored (the mails a
+    poll pass has just stored, or left by a crash); each in its own transaction.
+    Returns how many."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
     for mid in ids:
         process_mail(db, cfg, mid, now)
+        crashpoint("after-read")
     return len(ids)
 
 
-def make_store(db: Database, cfg: Config, source: str):
-    """The store callback for a transport: store raw (committed), then read it."""
-    def store(raw: bytes, *, source: str = source, uidvalidity: int | None = None, uid: int | None = None) -> bool:
-        mail_id, new = store_raw(db, raw, source=source, uidvalidity=uidvalidity, uid=uid,
-                                 max_bytes=cfg.max_mail_bytes)
-        crashpoint("after-store")
-        if new:
-            process_mail(db, cfg, mail_id)
-        crashpoint("after-read")
+class RawStore:
+    """The store callback a transport hands its mails to (:class:`~bot.mail.transport.
+    StoreCallback`): each mail is taken into the current batch; :meth:`sync` stores the
+    batch raw in one transaction (:func:`store_raw_many`) and makes it durable
+    (:meth:`Database.sync`). The transport calls it (``sync_store``) before it moves the
+    batch off the server, so a crash before leaves the mails on the server, to be fetched
+    and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
+    stored at once. The stored mails are read afterwards by :func:`process_pending`, so a
+    poll pass costs the mail server no more than fetching, storing and moving."""
+
+    limit = 200
+    limit_bytes = 32 * 1024 * 1024
+
+    def __init__(self, db: Database, source: str, max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
+        self.db, self.source, self.max_bytes = db, source, max_bytes
+        self.pending: list[RawMail] = []
+        self.size = 0
+        self.stored = 0
+
+    def __call__(self, raw: bytes, *, source: str | None = None, uidvalidity: int | None = None,
+                 uid: int | None = None) -> bool:
+        self.pending.append(RawMail(bytes(raw), source or self.source, uidvalidity, uid))
+        self.size += len(raw)
+        if len(self.pending) >= self.limit or self.size >= self.limit_bytes:
+            self._store()
         return True
-    return store
+
+    def _store(self) -> None:
+        if self.pending:
+            done = store_raw_many(self.db, self.pending, self.max_bytes)
+            self.stored += sum(1 for _, new in done if new)
+            self.pending, self.size = [], 0
+            crashpoint("after-store")
+
+    def sync(self) -> None:
+        """Store the batch (committed) and make every stored mail durable."""
+        self._store()
+        self.db.sync()
+
+
+def make_store(db: Database, cfg: Config, source: str) -> RawStore:
+    """The store callback for a transport (:class:`RawStore`; mails cut at ``[bot]
+    max_mail_bytes``)."""
+    return RawStore(db, source, cfg.max_mail_bytes)
 
 
 def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None) -> str:
@@ -191,6 +297,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                 return mail.status if mail else "missing"
             with _answers(s) as queued:
                 _process(s, cfg, mail, now)
+                for row in queued:  # the reading time (gate_answers), written with the INSERT
+                    row.created_at = now
                 s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
             return mail.status
@@ -273,7 +381,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
-    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id)
+    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id) if cfg.authserv_id else SenderAuth()
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
     if rm.unreadable:
@@ -284,9 +392,11 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
             return
         found = None
-    rows = s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
-                     .join(League, League.id == Player.league_id)
-                     .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
+    with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
+        # the sender's address row too (a bouncing address works again when its owner writes)
+        rows = s.execute(select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                         .join(League, League.id == Player.league_id)
+                         .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
     if not rows:
         if auth.failed:  # a forged stranger: answering would only reach the forged address
             return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
@@ -299,7 +409,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         if len(rows) != 1:
             ctx.record("ignored", "ignored", reason="several leagues")
             return ctx.reply("du spielst in mehreren Ligen: bitte den Namen der Liga in den Betreff schreiben.")
-    ctx.player, ctx.league = rows[0]
+    ctx.player, ctx.league, sent_from = rows[0]
     mail.player_id, mail.league_id = ctx.player.id, ctx.league.id
     if found and found[0].name in OPEN_COMMANDS and not auth.failed:
         return found[0].handler(ctx, found[1])
@@ -308,9 +418,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         return _bad_code(ctx, code, auth)
     if proved:
         proven(ctx, f"player:{ctx.player.id}")
-    for a in ctx.player.addresses:  # writing from a bouncing address: it works again
-        if a.email == rm.from_addr and a.bounced_at is not None:
-            a.bounced_at = a.bounce_reason = None
+    if sent_from.bounced_at is not None:  # writing from a bouncing address: it works again
+        sent_from.bounced_at = sent_from.bounce_reason = None
     if found:
         return found[0].handler(ctx, found[1])
     _submission(ctx, text)
@@ -405,7 +514,32 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
     return None
 
 
+# The statements of every submission, built once (building a statement and its cache key
+# costs more than running it on SQLite) and run on the session's connection (plain rows;
+# nothing of the session needs flushing for them).
+_PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
+            .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
+_EARLIER = (select(Submission.id, Submission.partie_id)
+            .where(Submission.partie_id.in_(bindparam("partien", expanding=True)),
+                   Submission.round_number == bindparam("round"), Submission.player_id == bindparam("player"),
+                   Submission.superseded_by.is_(None)).order_by(Submission.id))
+_SUBMISSIONS = Submission.__table__
+_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
+_NEW_MOVES = insert(SubmissionMove.__table__)
+_SUPERSEDE = (update(_SUBMISSIONS).where(_SUBMISSIONS.c.id == bindparam("old"))
+              .values(superseded_by=bindparam("new")))
+
+
 def _submission(ctx: Incoming, text: str) -> None:
+    """Read the moves of a player's mail, record them (replacing the player's earlier
+    submission for each Partie) and queue the acknowledgement. Its queries never need the
+    session's pending changes (the mail's own columns), so nothing is flushed before
+    them: the mail is written once, at the commit."""
+    with ctx.s.no_autoflush:
+        _read_moves(ctx, text)
+
+
+def _read_moves(ctx: Incoming, text: str) -> None:
     s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
     player, league = ctx.player, ctx.league
     game = get_game(league.game)
@@ -417,14 +551,16 @@ def _submission(ctx: Incoming, text: str) -> None:
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
         return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
-    partien = {p.name: p for p in s.scalars(select(Partie).where(Partie.league_id == league.id)
-                                            .order_by(Partie.id)).all()}
-    active = {p.id for p in active_partien(s, league)}
+    conn = s.connection()
+    all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
+    partien = {p.name: p for p in all_partien}
+    active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
-    sections, errors, replaced = [], [], []
-    open_names = [p.name for p in partien.values() if p.id in active]
+    errors: list[str] = []
+    accepted: list[tuple[Partie, list[str], list]] = []
+    open_names = [p.name for p in all_partien if p.id in active]
     for sec in read.sections:
         if sec.partie is None and len(open_names) == 1:
             sec.partie = open_names[0]  # NOTATION.md: "or by the player having only one open Partie"
@@ -444,20 +580,34 @@ def _submission(ctx: Incoming, text: str) -> None:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
-        sub = Submission(mail_id=mail.id, partie_id=part.id, round_number=rnd.number, player_id=player.id,
-                         created_at=now)
-        sub.moves = [SubmissionMove(position=i, text=t) for i, t in enumerate(moves)]
-        s.add(sub)
-        s.flush()
-        earlier = s.scalars(select(Submission).where(
-            Submission.partie_id == part.id, Submission.round_number == rnd.number,
-            Submission.player_id == player.id, Submission.superseded_by.is_(None), Submission.id != sub.id)).all()
-        for e in earlier:
-            e.superseded_by = sub.id
-        if earlier:
+        accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
+    # in bulk: the player's earlier submissions of these Partien (one query), the new ones
+    # (one flush), the earlier ones superseded (one UPDATE)
+    earlier: dict[int, list[int]] = {}
+    if accepted:
+        for sid, pid in conn.execute(_EARLIER, {"partien": [part.id for part, _, _ in accepted],
+                                             "round": rnd.number, "player": player.id}):
+            earlier.setdefault(pid, []).append(sid)
+    # plain INSERTs (no unit of work): SQLite returns the ids of a multi-row INSERT in no
+    # guaranteed order, so one statement per Partie, and the move lines in one executemany
+    new_ids = {part.id: conn.execute(_NEW_SUBMISSION, {"mail_id": mail.id, "partie_id": part.id,
+                                                    "round_number": rnd.number, "player_id": player.id,
+                                                    "created_at": now}).scalar_one()
+               for part, _, _ in accepted}
+    lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
+             for part, moves, _ in accepted for i, t in enumerate(moves)]
+    if lines:
+        conn.execute(_NEW_MOVES, lines)
+    superseded = [{"old": e, "new": new_ids[pid]} for pid, olds in earlier.items() for e in olds]
+    if superseded:
+        conn.execute(_SUPERSEDE, superseded)
+    sections, replaced = [], []
+    for part, moves, parsed in accepted:
+        if earlier.get(part.id):
             replaced.append(f"Partie {part.name}")
         view = game.public_view(part.state)
-        reports = [game.check_line(part.state, t, lexicon, i, player=key) for i, t in enumerate(moves)]
+        reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
+                   for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = render(f"{game.name}/situation.txt.j2", lang, mine=game.player_view(part.state, key),
                            **view).strip()
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from bot import lexicon as lexmod
@@ -180,9 +180,13 @@ def find_league(session: Session, name: str) -> League:
     return league
 
 
+_OPEN_ROUND = (select(Round).where(Round.league_id == bindparam("league"), Round.status == "open")
+               .order_by(Round.number))
+
+
 def open_round(session: Session, league: League) -> Round | None:
-    return session.scalar(select(Round).where(Round.league_id == league.id, Round.status == "open")
-                          .order_by(Round.number))
+    """The league's open round, or None when it is finished."""
+    return session.scalar(_OPEN_ROUND, {"league": league.id})
 
 
 @lru_cache(maxsize=32)

@@ -210,7 +210,8 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
     or with a limit of 0."""
     s, now = ctx.s, ctx.now
     for row in rows:
-        row.created_at = now
+        if row.created_at != now:  # process_mail sets it before the flush (no second UPDATE)
+            row.created_at = now
     limit = getattr(ctx.cfg, "rate_limit_per_hour", DEFAULT_RATE_LIMIT)
     if ctx.proved or limit is None or limit <= 0:
         return 0

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
+from typing import Any, Sequence
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, or_, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -53,6 +54,10 @@ class Delivery(tuple):
         return self[1]
 
 
+_TAKEN = select(OutboxMail.id, OutboxMail.key).where(
+    or_(OutboxMail.key == bindparam("key"), OutboxMail.message_id == bindparam("mid")))
+
+
 def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, subject: str, text: str,
                html: str | None = None, league_id: int | None = None, round_number: int | None = None,
                in_reply_to: str | None = None, status: str = "pending") -> OutboxMail:
@@ -60,20 +65,69 @@ def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, s
     ``status`` ``held`` keeps it back (review mode) until the GM releases it. When the
     key's Message-ID is taken (a withdrawn mail of a rolled-back round keeps its own), a
     numbered variant is used, so the new mail is never mistaken for the old one."""
-    existing = session.scalar(select(OutboxMail).where(OutboxMail.key == key))
-    if existing is not None:
-        return existing
     mid, n = make_message_id(key, cfg.sender_domain), 1
-    while session.scalar(select(OutboxMail.id).where(OutboxMail.message_id == mid)) is not None:
+    taken = session.execute(_TAKEN, {"key": key, "mid": mid}).all()  # one query in the usual case
+    existing = next((i for i, k in taken if k == key), None)
+    if existing is not None:
+        return session.get(OutboxMail, existing)  # type: ignore[return-value]
+    while taken:
         n += 1
         mid = make_message_id(f"{key}#{n}", cfg.sender_domain)
+        taken = session.execute(select(OutboxMail.id).where(OutboxMail.message_id == mid)).all()
     raw = compose(sender=cfg.sender, to=to, subject=subject, text=text, html=html, message_id=mid,
                   in_reply_to=in_reply_to, references=[in_reply_to] if in_reply_to else None)
     row = OutboxMail(key=key, kind=kind, league_id=league_id, round_number=round_number, to_addr=to,
                      subject=subject, message_id=mid, raw=raw, status=status)
-    session.add(row)
-    session.flush()
+    session.add(row)  # written with the transaction's next flush (a query or the commit)
     return row
+
+
+def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) -> int:
+    """Queue several mails at once (each a dict of :func:`queue_mail`'s keywords, e.g. a
+    round's Auswertungen), by the same rules: a key already queued is skipped, a taken
+    Message-ID gets a numbered variant. One query for the keys and Message-IDs taken and
+    one INSERT per :data:`QUEUE_CHUNK` mails (the usual case); returns how many were
+    queued (the ones with a numbered Message-ID not counted)."""
+    ids = {m["key"]: make_message_id(m["key"], cfg.sender_domain) for m in mails}
+    if not ids:
+        return 0
+    have_keys: set[str] = set()
+    have_ids: set[str] = set()
+    keys = list(ids)
+    for i in range(0, len(keys), 500):  # bounded IN lists
+        chunk = keys[i:i + 500]
+        for key, mid in session.execute(select(OutboxMail.key, OutboxMail.message_id).where(
+                or_(OutboxMail.key.in_(chunk), OutboxMail.message_id.in_([ids[k] for k in chunk])))):
+            have_keys.add(key)
+            have_ids.add(mid)
+    rows: list[dict[str, Any]] = []
+    queued = 0
+    for m in mails:
+        if m["key"] in have_keys:
+            continue
+        have_keys.add(m["key"])
+        if ids[m["key"]] in have_ids:  # rare (a withdrawn mail keeps its Message-ID): one by one
+            queue_mail(session, cfg, **m)
+            continue
+        mid = ids[m["key"]]
+        raw = compose(sender=cfg.sender, to=m["to"], subject=m["subject"], text=m["text"], html=m.get("html"),
+                      message_id=mid, in_reply_to=m.get("in_reply_to"),
+                      references=[m["in_reply_to"]] if m.get("in_reply_to") else None)
+        rows.append({"key": m["key"], "kind": m["kind"], "league_id": m.get("league_id"),
+                     "round_number": m.get("round_number"), "to_addr": m["to"], "subject": m["subject"],
+                     "message_id": mid, "raw": raw, "status": m.get("status", "pending"), "attempts": 0,
+                     "created_at": datetime.now(timezone.utc)})
+        if len(rows) >= QUEUE_CHUNK:  # bounded memory: a few mails composed at a time
+            session.execute(insert(OutboxMail.__table__), rows)
+            queued += len(rows)
+            rows = []
+    if rows:
+        session.execute(insert(OutboxMail.__table__), rows)
+    return queued + len(rows)
+
+
+#: :func:`queue_mails` composes and inserts this many mails at a time.
+QUEUE_CHUNK = 50
 
 
 def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> Delivery:

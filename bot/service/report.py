@@ -7,7 +7,8 @@ everybody (issue "fast at every league size"):
 
 - ``<game>/auswertung/partie.{txt,html}.j2``: the public part of one Partie (the board or
   row, the move that went on the table, the top, one line per player), once per Partie;
-- ``<game>/auswertung/table.{txt,html}.j2``: the standings, once per round;
+- ``<game>/auswertung/table.{txt,html}.j2``: the standings (``standings``, and ``rows``: the
+  same rows with every Partie's result of the player, :func:`round_rows`), once per round;
 - ``<game>/auswertung/footer.{txt,html}.j2``: next ZAT and how to move, once per round;
 - ``<game>/auswertung/moves.{txt,html}.j2``: one player's complete move lines (main move,
   Ersatzzuege, verdicts, notes), rendered for the recipient, and for everybody in the game
@@ -29,6 +30,7 @@ is set, there are no moves), so each player learns their new private part in tim
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -36,6 +38,8 @@ from jinja2 import TemplateNotFound
 from markupsafe import Markup
 
 from bot.games.base import GameRules
+from bot.mail.compose import Segments, qp_lines
+from bot.packing import Chunked
 from bot.i18n import DEFAULT
 from bot.render import environment, render
 
@@ -157,6 +161,15 @@ def _result(move: dict[str, Any]) -> str:
     return d.get("word") or move.get("text") or ""
 
 
+def round_rows(standings: list[dict[str, Any]], partien: Sequence[PartieRound]) -> list[dict[str, Any]]:
+    """The standings rows (best first), each with ``partien``: per Partie the player's
+    public row of the round (``PartieRound.p["players"]``: ``result``, ``points``,
+    ``submitted``, ``counted``), or None where the player had no part in it; for a table
+    with one line per player for the whole round (names once, not once per Partie)."""
+    by_key = [{row["key"]: row for row in pr.p["players"]} for pr in partien]
+    return [dict(s, partien=[rows.get(str(s["player_id"])) for rows in by_key]) for s in standings]
+
+
 @dataclass
 class Recipient:
     """Who gets a copy: ``key`` the player key (None for the game master), ``name``,
@@ -173,26 +186,51 @@ class Recipient:
 
 def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
                         standings: list[dict[str, Any]], next_zat: str | None,
-                        recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[str, str]]:
-    """Render every recipient's Auswertung; returns ``{email: (text, html)}``.
+                        recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[Segments, Segments]]:
+    """Render every recipient's Auswertung; returns ``{email: (text, html)}`` as
+    :class:`~bot.mail.compose.Segments` (``.text()`` gives the whole string).
 
-    The shared parts are rendered once per language (bot.i18n: a recipient's ``lang``);
-    per recipient only their own moves and private part (the game master: everybody's)
-    and the frame. ``chart``: the standings chart (:func:`bot.service.chart.league_chart`),
-    shown below the table of the HTML part."""
+    The shared parts are rendered once per language (bot.i18n: a recipient's ``lang``) and
+    quoted-printable encoded and compressed once (:class:`bot.packing.Chunked`); per
+    recipient only their own moves and private part (the game master: everybody's) and
+    the frame are rendered, so the cost of a round grows with the number of players, not
+    with its square (every Auswertung carries the round's table). ``chart``: the standings
+    chart (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part,
+    also shared. ``next_zat``: the next ZAT as text, or a function of the language giving
+    it. The text part is folded to :data:`TEXT_WIDTH` (:func:`fold_text`), the shared
+    parts once."""
     common = dict(league=league, round=round)
     has_private = _has(f"{game.name}/auswertung/private.txt.j2")
     per_lang: dict[str, dict[str, Any]] = {}
     moves_cache: dict[tuple[str, int, str], dict[str, str]] = {}
+    rows = round_rows(standings, partien)
 
     def parts(lang: str) -> dict[str, Any]:
-        if lang not in per_lang:
-            per_lang[lang] = {
-                "shared": [_both(game, "partie", lang, p=pr.p, **common) for pr in partien],
-                "table": _both(game, "table", lang, standings=standings, partien=[pr.p for pr in partien], **common),
-                "footer": _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
-                                partien=[pr.p for pr in partien], **common)}
-        return per_lang[lang]
+        """The shared parts in ``lang``, each as a marker line in the frame; the parts go
+        in as encoded bytes (:func:`_segments`)."""
+        if lang in per_lang:
+            return per_lang[lang]
+        pieces: dict[str, list[str]] = {"txt": [], "html": []}
+
+        def mark(fmt: str, value: str) -> str:
+            pieces[fmt].append(value)
+            return f"\x00{len(pieces[fmt]) - 1}\x00"
+
+        shared = [_both(game, "partie", lang, p=pr.p, **common) for pr in partien]
+        table = _both(game, "table", lang, standings=standings, rows=rows, partien=[pr.p for pr in partien],
+                      **common)
+        footer = _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
+                       partien=[pr.p for pr in partien], **common)
+        got = per_lang[lang] = {
+            "shared": [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])}
+                       for x in shared],
+            "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
+            "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
+            "chart": mark("html", chart) if chart else "",
+            "pieces": pieces,
+            # encoded and compressed once, joined into every mail (bot.packing)
+            "encoded": {fmt: [Chunked(qp_lines(x)) for x in xs] for fmt, xs in pieces.items()}}
+        return got
 
     def moves(lang: str, i: int, key: str) -> dict[str, str]:
         if (lang, i, key) not in moves_cache:
@@ -206,10 +244,11 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             return None
         return _both(game, "private", lang, p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
 
-    out: dict[str, tuple[str, str]] = {}
+    out: dict[str, tuple[Segments, Segments]] = {}
     for rc in recipients:
         lang = rc.lang
-        shared, table, footer = parts(lang)["shared"], parts(lang)["table"], parts(lang)["footer"]
+        got = parts(lang)
+        shared, table, footer = got["shared"], got["table"], got["footer"]
         blocks = []
         for i, pr in enumerate(partien):
             keys = list(pr.full) if rc.gm else ([rc.key] if rc.key in pr.full else [])
@@ -222,9 +261,39 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
         text = fold_text(render("auswertung.txt.j2", lang, fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
         html = render("auswertung.html.j2", lang, fmt="html", table=Markup(table["html"]),
-                      footer=Markup(footer["html"]), chart=Markup(chart), **_markup(ctx))
-        out[rc.email] = (text, html)
+                      footer=Markup(footer["html"]), chart=Markup(got["chart"]), **_markup(ctx))
+        out[rc.email] = (_segments(text, got["pieces"]["txt"], got["encoded"]["txt"]),
+                         _segments(html, got["pieces"]["html"], got["encoded"]["html"]))
     return out
+
+
+_MARKER = re.compile("\x00([0-9]+)\x00")
+
+
+def _segments(rendered: str, plain: list[str], encoded: list[bytes]) -> Segments:
+    """The rendered frame with each marker replaced by its shared part: the encoded bytes
+    where the part stands on lines of its own (so the whole is encoded the same), else
+    the text."""
+    parts = _MARKER.split(rendered)
+    out: list[str | bytes] = []
+    used: list[str] = []
+    line_start = True
+    for i, part in enumerate(parts):
+        if i % 2 == 0:
+            if part:
+                out.append(part)
+                line_start = part.endswith("\n")
+            continue
+        n = int(part)
+        after = parts[i + 1]
+        line_end = plain[n].endswith("\n") or after.startswith("\n") or (not after and i + 2 == len(parts))
+        if line_start and line_end:
+            out.append(encoded[n])
+            used.append(plain[n])
+        else:
+            out.append(plain[n])
+        line_start = plain[n].endswith("\n")
+    return Segments(tuple(out), tuple(used))
 
 
 def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import logging
 from contextlib import nullcontext
+from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from typing import Any
+from typing import Any, Iterable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, insert, select
 from sqlalchemy.orm import Session, selectinload
 
 from bot.config import Config
@@ -25,13 +26,13 @@ from bot.games.base import GameRules
 from bot.i18n import gm_language, league_language, tr
 from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
-from bot.service.outbox import queue_mail
-from bot.service.chart import league_chart
+from bot.service.outbox import queue_mails
+from bot.service.chart import MAIL_LINES, league_chart
 from bot.service.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
 from bot.service.standings import standings
 from bot.storage.db import Database
 from bot.storage.models import (Adjudication, InboundMail, League, Partie, Player, Result, Round, Submission,
-                                Vorgabe)
+                                SubmissionMove, Vorgabe)
 
 log = logging.getLogger(__name__)
 
@@ -56,9 +57,14 @@ def next_zat(db: Database) -> list[tuple[str, datetime]]:
 def active_partien(s: Session, league: League) -> list[Partie]:
     """The Partien played in the league's open round: every unfinished one, or with the
     league option ``sequential`` (Partien one after another) only the first unfinished."""
-    partien = [p for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id))
-               if not p.finished]
-    return partien[:1] if (league.options or {}).get("sequential") else partien
+    return playing(league, s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)))
+
+
+def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
+    """Of ``partien`` (all of the league, by id), those played in the open round (see
+    :func:`active_partien`), for a caller that has loaded them already."""
+    unfinished = [p for p in partien if not p.finished]
+    return unfinished[:1] if (league.options or {}).get("sequential") else unfinished
 
 
 def round_players(league: League, number: int) -> list[Player]:
@@ -75,20 +81,41 @@ def movers_of(game: GameRules, state: dict, players: list[Player]) -> list[Playe
     return [by_key[k] for k in keys if k in by_key]
 
 
-def current_submissions(s: Session, partie_ids: list[int], number: int) -> dict[tuple[int, int], tuple[Submission, datetime]]:
-    """``{(partie id, player id): (the player's latest submission, when its mail arrived)}``
-    for round ``number``, in one query (moves loaded with it)."""
+@dataclass(frozen=True)
+class Current:
+    """A player's latest submission of a round: its ``id``, when its mail ``arrived``
+    and its move ``lines`` (main move first)."""
+
+    id: int
+    arrived: datetime
+    lines: tuple[str, ...]
+
+
+def current_submissions(s: Session, partie_ids: list[int], number: int) -> dict[tuple[int, int], Current]:
+    """``{(partie id, player id): Current}`` for round ``number``: every player's latest
+    submission, in two queries (submissions, their move lines) of plain rows."""
     if not partie_ids:
         return {}
-    rows = s.execute(select(Submission, InboundMail.received_at).join(InboundMail, InboundMail.id == Submission.mail_id)
-                     .where(Submission.partie_id.in_(partie_ids), Submission.round_number == number,
-                            Submission.superseded_by.is_(None))
-                     .options(selectinload(Submission.moves)).order_by(Submission.id)).all()
-    return {(sub.partie_id, sub.player_id): (sub, at) for sub, at in rows}
+    rows = s.execute(_CURRENT, {"partien": list(partie_ids), "round": number}).all()
+    lines: dict[int, list[str]] = {}
+    ids = [r[0] for r in rows]
+    for i in range(0, len(ids), 900):  # bounded IN lists
+        for sid, text in s.execute(_LINES, {"ids": ids[i:i + 900]}):
+            lines.setdefault(sid, []).append(text)
+    return {(pid, player): Current(sid, at, tuple(lines.get(sid, ()))) for sid, pid, player, at in rows}
 
 
-def _inputs(game: GameRules, partie: Partie, players: list[Player],
-            subs: dict[tuple[int, int], tuple[Submission, datetime]]):
+_CURRENT = (select(Submission.id, Submission.partie_id, Submission.player_id, InboundMail.received_at)
+            .join(InboundMail, InboundMail.id == Submission.mail_id)
+            .where(Submission.partie_id.in_(bindparam("partien", expanding=True)),
+                   Submission.round_number == bindparam("round"), Submission.superseded_by.is_(None))
+            .order_by(Submission.id))
+_LINES = (select(SubmissionMove.submission_id, SubmissionMove.text)
+          .where(SubmissionMove.submission_id.in_(bindparam("ids", expanding=True)))
+          .order_by(SubmissionMove.submission_id, SubmissionMove.position))
+
+
+def _inputs(game: GameRules, partie: Partie, players: list[Player], subs: dict[tuple[int, int], Current]):
     """(submissions, received, submission ids) of one Partie's open round for its movers."""
     submissions: dict[str, list[str] | None] = {}
     received: dict[str, datetime] = {}
@@ -96,9 +123,9 @@ def _inputs(game: GameRules, partie: Partie, players: list[Player],
     for p in movers_of(game, partie.state, players):
         key = str(p.id)
         hit = subs.get((partie.id, p.id))
-        submissions[key] = [m.text for m in hit[0].moves] if hit else None
+        submissions[key] = list(hit.lines) if hit else None
         if hit:
-            received[key], sub_ids[key] = hit[1], hit[0].id
+            received[key], sub_ids[key] = hit.arrived, hit.id
     return submissions, received, sub_ids
 
 
@@ -175,6 +202,9 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         game = get_game(league.game)
         lexicon = league_lexicon(league, cfg)
         last = rnd.number >= league.rounds
+        # every player with their addresses in two queries (not one per player)
+        s.execute(select(League).where(League.id == league.id)
+                  .options(selectinload(League.players).selectinload(Player.addresses))).all()
         players = round_players(league, rnd.number)
         names = {str(p.id): p.name for p in league.players}
         partien = active_partien(s, league)
@@ -187,10 +217,11 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
                                      last_round=last, received=received)
             data = report.to_json()
             s.add(Adjudication(partie_id=partie.id, round_number=rnd.number, report=data))
-            for pr in report.players:
-                s.add(Result(partie_id=partie.id, round_number=rnd.number, player_id=int(pr.player),
-                             submission_id=sub_ids.get(pr.player), counted=pr.counted, points=pr.points,
-                             score=pr.score or 0, submitted=pr.submitted))
+            results = [{"partie_id": partie.id, "round_number": rnd.number, "player_id": int(pr.player),
+                        "submission_id": sub_ids.get(pr.player), "counted": pr.counted, "points": pr.points,
+                        "score": pr.score or 0, "submitted": pr.submitted} for pr in report.players]
+            if results:  # one executemany (their ids are never needed)
+                s.execute(insert(Result.__table__), results)
             partie.state = report.state_after
             partie.finished = game.finished(report.state_after)
             rounds_data.append(partie_round(game, partie.name, data, names, report.state_after,
@@ -228,17 +259,19 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
                           "timezone": league.timezone},
             round=rnd.number, partien=rounds_data, standings=table,
             next_zat=(lambda lg: format_zat(nxt.zat, league.timezone, lg)) if nxt else None, recipients=recipients,
-            chart=league_chart(s, league))
+            chart=league_chart(s, league, limit=MAIL_LINES))
+        queued = []
         for rc in recipients:
             text, html = mails[rc.email]
             if gm_note and rc.gm:
-                text, html = with_gm_note(text, html, gm_note)
+                text, html = with_gm_note(text.text(), html.text(), gm_note)
             pid = "gm" if rc.gm else rc.key
             subject = tr(rc.lang, "subject_final" if last else "subject_auswertung", league=league.name,
                          round=rnd.number)
-            queue_mail(s, cfg, key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
-                       subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
-                       status="held" if league.review and not rc.gm else "pending")
+            queued.append(dict(key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
+                               subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
+                               status="held" if league.review and not rc.gm else "pending"))
+        queue_mails(s, cfg, queued)
         summary["standings"] = [{"player": r["email"], "name": r["name"], "points": r["points"]} for r in table]
         return summary
 

@@ -37,13 +37,15 @@ log = logging.getLogger(__name__)
 
 
 def poll_inbox(db: Database, cfg: Config) -> int:
-    """Read stored mail, then fetch new mail, store and read it; returns mails stored.
-    Raises :class:`ServerFailure` when the inbox cannot be read (stored mail is read first)."""
+    """Read stored mail, then fetch new mail and store it raw (the transport's pass), then
+    read what was stored; returns mails stored. Raises :class:`ServerFailure` when the
+    inbox cannot be read (stored mail is read all the same)."""
     poller, _ = transports(cfg)
     process_pending(db, cfg)
     try:
         return poller.poll(make_store(db, cfg, getattr(poller, "source", "maildir")), DbPollState(db))
     finally:
+        process_pending(db, cfg)
         adjudicate_complete(db, cfg)  # a turn ends as soon as its valid move is read
 
 

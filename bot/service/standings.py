@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from sqlalchemy import select
+from sqlalchemy import case, func, literal, select
 from sqlalchemy.orm import Session
 
 from bot.storage.models import League, Partie, Result
@@ -24,17 +24,20 @@ def standings(session: Session, league: League, round_number: int | None = None,
     this_round: dict[int, int] = defaultdict(int)
     played: dict[int, int] = defaultdict(int)
     raw: dict[int, int] = defaultdict(int)
-    if partien:
-        q = select(Result).where(Result.partie_id.in_(list(partien)))
+    if partien:  # summed in the database: one row per player and Partie, however many rounds
+        this = case((Result.round_number == round_number, Result.points), else_=0) if round_number is not None \
+            else literal(0)
+        q = (select(Result.player_id, Result.partie_id, func.sum(Result.points), func.sum(Result.score),
+                    func.sum(case((Result.submitted, 1), else_=0)), func.sum(this))
+             .where(Result.partie_id.in_(list(partien))).group_by(Result.player_id, Result.partie_id))
         if upto is not None:
             q = q.where(Result.round_number <= upto)
-        for r in session.scalars(q):
-            total[r.player_id] += r.points
-            raw[r.player_id] += r.score
-            played[r.player_id] += 1 if r.submitted else 0
-            per[r.player_id][partien[r.partie_id]] += r.points
-            if r.round_number == round_number:
-                this_round[r.player_id] += r.points
+        for player_id, partie_id, points, score, n_played, now in session.execute(q):
+            total[player_id] += int(points or 0)
+            raw[player_id] += int(score or 0)
+            played[player_id] += int(n_played or 0)
+            per[player_id][partien[partie_id]] += int(points or 0)
+            this_round[player_id] += int(now or 0)
     rows = [{"player_id": p.id, "name": p.name, "email": p.email, "points": total[p.id],
              "per_partie": dict(per[p.id]), "round_points": this_round[p.id], "rounds_played": played[p.id],
              "score": raw[p.id]} for p in league.players if p.active]

@@ -180,8 +180,10 @@ def score_word(board: Board, placed: dict[tuple[int, int], Placement], squares: 
     return total * word_mult
 
 
-def evaluate(board: Board | Sequence[str], rack: str, move: Move | str, lexicon: WordList) -> Outcome:
-    """Judge ``move`` (a :class:`Move` or a move line) on ``board`` with the Vorgabe ``rack``.
+def evaluate(board: Board | Sequence[str], rack: str, move: Move | str | NotationError,
+             lexicon: WordList) -> Outcome:
+    """Judge ``move`` (a :class:`Move`, a move line, or the :class:`NotationError` reading
+    the line gave) on ``board`` with the Vorgabe ``rack``.
 
     Returns an :class:`Outcome`; never raises for a bad move (an unreadable line gives
     reason ``syntax``). Checks in the order of the module docstring (seed 001;
@@ -193,6 +195,8 @@ def evaluate(board: Board | Sequence[str], rack: str, move: Move | str, lexicon:
             move = parse_move(move)
         except NotationError as exc:
             return _invalid("syntax", exc.message)
+    elif isinstance(move, NotationError):
+        return _invalid("syntax", move.message)
     have = Counter(parse_rack(rack))
 
     if move.passe:

@@ -117,12 +117,15 @@ class MonoscrabbleRules(GameRules):
         """Parse a Monoscrabble move line (grammar/monoscrabble_move.lark); raises NotationError."""
         return parse_move(text)
 
-    def evaluate(self, state: Mapping[str, Any], text: str, lexicon: Any) -> Outcome:
+    def evaluate(self, state: Mapping[str, Any], text: Any, lexicon: Any) -> Outcome:
+        """Judge a move line (or the move :meth:`read_move` made of it) on the open round."""
         return evaluate(Board.from_rows(state["board"]), state["rack"], text, lexicon)
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
-                   player: str | None = None) -> MoveReport:
-        return _report(index, text, self.evaluate(state, text, lexicon))
+                   player: str | None = None, move: Any = None) -> MoveReport:
+        """Judge one move line on the open round's board and rack (seed 001); ``move`` is
+        the line as :meth:`read_move` read it (or the NotationError), None: read here."""
+        return _report(index, text, self.evaluate(state, text if move is None else move, lexicon))
 
     # -- the top ------------------------------------------------------------------------
     def _top(self, board_rows: Sequence[str], rack: str, lexicon: Any) -> tuple[Outcome, Any] | None:

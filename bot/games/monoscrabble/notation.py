@@ -25,8 +25,8 @@ from typing import Literal
 
 from lark import Lark, Transformer, UnexpectedInput
 
-from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
+from bot.games.grammar import error_column, lalr_parser
 from bot.games.monoscrabble.board import COLUMNS, coord_name
 
 TokenKind = Literal["new", "old", "blank", "empty"]
@@ -130,9 +130,10 @@ def sharp_s(src: str) -> str:
 
 
 class MoveTransformer(Transformer):
-    """Lark tree -> :class:`Move` for the placement rules of ``monoscrabble_move.lark``
-    (also imported by the Typ-Dom grammar); ``COLUMNS`` are the board's column letters
-    and ``MOVE`` the class built."""
+    """Builds the :class:`Move` for the placement rules of ``monoscrabble_move.lark``
+    (also imported by the Typ-Dom grammar): inline while the LALR parser reads the line
+    (no parse tree), or from a tree; ``COLUMNS`` are the board's column letters and
+    ``MOVE`` the class built."""
 
     COLUMNS = COLUMNS
     MOVE = Move
@@ -141,7 +142,7 @@ class MoveTransformer(Transformer):
         return items[0]
 
     def passe(self, items):
-        claimed = next((it[1] for it in items if isinstance(it, tuple) and it[0] == "points"), None)
+        claimed = next((it for it in items if isinstance(it, int)), None)
         return Move.make_pass(claimed)
 
     def play(self, items):
@@ -151,14 +152,14 @@ class MoveTransformer(Transformer):
         extras = []
         claimed = None
         for it in items[1:]:
-            if isinstance(it, tuple) and it and it[0] == "points":
-                claimed = it[1]
-            elif isinstance(it, tuple) and it and it[0] == "extra":
-                extras.append(it[1])
+            if isinstance(it, int):
+                claimed = it
+            elif isinstance(it, _Extra):
+                extras.append(it.tokens)
             elif isinstance(it, tuple):
                 tokens = it
-            else:  # DIR
-                direction = str(it).lower()
+            else:  # DIR, with the spaces before it
+                direction = str(it).strip().lower()
         row, col, number_first = coord
         given = direction is not None
         if direction is None:
@@ -172,7 +173,7 @@ class MoveTransformer(Transformer):
         return (int(items[0]), self.COLUMNS.index(str(items[1]).upper()) + 1, True)
 
     def extra(self, items):
-        return ("extra", items[0])
+        return _Extra(items[0])
 
     def word(self, items):
         return tuple(items)
@@ -188,13 +189,24 @@ class MoveTransformer(Transformer):
         return Token("empty", None)
 
     def points(self, items):
-        return ("points", int([i for i in items if i.type.split("__")[-1] == "INT"][0]))
+        return int(_DIGITS.search(items[0]).group(0))  # type: ignore[union-attr]
+
+
+@dataclass(frozen=True, slots=True)
+class _Extra:
+    """A ``+WORD`` while the line is read."""
+
+    tokens: tuple[Token, ...]
+
+
+_DIGITS = re.compile("[0-9]+")
 
 
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark((GRAMMAR_DIR / "monoscrabble_move.lark").read_text(encoding="utf-8"), parser="earley",
-                lexer="dynamic", ambiguity="resolve")
+    """The LALR(1) parser of ``grammar/monoscrabble_move.lark`` (contextual lexer, linear
+    time), building the :class:`Move` as it parses."""
+    return lalr_parser("monoscrabble_move.lark", MoveTransformer())
 
 
 _EXAMPLE = "erwartet wird KOORDINATE RICHTUNG WORT [+WORT ...] [PUNKTE], z. B. 'A12w RE*MUS+aderigeS 25 Punkte'"
@@ -204,21 +216,39 @@ def parse_move(text: str) -> Move:
     """Read one Monoscrabble move line (shared/NOTATION.md "Monoscrabble"; seed 001).
 
     Raises :class:`NotationError` with a German message when the line is not a move.
+
+    The result is remembered per line (moves are immutable values, and the same line
+    is read when the mail arrives, at the ZAT, and from many players).
     """
+    res = _parse_cached(text)
+    if isinstance(res, NotationError):
+        raise NotationError(res.message, text)
+    return res
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> "Move | NotationError":
+    try:
+        return _parse(text)
+    except NotationError as exc:
+        return exc
+
+
+def _parse(text: str) -> Move:
+    """:func:`parse_move` without remembering."""
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
     if not src:
         raise NotationError("Leere Zeile: kein Zug.", text)
     src = sharp_s(src)
     try:
-        tree = _parser().parse(src)
+        return _parser().parse(src)
     except UnexpectedInput as exc:
         if _BAD_COL.match(src):
             raise NotationError("Diese Spalte gibt es nicht: die Spalten heißen A bis O, die Zeilen 1 bis 15 "
                                 "(z. B. 'H8w STERN').", text) from None
-        col = getattr(exc, "column", None)
-        where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
+        col = error_column(exc, src)
+        where = f" (bei Zeichen {col})" if col else ""
         raise NotationError(f"Zug nicht lesbar{where}: {_EXAMPLE}.", text) from None
-    return MoveTransformer().transform(tree)
 
 
 def format_move(move: Move, *, points: bool = True, extras: bool = True) -> str:

@@ -126,8 +126,9 @@ def _align(row: Row, tokens: tuple[Token, ...]) -> list[int]:
     return fits
 
 
-def evaluate(position: Position, move: Move | str, lexicon: WordList) -> Outcome:
-    """Judge ``move`` (a :class:`Move` or a move line) on ``position``.
+def evaluate(position: Position, move: Move | str | NotationError, lexicon: WordList) -> Outcome:
+    """Judge ``move`` (a :class:`Move`, a move line, or the :class:`NotationError` reading
+    the line gave) on ``position``.
 
     Returns an :class:`Outcome`; never raises for a bad move (a line that cannot be
     read gives reason ``syntax``). Rules: seed 000 II.1 c), II.2 a)-b), II.3 a).
@@ -137,6 +138,8 @@ def evaluate(position: Position, move: Move | str, lexicon: WordList) -> Outcome
             move = parse_move(move)
         except NotationError as exc:
             return _invalid("syntax", exc.message)
+    elif isinstance(move, NotationError):
+        return _invalid("syntax", move.message)
     row, vorgabe = position.row, position.vorgabe
     tokens = move.tokens
     n = len(tokens)

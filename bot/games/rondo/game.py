@@ -106,9 +106,11 @@ class RondoRules(GameRules):
         return parse_move(text)
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
-                   player: str | None = None) -> MoveReport:
+                   player: str | None = None, move: Any = None) -> MoveReport:
+        """Judge one move line on the open round's position (seed 000 II.1-II.3); ``move``
+        is the line as :meth:`read_move` read it (or the NotationError), None: read here."""
         position = position_of(state)
-        return _report(index, text, evaluate(position, text, lexicon), position)
+        return _report(index, text, evaluate(position, text if move is None else move, lexicon), position)
 
     def top(self, state: Mapping[str, Any], lexicon: Any) -> dict | None:
         """The best possible move of the open round, or None when there is none."""

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from lark import Lark, Transformer, UnexpectedInput
+from lark import Lark, Token as LarkToken, Transformer, UnexpectedInput
 
-from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
+from bot.games.grammar import error_column, lalr_parser
 
 TokenKind = Literal["new", "old", "joker", "loescher"]
 
@@ -62,23 +62,22 @@ _FELD_NO_COLON = re.compile(r"^((?:feld|veld)\s*[0-9]+)\s+(?!(?:punkte|punkt|pun
 
 
 class _ToMove(Transformer):
+    """Builds the :class:`Move` while the LALR parser reads the line (no parse tree)."""
+
     def start(self, items):
         field = claimed = None
         tokens: tuple[Token, ...] = ()
         for it in items:
-            if isinstance(it, tuple) and it and it[0] == "feld":
-                field = it[1]
-            elif isinstance(it, tuple) and it and it[0] == "points":
-                claimed = it[1]
+            if isinstance(it, LarkToken):  # FELD, "Feld 2:"
+                field = int(_DIGITS.search(it).group(0))  # type: ignore[union-attr]
+            elif isinstance(it, int):
+                claimed = it
             else:
                 tokens = it
         return Move(tokens=tokens, field=field, claimed=claimed)
 
-    def feld(self, items):
-        return ("feld", int([i for i in items if i.type == "INT"][0]))
-
     def points(self, items):
-        return ("points", int([i for i in items if i.type == "INT"][0]))
+        return int(_DIGITS.search(items[0]).group(0))  # type: ignore[union-attr]
 
     def cards(self, items):
         return tuple(items)
@@ -99,10 +98,14 @@ class _ToMove(Transformer):
         return Token("loescher", None, items[0] if items else None)
 
 
+_DIGITS = re.compile("[0-9]+")
+
+
 @lru_cache(maxsize=1)
 def _parser() -> Lark:
-    return Lark((GRAMMAR_DIR / "rondo_move.lark").read_text(encoding="utf-8"), parser="earley",
-                lexer="dynamic", ambiguity="resolve")
+    """The LALR(1) parser of ``grammar/rondo_move.lark`` (contextual lexer, linear time),
+    building the :class:`Move` as it parses."""
+    return lalr_parser("rondo_move.lark", _ToMove())
 
 
 def parse_move(text: str) -> Move:
@@ -112,7 +115,26 @@ def parse_move(text: str) -> Move:
     minus sign count as ``-``. Raises :class:`NotationError` (German message) when the
     line is not a move, e.g. for umlauts (seed 000 II.1 a: "Umlaute sind durch AE usw.
     zu bilden").
+
+    The result is remembered per line (moves are immutable values, and the same line
+    is read when the mail arrives, at the ZAT, and from many players).
     """
+    res = _parse_cached(text)
+    if isinstance(res, NotationError):
+        raise NotationError(res.message, text)
+    return res
+
+
+@lru_cache(maxsize=8192)
+def _parse_cached(text: str) -> "Move | NotationError":
+    try:
+        return _parse(text)
+    except NotationError as exc:
+        return exc
+
+
+def _parse(text: str) -> Move:
+    """:func:`parse_move` without remembering."""
     src = text.translate(_DASHES).strip()
     if not src:
         raise NotationError("Leere Zeile: kein Zug.", text)
@@ -120,14 +142,13 @@ def parse_move(text: str) -> Move:
         raise NotationError("Umlaute und ß bitte als AE, OE, UE und SS schreiben (ein Feld je Buchstabe).", text)
     src = _FELD_NO_COLON.sub(r"\1: ", src)
     try:
-        tree = _parser().parse(src)
+        move = _parser().parse(src)
     except UnexpectedInput as exc:
-        col = getattr(exc, "column", None)
-        where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
+        col = error_column(exc, src)
+        where = f" (bei Zeichen {col})" if col else ""
         raise NotationError(
             f"Zug nicht lesbar{where}: erwartet wird [Feld N:] KARTEN [PUNKTE], z. B. 'mo*NDES 24 Punkte'.",
             text) from None
-    move = _ToMove().transform(tree)
     if move.field is not None and not 1 <= move.field <= 9:
         raise NotationError(f"Feld {move.field} gibt es nicht: die Auslage hat die Felder 1 bis 9.", text)
     return move

@@ -1,0 +1,277 @@
+"""Benchmark of mail intake: ``spielleiter poll`` on N realistic mails of P players.
+
+Run: ``python bench/ingest.py [--mails N] [--players P] [--no-imap] [--profile FILE]``
+(defaults: 2000 mails, 200 players). Prints ``name: value unit`` lines; asserts nothing.
+
+The mails (``bench/leaguegen.py``): plain, HTML and quoted-reply submissions for a Rondo
+league of P players and 3 Partien, each with the main move and one Ersatzzug per
+Partie, P mails per "wave" (so from the second wave on each mail replaces the sender's
+earlier submission, as when players correct themselves).
+
+Measured in one run, on the same mails:
+
+- ``parse_baseline``: the bare minimum any reader has to do: ``email.message_from_bytes``
+  (``policy.default``) and the body extraction (``get_body(("plain", "html")).get_content()``);
+- ``maildir_*``: ``spielleiter poll`` through the Maildir transport (the embedded
+  default): ``store_pass`` is the transport's pass (every mail stored raw, a batch per
+  transaction, made durable, moved to ``processed``), ``ingest`` that plus reading every
+  stored mail (one transaction each: submission recorded, acknowledgement rendered into
+  the outbox), ``poll`` also the acknowledgements delivered into the Maildir outbox;
+- ``imap_*`` (unless ``--no-imap``, skipped without Dovecot): the same mails APPENDed to
+  a real Dovecot started as ``tests/mailservers.py`` does; ``imap_fetch_baseline`` is a
+  raw imapclient ``FETCH BODY.PEEK[]`` of all of them in one command,
+  ``imap_fetch_each_baseline`` one such FETCH per mail, both on one connection;
+  ``imap_store_pass`` the IMAP transport's pass (fetch in batches, store raw, move to the
+  processed folder) and ``imap_ingest`` that plus reading and acknowledging every mail,
+  with a fresh database; ``imap_smtp_deliver`` the acknowledgements sent to a real
+  aiosmtpd (one connection per mail, as ``bot/mail/smtp.py`` sends).
+
+Every mail is read; the default answer cap (``[bot] rate_limit_per_hour``: 20 answers per
+hour and address) applies when the run sends at most 20 mails per player (the mails are
+dated within one hour), else none, so every mail is answered at once. Wall times, and the CPU time of this process for the parse baseline and the ingest
+(less dependent on other load on the machine). SQLite (the embedded default).
+``--profile FILE`` writes a cProfile of the Maildir poll and prints its top functions to
+stderr; SQL statements are counted per mail always.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import email
+import email.policy
+import pstats
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+for p in (ROOT, HERE):
+    if str(p) not in sys.path:
+        sys.path.insert(0, str(p))
+
+from leaguegen import db_bytes, emit, make_league, make_mails  # noqa: E402
+
+
+def count_sql(engine) -> list[int]:
+    """A one-element list counting the statements ``engine`` executes from now on."""
+    from sqlalchemy import event
+
+    box = [0]
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def _count(*_a, **_k):  # pragma: no cover - trivial
+        box[0] += 1
+    return box
+
+
+def parse_baseline(mails: list[bytes]) -> tuple[float, float]:
+    """Seconds (wall, CPU) for ``message_from_bytes`` + body extraction of every mail
+    (best of 3)."""
+    best = best_cpu = float("inf")
+    for _ in range(3):
+        t0, c0 = time.perf_counter(), time.process_time()
+        for raw in mails:
+            msg = email.message_from_bytes(raw, policy=email.policy.default)
+            part = msg.get_body(preferencelist=("plain", "html"))
+            part.get_content() if part is not None else ""
+        best = min(best, time.perf_counter() - t0)
+        best_cpu = min(best_cpu, time.process_time() - c0)
+    return best, best_cpu
+
+
+def check_processed(db, n: int) -> None:
+    """Every mail stored and read as a submission (else the figures mean nothing)."""
+    from sqlalchemy import func, select
+
+    from bot.storage.models import InboundMail, OutboxMail
+
+    with db.session() as s:
+        done = s.scalar(select(func.count()).select_from(InboundMail).where(InboundMail.status == "processed"))
+        acks = s.scalar(select(func.count()).select_from(OutboxMail).where(OutboxMail.kind == "ack"))
+        bad = s.execute(select(InboundMail.status, InboundMail.error).where(InboundMail.status != "processed")
+                        .limit(3)).all()
+    if done != n or acks != n:
+        raise SystemExit(f"only {done} of {n} mails processed, {acks} acknowledgements; e.g. {bad}")
+
+
+class _Timed:
+    """A transport whose ``poll`` (the transport's pass: fetch, store raw, move) is timed."""
+
+    def __init__(self, poller):
+        self.poller, self.seconds, self.cpu = poller, 0.0, 0.0
+        self.source = getattr(poller, "source", "maildir")
+
+    def poll(self, store, state):
+        t0, c0 = time.perf_counter(), time.process_time()
+        try:
+            return self.poller.poll(store, state)
+        finally:
+            self.seconds += time.perf_counter() - t0
+            self.cpu += time.process_time() - c0
+
+
+def _poll(db, cfg):
+    """``poll_inbox`` (read what is stored, the transport's pass, read what it stored) and
+    ``send_outbox``, as ``spielleiter poll`` runs them; returns (mails, transport pass s,
+    ingest s, delivery s, sent, ingest CPU s of this process)."""
+    from bot.service import runner
+
+    poller, _ = runner.transports(cfg)
+    timed = _Timed(poller)
+    real = runner.transports
+    runner.transports = lambda c: (timed, real(c)[1])
+    try:
+        t0, c0 = time.perf_counter(), time.process_time()
+        n = runner.poll_inbox(db, cfg)
+        t1, c1 = time.perf_counter(), time.process_time()
+    finally:
+        runner.transports = real
+    sent = runner.send_outbox(db, cfg)
+    t2 = time.perf_counter()
+    return n, timed.seconds, t1 - t0, t2 - t1, sent.sent, c1 - c0
+
+
+def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | None) -> float:
+    from bot.mail.maildir import MaildirTransport
+
+    db, cfg = make_league(work / "maildir", players, rate_limit=_rate_limit(len(mails), players))
+    md = MaildirTransport(cfg.maildir)
+    for raw in mails:
+        md.deliver_to_inbox(raw)
+    size0 = db_bytes(cfg)
+    sql = count_sql(db.engine)
+    prof = cProfile.Profile() if profile else None
+    if prof:
+        prof.enable()
+    n, t_pass, t_ingest, t_deliver, sent, cpu = _poll(db, cfg)
+    if prof:
+        prof.disable()
+        prof.dump_stats(profile)
+        pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
+    statements = sql[0]
+    check_processed(db, len(mails))
+    assert n == len(mails) and sent == len(mails), (n, sent)
+    emit("maildir_ingest", n / t_ingest, "mails/s")
+    emit("maildir_ingest_per_mail", 1000 * t_ingest / n, "ms")
+    emit("maildir_ingest_cpu_per_mail", 1000 * cpu / n, "ms")
+    emit("maildir_store_pass", n / t_pass, "mails/s")
+    emit("maildir_deliver", sent / t_deliver, "mails/s")
+    emit("maildir_poll", n / (t_ingest + t_deliver), "mails/s")
+    emit("maildir_poll_total", t_ingest + t_deliver, "s")
+    emit("maildir_sql_per_mail", statements / n, "statements")
+    emit("maildir_db_growth_per_mail", (db_bytes(cfg) - size0) / n / 1024, "KiB")
+    db.dispose()
+    return n / t_ingest
+
+
+def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float) -> None:
+    try:
+        from tests.mailservers import SmtpServer, _dovecot_binary, _start_dovecot, _stop, free_port
+    except ImportError as exc:  # pytest missing: scripts/setup --test
+        print(f"# imap skipped: {exc}", file=sys.stderr)
+        return
+    binary = _dovecot_binary()
+    if binary is None:
+        print("# imap skipped: dovecot is not installed (scripts/setup --test)", file=sys.stderr)
+        return
+    from aiosmtpd.controller import Controller
+
+    base = Path(tempfile.mkdtemp(prefix="spielleiter-bench-dovecot-"))
+    server = _start_dovecot(binary, base)
+    smtp = SmtpServer("127.0.0.1", free_port())
+    controller = Controller(smtp, hostname=smtp.host, port=smtp.port, decode_data=False)
+    controller.start()
+    try:
+        user = server.fresh_user()
+        client = server.client(user)
+        try:
+            for raw in mails:
+                client.append("INBOX", raw)
+            # the raw FETCH baseline: every mail of the same folder, one connection
+            best = float("inf")
+            for _ in range(3):
+                t0 = time.perf_counter()
+                client.select_folder("INBOX", readonly=True)
+                uids = client.search(["ALL"])
+                data = client.fetch(uids, ["BODY.PEEK[]"])
+                best = min(best, time.perf_counter() - t0)
+                assert len(data) == len(mails)
+            # and one FETCH per mail, as a simple client (and the poller before batching) does
+            client.select_folder("INBOX", readonly=True)
+            t0 = time.perf_counter()
+            for uid in uids:
+                client.fetch([uid], ["BODY.PEEK[]"])
+            each = time.perf_counter() - t0
+            client.unselect_folder()
+        finally:
+            client.logout()
+        fetch_rate = len(mails) / best
+        each_rate = len(mails) / each
+        emit("imap_fetch_baseline", fetch_rate, "mails/s")
+        emit("imap_fetch_each_baseline", each_rate, "mails/s")
+
+        db, cfg = make_league(work / "imap", players, rate_limit=_rate_limit(len(mails), players))
+        cfg.imap = {"host": server.host, "port": server.port, "user": user, "password": server.password,
+                    "tls": False}
+        cfg.smtp = {"host": smtp.host, "port": smtp.port, "tls": False}
+        n, t_pass, t_ingest, t_deliver, sent, cpu = _poll(db, cfg)
+        check_processed(db, len(mails))
+        assert n == len(mails) and sent == len(mails), (n, sent)
+        emit("imap_store_pass", n / t_pass, "mails/s")
+        emit("imap_store_pass_ratio_to_fetch", n / t_pass / fetch_rate, "x")
+        emit("imap_store_pass_ratio_to_fetch_each", n / t_pass / each_rate, "x")
+        emit("imap_ingest", n / t_ingest, "mails/s")
+        emit("imap_ingest_cpu_per_mail", 1000 * cpu / n, "ms")
+        emit("imap_ingest_ratio_to_fetch", n / t_ingest / fetch_rate, "x")
+        emit("imap_ingest_ratio_to_parse", n / t_ingest / parse_rate, "x")
+        emit("imap_smtp_deliver", sent / t_deliver, "mails/s")
+        emit("imap_poll", n / (t_ingest + t_deliver), "mails/s")
+        db.dispose()
+    finally:
+        controller.stop()
+        _stop(server.process)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _rate_limit(mails: int, players: int) -> int:
+    """The default cap of 20 answers per hour and address, unless the run sends more per
+    player (the mails are dated within one hour); then none, so every mail is answered."""
+    return 20 if mails <= 20 * players else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mails", type=int, default=2000)
+    ap.add_argument("--players", type=int, default=200)
+    ap.add_argument("--no-imap", action="store_true")
+    ap.add_argument("--profile", metavar="FILE", help="cProfile of the Maildir poll")
+    args = ap.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="spielleiter-bench-ingest-"))
+    try:
+        db, cfg = make_league(work / "gen", args.players)
+        mails = make_mails(db, cfg, args.players, args.mails)
+        db.dispose()
+        emit("mails", len(mails), "mails")
+        emit("players", args.players, "players")
+        emit("mail_size_mean", sum(map(len, mails)) / len(mails), "bytes")
+        t, cpu = parse_baseline(mails)
+        parse_rate = len(mails) / t
+        emit("parse_baseline", parse_rate, "mails/s")
+        emit("parse_baseline_cpu_per_mail", 1000 * cpu / len(mails), "ms")
+        rate = bench_maildir(mails, args.players, work, args.profile)
+        emit("maildir_ingest_ratio_to_parse", rate / parse_rate, "x")
+        if not args.no_imap:
+            bench_imap(mails, args.players, work, parse_rate)
+        emit("peak_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MiB")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
