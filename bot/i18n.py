@@ -92,6 +92,30 @@ TEXTS: dict[str, dict[str, str]] = {
                               "schicken ({all}).",
                         "nl": "Uitslagen gaan vanaf nu naar {new}. Zetten kun je van al je adressen sturen ({all})."},
     "cmd_already_joined": {"de": "du bist in {league} schon angemeldet.", "nl": "je doet al mee in {league}."},
+    "code_forged": {"de": "eine Mail mit deiner Adresse {addr} als Absender kam, aber der Mailserver bestätigt diesen "
+                          "Absender nicht ({why}): sie ist wohl gefälscht und wurde nicht gewertet; nichts wurde "
+                          "verändert. Warst du es doch, schreib deinen persönlichen Code in eine eigene Zeile "
+                          "('Code: ...') oder melde dich beim Spielleiter.",
+                    "nl": "er kwam een mail met jouw adres {addr} als afzender, maar de mailserver bevestigt die "
+                          "afzender niet ({why}): hij is waarschijnlijk vervalst en telt niet; er is niets "
+                          "veranderd. Was jij het toch, zet dan je persoonlijke code op een eigen regel "
+                          "('Code: ...') of meld je bij de spelleider."},
+    "code_missing": {"de": "eine Mail von {addr} kam ohne deinen persönlichen Code und wurde nicht gewertet; nichts "
+                           "wurde verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du "
+                           "das nicht, melde dich beim Spielleiter.",
+                     "nl": "er kwam een mail van {addr} zonder je persoonlijke code; hij telt niet en er is niets "
+                           "veranderd. Zet je code op een eigen regel: 'Code: ...'. Was jij het niet, meld je dan "
+                           "bij de spelleider."},
+    "code_wrong": {"de": "eine Mail von {addr} kam mit einem falschen Code und wurde nicht gewertet; nichts wurde "
+                         "verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du das "
+                         "nicht, melde dich beim Spielleiter.",
+                   "nl": "er kwam een mail van {addr} met een verkeerde code; hij telt niet en er is niets "
+                         "veranderd. Zet je code op een eigen regel: 'Code: ...'. Was jij het niet, meld je dan "
+                         "bij de spelleider."},
+    "subject_not_counted": {"de": "{league}: Mail nicht gewertet", "nl": "{league}: mail telt niet"},
+    "more_in_summary": {"de": "Kommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
+                              "zusammen.",
+                        "nl": "Komen er het komende uur meer van zulke mails, dan vat ik ze samen in één bericht."},
 }
 
 

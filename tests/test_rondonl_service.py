@@ -146,3 +146,27 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     help_text = ask("HELP")
     assert "VAKANTIE van-tot" in help_text and "ADRES nieuw@example.org" in help_text
     assert not any(w in help_text for w in ("Urlaub", "Befehle", "Runde"))
+
+
+def test_dutch_league_code_notice_in_dutch(tmp_path, env):
+    """A Dutch league that requires personal codes: a mail without the code is told in
+    Dutch (subject and text), and nothing is stored as a move."""
+    db, cfg, md = env
+    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
+    lines = ['name = "R-NLC"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
+             "require_code = true", "", "[options]", "full_rounds = 1", ""]
+    for i, (n, e) in enumerate(PLAYERS):
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', f'code = "geheim-{i}"', ""]
+    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
+    with db.session() as s:
+        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
+    deliver(db, md, cfg)
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail("anna@example.org", "PAS", subject="R-NLC"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    (notice,) = md.sent()[n:]
+    body = " ".join(text_of(notice).split())
+    assert header(notice, "Subject") == "R-NLC: mail telt niet"
+    assert "zonder je persoonlijke code" in body and "'Code: ...'" in body and "Code:" in body
+    assert "Kommen" not in body and "Mail" not in body.replace("mail", "")

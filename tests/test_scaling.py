@@ -17,7 +17,6 @@ from bot.games.base import GameRules, MoveReport, NotationError
 from bot.games.rondo import notation as rondo_notation
 from bot.mail.compose import Segments, _qp, compose, qp_lines
 from bot.mail.maildir import MaildirTransport
-from bot.mail.message import read_mail
 from bot.mail.transport import MemoryPollState
 from bot.packing import Chunked, Packed, pack, unpack
 from bot.service import rounds

@@ -456,18 +456,13 @@ def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
     ctx.record("rejected", "submission", reason=reason)
     ctx.mail.flagged = {"code missing": "personal code missing", "code wrong": "personal code wrong"}.get(
         reason, reason)
+    lang = ctx.lang
     if reason.startswith("sender"):
-        text = (f"eine Mail mit deiner Adresse {ctx.rm.from_addr} als Absender kam, aber der Mailserver "
-                f"bestätigt diesen Absender nicht ({auth.reason}): sie ist wohl gefälscht und wurde nicht "
-                "gewertet; nichts wurde verändert. Warst du es doch, schreib deinen persönlichen Code in eine "
-                "eigene Zeile ('Code: ...') oder melde dich beim Spielleiter.")
+        text = tr(lang, "code_forged", addr=ctx.rm.from_addr, why=auth.reason)
     else:
-        what = "ohne deinen persönlichen Code" if not code else "mit einem falschen Code"
-        text = (f"eine Mail von {ctx.rm.from_addr} kam {what} und wurde nicht gewertet; nichts wurde "
-                "verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du das nicht, "
-                "melde dich beim Spielleiter.")
+        text = tr(lang, "code_missing" if not code else "code_wrong", addr=ctx.rm.from_addr)
     auth_failure(ctx, owner=f"player:{ctx.player.id}", to=ctx.player.email, name=ctx.player.name,
-                 subject=f"{ctx.league.name}: Mail nicht gewertet", first_text=text,
+                 subject=tr(lang, "subject_not_counted", league=ctx.league.name), first_text=text,
                  what=f"Züge oder Befehle für {ctx.league.name}")
 
 

@@ -38,6 +38,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.i18n import gm_language, tr
 from bot.mail.bounce import find_bounce
 from bot.mail.compose import compose
 from bot.render import render
@@ -306,9 +307,9 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
 
     def render_mail(first: int, summary: bool) -> tuple[str, str]:
         if not summary:
-            return subject, render("notice.txt.j2", name=name, body=first_text + (
-                "\n\nKommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
-                "zusammen."))
+            lang = ctx.lang if owner.startswith("player:") else gm_language(ctx.league.options if ctx.league else None)
+            return subject, render("notice.txt.j2", lang, name=name,
+                                   body=first_text + "\n\n" + tr(lang, "more_in_summary"))
         where = (InboundMail.auth_failure == owner, InboundMail.id >= first)
         n = s.scalar(select(func.count()).select_from(InboundMail).where(*where)) or 0
         senders = Counter(dict(s.execute(select(InboundMail.from_addr, func.count()).where(*where)
