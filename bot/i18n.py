@@ -113,6 +113,17 @@ TEXTS: dict[str, dict[str, str]] = {
                          "veranderd. Zet je code op een eigen regel: 'Code: ...'. Was jij het niet, meld je dan "
                          "bij de spelleider."},
     "subject_not_counted": {"de": "{league}: Mail nicht gewertet", "nl": "{league}: mail telt niet"},
+    "mail_too_big": {"de": "deine Mail war zu groß ({size} MB, höchstens {limit} MB) und wurde nicht gelesen; nichts "
+                           "wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge.",
+                     "nl": "je mail was te groot ({size} MB, hoogstens {limit} MB) en is niet gelezen; er is niets "
+                           "veranderd. Stuur je zetten als eenvoudige tekstmail zonder bijlagen."},
+    "mail_unreadable": {"de": "deine Mail (Betreff: {subject}) konnte ich nicht lesen: {why}. Sie wurde nicht gewertet "
+                              "und hat nichts verändert; sie bleibt für den Spielleiter gespeichert. Bitte schick "
+                              "deine Züge noch einmal als einfache Textmail.",
+                        "nl": "je mail (onderwerp: {subject}) kon ik niet lezen: {why}. Hij telt niet en heeft niets "
+                              "veranderd; hij blijft voor de spelleider bewaard. Stuur je zetten nog eens als "
+                              "eenvoudige tekstmail."},
+    "empty_subject": {"de": "(leer)", "nl": "(leeg)"},
     "more_in_summary": {"de": "Kommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
                               "zusammen.",
                         "nl": "Komen er het komende uur meer van zulke mails, dan vat ik ze samen in één bericht."},
@@ -142,3 +153,28 @@ def tr(lang: str, key: str, **kw: Any) -> str:
     """The sentence ``key`` in ``lang`` (German when there is no translation)."""
     texts = TEXTS[key]
     return texts.get(lang, texts[DEFAULT]).format(**kw)
+
+
+#: Dutch for the one-line reasons why a mail could not be read (bot.mail.message writes
+#: them in German for the game master's records).
+_UNREADABLE_NL = [
+    (r"sie besteht aus zu vielen ineinander verschachtelten Teilen \(mehr als (\d+)\)",
+     r"hij bestaat uit te veel in elkaar geneste delen (meer dan \1)"),
+    (r"sie besteht aus zu vielen Teilen \(mehr als (\d+)\)", r"hij bestaat uit te veel delen (meer dan \1)"),
+    (r"sie ist zu tief verschachtelt.*", "hij is te diep genest (te veel delen in elkaar)"),
+    (r"ihr Aufbau \(MIME\) ist fehlerhaft \((\w+)\)", r"zijn opbouw (MIME) is fout (\1)"),
+    (r"ihr Text ließ sich nicht (?:entschlüsseln|lesen) \((\w+)\)", r"zijn tekst was niet te lezen (\1)"),
+    (r"sie ist sehr groß \((\d+) KB\), und ihr Anfang enthält keinen Text",
+     r"hij is erg groot (\1 KB) en het begin bevat geen tekst"),
+]
+
+
+def unreadable_reason(why: str, lang: str) -> str:
+    """``why`` (a German reason from :mod:`bot.mail.message`) in ``lang``; unchanged when
+    ``lang`` is German or the reason is not known."""
+    if lang == "nl":
+        import re
+        for pattern, repl in _UNREADABLE_NL:
+            if re.fullmatch(pattern, why or ""):
+                return re.sub(pattern, repl, why)
+    return why

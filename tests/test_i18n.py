@@ -37,3 +37,23 @@ def test_templates_per_language_with_german_fallback():
     assert render("monoscrabble/hilfe.txt", "nl") == render("monoscrabble/hilfe.txt")
     assert "Zo speel je RONDO" in render("rondonl/hilfe.txt", "nl")
     assert "So spielst du RONDO" in render("rondonl/hilfe.txt")
+
+
+def test_every_unreadable_reason_has_dutch():
+    """Each one-line reason bot.mail.message gives for an unreadable mail reads in Dutch
+    for a Dutch league (nothing German left in the sentence)."""
+    from bot.i18n import unreadable_reason
+    from bot.mail.message import MAX_CONTAINERS, MAX_ENTITIES
+    reasons = [f"sie besteht aus zu vielen ineinander verschachtelten Teilen (mehr als {MAX_CONTAINERS})",
+               f"sie besteht aus zu vielen Teilen (mehr als {MAX_ENTITIES})",
+               "sie ist zu tief verschachtelt (zu viele ineinander steckende Teile)",
+               "ihr Aufbau (MIME) ist fehlerhaft (HeaderParseError)",
+               "ihr Text ließ sich nicht entschlüsseln (LookupError)",
+               "ihr Text ließ sich nicht lesen (ValueError)",
+               "sie ist sehr groß (977 KB), und ihr Anfang enthält keinen Text"]
+    src = (__import__("pathlib").Path(__file__).parents[1] / "bot" / "mail" / "message.py").read_text(encoding="utf-8")
+    for r in reasons:  # the reasons as message.py writes them
+        assert r.split(" (")[0].split(",")[0] in src, r
+        nl = unreadable_reason(r, "nl")
+        assert nl != r and not any(w in nl for w in ("sie ", "ihr ", "Teile", "Text")), nl
+        assert unreadable_reason(r, "de") == r

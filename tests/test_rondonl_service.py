@@ -170,3 +170,29 @@ def test_dutch_league_code_notice_in_dutch(tmp_path, env):
     assert header(notice, "Subject") == "R-NLC: mail telt niet"
     assert "zonder je persoonlijke code" in body and "'Code: ...'" in body and "Code:" in body
     assert "Kommen" not in body and "Mail" not in body.replace("mail", "")
+
+
+def test_dutch_league_unreadable_mail_answered_in_dutch(tmp_path, env):
+    """A Dutch player's mail that cannot be read (too deeply nested) is answered in Dutch,
+    with the reason in Dutch."""
+    db, cfg, md = env
+    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
+    lines = ['name = "R-NLU"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
+             "", "[options]", "full_rounds = 1", ""]
+    for n, e in PLAYERS:
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
+    with db.session() as s:
+        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
+    deliver(db, md, cfg)
+    n = len(md.sent())
+    raw = (b"From: Anna Albers <anna@example.org>\r\nTo: spielleiter@example.org\r\nSubject: zet\r\n"
+           b"Message-ID: <diep@example.org>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n"
+           + b"".join(f'--b{i}\r\nContent-Type: multipart/mixed; boundary="b{i + 1}"\r\n\r\n'.encode() for i in range(40))
+           + b"--b40\r\nContent-Type: text/plain\r\n\r\nPAS\r\n")
+    md.deliver_to_inbox(raw)
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    (answer,) = md.sent()[n:]
+    body = " ".join(text_of(answer).split())
+    assert "je mail (onderwerp: zet) kon ik niet lezen: hij bestaat uit te veel in elkaar geneste delen (meer dan 32)" in body

@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
-from bot.i18n import league_language, tr
+from bot.i18n import league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import header_block, raw_headers, read_mail
 from bot.render import format_zat, render
@@ -475,8 +475,7 @@ def _too_big(ctx: Incoming, auth: SenderAuth) -> None:
     if auth.failed or not _registered(ctx):
         return
     mb = lambda n: f"{n / 1024 / 1024:.1f}".replace(".", ",")  # noqa: E731
-    ctx.reply(f"deine Mail war zu groß ({mb(size)} MB, höchstens {mb(limit)} MB) und wurde nicht gelesen; "
-              "nichts wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge.")
+    ctx.reply(tr(ctx.lang, "mail_too_big", size=mb(size), limit=mb(limit)))
 
 
 def _unreadable(ctx: Incoming, auth: SenderAuth) -> None:
@@ -487,9 +486,9 @@ def _unreadable(ctx: Incoming, auth: SenderAuth) -> None:
     ctx.mail.flagged = f"unreadable mail from {ctx.rm.from_addr}: {why}"
     if auth.failed or not _registered(ctx):
         return
-    ctx.reply(f"deine Mail (Betreff: {ctx.rm.subject or '(leer)'}) konnte ich nicht lesen: {why}. Sie wurde "
-              "nicht gewertet und hat nichts verändert; sie bleibt für den Spielleiter gespeichert. Bitte schick "
-              "deine Züge noch einmal als einfache Textmail.")
+    lang = ctx.lang
+    ctx.reply(tr(lang, "mail_unreadable", subject=ctx.rm.subject or tr(lang, "empty_subject"),
+                 why=unreadable_reason(why, lang)))
 
 
 def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player,
