@@ -124,6 +124,28 @@ TEXTS: dict[str, dict[str, str]] = {
                               "veranderd; hij blijft voor de spelleider bewaard. Stuur je zetten nog eens als "
                               "eenvoudige tekstmail."},
     "empty_subject": {"de": "(leer)", "nl": "(leeg)"},
+    "what_player": {"de": "Züge oder Befehle für {league}", "nl": "zetten of opdrachten voor {league}"},
+    "auth_summary": {"de": "zwischen {first} und {last} kamen {n} {mails} ({what}) ohne den richtigen Code oder mit "
+                           "gefälschtem Absender, von: {senders}. Keine wurde ausgeführt oder gewertet; nichts wurde "
+                           "verändert.",
+                     "nl": "tussen {first} en {last} kwamen er {n} {mails} ({what}) zonder de juiste code of met een "
+                           "vervalste afzender, van: {senders}. Geen ervan is uitgevoerd of geteld; er is niets "
+                           "veranderd."},
+    "mail_one": {"de": "Mail", "nl": "mail"},
+    "mail_many": {"de": "Mails", "nl": "mails"},
+    "auth_line": {"de": "  - {when}, von {sender}: {why}", "nl": "  - {when}, van {sender}: {why}"},
+    "auth_earlier": {"de": "  ... und {n} frühere", "nl": "  ... en {n} eerdere"},
+    "auth_guessing": {"de": "Das sind mehr als ein paar Tippfehler: vermutlich versucht jemand, deinen Code zu raten. "
+                            "Dein richtiger Code gilt weiter. Ist er kurz oder leicht zu erraten, bitte den "
+                            "Spielleiter um einen neuen.",
+                      "nl": "Dat zijn meer dan een paar tikfouten: waarschijnlijk probeert iemand je code te raden. "
+                            "Je juiste code blijft geldig. Is hij kort of makkelijk te raden, vraag de spelleider "
+                            "dan om een nieuwe."},
+    "why_code missing": {"de": "ohne Code", "nl": "zonder code"},
+    "why_code wrong": {"de": "falscher Code", "nl": "verkeerde code"},
+    "why_sender": {"de": "Absender vom Mailserver nicht bestätigt ({why})",
+                   "nl": "afzender niet bevestigd door de mailserver ({why})"},
+    "clock": {"de": "{dt:%d.%m. %H:%M} Uhr", "nl": "{dt:%d-%m %H:%M}"},
     "more_in_summary": {"de": "Kommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
                               "zusammen.",
                         "nl": "Komen er het komende uur meer van zulke mails, dan vat ik ze samen in één bericht."},

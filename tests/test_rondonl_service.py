@@ -170,6 +170,16 @@ def test_dutch_league_code_notice_in_dutch(tmp_path, env):
     assert header(notice, "Subject") == "R-NLC: mail telt niet"
     assert "zonder je persoonlijke code" in body and "'Code: ...'" in body and "Code:" in body
     assert "Kommen" not in body and "Mail" not in body.replace("mail", "")
+    # more wrong codes within the hour: one summary, in Dutch, flagged as guessing
+    for i in range(6):
+        md.deliver_to_inbox(player_mail("anna@example.org", f"Code: fout-{i}\nPAS", subject="R-NLC"))
+    poll_once(db, cfg)
+    from bot.storage.models import OutboxMail
+    with db.session() as s:
+        (later,) = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auth", OutboxMail.status == "pending"))
+        text = " ".join(text_of(later.raw).split())
+    assert "kwamen er 6 mails (zetten of opdrachten voor R-NLC) zonder de juiste code" in text
+    assert "verkeerde code" in text and "iemand je code te raden" in text and "Uhr" not in text
 
 
 def test_dutch_league_unreadable_mail_answered_in_dutch(tmp_path, env):

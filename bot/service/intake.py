@@ -463,7 +463,7 @@ def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
         text = tr(lang, "code_missing" if not code else "code_wrong", addr=ctx.rm.from_addr)
     auth_failure(ctx, owner=f"player:{ctx.player.id}", to=ctx.player.email, name=ctx.player.name,
                  subject=tr(lang, "subject_not_counted", league=ctx.league.name), first_text=text,
-                 what=f"Züge oder Befehle für {ctx.league.name}")
+                 what=tr(lang, "what_player", league=ctx.league.name))
 
 
 def _too_big(ctx: Incoming, auth: SenderAuth) -> None:

@@ -157,8 +157,8 @@ def _short(text: str) -> str:
     return hashlib.sha256(text.lower().encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def _when(dt: datetime, tz: str) -> str:
-    return f"{dt.astimezone(ZoneInfo(tz)):%d.%m. %H:%M} Uhr"
+def _when(dt: datetime, tz: str, lang: str = "de") -> str:
+    return tr(lang, "clock", dt=dt.astimezone(ZoneInfo(tz)))
 
 
 def _rewrite(cfg: Config, row: OutboxMail, subject: str, text: str) -> None:
@@ -277,9 +277,11 @@ _WHY = {"code missing": "ohne Code", "code wrong": "falscher Code", "GM code mis
         "GM code not set for league": "Liga ohne Spielleiter-Code"}
 
 
-def _why_german(reason: str | None) -> str:
+def _why_german(reason: str | None, lang: str = "de") -> str:
     if reason and reason.startswith("sender not authenticated"):
-        return f"Absender vom Mailserver nicht bestätigt ({reason.partition(': ')[2]})"
+        return tr(lang, "why_sender", why=reason.partition(": ")[2])
+    if lang != "de" and reason in ("code missing", "code wrong"):
+        return tr(lang, f"why_{reason}")
     return _WHY.get(reason or "", reason or "abgelehnt")
 
 
@@ -305,9 +307,10 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
         mail.flagged = f"{mail.flagged or 'code failed'}; {n} failed codes for {owner} within one hour (guessing?)"
     tz = ctx.league.timezone if ctx.league else ctx.cfg.timezone
 
+    lang = ctx.lang if owner.startswith("player:") else gm_language(ctx.league.options if ctx.league else None)
+
     def render_mail(first: int, summary: bool) -> tuple[str, str]:
         if not summary:
-            lang = ctx.lang if owner.startswith("player:") else gm_language(ctx.league.options if ctx.league else None)
             return subject, render("notice.txt.j2", lang, name=name,
                                    body=first_text + "\n\n" + tr(lang, "more_in_summary"))
         where = (InboundMail.auth_failure == owner, InboundMail.id >= first)
@@ -317,19 +320,16 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
         first_at = s.scalar(select(func.min(InboundMail.received_at)).where(*where))
         rows = list(reversed(s.scalars(select(InboundMail).where(*where).order_by(InboundMail.id.desc())
                                        .limit(10)).all()))
-        lines = [f"  - {_when(r.received_at, tz)}, von {r.from_addr or '?'}: {_why_german((r.parse or {}).get('reason'))}"
-                 for r in rows]
+        lines = [tr(lang, "auth_line", when=_when(r.received_at, tz, lang), sender=r.from_addr or "?",
+                    why=_why_german((r.parse or {}).get("reason"), lang)) for r in rows]
         if n > 10:
-            lines.insert(0, f"  ... und {n - 10} frühere")
-        body = (f"zwischen {_when(first_at, tz)} und {_when(rows[-1].received_at, tz)} kamen "
-                f"{n} {'Mail' if n == 1 else 'Mails'} ({what}) ohne den richtigen Code oder mit "
-                "gefälschtem Absender, von: " + ", ".join(f"{a or '?'} ({c})" for a, c in senders.most_common(10))
-                + ". Keine wurde ausgeführt oder gewertet; nichts wurde verändert.\n\n" + "\n".join(lines))
+            lines.insert(0, tr(lang, "auth_earlier", n=n - 10))
+        body = tr(lang, "auth_summary", first=_when(first_at, tz, lang), last=_when(rows[-1].received_at, tz, lang),
+                  n=n, mails=tr(lang, "mail_one" if n == 1 else "mail_many"), what=what,
+                  senders=", ".join(f"{a or '?'} ({c})" for a, c in senders.most_common(10))) + "\n\n" + "\n".join(lines)
         if n > GUESS_LIMIT:
-            body += ("\n\nDas sind mehr als ein paar Tippfehler: vermutlich versucht jemand, deinen Code zu raten. "
-                     "Dein richtiger Code gilt weiter. Ist er kurz oder leicht zu erraten, bitte den Spielleiter "
-                     "um einen neuen.")
-        return f"{subject} ({n})", render("notice.txt.j2", name=name, body=body)
+            body += "\n\n" + tr(lang, "auth_guessing")
+        return f"{subject} ({n})", render("notice.txt.j2", lang, name=name, body=body)
 
     throttled_notice(s, ctx.cfg, topic=f"auth:{owner}", item=mail.id, to=to, now=now, window=HOUR, kind="auth",
                      render_mail=render_mail, league_id=ctx.league.id if ctx.league else None)
