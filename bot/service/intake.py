@@ -397,6 +397,12 @@ def _registered(ctx: Incoming) -> bool:
     return False
 
 
+#: The sender's player, league and address row in the running leagues (built once).
+_SENDER = (select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+           .join(League, League.id == Player.league_id)
+           .where(PlayerAddress.email == bindparam("addr"), League.status == "running", Player.active))
+
+
 def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     rm = read_mail(mail.raw)
     mail.from_addr = rm.from_addr or None
@@ -421,9 +427,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         found = None
     with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
         # the sender's address row too (a bouncing address works again when its owner writes)
-        rows = s.execute(select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
-                         .join(League, League.id == Player.league_id)
-                         .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
+        rows = s.execute(_SENDER, {"addr": rm.from_addr}).all()
     if not rows:
         if auth.failed:  # a forged stranger: answering would only reach the forged address
             return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
@@ -545,7 +549,7 @@ _EARLIER = (select(Submission.id, Submission.partie_id)
                    Submission.round_number == bindparam("round"), Submission.player_id == bindparam("player"),
                    Submission.superseded_by.is_(None)).order_by(Submission.id))
 _SUBMISSIONS = Submission.__table__
-_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
+_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, _SUBMISSIONS.c.partie_id)
 _NEW_MOVES = insert(SubmissionMove.__table__)
 _SUPERSEDE = (update(_SUBMISSIONS).where(_SUBMISSIONS.c.id == bindparam("old"))
               .values(superseded_by=bindparam("new")))
@@ -609,12 +613,15 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         for sid, pid in conn.execute(_EARLIER, {"partien": [part.id for part, _, _ in accepted],
                                              "round": rnd.number, "player": player.id}):
             earlier.setdefault(pid, []).append(sid)
-    # plain INSERTs (no unit of work): SQLite returns the ids of a multi-row INSERT in no
-    # guaranteed order, so one statement per Partie, and the move lines in one executemany
-    new_ids = {part.id: conn.execute(_NEW_SUBMISSION, {"mail_id": mail.id, "partie_id": part.id,
-                                                    "round_number": rnd.number, "player_id": player.id,
-                                                    "created_at": now}).scalar_one()
-               for part, _, _ in accepted}
+    # plain INSERTs (no unit of work): one statement for the new submissions (SQLite
+    # returns the ids of a multi-row INSERT in no guaranteed order, so each with its
+    # Partie: one submission per Partie), and the move lines in one executemany
+    rows = [{"mail_id": mail.id, "partie_id": part.id, "round_number": rnd.number, "player_id": player.id,
+             "created_at": now} for part, _, _ in accepted]
+    if len({r["partie_id"] for r in rows}) == len(rows):
+        new_ids = {pid: sid for sid, pid in conn.execute(_NEW_SUBMISSION, rows)} if rows else {}
+    else:  # a Partie named twice: the later section's row takes the move lines, as before
+        new_ids = {r["partie_id"]: conn.execute(_NEW_SUBMISSION, r).scalar_one() for r in rows}
     lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
              for part, moves, _ in accepted for i, t in enumerate(moves)]
     if lines:
