@@ -90,7 +90,11 @@ def _parser() -> Lark:
 def _frame(line: str) -> tuple[str, str | None, str | None]:
     """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line).
     Remembered per line: greetings, section lines and the round's good moves recur in
-    many mails."""
+    many mails. A line without a colon that starts neither with a digit nor with a
+    "p" (Partie, Partij) can only be a plain move line in the grammar (every header and
+    label needs one of them): not parsed."""
+    if ":" not in line and not line[:1].isdigit() and line[:1] not in ("p", "P"):
+        return ("plain", None, line)
     try:
         tree = _parser().parse(line)
     except UnexpectedInput:

@@ -24,7 +24,7 @@ from email.parser import HeaderParser
 
 from flufl.bounce import all_failures
 
-from bot.mail.message import FAILURE_SUBJECT, ReadMail, _part_text, parse_part, raw_headers, read_mail
+from bot.mail.message import FAILURE_SUBJECT, ReadMail, _part_text, header_block, parse_part, raw_headers, read_mail
 
 __all__ = ["Bounce", "find_bounce"]
 
@@ -80,9 +80,18 @@ def _why(msg: Message, rm: ReadMail) -> str | None:
         value = str(msg.get(name, "") or "")
         if _DAEMON.search(value):
             return f"sender {value.strip()[:80]}"
+    return _why_subject(rm)
+
+
+def _why_subject(rm: ReadMail) -> str | None:
     if FAILURE_SUBJECT.match(rm.subject or "") and rm.auto:  # a player's "Unzustellbar?" is no report
         return f"subject {rm.subject[:80]!r}"
     return None
+
+
+#: What a header block must contain for :func:`_why` to find more than the subject: a
+#: ``multipart/report`` or a mail server's name (every match of :data:`_DAEMON` contains one).
+_HINT = re.compile(rb"(?i)report|daemon|postmaster")
 
 
 def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
@@ -100,7 +109,10 @@ def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
         rm = rm or read_mail(raw)
         if rm.unreadable and not rm.auto:
             return None
-        why = _why(raw_headers(bytes(raw)), rm)  # the header block decides (every mail is asked)
+        raw = bytes(raw)
+        # the header block decides (every mail is asked); parsed only when it names a
+        # report or a mail server (what _why looks for), else the subject alone can tell
+        why = _why(raw_headers(raw), rm) if _HINT.search(header_block(raw)) else _why_subject(rm)
         if why is None:
             return None
         part = _report_part(bytes(raw))

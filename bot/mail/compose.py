@@ -12,6 +12,7 @@ import email.policy
 import email.utils
 import hashlib
 import random
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -137,8 +138,16 @@ def compose(
 
 
 def _head(fields: dict[str, str]) -> bytes:
-    """The header lines, folded at 78 columns (compat32 folding, CRLF)."""
-    return b"".join(_POLICY.fold_binary(name, value) for name, value in fields.items())
+    """The header lines, folded at 78 columns (compat32 folding, CRLF). A short ASCII
+    value of words with single spaces (most of them) is written as compat32 would write
+    it, without its folding machinery."""
+    return b"".join(f"{name}: {value}\r\n".encode("ascii")
+                    if len(name) + len(value) <= 76 and _UNFOLDED.match(value)
+                    else _POLICY.fold_binary(name, value) for name, value in fields.items())
+
+
+#: a header value compat32 writes unchanged when the line fits in 78 columns
+_UNFOLDED = re.compile(r"[\x21-\x7e]+(?: [\x21-\x7e]+)*\Z")
 
 
 #: the header lines of a text part, and the empty line after them
@@ -171,6 +180,7 @@ def _qp(text: str | Segments) -> bytes:
     return b"".join(_qp_parts(text))
 
 
+@lru_cache(maxsize=4096)
 def _encoded(value: str, name: str) -> str:
     """A header value as is when ASCII, else RFC 2047 encoded words (folded)."""
     if value.isascii():

@@ -20,6 +20,7 @@ mail is read, and only the answers are capped per address and hour
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import traceback
 from contextlib import contextmanager
@@ -40,7 +41,7 @@ from bot.i18n import league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import header_block, raw_headers, read_mail
 from bot.render import format_zat, render
-from bot.service.league import league_lexicon, open_round
+from bot.service.league import league_lexicon
 from bot.service.rounds import playing
 from bot.service.outbox import queue_mail
 from bot.storage.db import Database
@@ -48,7 +49,7 @@ from bot.service.commands import find_command
 from bot.service.identity import check_code, take_code
 from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
 from bot.service.mailctx import Incoming
-from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Submission,
+from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
 from bot.submission import read_submission
 
@@ -344,15 +345,28 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
 def _answers(s: Session) -> Iterator[list[OutboxMail]]:
     """Collect every outbox row added to ``s`` inside the block (the answers to one mail)."""
     queued: list[OutboxMail] = []
-
-    def _queued(_session, obj) -> None:
-        if isinstance(obj, OutboxMail):
-            queued.append(obj)
-    event.listen(s, "transient_to_pending", _queued)
+    lists = s.info.setdefault(_QUEUED, [])
+    lists.append(queued)
     try:
         yield queued
     finally:
-        event.remove(s, "transient_to_pending", _queued)
+        lists.pop()  # blocks nest: the innermost ends first
+        if not lists:
+            s.info.pop(_QUEUED, None)
+
+
+#: The key in ``Session.info`` of the lists :func:`_answers` collects into (nested blocks: each).
+_QUEUED = "spielleiter.queued"
+
+
+@event.listens_for(Session, "transient_to_pending")
+def _queued(session: Session, obj) -> None:
+    """Every session: an outbox row added while :func:`_answers` collects goes to its list
+    (one listener for all sessions: registering one per mail cost more than reading it)."""
+    lists = session.info.get(_QUEUED)
+    if lists and isinstance(obj, OutboxMail):
+        for queued in lists:
+            queued.append(obj)
 
 
 def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None:
@@ -397,6 +411,12 @@ def _registered(ctx: Incoming) -> bool:
     return False
 
 
+#: The sender's player, league and address row in the running leagues (built once).
+_SENDER = (select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+           .join(League, League.id == Player.league_id)
+           .where(PlayerAddress.email == bindparam("addr"), League.status == "running", Player.active))
+
+
 def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
     rm = read_mail(mail.raw)
     mail.from_addr = rm.from_addr or None
@@ -421,9 +441,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
         found = None
     with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
         # the sender's address row too (a bouncing address works again when its owner writes)
-        rows = s.execute(select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
-                         .join(League, League.id == Player.league_id)
-                         .where(PlayerAddress.email == rm.from_addr, League.status == "running", Player.active)).all()
+        rows = s.execute(_SENDER, {"addr": rm.from_addr}).all()
     if not rows:
         if auth.failed:  # a forged stranger: answering would only reach the forged address
             return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
@@ -540,15 +558,46 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
 # nothing of the session needs flushing for them).
 _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
-_EARLIER = (select(Submission.id, Submission.partie_id)
-            .where(Submission.partie_id.in_(bindparam("partien", expanding=True)),
-                   Submission.round_number == bindparam("round"), Submission.player_id == bindparam("player"),
-                   Submission.superseded_by.is_(None)).order_by(Submission.id))
+_OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
+               .order_by(Round.number).limit(1))  # as bot.service.league.open_round, without the ORM
 _SUBMISSIONS = Submission.__table__
-_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id)
+_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, _SUBMISSIONS.c.partie_id)
 _NEW_MOVES = insert(SubmissionMove.__table__)
-_SUPERSEDE = (update(_SUBMISSIONS).where(_SUBMISSIONS.c.id == bindparam("old"))
-              .values(superseded_by=bindparam("new")))
+_NEWER = _SUBMISSIONS.alias("newer")
+#: the player's earlier submissions of the round for these Partien superseded by the new
+#: one of the same Partie (the last, should a Partie come twice), in one statement that
+#: names the Partien it superseded in
+_SUPERSEDE = (update(_SUBMISSIONS)
+              .where(_SUBMISSIONS.c.partie_id.in_(bindparam("partien", expanding=True)),
+                     _SUBMISSIONS.c.round_number == bindparam("round"),
+                     _SUBMISSIONS.c.player_id == bindparam("player"), _SUBMISSIONS.c.superseded_by.is_(None),
+                     _SUBMISSIONS.c.id.not_in(bindparam("new", expanding=True)))
+              .values(superseded_by=select(func.max(_NEWER.c.id))
+                      .where(_NEWER.c.partie_id == _SUBMISSIONS.c.partie_id,
+                             _NEWER.c.id.in_(bindparam("newer", expanding=True))).scalar_subquery())
+              .returning(_SUBMISSIONS.c.partie_id))
+
+
+#: Rendered situations of a Partie (``<game>/situation.txt.j2``) by game, language, state
+#: and the player's private view: the same for every mail of a round in most games.
+_SITUATIONS: dict[tuple[str, str, str, str], str] = {}
+
+
+def _situation(game, lang: str, state: dict, mine: dict) -> str:
+    """The Partie's situation as the acknowledgement shows it (the game's public view and
+    the player's own, rendered), remembered for the next mail of the same state."""
+    try:
+        key = (game.name, lang, json.dumps(state, sort_keys=True), json.dumps(mine, sort_keys=True))
+    except (TypeError, ValueError):  # not JSON after all: rendered every time
+        key = None
+    text = _SITUATIONS.get(key) if key else None
+    if text is None:
+        text = render(f"{game.name}/situation.txt.j2", lang, mine=mine, **game.public_view(state)).strip()
+        if key:
+            if len(_SITUATIONS) >= 512:
+                _SITUATIONS.clear()
+            _SITUATIONS[key] = text
+    return text
 
 
 def _submission(ctx: Incoming, text: str) -> None:
@@ -565,14 +614,14 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     player, league = ctx.player, ctx.league
     game = get_game(league.game)
     lang = league_language(league.options)
-    rnd = open_round(s, league)
+    conn = s.connection()
+    rnd = conn.execute(_OPEN_ROUND, {"league": league.id}).first()  # (number, zat) of the open round
     if rnd is None:
         ctx.record("ignored", "ignored", reason="league finished")
         return ctx.reply(tr(lang, "league_over", league=league.name))
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
         return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
-    conn = s.connection()
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
@@ -602,35 +651,33 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
-    # in bulk: the player's earlier submissions of these Partien (one query), the new ones
-    # (one flush), the earlier ones superseded (one UPDATE)
-    earlier: dict[int, list[int]] = {}
-    if accepted:
-        for sid, pid in conn.execute(_EARLIER, {"partien": [part.id for part, _, _ in accepted],
-                                             "round": rnd.number, "player": player.id}):
-            earlier.setdefault(pid, []).append(sid)
-    # plain INSERTs (no unit of work): SQLite returns the ids of a multi-row INSERT in no
-    # guaranteed order, so one statement per Partie, and the move lines in one executemany
-    new_ids = {part.id: conn.execute(_NEW_SUBMISSION, {"mail_id": mail.id, "partie_id": part.id,
-                                                    "round_number": rnd.number, "player_id": player.id,
-                                                    "created_at": now}).scalar_one()
-               for part, _, _ in accepted}
+    # in bulk, with plain statements (no unit of work): the new submissions (one INSERT;
+    # SQLite returns the ids of a multi-row INSERT in no guaranteed order, so each with its
+    # Partie: one submission per Partie), their move lines (one executemany), the player's
+    # earlier ones of these Partien superseded (one UPDATE, naming the Partien it hit)
+    rows = [{"mail_id": mail.id, "partie_id": part.id, "round_number": rnd.number, "player_id": player.id,
+             "created_at": now} for part, _, _ in accepted]
+    if len({r["partie_id"] for r in rows}) == len(rows):
+        new_ids = {pid: sid for sid, pid in conn.execute(_NEW_SUBMISSION, rows)} if rows else {}
+        all_new = list(new_ids.values())
+    else:  # a Partie named twice: the later section's row takes the move lines, as before
+        all_new = [conn.execute(_NEW_SUBMISSION, r).scalar_one() for r in rows]
+        new_ids = {r["partie_id"]: sid for r, sid in zip(rows, all_new)}
     lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
              for part, moves, _ in accepted for i, t in enumerate(moves)]
     if lines:
         conn.execute(_NEW_MOVES, lines)
-    superseded = [{"old": e, "new": new_ids[pid]} for pid, olds in earlier.items() for e in olds]
-    if superseded:
-        conn.execute(_SUPERSEDE, superseded)
+    earlier: set[int] = set()  # the Partien whose earlier submission was replaced
+    if all_new:
+        earlier = set(conn.execute(_SUPERSEDE, {"partien": list(new_ids), "round": rnd.number, "player": player.id,
+                                                "new": all_new, "newer": all_new}).scalars())
     sections, replaced = [], []
     for part, moves, parsed in accepted:
-        if earlier.get(part.id):
+        if part.id in earlier:
             replaced.append(f"Partie {part.name}")
-        view = game.public_view(part.state)
         reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
-        situation = render(f"{game.name}/situation.txt.j2", lang, mine=game.player_view(part.state, key),
-                           **view).strip()
+        situation = _situation(game, lang, part.state, game.player_view(part.state, key))
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],

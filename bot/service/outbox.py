@@ -66,7 +66,9 @@ def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, s
     key's Message-ID is taken (a withdrawn mail of a rolled-back round keeps its own), a
     numbered variant is used, so the new mail is never mistaken for the old one."""
     mid, n = make_message_id(key, cfg.sender_domain), 1
-    taken = session.execute(_TAKEN, {"key": key, "mid": mid}).all()  # one query in the usual case
+    if session.autoflush:  # as a session query would; on the connection, without the ORM's overhead
+        session.flush()
+    taken = session.connection().execute(_TAKEN, {"key": key, "mid": mid}).all()  # one query in the usual case
     existing = next((i for i, k in taken if k == key), None)
     if existing is not None:
         return session.get(OutboxMail, existing)  # type: ignore[return-value]
