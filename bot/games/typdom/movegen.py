@@ -123,9 +123,11 @@ def _raw_runs(raw) -> int:
     return runs
 
 
-def _search(rows: Sequence[str], rack: str, root: dict, touch=None) -> list:
+def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold: int = -1,
+            min_tiles: int = 0, cache: dict | None = None) -> list:
     found: list = []
-    gridgen.search(list(rows), rack, root, found.append, [-1], SPEC, touch)
+    gridgen.search(list(rows), rack, root, found.append, [threshold], SPEC, touch, min_tiles=min_tiles,
+                   cache=cache)
     return found
 
 
@@ -262,11 +264,17 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     if not joining:
         return best
     ranked = sorted(raws, key=lambda r: _key(r[0], r[1], variant), reverse=True)
-    uses = [_usage(r) for r in ranked]
+    # the placements of the first search grouped by the rack tiles they use, the groups
+    # in the order of their best placement: a group's tiles are checked once per m
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(ranked):
+        groups.setdefault(tuple(sorted(_usage(r).items())), []).append(i)
+    group_list = list(groups.items())
     zones: dict[int, frozenset] = {}
     top_score = max(r[0] for r in raws)
     rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
     line_best = _line_bound(rows)
+    cache: dict = {}
     cands = []
     for raw in joining:
         left = len(rack) - raw[1]
@@ -275,6 +283,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         ub = _key(raw[0] + max(top_score, line_best + sum(rack_values)), raw[1] + left, variant)
         cands.append((ub, raw))
     cands.sort(key=lambda t: t[0], reverse=True)
+    later = []
     for ub, raw in cands:
         if ub < best[0]:
             break
@@ -286,32 +295,50 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         n1 = gen_notation(m, rows)
         # (a) the best placement of the first search that m leaves untouched
         sec = None
-        for i, r2 in enumerate(ranked):
-            k2 = _key(r2[0], r2[1], variant)
-            if sec is not None and k2 < sec[0]:
-                break
-            if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
-                break  # ranked by key: no later one makes a plan as good as the best
-            if not _fits(uses[i], have):
+        for use, members in group_list:
+            k_top = _key(ranked[members[0]][0], ranked[members[0]][1], variant)
+            if sec is not None and k_top < sec[0]:
+                break  # groups in the order of their best placement
+            top = ranked[members[0]]
+            if _key(m.score + top[0], len(m.tiles) + top[1], variant) < best[0]:
+                break  # no later one makes a plan as good as the best
+            if any(have.get(ch, 0) < n for ch, n in use):
                 continue
-            z = zones.get(i)
-            if z is None:
-                z = zones[i] = _zone(r2)
-            if not m_set.isdisjoint(z):
-                continue
-            n2 = gen_notation(gridgen.to_move(r2), rows)
-            if sec is None or n2 < sec[3]:
-                sec = (k2, r2[0], r2[1], n2)
+            for i in members:
+                r2 = ranked[i]
+                k2 = _key(r2[0], r2[1], variant)
+                if sec is not None and k2 < sec[0]:
+                    break
+                if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
+                    break
+                z = zones.get(i)
+                if z is None:
+                    z = zones[i] = _zone(r2)
+                if not m_set.isdisjoint(z):
+                    continue
+                n2 = gen_notation(gridgen.to_move(r2), rows)
+                if sec is None or k2 > sec[0] or n2 < sec[3]:
+                    sec = (k2, r2[0], r2[1], n2)
         if sec is not None:
             plan = (_key(m.score + sec[1], len(m.tiles) + sec[2], variant), prefix + [n1, sec[3]])
             if _better(plan, best):
                 best = plan
-        # (b) the placements using m's tiles
+        # (b) the placements using m's tiles: searched below, best bound first, once
+        # every (a) has been tried (the best plan is then as good as it gets cheaply)
         ub_b = _key(m.score + _touch_bound(rows2, m_sq, rack2), len(rack), variant)
+        if not ub_b < best[0]:
+            later.append((ub_b, n1, m, m_sq, rows2, rack2))
+    later.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    for ub_b, n1, m, m_sq, rows2, rack2 in later:
         if ub_b < best[0]:
-            continue
+            break
         touch = [(r + 1, c + 1) for r, c in m_sq]
-        sec_b = _best_of(_search(rows2, rack2, root, touch), rows2, variant)
+        # only second placements that can make a plan as good as the best are listed
+        if variant == "kreuzwort":
+            need = {"min_tiles": max(0, best[0][0] - len(m.tiles))}
+        else:
+            need = {"threshold": best[0][0] - m.score}
+        sec_b = _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
