@@ -220,16 +220,31 @@ def _cross_info(letters, values, root, size, rows=None):
     return allowed, xsum, parts
 
 
-def _left_parts(root, counts, blanks, kind_of, maxlen):
+def _left_parts(root, counts, blanks, kind_of, maxlen, min_tiles=0, heights=None, most=None):
     """Every rack-spellable prefix (length 1..maxlen) whose node has an outgoing edge.
 
     Returns a list of ``(length, tiles, node, edges)`` sorted by length, with
     ``tiles`` a tuple of ``(letter, is_blank)`` and ``edges`` the node's letters.
+    With ``min_tiles`` (and the graph's ``heights`` and ``most`` memos) only the prefixes
+    with which a word can still lay that many tiles (see :func:`_left_parts_by_length`;
+    the bound only falls along a path, so a failing prefix's longer ones are skipped too).
     """
     out = []
     tiles: list = []
 
     def rec(node, depth):
+        if min_tiles and depth:
+            h = heights[id(node)]
+            if depth + h < min_tiles:
+                return
+            usable = sum(blanks)
+            mc = _most_letters(most, node)
+            for ch, k in counts.items():
+                if k:
+                    x = mc.get(ch, 0)
+                    usable += k if k < x else x
+            if depth + usable < min_tiles:
+                return
         if depth:
             edges = frozenset(k for k in node if k != END)
             if edges:
@@ -374,24 +389,20 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
     if min_tiles > ntotal:
         return
     maxlen = min(ntotal - 1, size - 1)
-    lkey = ("lps", tuple(sorted(counts.items())), tuple(blanks0), maxlen)
-    lps = cache.get(lkey) if cache is not None else None
-    if lps is None:
-        lps = _left_parts(root, dict(counts), list(blanks0), kind_of, maxlen)
-        if cache is not None:
-            cache[lkey] = lps
     heights = _heights(root) if (touch is not None or min_tiles) else None
     most = _letters_memo(root) if min_tiles else None
+    lkey = ("lps", tuple(sorted(counts.items())), tuple(blanks0), maxlen, min_tiles)
+    lps = cache.get(lkey) if cache is not None else None
+    if lps is None:
+        lps = _left_parts(root, dict(counts), list(blanks0), kind_of, maxlen, min_tiles, heights, most)
+        if cache is not None:
+            cache[lkey] = lps
     lps_by_len = None
     if heights is not None:
         hkey = ("lps_by_len",) + lkey[1:]
         lps_by_len = cache.get(hkey) if cache is not None else None
         if lps_by_len is None:
-            lps_by_len = {}
-            for length, tiles, node, edges in lps:
-                lps_by_len.setdefault(length, []).append((heights[id(node)], tiles, node, edges))
-            for bucket in lps_by_len.values():
-                bucket.sort(key=lambda e: e[0], reverse=True)
+            lps_by_len = _left_parts_by_length(lps, heights, most, counts, blanks0, bool(min_tiles))
             if cache is not None:
                 cache[hkey] = lps_by_len
     lm, wm, lm_t, wm_t = spec.tables()
@@ -449,6 +460,38 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
             _row(r, line, V[r], allowed_g[r], xsum_g[r], parts_g, LMs[r], WMs[r], anchors,
                  transposed, counts, blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt,
                  min_tiles, heights, most, lps_by_len)
+
+
+def _left_parts_by_length(lps, heights, most, counts, blanks0, by_tiles):
+    """The left parts ``lps`` per length as ``(sort_key, height, tiles, node, edges)``,
+    sorted by ``sort_key`` (highest first): with ``by_tiles`` the most tiles a word with
+    that left part can lay (its length plus, of the tiles left, per letter at most as many
+    as one path on from its node holds, the blanks, and at most the node's height), else
+    the node's height (the most letters a word can still add)."""
+    out: dict[int, list] = {}
+    nblanks = sum(blanks0)
+    for length, tiles, node, edges in lps:
+        h = heights[id(node)]
+        key = h
+        if by_tiles:
+            rest = dict(counts)
+            blanks = nblanks
+            for ch, isb in tiles:
+                if isb:
+                    blanks -= 1
+                else:
+                    rest[ch] -= 1
+            mc = _most_letters(most, node)
+            usable = blanks
+            for ch, k in rest.items():
+                if k:
+                    x = mc.get(ch, 0)
+                    usable += k if k < x else x
+            key = length + min(h, usable)
+        out.setdefault(length, []).append((key, h, tiles, node, edges))
+    for bucket in out.values():
+        bucket.sort(key=lambda e: e[0], reverse=True)
+    return out
 
 
 def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, counts,
@@ -593,6 +636,7 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             blank_at[c] = False
         for k in used_blanks:
             bl[k] += 1
+        state[0] = sum(bl)
         del placed[-length:]
 
     for a in anchors:
@@ -640,15 +684,15 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             if not bucket:
                 continue
             s = a - length
-            hmin = min_tiles - length
+            reach = 0
             if nxt is not None:
                 if nxt[s] >= size:
                     continue  # the word would start after every square asked for
-                hmin = max(hmin, nxt[s] - a + 1)
-            for h, tiles, node, edges in bucket:
-                if h < hmin:
-                    break
-                if ok is not None and edges.isdisjoint(ok):
+                reach = nxt[s] - a + 1
+            for sort_key, h, tiles, node, edges in bucket:
+                if sort_key < (min_tiles if min_tiles else reach):
+                    break  # sorted: no later one lays enough tiles (or reaches)
+                if h < reach or (ok is not None and edges.isdisjoint(ok)):
                     continue
                 with_left_part(a, length, tiles, node)
         state[0] = sum(bl)
