@@ -2,7 +2,8 @@
 :func:`bot.games.gridgen.search` plus the untouched placements of the first search equal a
 full search after a joining placement, and ``best_turn(..., exhaustive=True)`` equals a
 brute force (a full search after every joining placement, every Jolly take) on
-self-played tables, both variants, racks with and without Jollys."""
+self-played tables, both variants, racks with and without Jollys; the cuts of the
+second searches keep every answer (large racks, ``tests/cases/typdom_big_best.json``)."""
 
 from __future__ import annotations
 
@@ -121,7 +122,7 @@ def test_exhaustive_best_turn_equals_brute_force(lexicon, tables, variant):
     n = joined = jolly = 0
     for rows, dealt in tables:
         for rack in racks(dealt):
-            got = mg.best_turn(rows, rack, lexicon, variant, exhaustive=True)
+            got = mg.best_turn(rows, rack, lexicon, variant)
             want = brute(rows, rack, lexicon, variant)
             if want is None:
                 assert got is None
@@ -134,3 +135,43 @@ def test_exhaustive_best_turn_equals_brute_force(lexicon, tables, variant):
             jolly += "?" in rack or "#" in rack
     print(f"{variant}: {n} positions, {jolly} with a Jolly, {joined} best turns with two placements")
     assert n >= 30 and jolly >= 20 and joined >= 3
+
+
+def test_min_tiles_and_the_cache_keep_exactly_the_moves_laying_enough(lexicon, tables):
+    """``gridgen.search(..., min_tiles=n, cache=...)`` (the Kreuzwort-Spiel's second
+    searches) lists exactly the moves of the plain search that lay at least n tiles,
+    with and without ``touch``, racks with one and two Jollys."""
+    root = gridgen.graph_root(lexicon)
+    cache: dict = {}
+    checked = 0
+    for rows, dealt in tables[::2]:
+        letters = [ch for ch in dealt if ch.isalpha()]
+        for rack in (dealt, sort_rack(letters[:6] + ["?", "#"])):
+            full = mg._search(rows, rack, root)
+            for n in (2, 4, 6):
+                got = mg._search(rows, rack, root, min_tiles=n, cache=cache)
+                assert sorted(map(ident, got)) == sorted(ident(r) for r in full if r[1] >= n)
+            joining = [r for r in full if r[1] < len(rack) and mg._raw_runs(r) >= 2]
+            for raw in joining[::max(1, len(joining) // 4)]:
+                m = gridgen.to_move(raw)
+                rows2, rack2 = mg._after(rows, rack, m)
+                touch = [(r + 1, c + 1) for r, c in mg._squares(raw)]
+                touching = mg._search(rows2, rack2, root, touch)
+                for n in (1, 3, len(rack2)):
+                    got = mg._search(rows2, rack2, root, touch, min_tiles=n, cache=cache)
+                    assert sorted(map(ident, got)) == sorted(ident(r) for r in touching if r[1] >= n)
+                checked += 1
+    assert checked >= 10
+
+
+
+def test_large_racks_keep_the_exhaustive_answer(lexicon):
+    """Large racks with Jollys (13-16 tiles, bench self-play): the answer of the version
+    proven against the brute force, ties included (``tests/cases/typdom_big_best.json``)."""
+    import json
+    from pathlib import Path
+    cases = json.loads((Path(__file__).parent / "cases" / "typdom_big_best.json").read_text())["cases"]
+    assert len(cases) >= 8
+    for case in cases:
+        got = mg.best_turn(case["board"], case["rack"], lexicon, case["variant"])
+        assert (got.notation, got.tiles, got.score) == (case["best"], case["tiles"], case["score"]), case["bench_position"]

@@ -220,16 +220,31 @@ def _cross_info(letters, values, root, size, rows=None):
     return allowed, xsum, parts
 
 
-def _left_parts(root, counts, blanks, kind_of, maxlen):
+def _left_parts(root, counts, blanks, kind_of, maxlen, min_tiles=0, heights=None, most=None):
     """Every rack-spellable prefix (length 1..maxlen) whose node has an outgoing edge.
 
     Returns a list of ``(length, tiles, node, edges)`` sorted by length, with
     ``tiles`` a tuple of ``(letter, is_blank)`` and ``edges`` the node's letters.
+    With ``min_tiles`` (and the graph's ``heights`` and ``most`` memos) only the prefixes
+    with which a word can still lay that many tiles (see :func:`_left_parts_by_length`;
+    the bound only falls along a path, so a failing prefix's longer ones are skipped too).
     """
     out = []
     tiles: list = []
 
     def rec(node, depth):
+        if min_tiles and depth:
+            h = heights[id(node)]
+            if depth + h < min_tiles:
+                return
+            usable = sum(blanks)
+            mc = _most_letters(most, node)
+            for ch, k in counts.items():
+                if k:
+                    x = mc.get(ch, 0)
+                    usable += k if k < x else x
+            if depth + usable < min_tiles:
+                return
         if depth:
             edges = frozenset(k for k in node if k != END)
             if edges:
@@ -284,8 +299,67 @@ def _touch_lines(L, size, squares):
     return {ln: sorted(ps) for ln, ps in out.items()}
 
 
+def _heights(root: dict) -> dict[int, int]:
+    """``id(node)`` -> the most letters a path from ``node`` to a word's end can still
+    add (0 at a node without edges), for every node of ``root``'s graph; memoised per
+    graph (the graph is a minimised DAWG: about 55,000 nodes for the German list)."""
+    memo = _HEIGHTS.get(id(root))
+    if memo is not None and memo[0] is root:
+        return memo[1]
+    out: dict[int, int] = {}
+
+    def h(node):
+        v = out.get(id(node))
+        if v is None:
+            v = 0
+            for ch, child in node.items():
+                if ch != END:
+                    x = 1 + h(child)
+                    if x > v:
+                        v = x
+            out[id(node)] = v
+        return v
+
+    h(root)
+    _HEIGHTS[id(root)] = (root, out)
+    return out
+
+
+_HEIGHTS: dict[int, tuple[dict, dict[int, int]]] = {}
+
+
+def _most_letters(memo: dict, node: dict) -> dict[str, int]:
+    """letter -> the most times it occurs on one path from ``node`` to a word's end
+    (memoised in ``memo`` by ``id(node)``)."""
+    out = memo.get(id(node))
+    if out is None:
+        out = {}
+        for ch, child in node.items():
+            if ch == END:
+                continue
+            for k, v in _most_letters(memo, child).items():
+                if v > out.get(k, 0):
+                    out[k] = v
+            v = _most_letters(memo, child).get(ch, 0) + 1
+            if v > out.get(ch, 0):
+                out[ch] = v
+        memo[id(node)] = out
+    return out
+
+
+def _letters_memo(root: dict) -> dict:
+    memo = _MOST.get(id(root))
+    if memo is None or memo[0] is not root:
+        memo = _MOST[id(root)] = (root, {})
+    return memo[1]
+
+
+_MOST: dict[int, tuple[dict, dict]] = {}
+
+
 def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, threshold: list,
-           spec: GridSpec, touch: Collection[tuple[int, int]] | None = None) -> None:
+           spec: GridSpec, touch: Collection[tuple[int, int]] | None = None, *, min_tiles: int = 0,
+           cache: dict | None = None) -> None:
     """Run both passes, calling ``sink(raw)`` for each move whose score is >= the
     current ``threshold[0]`` (``sink`` may raise the threshold).
 
@@ -298,6 +372,11 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
     squares are reported (Typ-Dom: the second placements that use the tiles of the first
     one); only the lines such a move can lie in are searched. Each move is still
     reported once, by its leftmost anchor (the anchors are those of the whole board).
+
+    ``min_tiles``: only the moves laying at least that many tiles are reported (branches
+    that cannot reach it are cut: by the tiles left, the longest continuation in the
+    graph, and per letter the most times a continuation holds it). ``cache``: a dict the caller keeps across calls with the same ``root``
+    (the rack's left parts are memoised in it).
     """
     size = spec.size
     letters, values = _parse(board_rows, spec)
@@ -307,7 +386,25 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
         return
     kind_of = _kind_of(spec)
     empty = all(x is None for row in letters for x in row)
-    lps = _left_parts(root, dict(counts), list(blanks0), kind_of, min(ntotal - 1, size - 1))
+    if min_tiles > ntotal:
+        return
+    maxlen = min(ntotal - 1, size - 1)
+    heights = _heights(root) if (touch is not None or min_tiles) else None
+    most = _letters_memo(root) if min_tiles else None
+    lkey = ("lps", tuple(sorted(counts.items())), tuple(blanks0), maxlen, min_tiles)
+    lps = cache.get(lkey) if cache is not None else None
+    if lps is None:
+        lps = _left_parts(root, dict(counts), list(blanks0), kind_of, maxlen, min_tiles, heights, most)
+        if cache is not None:
+            cache[lkey] = lps
+    lps_by_len = None
+    if heights is not None:
+        hkey = ("lps_by_len",) + lkey[1:]
+        lps_by_len = cache.get(hkey) if cache is not None else None
+        if lps_by_len is None:
+            lps_by_len = _left_parts_by_length(lps, heights, most, counts, blanks0, bool(min_tiles))
+            if cache is not None:
+                cache[hkey] = lps_by_len
     lm, wm, lm_t, wm_t = spec.tables()
     cr, cc = spec.centre[0] - 1, spec.centre[1] - 1
 
@@ -361,11 +458,45 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
                 for p in range(size - 1, -1, -1):
                     nxt[p] = p if p in ps else nxt[p + 1]
             _row(r, line, V[r], allowed_g[r], xsum_g[r], parts_g, LMs[r], WMs[r], anchors,
-                 transposed, counts, blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt)
+                 transposed, counts, blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt,
+                 min_tiles, heights, most, lps_by_len)
+
+
+def _left_parts_by_length(lps, heights, most, counts, blanks0, by_tiles):
+    """The left parts ``lps`` per length as ``(sort_key, height, tiles, node, edges)``,
+    sorted by ``sort_key`` (highest first): with ``by_tiles`` the most tiles a word with
+    that left part can lay (its length plus, of the tiles left, per letter at most as many
+    as one path on from its node holds, the blanks, and at most the node's height), else
+    the node's height (the most letters a word can still add)."""
+    out: dict[int, list] = {}
+    nblanks = sum(blanks0)
+    for length, tiles, node, edges in lps:
+        h = heights[id(node)]
+        key = h
+        if by_tiles:
+            rest = dict(counts)
+            blanks = nblanks
+            for ch, isb in tiles:
+                if isb:
+                    blanks -= 1
+                else:
+                    rest[ch] -= 1
+            mc = _most_letters(most, node)
+            usable = blanks
+            for ch, k in rest.items():
+                if k:
+                    x = mc.get(ch, 0)
+                    usable += k if k < x else x
+            key = length + min(h, usable)
+        out.setdefault(length, []).append((key, h, tiles, node, edges))
+    for bucket in out.values():
+        bucket.sort(key=lambda e: e[0], reverse=True)
+    return out
 
 
 def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, counts,
-         blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt=None):
+         blanks0, kind_of, lps, root, sink, threshold, spec, empty, nxt=None, min_tiles=0, heights=None,
+         most=None, lps_by_len=None):
     size = spec.size
     VAL = spec.values
     bingo_tiles = spec.bingo_tiles
@@ -379,6 +510,8 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
     bl = list(blanks0)  # blanks left per kind
     state = [sum(bl), 0, 0]  # blanks left in all, anchor, start
     anchor_set = set(anchors)
+    # tiles in the rack (with blanks) when the search of this line starts
+    total = sum(counts.values()) + sum(bl)
 
     def record(end, msum, wmul, xs, nt):
         start = state[2]
@@ -386,6 +519,8 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             return
         if require_old and nt == end - start:
             return  # the main word uses no board tile
+        if nt < min_tiles:
+            return
         if dedupe_single and transposed and nt == 1 and xsum[placed[0]] is not None:
             return  # reported by the across pass
         if nxt is not None and nxt[start] >= end:
@@ -412,6 +547,23 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             record(col, msum, wmul, xs, nt)
         if col >= size:
             return
+        if heights is not None:
+            h = heights[id(node)]
+            if nxt is not None and col + h <= nxt[state[2]]:
+                return  # no word from here reaches a square asked for
+            if min_tiles:
+                if nt + min(h, total - nt) < min_tiles:
+                    return  # no word from here lays enough tiles
+                # the rack tiles a word from here can hold: per letter at most as many as
+                # one path on holds, and the blanks
+                mc = _most_letters(most, node)
+                usable = state[0]
+                for ch, k in counts.items():
+                    if k:
+                        x = mc.get(ch, 0)
+                        usable += k if k < x else x
+                if nt + usable < min_tiles:
+                    return
         ok = allowed[col]
         lmc = lm[col]
         wmc = wm[col]
@@ -455,6 +607,38 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
         line[col] = None
         placed.pop()
 
+    def with_left_part(a, length, tiles, node):
+        s = a - length
+        msum = 0
+        wmul = 1
+        used_blanks = []
+        for i, (ch, isb) in enumerate(tiles):
+            c = s + i
+            if isb:
+                k = kind_of[ch]
+                bl[k] -= 1
+                used_blanks.append(k)
+            else:
+                counts[ch] -= 1
+                msum += VAL[ch] * lm[c]
+            line[c] = ch
+            blank_at[c] = isb
+            placed.append(c)
+            wmul *= wm[c]
+        state[0] = sum(bl)
+        state[2] = s
+        extend(node, a, msum, wmul, 0, length)
+        for i, (ch, isb) in enumerate(tiles):
+            c = s + i
+            if not isb:
+                counts[ch] += 1
+            line[c] = None
+            blank_at[c] = False
+        for k in used_blanks:
+            bl[k] += 1
+        state[0] = sum(bl)
+        del placed[-length:]
+
     for a in anchors:
         state[1] = a
         if a > 0 and line[a - 1] is not None:
@@ -485,42 +669,32 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
         if not limit:
             continue
         ok = allowed[a]
-        for length, tiles, node, edges in lps:
-            if length > limit:
-                break
-            if ok is not None and edges.isdisjoint(ok):
+        if lps_by_len is None:
+            for length, tiles, node, edges in lps:
+                if length > limit:
+                    break
+                if ok is not None and edges.isdisjoint(ok):
+                    continue
+                with_left_part(a, length, tiles, node)
+            continue
+        # touch or min_tiles: per length only the left parts whose longest continuation
+        # reaches the first square asked for and can hold enough tiles (sorted by it)
+        for length in range(1, limit + 1):
+            bucket = lps_by_len.get(length)
+            if not bucket:
                 continue
             s = a - length
-            if nxt is not None and nxt[s] >= size:
-                continue  # the word would start after every square asked for
-            msum = 0
-            wmul = 1
-            used_blanks = []
-            for i, (ch, isb) in enumerate(tiles):
-                c = s + i
-                if isb:
-                    k = kind_of[ch]
-                    bl[k] -= 1
-                    used_blanks.append(k)
-                else:
-                    counts[ch] -= 1
-                    msum += VAL[ch] * lm[c]
-                line[c] = ch
-                blank_at[c] = isb
-                placed.append(c)
-                wmul *= wm[c]
-            state[0] = sum(bl)
-            state[2] = s
-            extend(node, a, msum, wmul, 0, length)
-            for i, (ch, isb) in enumerate(tiles):
-                c = s + i
-                if not isb:
-                    counts[ch] += 1
-                line[c] = None
-                blank_at[c] = False
-            for k in used_blanks:
-                bl[k] += 1
-            del placed[-length:]
+            reach = 0
+            if nxt is not None:
+                if nxt[s] >= size:
+                    continue  # the word would start after every square asked for
+                reach = nxt[s] - a + 1
+            for sort_key, h, tiles, node, edges in bucket:
+                if sort_key < (min_tiles if min_tiles else reach):
+                    break  # sorted: no later one lays enough tiles (or reaches)
+                if h < reach or (ok is not None and edges.isdisjoint(ok)):
+                    continue
+                with_left_part(a, length, tiles, node)
         state[0] = sum(bl)
 
 

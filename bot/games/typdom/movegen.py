@@ -14,21 +14,23 @@ A turn is then one of:
 
 * one placement;
 * a joining placement (two or more groups of table tiles in its word) followed by the
-  best second placement on the table it leaves, with the rack it leaves. By default the
-  second placement is searched after the :data:`SECOND_SEARCHES` best joining placements
-  only (with a Jolly in a rack there can be thousands; the single placements are always
-  all searched). ``best_turn(..., exhaustive=True)`` proves the turn best: for every
-  joining placement m, the best second placement is the best of (a) the placements of
-  the first search that m leaves untouched (:func:`_zone`: m fills no square of their
+  best second placement on the table it leaves, with the rack it leaves. Exhaustive: for
+  every joining placement m, the best second placement is the best of (a) the placements
+  of the first search that m leaves untouched (:func:`_zone`: m fills no square of their
   word's span with one square beyond each end, nor of the perpendicular runs through
   their new tiles with one square beyond) whose tiles are still in the rack, and (b) the
   placements whose word or contact word holds a tile of m (``gridgen.search`` with
-  ``touch``); first placements are taken best bound first and (b) is skipped when
-  :func:`_touch_bound` shows it cannot reach the best plan. Tested equal to a full search
-  after every joining placement. It is the default for Point-Typ-Dom (where the value
-  bound prunes; CPU median 0.17 s, worst 4.2 s in the bench) but not for the
-  Kreuzwort-Spiel (the tile bound rarely prunes: over a minute with a Jolly in a 13-tile
-  rack, see ``bench/typdom_bench.py --exhaustive``);
+  ``touch``). All (a) are tried first; then (b), the joining placements best bound
+  first, skipped when :func:`_touch_bound` shows they cannot reach the best plan, and
+  listing only second placements that can: Point-Typ-Dom by their value
+  (``threshold``), the Kreuzwort-Spiel by the tiles they lay (``min_tiles``, which also
+  cuts the search where no word can still lay enough tiles: by the longest continuation
+  in the word graph and, per letter, the most times a continuation holds it). Tested
+  equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
+  CPU time per rack in ``bench/typdom_bench.py`` (88 self-played positions): median
+  about 0.06 s in both variants; worst 6.5 s (Point-Typ-Dom) and 23 s (Kreuzwort-Spiel:
+  a 15-tile rack with a Jolly, where every plan laying all 15 tiles has to be compared);
+  a made-up 16-tile rack with both Jollys takes about 2.5 minutes in the Kreuzwort-Spiel;
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
 
@@ -123,9 +125,11 @@ def _raw_runs(raw) -> int:
     return runs
 
 
-def _search(rows: Sequence[str], rack: str, root: dict, touch=None) -> list:
+def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold: int = -1,
+            min_tiles: int = 0, cache: dict | None = None) -> list:
     found: list = []
-    gridgen.search(list(rows), rack, root, found.append, [-1], SPEC, touch)
+    gridgen.search(list(rows), rack, root, found.append, [threshold], SPEC, touch, min_tiles=min_tiles,
+                   cache=cache)
     return found
 
 
@@ -206,38 +210,6 @@ def _fits(use: dict[str, int], have: dict[str, int]) -> bool:
     return all(have.get(ch, 0) >= n for ch, n in use.items())
 
 
-#: How many joining first placements (best first) get a search for the second placement
-#: when the search is not exhaustive (the Kreuzwort-Spiel's default, see :func:`best_turn`).
-SECOND_SEARCHES = 20
-
-
-def _best_plan_limited(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
-    """As :func:`_best_plan`, but the second placement is searched only after the
-    :data:`SECOND_SEARCHES` best joining first placements."""
-    root = gridgen.graph_root(lexicon)
-    raws = _search(rows, rack, root)
-    single = _best_of(raws, rows, variant)
-    if single is None:
-        return best
-    plan = (single[0], prefix + [single[2]])
-    if best is None or _better(plan, best):
-        best = plan
-    joining = [r for r in raws if r[1] < len(rack) and _raw_runs(r) >= 2]
-    joining.sort(key=lambda r: _key(r[0], r[1], variant), reverse=True)
-    for raw in joining[:SECOND_SEARCHES]:
-        m = gridgen.to_move(raw)
-        rows2, rack2 = _after(rows, rack, m)
-        sec = _best_of(_search(rows2, rack2, root), rows2, variant)
-        if sec is None:
-            continue
-        _, m2, n2 = sec
-        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant),
-                prefix + [gen_notation(m, rows), n2])
-        if _better(plan, best):
-            best = plan
-    return best
-
-
 def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
     """The better of ``best`` (a plan or None) and the best turn without a Jolly taken on
     ``rows`` with ``rack`` (after the Jolly take written in ``prefix``). A plan is
@@ -262,11 +234,17 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     if not joining:
         return best
     ranked = sorted(raws, key=lambda r: _key(r[0], r[1], variant), reverse=True)
-    uses = [_usage(r) for r in ranked]
+    # the placements of the first search grouped by the rack tiles they use, the groups
+    # in the order of their best placement: a group's tiles are checked once per m
+    groups: dict[tuple, list[int]] = {}
+    for i, r in enumerate(ranked):
+        groups.setdefault(tuple(sorted(_usage(r).items())), []).append(i)
+    group_list = list(groups.items())
     zones: dict[int, frozenset] = {}
     top_score = max(r[0] for r in raws)
     rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
     line_best = _line_bound(rows)
+    cache: dict = {}
     cands = []
     for raw in joining:
         left = len(rack) - raw[1]
@@ -275,6 +253,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         ub = _key(raw[0] + max(top_score, line_best + sum(rack_values)), raw[1] + left, variant)
         cands.append((ub, raw))
     cands.sort(key=lambda t: t[0], reverse=True)
+    later = []
     for ub, raw in cands:
         if ub < best[0]:
             break
@@ -286,32 +265,50 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         n1 = gen_notation(m, rows)
         # (a) the best placement of the first search that m leaves untouched
         sec = None
-        for i, r2 in enumerate(ranked):
-            k2 = _key(r2[0], r2[1], variant)
-            if sec is not None and k2 < sec[0]:
-                break
-            if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
-                break  # ranked by key: no later one makes a plan as good as the best
-            if not _fits(uses[i], have):
+        for use, members in group_list:
+            k_top = _key(ranked[members[0]][0], ranked[members[0]][1], variant)
+            if sec is not None and k_top < sec[0]:
+                break  # groups in the order of their best placement
+            top = ranked[members[0]]
+            if _key(m.score + top[0], len(m.tiles) + top[1], variant) < best[0]:
+                break  # no later one makes a plan as good as the best
+            if any(have.get(ch, 0) < n for ch, n in use):
                 continue
-            z = zones.get(i)
-            if z is None:
-                z = zones[i] = _zone(r2)
-            if not m_set.isdisjoint(z):
-                continue
-            n2 = gen_notation(gridgen.to_move(r2), rows)
-            if sec is None or n2 < sec[3]:
-                sec = (k2, r2[0], r2[1], n2)
+            for i in members:
+                r2 = ranked[i]
+                k2 = _key(r2[0], r2[1], variant)
+                if sec is not None and k2 < sec[0]:
+                    break
+                if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
+                    break
+                z = zones.get(i)
+                if z is None:
+                    z = zones[i] = _zone(r2)
+                if not m_set.isdisjoint(z):
+                    continue
+                n2 = gen_notation(gridgen.to_move(r2), rows)
+                if sec is None or k2 > sec[0] or n2 < sec[3]:
+                    sec = (k2, r2[0], r2[1], n2)
         if sec is not None:
             plan = (_key(m.score + sec[1], len(m.tiles) + sec[2], variant), prefix + [n1, sec[3]])
             if _better(plan, best):
                 best = plan
-        # (b) the placements using m's tiles
+        # (b) the placements using m's tiles: searched below, best bound first, once
+        # every (a) has been tried (the best plan is then as good as it gets cheaply)
         ub_b = _key(m.score + _touch_bound(rows2, m_sq, rack2), len(rack), variant)
+        if not ub_b < best[0]:
+            later.append((ub_b, n1, m, m_sq, rows2, rack2))
+    later.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    for ub_b, n1, m, m_sq, rows2, rack2 in later:
         if ub_b < best[0]:
-            continue
+            break
         touch = [(r + 1, c + 1) for r, c in m_sq]
-        sec_b = _best_of(_search(rows2, rack2, root, touch), rows2, variant)
+        # only second placements that can make a plan as good as the best are listed
+        if variant == "kreuzwort":
+            need = {"min_tiles": max(0, best[0][0] - len(m.tiles))}
+        else:
+            need = {"threshold": best[0][0] - m.score}
+        sec_b = _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
@@ -334,23 +331,15 @@ def _better(a, b) -> bool:
     return "; ".join(a[1]) < "; ".join(b[1])
 
 
-def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point",
-              exhaustive: bool | None = None) -> BestTurn | None:
+def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:
     """The best turn ``rack`` allows on the table ``rows`` (25 row codes) in ``variant``
     (``"point"``: most points; ``"kreuzwort"``: most tiles laid), or None when no word
-    can be laid (the player has to buy). See the module docstring for what is searched:
-    ``exhaustive`` True proves the turn best (every joining first placement gets its
-    best second placement; can take a minute with a Jolly in a 13-tile rack), False
-    (the default) searches second placements after the :data:`SECOND_SEARCHES` best
-    joining first placements only; None (the default): exhaustive for Point-Typ-Dom
-    (there it is also the faster, its bound prunes), limited for the Kreuzwort-Spiel."""
-    if exhaustive is None:
-        exhaustive = variant != "kreuzwort"
+    can be laid (the player has to buy). Exhaustive (see the module docstring for what is
+    searched and how long it takes)."""
     rows = list(rows)
     if not rack:
         return None
-    plan_fn = _best_plan if exhaustive else _best_plan_limited
-    best = plan_fn(rows, rack, lexicon, variant, [])
+    best = _best_plan(rows, rack, lexicon, variant, [])
     table = Table.from_rows(rows)
     for r, c, letter in table.jollys():
         if table.neighbours(r, c) >= 3 or letter not in rack:
@@ -360,7 +349,7 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
         left = Counter(rack)
         left[letter] -= 1
         left[jolly_for(letter)] += 1
-        best = plan_fn(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {table.coord(r, c)}"], best)
+        best = _best_plan(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {table.coord(r, c)}"], best)
     if best is None:
         return None
     notation = "; ".join(best[1])
