@@ -136,10 +136,13 @@ def _poll(db, cfg):
     return n, timed.seconds, t1 - t0, t2 - t1, sent.sent, c1 - c0
 
 
-def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | None) -> float:
+def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | None,
+                  workers: int | None = None) -> float:
     from bot.mail.maildir import MaildirTransport
 
     db, cfg = make_league(work / "maildir", players, rate_limit=_rate_limit(len(mails), players))
+    if workers is not None:
+        cfg.read_workers = workers
     md = MaildirTransport(cfg.maildir)
     for raw in mails:
         md.deliver_to_inbox(raw)
@@ -169,7 +172,7 @@ def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | N
     return n / t_ingest
 
 
-def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float) -> None:
+def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float, workers: int | None = None) -> None:
     try:
         from tests.mailservers import SmtpServer, _dovecot_binary, _start_dovecot, _stop, free_port
     except ImportError as exc:  # pytest missing: scripts/setup --test
@@ -219,6 +222,8 @@ def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float) 
         cfg.imap = {"host": server.host, "port": server.port, "user": user, "password": server.password,
                     "tls": False}
         cfg.smtp = {"host": smtp.host, "port": smtp.port, "tls": False}
+        if workers is not None:
+            cfg.read_workers = workers
         n, t_pass, t_ingest, t_deliver, sent, cpu = _poll(db, cfg)
         check_processed(db, len(mails))
         assert n == len(mails) and sent == len(mails), (n, sent)
@@ -250,6 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=200)
     ap.add_argument("--no-imap", action="store_true")
     ap.add_argument("--profile", metavar="FILE", help="cProfile of the Maildir poll")
+    ap.add_argument("--read-workers", type=int, metavar="N",
+                    help="[bot] read_workers (default: the config's default, the number of CPUs; 1: off)")
     args = ap.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="spielleiter-bench-ingest-"))
     try:
@@ -263,10 +270,10 @@ def main(argv: list[str] | None = None) -> int:
         parse_rate = len(mails) / t
         emit("parse_baseline", parse_rate, "mails/s")
         emit("parse_baseline_cpu_per_mail", 1000 * cpu / len(mails), "ms")
-        rate = bench_maildir(mails, args.players, work, args.profile)
+        rate = bench_maildir(mails, args.players, work, args.profile, args.read_workers)
         emit("maildir_ingest_ratio_to_parse", rate / parse_rate, "x")
         if not args.no_imap:
-            bench_imap(mails, args.players, work, parse_rate)
+            bench_imap(mails, args.players, work, parse_rate, args.read_workers)
         emit("peak_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MiB")
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -39,11 +39,12 @@ from bot.crash import crashpoint
 from bot.games import get_game
 from bot.i18n import league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
-from bot.mail.message import header_block, raw_headers, read_mail
+from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon
 from bot.service.rounds import playing
 from bot.service.outbox import queue_mail
+from bot.service.readpool import pool_for
 from bot.storage.db import Database
 from bot.service.commands import find_command
 from bot.service.identity import check_code, take_code
@@ -260,11 +261,13 @@ def arrival_time(raw: bytes, now: datetime | None = None, *, headers=None) -> da
 def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:
     """Read every stored mail not yet read, in the order they were stored (the mails a
     poll pass has just stored, or left by a crash); each in its own transaction.
+    The MIME front of reading (:func:`~bot.mail.message.read_mail`) is done ahead in
+    worker processes for a batch (``[bot] read_workers``, :mod:`bot.service.readpool`).
     Returns how many."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
-    for mid in ids:
-        process_mail(db, cfg, mid, now)
+    for mid, rm in pool_for(cfg.read_workers).read(db, ids):
+        process_mail(db, cfg, mid, now, read=rm)
         crashpoint("after-read")
     return len(ids)
 
@@ -315,8 +318,10 @@ def make_store(db: Database, cfg: Config, source: str) -> RawStore:
     return RawStore(db, source, cfg.max_mail_bytes)
 
 
-def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None) -> str:
-    """Read stored mail ``mail_id`` and act on it; returns its new status."""
+def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None, *,
+                 read: ReadMail | None = None) -> str:
+    """Read stored mail ``mail_id`` and act on it; returns its new status. ``read``: the
+    mail's :func:`~bot.mail.message.read_mail`, when a worker has read it already."""
     now = now or datetime.now(timezone.utc)
     try:
         with db.session() as s:
@@ -324,7 +329,7 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
             with _answers(s) as queued:
-                _process(s, cfg, mail, now)
+                _process(s, cfg, mail, now, read)
                 for row in queued:  # the reading time (gate_answers), written with the INSERT
                     row.created_at = now
                 s.flush()
@@ -417,8 +422,8 @@ _SENDER = (select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddre
            .where(PlayerAddress.email == bindparam("addr"), League.status == "running", Player.active))
 
 
-def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime) -> None:
-    rm = read_mail(mail.raw)
+def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: ReadMail | None = None) -> None:
+    rm = read if read is not None and read.raw_sha256 == mail.sha256 else read_mail(mail.raw)
     mail.from_addr = rm.from_addr or None
     mail.subject = rm.subject
     ctx = s.info["incoming"] = Incoming(s, cfg, mail, rm, now)
