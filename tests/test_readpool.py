@@ -112,7 +112,7 @@ def test_pool_reads_like_in_process(tmp_path, monkeypatch, db_url):
     db2, cfg2 = _setup(tmp_path, "pool", db_url)  # the pool also on PostgreSQL when configured
     monkeypatch.setattr(intake, "_process", spy)
     monkeypatch.setattr(readpool, "CHUNK", 7)  # several chunks, read ahead
-    n2 = _run(db2, cfg2, monkeypatch, ReadPool(2))
+    n2 = _run(db2, cfg2, monkeypatch, ReadPool(2, wait=True))
     assert n1 == n2 == len(_corpus())
     assert all(seen) and len(seen) == n2  # every mail read by a worker
     one, two = _outcome(db1), _outcome(db2)
@@ -146,13 +146,36 @@ def test_a_failing_worker_loses_nothing(tmp_path, monkeypatch, reader, caplog):
     monkeypatch.setattr(readpool, "CHUNK", 10)
     monkeypatch.setattr(readpool, "TASK", 2)
     with caplog.at_level("WARNING", logger="bot.service.readpool"):
-        assert _run(db2, cfg2, monkeypatch, ReadPool(2, reader=reader)) == len(_corpus())
+        assert _run(db2, cfg2, monkeypatch, ReadPool(2, reader=reader, wait=True)) == len(_corpus())
     assert "reading them in-process" in caplog.text  # the worker did fail
     assert _outcome(db1) == _outcome(db2)  # the failed mails read in-process, in order
     with db2.session() as s:
         assert not s.scalars(select(InboundMail).where(InboundMail.status.in_(("stored", "error")))).all()
     db1.dispose()
     db2.dispose()
+
+
+def test_the_main_process_does_not_wait_for_the_workers(tmp_path, monkeypatch):
+    db1, cfg1 = _setup(tmp_path, "inproc")
+    cfg1.read_workers = 1
+    _run(db1, cfg1, monkeypatch, None)
+    db2, cfg2 = _setup(tmp_path, "pool")
+    seen: list[bool] = []
+    real = intake._process
+    monkeypatch.setattr(intake, "_process", lambda s, cfg, mail, now, read=None:
+                        seen.append(read is not None) or real(s, cfg, mail, now, read))
+    _run(db2, cfg2, monkeypatch, ReadPool(2, reader=slow_reader))
+    assert seen[0] is False and len(seen) == len(_corpus())  # not waited for: read in-process
+    assert _outcome(db1) == _outcome(db2)
+    db1.dispose()
+    db2.dispose()
+
+
+def slow_reader(raw: bytes):
+    """A reader slower than the main process."""
+    import time
+    time.sleep(0.05)
+    return read_mail(raw)
 
 
 def test_few_mails_and_read_workers_1_stay_in_process(tmp_path):

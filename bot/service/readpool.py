@@ -31,7 +31,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 
 from sqlalchemy import select
 
-from bot.mail.message import ReadMail, read_mail
+from bot.mail.message import ReadMail, read_all, read_mail
 from bot.storage.db import Database
 from bot.storage.models import InboundMail
 
@@ -47,18 +47,15 @@ CHUNK_BYTES = 16 * 1024 * 1024
 TASK = 8
 
 
-def _read_all(raws: list[bytes], reader: Callable[[bytes], ReadMail]) -> list[ReadMail]:
-    """A worker's task: ``reader`` of every raw mail, in order."""
-    return [reader(raw) for raw in raws]
-
-
 class ReadPool:
     """Worker processes reading stored mails (see the module docstring). ``workers``: the
     pool size (at most 1: no pool); ``reader``: the function run on each stored mail's
-    bytes, a module-level function (pickled by name; tests swap it)."""
+    bytes, a module-level function (pickled by name; tests swap it); ``wait``: wait for
+    the workers' results instead of reading in-process what they have not finished
+    (tests)."""
 
-    def __init__(self, workers: int, reader: Callable[[bytes], ReadMail] = read_mail) -> None:
-        self.workers, self.reader = workers, reader
+    def __init__(self, workers: int, reader: Callable[[bytes], ReadMail] = read_mail, *, wait: bool = False) -> None:
+        self.workers, self.reader, self.wait = workers, reader, wait
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
@@ -87,9 +84,10 @@ class ReadPool:
 
     def read(self, db: Database, ids: Sequence[int]) -> Iterator[tuple[int, ReadMail | None]]:
         """``(mail id, ReadMail or None)`` for every id of ``ids``, in order; None where the
-        mail is read in-process (too few mails, no pool, a worker failed, the mail is no
-        longer stored). Lazy: the caller reads the mails one by one while the workers
-        read ahead, one chunk at a time."""
+        mail is to be read in-process (too few mails, no pool, a worker failed, the mail
+        is no longer stored, or its worker has not finished it yet: the caller never
+        waits for a worker, unless :attr:`wait`). Lazy: the caller reads the mails one by
+        one while the workers read ahead, one chunk at a time."""
         pool = self._executor() if len(ids) >= MIN_BATCH else None
         if pool is None:
             for i in ids:
@@ -97,6 +95,7 @@ class ReadPool:
             return
         chunks = list(_chunks(ids, CHUNK))
         ahead: list[tuple[list[int], list[tuple[list[int], Future | None]]]] = []
+        usable = True
 
         def submit(chunk: list[int]) -> None:
             raws = _load(db, chunk)
@@ -108,37 +107,41 @@ class ReadPool:
                     batch.append(i)
                     size += len(raws[i])
                 if batch and (len(batch) >= TASK or size >= CHUNK_BYTES or i == chunk[-1]):
-                    try:
-                        fut = pool.submit(_read_all, [raws[j] for j in batch], self.reader) if usable else None
-                    except Exception:  # the pool broke meanwhile
-                        fut = None
+                    fut = None
+                    if usable:
+                        try:
+                            fut = pool.submit(read_all, [raws[j] for j in batch], self.reader)
+                        except Exception:  # the pool broke meanwhile
+                            fut = None
                     tasks.append((batch, fut))
                     batch, size = [], 0
             ahead.append((chunk, tasks))
 
-        usable = True
         for n, chunk in enumerate(chunks):
             if n == 0:
                 submit(chunk)
             if n + 1 < len(chunks):
                 submit(chunks[n + 1])
             chunk, tasks = ahead.pop(0)
-            got: dict[int, ReadMail] = {}
-            for batch, fut in tasks:
-                if fut is None:
-                    continue
-                try:
-                    for i, rm in zip(batch, fut.result(), strict=True):
-                        got[i] = rm
-                except Exception:
-                    # a worker crashed or read_mail raised there: these mails are read
-                    # in-process (where a real error is handled as always)
-                    log.warning("reading mails %s in a worker failed; reading them in-process", batch, exc_info=True)
-                    if usable and _is_broken(fut):
-                        usable = False
-                        self._broken(pool)
+            task_of = {i: k for k, (batch, _) in enumerate(tasks) for i in batch}
+            results: dict[int, dict[int, ReadMail]] = {}
             for i in chunk:
-                yield i, got.pop(i, None)
+                k = task_of.get(i)
+                if k is not None and k not in results:
+                    batch, fut = tasks[k]
+                    if fut is not None and (self.wait or fut.done()):
+                        results[k] = {}
+                        try:
+                            results[k] = dict(zip(batch, fut.result(), strict=True))
+                        except Exception:
+                            # a worker crashed or the reader raised there: these mails are
+                            # read in-process (where a real error is handled as always)
+                            log.warning("reading mails %s in a worker failed; reading them in-process", batch,
+                                        exc_info=True)
+                            if usable and _is_broken(fut):
+                                usable = False
+                                self._broken(pool)
+                yield i, results.get(k, {}).get(i) if k is not None else None
 
 
 def _is_broken(fut: Future) -> bool:
