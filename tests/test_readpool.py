@@ -178,6 +178,22 @@ def slow_reader(raw: bytes):
     return read_mail(raw)
 
 
+def test_a_big_mail_is_read_in_process(tmp_path, monkeypatch):
+    db, cfg = _setup(tmp_path, "big")
+    with db.session() as s:
+        rows = s.execute(select(InboundMail.id, InboundMail.raw).order_by(InboundMail.id)).all()
+    small = min(len(bytes(r.raw)) for r in rows)
+    monkeypatch.setattr(readpool, "BIG_MAIL", small)  # only the smallest mails go to the workers
+    pool = ReadPool(2, wait=True)
+    try:
+        got = dict(pool.read(db, [r.id for r in rows]))
+    finally:
+        pool.shutdown()
+    assert {r.id for r in rows if got[r.id] is not None} == {r.id for r in rows if len(bytes(r.raw)) <= small}
+    assert all(got[r.id] == read_mail(bytes(r.raw)) for r in rows if got[r.id] is not None)
+    db.dispose()
+
+
 def test_few_mails_and_read_workers_1_stay_in_process(tmp_path):
     db, cfg = _setup(tmp_path, "few")
     with db.session() as s:

@@ -16,6 +16,9 @@ on nothing but the bytes.
   broken pool) is read in-process as before: nothing is lost, and an exception of
   ``read_mail`` itself (never expected: it never raises on bad input) shows up where it
   always did, in :func:`~bot.service.intake.process_mail`'s error handling;
+- the main process never waits for a worker: a mail the workers have not read yet
+  (while they start, about half a second) is read in-process, and so is a stored mail
+  over :data:`BIG_MAIL` bytes;
 - the pool is started on first use (``spawn``: safe beside the service's threads) and
   kept for the next pass; a broken pool is dropped and started again on the next batch.
 """
@@ -29,7 +32,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from bot.mail.message import ReadMail, read_all, read_mail
 from bot.storage.db import Database
@@ -39,12 +42,14 @@ log = logging.getLogger(__name__)
 
 #: Fewer stored mails than this are read in-process.
 MIN_BATCH = 20
-#: Mails loaded and handed to the workers at a time (and at most :data:`CHUNK_BYTES`):
-#: the workers read one chunk ahead of the main process.
+#: Mails loaded and handed to the workers at a time: the workers read one chunk ahead of
+#: the main process.
 CHUNK = 100
-CHUNK_BYTES = 16 * 1024 * 1024
 #: Mails per task sent to a worker (fewer round trips than one mail each).
 TASK = 8
+#: Larger stored mails are read in-process (two chunks of them in memory stay under
+#: 200 MiB; ``[bot] max_mail_bytes`` allows 10 MiB a mail).
+BIG_MAIL = 1024 * 1024
 
 
 class ReadPool:
@@ -101,12 +106,10 @@ class ReadPool:
             raws = _load(db, chunk)
             tasks: list[tuple[list[int], Future | None]] = []
             batch: list[int] = []
-            size = 0
             for i in chunk:
                 if i in raws:
                     batch.append(i)
-                    size += len(raws[i])
-                if batch and (len(batch) >= TASK or size >= CHUNK_BYTES or i == chunk[-1]):
+                if batch and (len(batch) >= TASK or i == chunk[-1]):
                     fut = None
                     if usable:
                         try:
@@ -114,7 +117,7 @@ class ReadPool:
                         except Exception:  # the pool broke meanwhile
                             fut = None
                     tasks.append((batch, fut))
-                    batch, size = [], 0
+                    batch = []
             ahead.append((chunk, tasks))
 
         for n, chunk in enumerate(chunks):
@@ -156,11 +159,13 @@ def _chunks(ids: Sequence[int], n: int) -> Iterator[list[int]]:
 
 
 def _load(db: Database, ids: list[int]) -> dict[int, bytes]:
-    """The stored bytes of those of ``ids`` still waiting to be read."""
+    """The stored bytes of those of ``ids`` still waiting to be read, up to
+    :data:`BIG_MAIL` bytes each (a larger one is read in-process)."""
     t = InboundMail.__table__
     with db.engine.connect() as conn:
         return {i: bytes(raw) for i, raw in conn.execute(
-            select(t.c.id, t.c.raw).where(t.c.id.in_(ids), t.c.status == "stored"))}
+            select(t.c.id, t.c.raw).where(t.c.id.in_(ids), t.c.status == "stored",
+                                          func.length(t.c.raw) <= BIG_MAIL))}
 
 
 _POOLS: dict[int, ReadPool] = {}
