@@ -33,6 +33,7 @@
     inbox_alarm_minutes = 60                      # IMAP failing this long: one mail to every GM
     authserv_id = "mx.example.org"                # trust the Authentication-Results of this server (RFC 8601)
     max_mail_bytes = 10485760                     # larger mails: stored cut, answered "zu groß"
+    read_workers = 2                              # processes reading MIME of a batch (default: CPUs; 1: off)
 
     [lexicon]
     path = "var/lexicon"                          # cache of the built word lists
@@ -52,7 +53,9 @@ always answered). ``authserv_id``: the authserv-id (RFC 8601) our receiving mail
 writes into its ``Authentication-Results`` header; unset (default): the header is not
 read. ``max_mail_bytes`` (default 10 MiB, at least 64 KiB): a larger mail is stored only
 up to this size and answered "zu groß"; of any mail only the first 64 KiB of text are
-read for moves.
+read for moves. ``read_workers`` (default: the number of CPUs, 1: off): worker
+processes that read the MIME of a batch of 20 or more stored mails ahead of the main
+process (:mod:`bot.service.readpool`).
 
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.
@@ -74,6 +77,14 @@ DEFAULT_MAX_MAIL_BYTES = 10 * 1024 * 1024
 MIN_MAX_MAIL_BYTES = 64 * 1024
 
 
+def _default_workers() -> int:
+    """The default of ``[bot] read_workers``: the CPUs this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
 class ConfigError(ValueError):
     """The configuration file is missing a key or has a wrong value (message names it)."""
 
@@ -88,7 +99,8 @@ SCHEMA: dict[str, dict[str, Any]] = {
              "sender": str, "timeout": float},
     "maildir": {"path": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
-            "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int},
+            "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int,
+            "read_workers": int},
     "lexicon": {"path": str},
     "archive": {"path": str, "pdf": bool},
 }
@@ -165,6 +177,8 @@ class Config:
     authserv_id: str | None = None
     #: larger mails are stored cut to this size and answered "zu groß"
     max_mail_bytes: int = DEFAULT_MAX_MAIL_BYTES
+    #: worker processes reading stored mails' MIME for a batch (``[bot] read_workers``; 1: none)
+    read_workers: int = field(default_factory=lambda: _default_workers())
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -235,13 +249,20 @@ def load_config(path: str | Path | None) -> Config:
         raise ConfigError("[bot] max_mail_bytes muss eine ganze Zahl sein (Bytes).") from None
     if max_bytes < MIN_MAX_MAIL_BYTES:
         raise ConfigError(f"[bot] max_mail_bytes muss mindestens {MIN_MAX_MAIL_BYTES} sein (64 KiB).")
+    try:
+        workers = int(botsec.get("read_workers", _default_workers()))
+    except (TypeError, ValueError):
+        raise ConfigError("[bot] read_workers muss eine ganze Zahl sein (1: kein Lesen in Nebenprozessen).") from None
+    if workers < 1:
+        raise ConfigError("[bot] read_workers muss mindestens 1 sein (1: kein Lesen in Nebenprozessen).")
     authserv = botsec.get("authserv_id")
     if authserv is not None and (not isinstance(authserv, str) or not authserv.strip()):
         raise ConfigError("[bot] authserv_id muss der Name des eigenen Mailservers sein (Text).")
     cfg = Config(database_url=url, timezone=botsec.get("timezone", "Europe/Berlin"),
                  poll_interval=float(botsec.get("poll_interval", 60)), source=p, rate_limit_per_hour=rate_limit,
                  inbox_alarm_after=60.0 * float(botsec.get("inbox_alarm_minutes", 60)),
-                 authserv_id=authserv.strip() if authserv else None, max_mail_bytes=max_bytes)
+                 authserv_id=authserv.strip() if authserv else None, max_mail_bytes=max_bytes,
+                 read_workers=workers)
     if "imap" in data or "smtp" in data:
         if "maildir" in data:
             raise ConfigError("Entweder [imap]/[smtp] oder [maildir] angeben, nicht beides.")

@@ -213,12 +213,41 @@ def test_imap_pass_fetches_in_batches_and_moves_after_the_sync(dovecot, env, mon
     monkeypatch.setattr(imap_mod.IMAPClient, "fetch",
                         lambda self, msgs, data, *a, **k: fetched.append(list(msgs)) or real_fetch(self, msgs, data, *a, **k))
     assert box.poll(make_store(db, cfg, box.source), state) == 7
-    bodies = [m for m in fetched if len(m) and m != fetched[0]]
-    assert [len(m) for m in bodies] == [3, 3, 1]  # sizes first, then the batches
+    bodies = [m for m in fetched if len(m)]
+    assert [len(m) for m in bodies] == [3, 3, 1]  # small mails: no sizes asked for, the batches
     assert dovecot.fetch_all(user=user) == [] and len(dovecot.fetch_all("Spielleiter.Verarbeitet", user=user)) == 7
     assert state.get("INBOX")[1] == max(u for m in bodies for u in m)
     with db.session() as s:
         assert s.scalar(select(text("count(*)")).select_from(InboundMail)) == 7
+
+
+def test_imap_pass_asks_only_large_mails_for_their_size_and_keeps_the_byte_limit(dovecot, env, monkeypatch):
+    from bot.mail import imap as imap_mod
+    from bot.mail.imap import ImapInbox
+
+    db, cfg, _ = env
+    user = dovecot.fresh_user()
+    big = "Partie R1:\nQQQ\n" + "Gruss und noch ein paar Zeilen Text\n" * 1700
+    mails = [_raw(0), _raw(1, big), _raw(2), _raw(3, big), _raw(4)]  # small, ~60 KB, small, ~60 KB, small
+    for raw in mails:
+        dovecot.append(raw, user=user)
+    box = ImapInbox(dovecot.host, dovecot.port, user, dovecot.password, tls=False, timeout=10)
+    monkeypatch.setattr(imap_mod, "BATCH_BYTES", 100_000)
+    monkeypatch.setattr(imap_mod, "SMALL", 10_000)
+    calls = []
+    real_fetch = imap_mod.IMAPClient.fetch
+    monkeypatch.setattr(imap_mod.IMAPClient, "fetch",
+                        lambda self, msgs, data, *a, **k: calls.append((list(msgs), list(data)))
+                        or real_fetch(self, msgs, data, *a, **k))
+    assert box.poll(make_store(db, cfg, box.source), MemoryPollState()) == 5
+    sized = [m for m, data in calls if data == ["RFC822.SIZE"]]
+    bodies = [m for m, data in calls if data == ["BODY.PEEK[]"]]
+    assert len(sized) == 1 and len(sized[0]) == 2  # only the two large mails
+    # 10k + 60k + 10k fit into 100k; the second large mail starts a batch of its own
+    assert [len(m) for m in bodies] == [3, 2]
+    with db.session() as s:
+        raws = [bytes(r) for r in s.scalars(select(InboundMail.raw).order_by(InboundMail.id))]
+    assert [r.replace(b"\r\n", b"\n") for r in raws] == [m.replace(b"\r\n", b"\n") for m in mails]
 
 
 # -- the round's mails ------------------------------------------------------------------

@@ -105,7 +105,8 @@ class ImapInbox:
 
         Raises :class:`ServerFailure` (kinds ``unreachable``, ``tls``, ``login``).
         """
-        context = self.ssl_context or ssl.create_default_context()
+        # (loading the system's certificates costs ~30 ms: only when TLS is used)
+        context = (self.ssl_context or ssl.create_default_context()) if self.tls else None
         stage = "connect"
         try:
             client = IMAPClient(
@@ -188,7 +189,8 @@ class ImapInbox:
         For the UIDs above ``state.get(folder)``'s last UID (all UIDs when the
         UIDVALIDITY changed), fetched in batches of at most :data:`BATCH` mails and
         :data:`BATCH_BYTES` (one ``FETCH BODY.PEEK[]`` each, so nothing is marked
-        \\Seen): call ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)``
+        \\Seen; the sizes asked for only of mails over :data:`SMALL` bytes): call
+        ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)``
         for each mail; after every :data:`MOVE_EVERY` mails and at the end, make the
         store durable (:func:`~bot.mail.transport.sync_store`), move the stored mails to
         the processed folder (one ``MOVE`` of UID ranges) and
@@ -223,7 +225,11 @@ class ImapInbox:
                 last_uid = 0
             # "UID n:*" always matches the highest UID, even if it is < n: filter
             uids = sorted(u for u in client.search(["UID", f"{last_uid + 1}:*"]) if u > last_uid)
-            sizes = client.fetch(uids, ["RFC822.SIZE"]) if uids else {}
+            # sizes (for the batches' byte limit) only of the mails over SMALL bytes: the
+            # server finds them (SEARCH LARGER), the rest count as SMALL each
+            large = [u for u in client.search(["UID", f"{last_uid + 1}:*", "LARGER", str(SMALL)])
+                     if u > last_uid] if uids else []
+            sizes = client.fetch(large, ["RFC822.SIZE"]) if large else {}
             done: list[int] = []  # taken by the store, not yet moved
             handled = None  # the last UID of the unbroken run of mails taken (or vanished)
 
@@ -249,7 +255,8 @@ class ImapInbox:
                 return True
 
             stop = False
-            for batch in _batches(uids, {u: int(sizes.get(u, {}).get(b"RFC822.SIZE", 0)) for u in uids}):
+            for batch in _batches(uids, {u: int(sizes[u].get(b"RFC822.SIZE", SMALL)) if u in sizes else SMALL
+                                         for u in uids}):
                 response = client.fetch(batch, ["BODY.PEEK[]"])
                 for uid in batch:
                     raw = response.get(uid, {}).get(b"BODY[]")
@@ -284,12 +291,17 @@ class ImapInbox:
         return stored
 
 
-#: At most this many mails, and this many bytes, are fetched in one FETCH.
-BATCH = 100
+#: At most this many mails, and this many bytes, are fetched in one FETCH (fewer, larger
+#: FETCHes: each costs the server a round of its own).
+BATCH = 500
 BATCH_BYTES = 16 * 1024 * 1024
+#: Mails up to this size are batched as if this large, without asking for their sizes
+#: (``BATCH`` of them stay within ``BATCH_BYTES``).
+SMALL = BATCH_BYTES // BATCH
 #: The stored mails are moved (one MOVE) after this many, and at the end of the pass: a
-#: crash before a move costs fetching them again, nothing more (the store dedupes).
-MOVE_EVERY = 1000
+#: crash before a move costs fetching them again, nothing more (the store dedupes). A
+#: MOVE costs the server about the same for 250 mails as for 2,000 (40-70 ms here).
+MOVE_EVERY = 2000
 
 
 def _uid_set(uids: list[int]) -> str:

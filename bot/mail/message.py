@@ -32,6 +32,7 @@ import email.utils
 import hashlib
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import lru_cache
@@ -40,7 +41,7 @@ from email.message import EmailMessage, Message
 import html2text
 from mailparser_reply import EmailReplyParser
 
-__all__ = ["ReadMail", "read_mail", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
+__all__ = ["ReadMail", "read_mail", "read_all", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
            "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT", "MAX_CONTAINERS",
            "MAX_ENTITIES"]
 
@@ -659,6 +660,13 @@ def _first_lines(text: str, n: int) -> tuple[str, bool]:
                 rest = text[m.end():]
                 return text[: m.end()].rstrip("\n"), bool(rest.strip())
     return text, False
+
+
+def read_all(raws: list[bytes], reader: Callable[[bytes], ReadMail] | None = None) -> list[ReadMail]:
+    """``reader`` (default :func:`read_mail`) of every raw mail, in order: the task of a
+    reading worker process (``bot.service.readpool``)."""
+    reader = reader or read_mail
+    return [reader(raw) for raw in raws]
 
 
 def read_mail(raw: bytes) -> ReadMail:
