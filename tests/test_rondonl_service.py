@@ -44,17 +44,25 @@ def _state(db):
         return dict(s.scalar(select(Partie)).state)
 
 
-def test_german_rondo_league(tmp_path, env):
+def _start(tmp_path, env, name: str, language: str, head=(), options=(), codes: bool = False) -> None:
+    """Create a RONDO league ``name`` of :data:`PLAYERS` (first ZAT in two days, one full
+    round; ``head``/``options``: more lines for the league table and ``[options]``;
+    ``codes``: personal codes ``geheim-0`` ...) and deliver its start mails."""
     db, cfg, md = env
     zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
-    lines = ['name = "R-DE"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "de"', "seed = 4",
-             "turn_hours = 24", "", "[options]", 'dictionary = "de"', "full_rounds = 1", ""]
-    for n, e in PLAYERS:
-        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    lines = [f'name = "{name}"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', f'language = "{language}"',
+             "seed = 4", *head, "", "[options]", "full_rounds = 1", *options, ""]
+    for i, (n, e) in enumerate(PLAYERS):
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', *([f'code = "geheim-{i}"'] if codes else []), ""]
     (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
     with db.session() as s:
         create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
     deliver(db, md, cfg)
+
+
+def test_german_rondo_league(tmp_path, env):
+    db, cfg, md = env
+    _start(tmp_path, env, "R-DE", "de", head=('turn_hours = 24',), options=('dictionary = "de"',))
     st = _state(db)
     email_of = dict(zip(st["players"], [e for _, e in PLAYERS]))
     starts = {header(m, "To"): text_of(m) for m in md.sent()}
@@ -117,15 +125,7 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     """Issue 11: every mail of a Dutch league is Dutch, the command answers too (VAKANTIE,
     ADRES, UITSLAG n with its mistakes); the Dutch aliases reach the same commands."""
     db, cfg, md = env
-    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
-    lines = ['name = "R-NL"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
-             "turn_hours = 24", "", "[options]", "full_rounds = 1", ""]
-    for n, e in PLAYERS:
-        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
-    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
-    with db.session() as s:
-        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
-    deliver(db, md, cfg)
+    _start(tmp_path, env, "R-NL", "nl", head=('turn_hours = 24',))
 
     def ask(subject: str) -> str:
         n = len(md.sent())
@@ -152,15 +152,7 @@ def test_dutch_league_code_notice_in_dutch(tmp_path, env):
     """A Dutch league that requires personal codes: a mail without the code is told in
     Dutch (subject and text), and nothing is stored as a move."""
     db, cfg, md = env
-    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
-    lines = ['name = "R-NLC"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
-             "require_code = true", "", "[options]", "full_rounds = 1", ""]
-    for i, (n, e) in enumerate(PLAYERS):
-        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', f'code = "geheim-{i}"', ""]
-    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
-    with db.session() as s:
-        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
-    deliver(db, md, cfg)
+    _start(tmp_path, env, "R-NLC", "nl", head=('require_code = true',), codes=True)
     n = len(md.sent())
     md.deliver_to_inbox(player_mail("anna@example.org", "PAS", subject="R-NLC"))
     poll_once(db, cfg)
@@ -186,15 +178,7 @@ def test_dutch_league_unreadable_mail_answered_in_dutch(tmp_path, env):
     """A Dutch player's mail that cannot be read (too deeply nested) is answered in Dutch,
     with the reason in Dutch."""
     db, cfg, md = env
-    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
-    lines = ['name = "R-NLU"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"', "seed = 4",
-             "", "[options]", "full_rounds = 1", ""]
-    for n, e in PLAYERS:
-        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
-    (tmp_path / "l.toml").write_text("\n".join(lines), encoding="utf-8")
-    with db.session() as s:
-        create_league(s, read_league_file(tmp_path / "l.toml"), cfg)
-    deliver(db, md, cfg)
+    _start(tmp_path, env, "R-NLU", "nl")
     n = len(md.sent())
     raw = (b"From: Anna Albers <anna@example.org>\r\nTo: spielleiter@example.org\r\nSubject: zet\r\n"
            b"Message-ID: <diep@example.org>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n"

@@ -67,7 +67,7 @@ def test_untouched_plus_touch_search_is_the_full_search(lexicon, tables):
                 full = mg._search(rows2, rack2, root)
                 have = Counter(rack2)
                 squares = set(mg._squares(raw))
-                kept = [r for r in raws if mg._fits(mg._usage(r), have) and squares.isdisjoint(mg._zone(r))]
+                kept = [r for r in raws if mg._fits(mg._usage(r).items(), have) and squares.isdisjoint(mg._zone(r))]
                 touching = mg._search(rows2, rack2, root, [(r + 1, c + 1) for r, c in squares])
                 assert len({ident(r) for r in touching}) == len(touching)  # each move once
                 assert {ident(r) for r in kept}.isdisjoint({ident(r) for r in touching})

@@ -226,7 +226,7 @@ def _left_parts(root, counts, blanks, kind_of, maxlen, min_tiles=0, heights=None
     Returns a list of ``(length, tiles, node, edges)`` sorted by length, with
     ``tiles`` a tuple of ``(letter, is_blank)`` and ``edges`` the node's letters.
     With ``min_tiles`` (and the graph's ``heights`` and ``most`` memos) only the prefixes
-    with which a word can still lay that many tiles (see :func:`_left_parts_by_length`;
+    with which a word can still lay that many tiles (:func:`_rack_cap`, the node's height;
     the bound only falls along a path, so a failing prefix's longer ones are skipped too).
     """
     out = []
@@ -237,13 +237,7 @@ def _left_parts(root, counts, blanks, kind_of, maxlen, min_tiles=0, heights=None
             h = heights[id(node)]
             if depth + h < min_tiles:
                 return
-            usable = sum(blanks)
-            mc = _most_letters(most, node)
-            for ch, k in counts.items():
-                if k:
-                    x = mc.get(ch, 0)
-                    usable += k if k < x else x
-            if depth + usable < min_tiles:
+            if depth + _rack_cap(most, node, counts, sum(blanks)) < min_tiles:
                 return
         if depth:
             edges = frozenset(k for k in node if k != END)
@@ -402,7 +396,7 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
         hkey = ("lps_by_len",) + lkey[1:]
         lps_by_len = cache.get(hkey) if cache is not None else None
         if lps_by_len is None:
-            lps_by_len = _left_parts_by_length(lps, heights, most, counts, blanks0, bool(min_tiles))
+            lps_by_len = _left_parts_by_length(lps, heights)
             if cache is not None:
                 cache[hkey] = lps_by_len
     lm, wm, lm_t, wm_t = spec.tables()
@@ -462,36 +456,28 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
                  min_tiles, heights, most, lps_by_len)
 
 
-def _left_parts_by_length(lps, heights, most, counts, blanks0, by_tiles):
-    """The left parts ``lps`` per length as ``(sort_key, height, tiles, node, edges)``,
-    sorted by ``sort_key`` (highest first): with ``by_tiles`` the most tiles a word with
-    that left part can lay (its length plus, of the tiles left, per letter at most as many
-    as one path on from its node holds, the blanks, and at most the node's height), else
-    the node's height (the most letters a word can still add)."""
+def _left_parts_by_length(lps, heights):
+    """The left parts ``lps`` per length as ``(height, tiles, node, edges)``, sorted by the
+    height of their node (the most letters a word can still add), highest first. (With
+    ``min_tiles`` every left part of :func:`_left_parts` can already still lay enough.)"""
     out: dict[int, list] = {}
-    nblanks = sum(blanks0)
     for length, tiles, node, edges in lps:
-        h = heights[id(node)]
-        key = h
-        if by_tiles:
-            rest = dict(counts)
-            blanks = nblanks
-            for ch, isb in tiles:
-                if isb:
-                    blanks -= 1
-                else:
-                    rest[ch] -= 1
-            mc = _most_letters(most, node)
-            usable = blanks
-            for ch, k in rest.items():
-                if k:
-                    x = mc.get(ch, 0)
-                    usable += k if k < x else x
-            key = length + min(h, usable)
-        out.setdefault(length, []).append((key, h, tiles, node, edges))
+        out.setdefault(length, []).append((heights[id(node)], tiles, node, edges))
     for bucket in out.values():
         bucket.sort(key=lambda e: e[0], reverse=True)
     return out
+
+
+def _rack_cap(most: dict, node: dict, counts: dict[str, int], blanks: int) -> int:
+    """The most of the rack tiles ``counts`` (and ``blanks`` blanks) a word can hold on
+    from ``node``: per letter at most as many as one path on holds, and the blanks."""
+    mc = _most_letters(most, node)
+    usable = blanks
+    for ch, k in counts.items():
+        if k:
+            x = mc.get(ch, 0)
+            usable += k if k < x else x
+    return usable
 
 
 def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, counts,
@@ -554,16 +540,8 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
             if min_tiles:
                 if nt + min(h, total - nt) < min_tiles:
                     return  # no word from here lays enough tiles
-                # the rack tiles a word from here can hold: per letter at most as many as
-                # one path on holds, and the blanks
-                mc = _most_letters(most, node)
-                usable = state[0]
-                for ch, k in counts.items():
-                    if k:
-                        x = mc.get(ch, 0)
-                        usable += k if k < x else x
-                if nt + usable < min_tiles:
-                    return
+                if nt + _rack_cap(most, node, counts, state[0]) < min_tiles:
+                    return  # the rack tiles a word from here can hold are too few
         ok = allowed[col]
         lmc = lm[col]
         wmc = wm[col]
@@ -689,10 +667,10 @@ def _row(r, line, vals, allowed, xsum, parts_g, lm, wm, anchors, transposed, cou
                 if nxt[s] >= size:
                     continue  # the word would start after every square asked for
                 reach = nxt[s] - a + 1
-            for sort_key, h, tiles, node, edges in bucket:
-                if sort_key < (min_tiles if min_tiles else reach):
-                    break  # sorted: no later one lays enough tiles (or reaches)
-                if h < reach or (ok is not None and edges.isdisjoint(ok)):
+            for h, tiles, node, edges in bucket:
+                if h < reach:
+                    break  # sorted: no later one reaches a square asked for
+                if ok is not None and edges.isdisjoint(ok):
                     continue
                 with_left_part(a, length, tiles, node)
         state[0] = sum(bl)

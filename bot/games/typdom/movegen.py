@@ -206,8 +206,9 @@ def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: st
     return best
 
 
-def _fits(use: dict[str, int], have: dict[str, int]) -> bool:
-    return all(have.get(ch, 0) >= n for ch, n in use.items())
+def _fits(use, have: dict[str, int]) -> bool:
+    """Whether the rack ``have`` holds the tiles ``use`` (``(tile, count)`` pairs)."""
+    return all(have.get(ch, 0) >= n for ch, n in use)
 
 
 def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
@@ -272,7 +273,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
             top = ranked[members[0]]
             if _key(m.score + top[0], len(m.tiles) + top[1], variant) < best[0]:
                 break  # no later one makes a plan as good as the best
-            if any(have.get(ch, 0) < n for ch, n in use):
+            if not _fits(use, have):
                 continue
             for i in members:
                 r2 = ranked[i]
