@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import logging
 import traceback
 from contextlib import contextmanager
@@ -59,83 +58,13 @@ log = logging.getLogger(__name__)
 
 
 def _headers(raw: bytes, *, head: bytes | None = None):
-    """The raw mail's headers (lenient compat32 parse of the header block), or None: an
-    object with ``get``, ``get_all`` and ``items`` as :class:`email.message.Message` has.
-    A plain ASCII header block is split by :class:`_HeaderBlock` (the same names and
-    values as the compat32 parser gives, at a tenth of its cost: the IMAP transport's
-    pass does this for every mail); anything unusual goes to the parser."""
+    """The raw mail's headers (lenient compat32 parse of the header block ``head``, by
+    default cut from ``raw``), or None."""
     head = header_block(raw) if head is None else head
-    fast = _HeaderBlock.split(head)
-    if fast is not None:
-        return fast
     try:
         return BytesHeaderParser(policy=policy.compat32).parsebytes(head + b"\r\n\r\n", headersonly=True)
     except Exception:
         return None
-
-
-#: a header line's start as :mod:`email.feedparser` takes it (a name, then the colon)
-_FIELD = re.compile(r"[\x21-\x39\x3b-\x7e]+:")
-#: what makes the fast split give up besides non-ASCII bytes: the characters that end a
-#: line for ``str.splitlines`` (which the feed parser uses) but not for ``bytes.splitlines``
-_ODD = (b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")
-
-
-class _HeaderBlock:
-    """Header fields of a plain ASCII header block, as ``(name, value)`` in order, each
-    exactly as ``BytesHeaderParser(policy=compat32)`` gives them (the value without the
-    white space after the colon, continuation lines kept with their line ends, the last
-    line end removed)."""
-
-    __slots__ = ("fields",)
-
-    def __init__(self, fields: list[tuple[str, str]]) -> None:
-        self.fields = fields
-
-    @classmethod
-    def split(cls, head: bytes) -> "_HeaderBlock | None":
-        """The fields of ``head``, or None when it is anything but the usual: non-ASCII
-        bytes, odd line ends, a line that is neither a field nor a continuation, a
-        ``From `` line, a continuation first."""
-        if not head.isascii() or any(c in head for c in _ODD):
-            return None
-        fields: list[tuple[str, str]] = []
-        cur: list[str] | None = None
-        for line in head.decode("ascii").splitlines(keepends=True):
-            if line[:1] in (" ", "\t"):
-                if cur is None:
-                    return None
-                cur.append(line)
-                continue
-            m = _FIELD.match(line)
-            if m is None:
-                return None
-            if cur is not None:
-                fields.append(cls._field(cur))
-            cur = [line]
-        if cur is not None:
-            fields.append(cls._field(cur))
-        return cls(fields)
-
-    @staticmethod
-    def _field(lines: list[str]) -> tuple[str, str]:
-        name, value = lines[0].split(":", 1)
-        return name, (value.lstrip(" \t") + "".join(lines[1:])).rstrip("\r\n")
-
-    def items(self) -> list[tuple[str, str]]:
-        return list(self.fields)
-
-    def get(self, name: str, failobj=None):
-        name = name.lower()
-        for k, v in self.fields:
-            if k.lower() == name:
-                return v
-        return failobj
-
-    def get_all(self, name: str, failobj=None):
-        name = name.lower()
-        found = [v for k, v in self.fields if k.lower() == name]
-        return found or failobj
 
 
 def _mid_of(hdr) -> str | None:
