@@ -113,6 +113,17 @@ TEXTS: dict[str, dict[str, str]] = {
                          "veranderd. Zet je code op een eigen regel: 'Code: ...'. Was jij het niet, meld je dan "
                          "bij de spelleider."},
     "subject_not_counted": {"de": "{league}: Mail nicht gewertet", "nl": "{league}: mail telt niet"},
+    "unknown_sender": {
+        "de": "diese Adresse ist bei keiner laufenden Liga angemeldet; deine Mail wurde nicht als Zug gewertet. "
+              "Bitte schreib von deiner angemeldeten Adresse oder melde dich beim Spielleiter.",
+        "nl": "dit adres is bij geen lopende competitie aangemeld; je mail is niet als zet geteld. Schrijf "
+              "vanaf je aangemelde adres of neem contact op met de spelleider."},
+    "named_by_unknown": {
+        "de": "von der unbekannten Adresse {addr} kam eine Mail, die dich nennt. Sie wurde nicht gewertet und "
+              "hat nichts verändert. Warst du das nicht, musst du nichts tun.",
+        "nl": "van het onbekende adres {addr} kwam een mail waarin je naam staat. Hij is niet geteld en heeft "
+              "niets veranderd. Was jij het niet, dan hoef je niets te doen."},
+    "subject_notice": {"de": "{league}: Hinweis", "nl": "{league}: melding"},
     "mail_too_big": {"de": "deine Mail war zu groß ({size} MB, höchstens {limit} MB) und wurde nicht gelesen; nichts "
                            "wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge.",
                      "nl": "je mail was te groot ({size} MB, hoogstens {limit} MB) en is niet gelezen; er is niets "

@@ -190,3 +190,35 @@ def test_dutch_league_unreadable_mail_answered_in_dutch(tmp_path, env):
     (answer,) = md.sent()[n:]
     body = " ".join(text_of(answer).split())
     assert "je mail (onderwerp: zet) kon ik niet lezen: hij bestaat uit te veel in elkaar geneste delen (meer dan 32)" in body
+
+
+def test_unknown_sender_is_answered_in_the_leagues_languages(tmp_path, env):
+    """An unknown sender gets the answer in the language of the league the mail names, else
+    in the one language all running leagues share, else in each (German first); a player
+    the mail names is told in the language of their league."""
+    db, cfg, md = env
+    _start(tmp_path, env, "Amstel", "nl")
+    md.deliver_to_inbox(player_mail("vreemd@example.net", "Hoi, ik wil meedoen.\nRONDO"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    n = len(md.sent())
+    only_nl = [text_of(m) for m in md.sent() if header(m, "To") == "vreemd@example.net"]
+    assert len(only_nl) == 1 and "bij geen lopende competitie aangemeld" in only_nl[0]
+    assert "keiner laufenden Liga" not in only_nl[0] and "Spelleider-bot" in only_nl[0]
+    # a German league runs beside it: both languages, German first, unless a league is named
+    (tmp_path / "de").mkdir()
+    _start(tmp_path / "de", env, "Rhein", "de", options=('dictionary = "de"',))
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail("fremd@example.net", "Ich spiele mit, Anna Albers", subject="Meine Züge"))
+    md.deliver_to_inbox(player_mail("vreemd@example.net", "Mijn zetten voor amstel"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    sent = md.sent()[n:]
+    both = next(text_of(m) for m in sent if header(m, "To") == "fremd@example.net")
+    assert both.index("keiner laufenden Liga") < both.index("bij geen lopende competitie")
+    named = next(text_of(m) for m in sent if header(m, "To") == "vreemd@example.net")
+    assert "bij geen lopende competitie" in named and "keiner laufenden Liga" not in named
+    # Anna plays in both leagues: told once per league, each in its league's language
+    anna = {header(m, "Subject"): text_of(m) for m in sent if header(m, "To") == "anna@example.org"}
+    assert "van het onbekende adres fremd@example.net" in anna["Amstel: melding"]
+    assert "von der unbekannten Adresse fremd@example.net" in anna["Rhein: Hinweis"]

@@ -51,12 +51,12 @@ class Incoming:
         return DEFAULT
 
     def reply(self, body: str, *, to: str | None = None, subject: str | None = None, kind: str = "notice",
-              name: str | None = None) -> None:
-        """Queue an answer (``notice.txt.j2`` in :attr:`lang`) to the sender (or ``to``).
-        Several answers to one mail get distinct outbox keys."""
+              name: str | None = None, lang: str | None = None) -> None:
+        """Queue an answer (``notice.txt.j2`` in ``lang``, by default :attr:`lang`) to the
+        sender (or ``to``). Several answers to one mail get distinct outbox keys."""
         self.answers += 1
         queue_mail(self.s, self.cfg, key=f"{kind}:{self.mail.id}:{self.answers}", kind=kind,
                    to=to or self.rm.from_addr, subject=subject or self.reply_subject,
-                   text=render("notice.txt.j2", self.lang, name=name if name is not None else
+                   text=render("notice.txt.j2", lang or self.lang, name=name if name is not None else
                                (self.player.name if self.player else None), body=body),
                    league_id=self.league.id if self.league else None, in_reply_to=self.rm.message_id)
