@@ -60,6 +60,22 @@ def test_league_file_needs_six_players_and_seven_rounds(tmp_path, capsys):
     assert "immer 7 Runden" in capsys.readouterr().err
 
 
+def test_a_partie_cannot_be_named_like_a_field(tmp_path, capsys):
+    """``A1: X`` is a placement, so a Partie named A1 (any case) is refused at creation."""
+    conf = tmp_path / "none.toml"
+    conf.write_text("", encoding="utf-8")
+    path = _league(tmp_path)
+    for name in ("c4", "F6"):
+        path.write_text(path.read_text(encoding="utf-8").replace('partien = ["P1"]', f'partien = ["{name}"]'),
+                        encoding="utf-8")
+        assert main(["league", "create", str(path), "--config", str(conf)]) != 0
+        assert f"'{name}' taugt nicht als Partie-Name: so heißt ein Feld des Gitters" in capsys.readouterr().err
+        path = _league(tmp_path)
+    path.write_text(path.read_text(encoding="utf-8").replace('partien = ["P1"]', 'partien = ["G7"]'),
+                    encoding="utf-8")
+    assert main(["league", "create", str(path), "--config", str(conf)]) == 0
+
+
 def test_crossword_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     user = dovecot.fresh_user()
     conf = _config(tmp_path, dovecot, smtpd, user)

@@ -185,6 +185,11 @@ class GameRules(ABC):
             return f"{self.title} braucht {want} Spieler, die Ligadatei hat {n}."
         return None
 
+    def check_partie_name(self, name: str) -> str | None:
+        """A German sentence saying why ``name`` cannot name a Partie of this game (it would
+        be read as a move, e.g. a Crossword field), or None. The default allows any name."""
+        return None
+
     @abstractmethod
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
                    players: Sequence[str] = ()) -> dict:

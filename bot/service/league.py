@@ -69,6 +69,9 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
     if len(set(p.lower() for p in parts)) != len(parts):
         raise LeagueError(f"{path}: Partie-Namen doppelt.")
     game = get_game(spec["game"])
+    for name in parts:
+        if problem := game.check_partie_name(str(name)):
+            raise LeagueError(f"{path}: {problem}")
     problem = game.check_players([str(i) for i in range(1, len(players) + 1)], spec.get("options") or {})
     if problem:
         raise LeagueError(f"{path}: {problem}")

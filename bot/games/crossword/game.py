@@ -50,6 +50,7 @@ Decisions where seed 003 and RULES.md are silent (README "Crossword"):
 from __future__ import annotations
 
 import random
+import re
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
@@ -111,6 +112,14 @@ class CrosswordRules(GameRules):
         return {"round": 1, "rounds": ROUNDS, "players": list(players),
                 "grids": {p: list(Grid.empty().rows) for p in players},
                 "letters": "", "finished": False, "history": [], "final": None}
+
+    def check_partie_name(self, name: str) -> str | None:
+        """A field name (``A1``-``F6``, any case) cannot name a Partie: ``A1: X`` in a mail is
+        read as a placement, so a section header ``A1:`` would be one too."""
+        if re.fullmatch(r"[A-Fa-f][1-6]", name.strip()):
+            return (f"'{name}' taugt nicht als Partie-Name: so heißt ein Feld des Gitters, und 'A1: X' "
+                    "wird als Setzen gelesen. Bitte einen anderen Namen wählen (z. B. K1).")
+        return None
 
     def read_move(self, text: str) -> Any:
         """Read one line (a wish, pairs, a grid row or a word-list line) or a whole
