@@ -163,8 +163,13 @@ def test_joined_after_the_rolled_back_round_keeps_an_nmr_row_scored_as_adjudicat
     with db.session() as s:
         mail = s.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
         assert mail.status == "ignored" and mail.parse["reason"] == "joined later"
+        mail_id = mail.id
         assert s.scalar(select(func.count()).select_from(Submission).where(
             Submission.player_id == s.scalar(select(Player.id).where(Player.name == "Dora Dahl")))) == 0
+
+    with db.session() as s:                                 # nor can the GM set one for her
+        with pytest.raises(gm.GMError, match="erst ab Runde 2"):
+            gm.set_move(s, cfg, LIGA, "Dora", "M1", [top], mail_id=mail_id)
 
     process(db, cfg, md)
     assert rows(db) == [(1, -2, False)]                     # one row, scored as round 1 was adjudicated again

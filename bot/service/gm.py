@@ -319,6 +319,9 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
     pl = find_player(s, league, player)
     if not pl.active:
         raise GMError(f"{pl.name} spielt in {league.name} nicht mehr mit.")
+    if pl.joined_round > rnd.number:  # joined after the open round (it was rolled back): NMR there
+        raise GMError(f"{pl.name} spielt erst ab Runde {pl.joined_round} mit; Runde {rnd.number} zählt für "
+                      f"{pl.name} als NMR.")
     pt = find_partie(s, league, partie)
     if isinstance(lines, str):
         lines = lines.splitlines()
