@@ -34,6 +34,14 @@ TEXTS: dict[str, dict[str, str]] = {
                    "Sie bleibt für den Spielleiter gespeichert.",
              "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) en telt niet meer. "
                    "Hij blijft voor de spelleider bewaard."},
+    "joined_later": {"de": "du spielst in {league} erst ab Runde {joined} mit; der Spielleiter hat Runde {round} "
+                           "zurückgesetzt, und sie zählt für dich weiter als NMR (wie bei deiner Anmeldung). "
+                           "Deine Mail wird daher nicht gewertet; sie bleibt für den Spielleiter gespeichert. "
+                           "Schick deine Züge für Runde {joined} bitte, wenn die Runde offen ist.",
+                     "nl": "je speelt in {league} pas mee vanaf ronde {joined}; de spelleider heeft ronde {round} "
+                           "teruggezet, en die telt voor jou nog steeds als NMR (zoals bij je aanmelding). "
+                           "Je mail telt daarom niet; hij blijft voor de spelleider bewaard. Stuur je zetten "
+                           "voor ronde {joined} graag als die ronde open is."},
     "no_partie": {"de": "Für diese Züge ist keine Partie angegeben: bitte 'Partie {first}:' o. ä. davor "
                         "schreiben ({moves}).",
                   "nl": "Bij deze zetten staat geen partij: schrijf er 'Partie {first}:' voor ({moves})."},

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from bot.games import get_game, load_games
 from bot.mail.compose import compose, make_message_id
@@ -22,6 +22,7 @@ from bot.render import format_zat, render
 from bot.service.league import open_round, partie_views
 from bot.service.mailctx import Incoming
 from bot.service.outbox import queue_mail
+from bot.service.rounds import joiner_nmr_points
 from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress, Result
 
 Handler = Callable[[Incoming, str], None]
@@ -258,10 +259,8 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     ctx.mail.player_id, ctx.mail.league_id = player.id, league.id
     for partie in ctx.s.scalars(select(Partie).where(Partie.league_id == league.id)):
         for r in range(1, joined):
-            better = ctx.s.scalar(select(func.count()).select_from(Result).where(
-                Result.partie_id == partie.id, Result.round_number == r, Result.score > 0)) or 0
-            ctx.s.add(Result(partie_id=partie.id, round_number=r, player_id=player.id, points=-better, score=0,
-                             submitted=False))
+            ctx.s.add(Result(partie_id=partie.id, round_number=r, player_id=player.id,
+                             points=joiner_nmr_points(ctx.s, partie.id, r), score=0, submitted=False))
     game = get_game(league.game)
     ctx.s.flush()
     views = partie_views(game, league, player)

@@ -319,6 +319,9 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
     pl = find_player(s, league, player)
     if not pl.active:
         raise GMError(f"{pl.name} spielt in {league.name} nicht mehr mit.")
+    if pl.joined_round > rnd.number:  # joined after the open round (it was rolled back): NMR there
+        raise GMError(f"{pl.name} spielt erst ab Runde {pl.joined_round} mit; Runde {rnd.number} zählt für "
+                      f"{pl.name} als NMR.")
     pt = find_partie(s, league, partie)
     if isinstance(lines, str):
         lines = lines.splitlines()
@@ -388,7 +391,9 @@ def _rollback_rows(s: Session, league: League, rnd: Round) -> tuple[int, int]:
         before = dict(a.report["state_before"])
         p.state, p.finished = before, bool(before.get("finished"))
         s.delete(a)
-    late = {p.id for p in league.players if p.joined_round > n}  # late joiners' NMR rows stay
+    # the NMR rows of players who joined after round n are facts of their joining: they stay
+    # (one per Partie) and are scored again when the round is (bot.service.rounds.rescore_joiners)
+    late = {p.id for p in league.players if p.joined_round > n}
     for r in s.scalars(select(Result).where(Result.partie_id.in_(ids), Result.round_number == n)):
         if r.player_id not in late:
             s.delete(r)
@@ -416,7 +421,9 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
     """Undo the last adjudicated round: its results and reports go, every Partie gets the
     state before it back, the next round and its Vorgabe go, the round is open again and
     the league is paused (so the old, passed ZAT does not fire at once). Auswertungen not
-    yet sent are withdrawn (status failed); sent ones cannot be recalled."""
+    yet sent are withdrawn (status failed); sent ones cannot be recalled. A player who
+    joined (ANMELDEN) after the round keeps their NMR rows of it, scored again at the new
+    adjudication, and is told that the round still counts as NMR for them."""
     league = _league(s, league)
     last = _last_adjudicated(s, league)
     if last is None:
@@ -434,17 +441,29 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
                   "betrachte sie als ungültig; die neue Auswertung ersetzt sie.")
     else:
         recall = f"Die Auswertung der Runde {n} war noch nicht verschickt und ist zurückgezogen."
-    count = announce(s, cfg, league, f"der Spielleiter hat Runde {n} von {league.name} zurückgesetzt: die "
-                     f"Ergebnisse der Runde sind gelöscht, die Partien stehen wieder wie vor Runde {n}, und "
-                     f"Runde {n} ist wieder offen. {recall}\n\nDeine Züge für Runde {n} bleiben gespeichert "
+    head = (f"der Spielleiter hat Runde {n} von {league.name} zurückgesetzt: die Ergebnisse der Runde sind "
+            f"gelöscht, die Partien stehen wieder wie vor Runde {n}, und Runde {n} ist wieder offen. {recall}\n\n")
+    tail = "Die Liga ruht, bis der Spielleiter die Runde neu auswertet oder fortsetzt."
+    playing = [p for p in _active(league) if p.joined_round <= n]
+    joiners = [p for p in _active(league) if p.joined_round > n]  # joined by ANMELDEN after round n
+    count = announce(s, cfg, league, head + f"Deine Züge für Runde {n} bleiben gespeichert "
                      "und zählen bei der neuen Auswertung; bis dahin kannst du sie noch ändern. "
                      + (f"Züge, die schon für Runde {n + 1} kamen, bleiben ebenfalls gespeichert; prüfe sie nach der "
-                        "neuen Auswertung. " if ahead else "")
-                     + "Die Liga ruht, bis der Spielleiter die Runde neu auswertet oder fortsetzt.", tag="zurueck",
+                        "neuen Auswertung. " if ahead else "") + tail, tag="zurueck", players=playing,
                      subject=f"{league.name}: Runde {n} zurückgesetzt")
+    for p in joiners:  # their NMR rows stay; their Besser-Wertung follows the new adjudication
+        count += announce(s, cfg, league, head + f"Du spielst erst ab Runde {p.joined_round} mit: Runde {n} zählt "
+                          "für dich weiter als NMR (wie bei deiner Anmeldung), mit der Besser-Wertung der neuen "
+                          "Auswertung. Züge, die du schon geschickt hast, bleiben gespeichert; prüfe sie nach der "
+                          f"neuen Auswertung. Züge für Runde {p.joined_round} nimmt der Bot an, sobald die Runde "
+                          "offen ist. " + tail, tag="zurueck", players=[p],
+                          subject=f"{league.name}: Runde {n} zurückgesetzt")
+    later = (f" Nach Runde {n} angemeldet: {', '.join(p.name for p in joiners)}; ihre NMR-Zeilen der Runde {n} "
+             "bleiben und werden bei der neuen Auswertung neu gewertet." if joiners else "")
     return _done(league, "ZURUECK", f"Runde {n} von {league.name} ist zurückgesetzt und wieder offen; die Liga ist "
                  f"angehalten (AUSWERTEN wertet neu aus, WEITER setzt fort). Auswertungen: {withdrawn} "
-                 f"zurückgezogen, {sent} schon verschickt (nicht zurückholbar). {count} Spieler benachrichtigt.")
+                 f"zurückgezogen, {sent} schon verschickt (nicht zurückholbar). {count} Spieler "
+                 f"benachrichtigt.{later}")
 
 
 def message(s: Session, cfg: Config, league: League | str, text: str, *, now: datetime | None = None) -> str:

@@ -652,6 +652,9 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if rnd is None:
         ctx.record("ignored", "ignored", reason="league finished")
         return ctx.reply(tr(lang, "league_over", league=league.name))
+    if player.joined_round > rnd.number:  # joined in a later round, which a rollback (ZURUECK) took back
+        ctx.record("ignored", "submission", reason="joined later", round=rnd.number, joined=player.joined_round)
+        return ctx.reply(tr(lang, "joined_later", league=league.name, round=rnd.number, joined=player.joined_round))
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
         return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))

@@ -17,7 +17,7 @@ from datetime import datetime, timedelta, timezone
 
 from typing import Any, Iterable
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from bot.config import Config
@@ -70,6 +70,37 @@ def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
 def round_players(league: League, number: int) -> list[Player]:
     """The league's players who take part in round ``number`` (active, joined by then)."""
     return [p for p in league.players if p.active and p.joined_round <= number]
+
+
+def joiner_nmr_points(s: Session, partie_id: int, number: int) -> int:
+    """The Besser-Wertung of a late joiner's NMR in round ``number`` of a Partie: minus the
+    number of that round's moves that scored more than 0 (an NMR is a 0-point move;
+    shared/RULES.md, Monoscrabble: a player who joins late is scored as NMR for the rounds
+    before joining). Read from the round's stored results, so it is 0 for a round the
+    Partie was not played in."""
+    return -(s.scalar(select(func.count()).select_from(Result).where(
+        Result.partie_id == partie_id, Result.round_number == number, Result.score > 0)) or 0)
+
+
+def rescore_joiners(s: Session, league: League, partien: Iterable[Partie], number: int) -> None:
+    """Score again the NMR rows of round ``number`` of the players who joined after it
+    (only after the round was rolled back and is adjudicated anew: :func:`bot.service.gm.rollback`
+    keeps those rows, facts of the joining): each row gets the Besser-Wertung of the new
+    adjudication (:func:`joiner_nmr_points`); a missing row is made, so every joiner has
+    exactly one row per Partie and round."""
+    late = [p.id for p in league.players if p.joined_round > number]
+    if not late:
+        return
+    for partie in partien:
+        points = joiner_nmr_points(s, partie.id, number)
+        have = set(s.scalars(select(Result.player_id).where(
+            Result.partie_id == partie.id, Result.round_number == number, Result.player_id.in_(late))))
+        s.execute(update(Result).where(Result.partie_id == partie.id, Result.round_number == number,
+                                       Result.player_id.in_(late)).values(points=points))
+        for pid in late:
+            if pid not in have:
+                s.add(Result(partie_id=partie.id, round_number=number, player_id=pid, points=points, score=0,
+                             submitted=False))
 
 
 def movers_of(game: GameRules, state: dict, players: list[Player]) -> list[Player]:
@@ -228,6 +259,7 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
                                             [str(p.id) for p in league.players if p.active]))
             summary["partien"][partie.name] = report.board_move.get("word") if report.board_move else None
         s.flush()
+        rescore_joiners(s, league, partien, rnd.number)  # a round adjudicated again after ZURUECK
         upcoming = active_partien(s, league)
         last = last or not upcoming
         played = {p.id for p in partien}
