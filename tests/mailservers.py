@@ -8,7 +8,7 @@
   ``dovecot`` is not installed -- unless the env var ``CI`` is set, then
   the test errors (CI must run ``scripts/setup --test``).  ``DOVECOT_BIN``
   selects another binary.  Works as root (drops to dovenull/dovecot/mail
-  like a system install) and, untested, as an ordinary user.
+  like a system install) and as an ordinary user (all of it as that user).
 * ``dovecot_clean`` (function): the same server after ``reset()``.
 * ``tls_certs`` (session): a throwaway CA made with ``trustme`` and a server certificate
   it signed for ``127.0.0.1`` and ``localhost``, written as PEM files
@@ -84,7 +84,7 @@ auth_failure_delay = 0
 auth_verbose = yes
 default_login_user = {login_user}
 default_internal_user = {internal_user}
-first_valid_uid = 1
+{internal_group}first_valid_uid = 1
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 200
 passdb {{
@@ -96,12 +96,12 @@ userdb {{
   args = uid={mail_user} gid={mail_group} home={base}/mail/%u
 }}
 service anvil {{
-  unix_listener anvil-auth-penalty {{
+{chroot}  unix_listener anvil-auth-penalty {{
     mode = 0
   }}
 }}
 service imap-login {{
-  inet_listener imap {{
+{chroot}  inet_listener imap {{
     address = {listen}
     port = {port}
   }}
@@ -333,6 +333,8 @@ def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> Do
         login_user = "dovenull" if _user_exists("dovenull") else "nobody"
         internal_user = "dovecot" if _user_exists("dovecot") else "nobody"
         mail_user, mail_group = "mail", "mail"
+        internal_group = ""  # Dovecot's default: the group "dovecot"
+        chroot = ""
         shutil.chown(base / "mail", "mail", "mail")
         os.chmod(base, 0o755)  # dovecot drops privileges; let it traverse
     else:  # unprivileged: everything runs as the current user
@@ -342,12 +344,16 @@ def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> Do
         me = pwd.getpwuid(os.getuid()).pw_name
         login_user = internal_user = mail_user = me
         mail_group = grp.getgrgid(os.getgid()).gr_name
+        # the internal sockets (dict, stats, ...) belong to this group: an ordinary user may
+        # only hand them to its own group, not to "dovecot"
+        internal_group = f"default_internal_group = {mail_group}\n"
+        chroot = "  chroot =\n"  # only root may chroot
     conf = base / "dovecot.conf"
     conf.write_text(
         _CONF.format(
             base=base, port=port, password=DOVECOT_PASSWORD, login_user=login_user,
             internal_user=internal_user, mail_user=mail_user, mail_group=mail_group,
-            tls_port=tls_port, listen="127.0.0.1, 127.0.0.2" if certs else "127.0.0.1",
+            internal_group=internal_group, chroot=chroot, tls_port=tls_port, listen="127.0.0.1, 127.0.0.2" if certs else "127.0.0.1",
             ssl=_SSL_ON.format(cert=certs.cert_pem, key=certs.key_pem) if certs else _SSL_OFF,
         )
     )
