@@ -361,3 +361,15 @@ def test_cli_ca_file_missing_is_a_config_error(tmp_path):
     proc = _cli(conf, "check")
     assert proc.returncode == 2
     assert f"[imap] ca_file {tmp_path / 'fehlt.pem'}: Datei nicht gefunden" in proc.stderr
+
+
+def test_ca_file_gone_after_the_config_was_read_is_a_settings_failure(tmp_path):
+    """The file is checked when the config is read; if it vanishes later, the next connect
+    says so as a settings failure (IMAP exit 14, SMTP 24), before any connection."""
+    gone = tmp_path / "weg.pem"
+    for service, transport in (("imap", ImapInbox("127.0.0.1", 1, "bot", "x", tls=True, ca_file=gone)),
+                               ("smtp", SmtpTransport("127.0.0.1", 1, tls="starttls", retries=0, ca_file=gone))):
+        with pytest.raises(ServerFailure) as err:
+            transport.check()
+        assert (err.value.service, err.value.kind) == (service, "config")
+        assert str(err.value) == f"[{service}] ca_file {gone}: Datei nicht gefunden"

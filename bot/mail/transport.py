@@ -16,6 +16,7 @@ from typing import Protocol, runtime_checkable
 __all__ = [
     "tls_context",
     "tls_problem",
+    "ca_file_problem",
     "TemporaryFailure",
     "PermanentFailure",
     "ServerFailure",
