@@ -325,7 +325,9 @@ def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> Do
     """Start a Dovecot in ``base``; with ``certs`` TLS is on (STARTTLS on the plain port, an
     imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2."""
     port = free_port()
-    tls_port = free_port() if certs else 0
+    tls_port = 0
+    while certs and tls_port in (0, port):
+        tls_port = free_port()
     for sub in ("run", "state", "mail"):
         (base / sub).mkdir(parents=True, exist_ok=True)
     root = os.geteuid() == 0
