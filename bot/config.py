@@ -11,6 +11,7 @@
     user = "spielleiter@example.org"
     password = "..."
     tls = true                                    # true | false | "starttls"
+    ca_file = "meine-ca.pem"                      # optional: also trust these certificates
     folder = "INBOX"
     processed_folder = "Spielleiter/Verarbeitet"
 
@@ -57,6 +58,14 @@ read for moves. ``read_workers`` (default: the number of CPUs, 1: off): worker
 processes that read the MIME of a batch of 20 or more stored mails ahead of the main
 process (:mod:`bot.service.readpool`).
 
+``[imap] ca_file`` / ``[smtp] ca_file`` (unset by default): a PEM file of certificates the
+bot trusts in addition to the system's CAs when it checks the server's certificate: the
+game master's private CA, or the server's self-signed certificate itself. The file must
+exist and hold at least one certificate (a :class:`ConfigError` otherwise), and it needs
+``tls = true`` or ``"starttls"``. There is no option to switch the check off: the server
+name must match the certificate too. (OpenSSL's ``SSL_CERT_FILE`` also works, but it
+replaces the system's CAs for both servers.)
+
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.
 """
@@ -94,9 +103,9 @@ class ConfigError(ValueError):
 SCHEMA: dict[str, dict[str, Any]] = {
     "database": {"url": str},
     "imap": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
-             "folder": str, "processed_folder": str, "timeout": float},
+             "ca_file": str, "folder": str, "processed_folder": str, "timeout": float},
     "smtp": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
-             "sender": str, "timeout": float},
+             "ca_file": str, "sender": str, "timeout": float},
     "maildir": {"path": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
             "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int,
@@ -201,6 +210,26 @@ def _resolve(base: Path, value: str) -> Path:
     return p if p.is_absolute() else (base / p)
 
 
+def _ca_file(base: Path, section: str, table: dict[str, Any]) -> Path:
+    """``[section] ca_file`` resolved against the config's folder, checked: it needs TLS,
+    exists and holds at least one PEM certificate. Raises :class:`ConfigError`."""
+    import ssl
+
+    from bot.mail.transport import ca_file_problem
+    value = table["ca_file"]
+    if not value.strip():
+        raise ConfigError(f"[{section}] ca_file: leer; weglassen oder eine PEM-Datei angeben.")
+    if table.get("tls", True if section == "imap" else "starttls") is False:
+        raise ConfigError(f"[{section}] ca_file: gilt nur mit TLS; tls = true oder \"starttls\" setzen "
+                          "(oder ca_file weglassen).")
+    path = _resolve(base, value)
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cafile=str(path))
+    except (OSError, ssl.SSLError, ValueError) as exc:
+        raise ConfigError(f"[{section}] ca_file {path}: {ca_file_problem(exc)}.") from None
+    return path
+
+
 def embedded(base: Path) -> Config:
     """The embedded default: SQLite and Maildir below ``base``."""
     base = base.resolve()
@@ -274,6 +303,9 @@ def load_config(path: str | Path | None) -> Config:
                     raise ConfigError(f"[{sec}] {key} fehlt.")
         cfg.imap = dict(data["imap"])
         cfg.smtp = dict(data["smtp"])
+        for sec, table in (("imap", cfg.imap), ("smtp", cfg.smtp)):
+            if "ca_file" in table:
+                table["ca_file"] = str(_ca_file(base, sec, table))
         cfg.sender = cfg.smtp.get("sender") or cfg.smtp.get("user") or botsec.get("sender", cfg.sender)
     else:
         md = data.get("maildir", {})

@@ -6,14 +6,25 @@
   ``static`` with one password, so ANY user name logs in (``bot``, ``gm``,
   ``fresh_user()``); every user gets its own Maildir.  Skipped when
   ``dovecot`` is not installed -- unless the env var ``CI`` is set, then
-  the test errors (CI must run ``.ci/install-mailservers``).  ``DOVECOT_BIN``
+  the test errors (CI must run ``scripts/setup --test``).  ``DOVECOT_BIN``
   selects another binary.  Works as root (drops to dovenull/dovecot/mail
-  like a system install) and, untested, as an ordinary user.
+  like a system install) and as an ordinary user (all of it as that user).
 * ``dovecot_clean`` (function): the same server after ``reset()``.
+* ``tls_certs`` (session): a throwaway CA made with ``trustme`` and a server certificate
+  it signed for ``127.0.0.1`` and ``localhost``, written as PEM files
+  (:class:`TlsCerts`); plus a second CA nobody trusts.
+* ``dovecot_tls`` (session): a second Dovecot like ``dovecot`` but with ``ssl = yes`` and
+  that certificate: STARTTLS on the plain ``port``, implicit TLS on ``tls_port``; it listens
+  on 127.0.0.1 and 127.0.0.2 (an address not in the certificate: the name mismatch).
+  Separate from ``dovecot`` so the tests without TLS do not wait for it.
 * ``smtpd`` (function): a real ``aiosmtpd`` server recording every message;
   ``fail_next(n, code)`` / ``reject_all(code)`` / ``reject(address, code)`` switch on
   failures, ``require_auth(user, password)`` makes it demand AUTH, ``stop()`` /
   ``start()`` take it down and bring it back on the same port.
+* ``smtpd_tls`` (function): a factory ``smtpd_tls(mode, auth=None, certs=None)`` for
+  aiosmtpd servers with the test certificate (or ``certs``, e.g. :func:`make_self_signed`): ``mode="starttls"`` (STARTTLS offered and required before
+  MAIL) or ``"implicit"`` (TLS from the first byte); with ``auth=(user, password)`` AUTH is
+  demanded and offered only over TLS, as real servers do.
 
 Use in a test module or conftest: ``pytest_plugins = ["tests.mailservers"]``.
 """
@@ -33,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["DovecotServer", "SmtpServer", "free_port"]
+__all__ = ["DovecotServer", "SmtpServer", "TlsCerts", "free_port", "make_self_signed", "make_tls_certs"]
 
 DOVECOT_PASSWORD = "geheim-123"
 
@@ -63,8 +74,8 @@ state_dir = {base}/state
 log_path = {base}/dovecot.log
 info_log_path = {base}/dovecot.log
 protocols = imap
-listen = 127.0.0.1
-ssl = no
+listen = {listen}
+{ssl}
 disable_plaintext_auth = no
 auth_mechanisms = plain login
 # no delays after a failed login (the wrong-password test): no failure
@@ -73,7 +84,7 @@ auth_failure_delay = 0
 auth_verbose = yes
 default_login_user = {login_user}
 default_internal_user = {internal_user}
-first_valid_uid = 1
+{internal_group}first_valid_uid = 1
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 200
 passdb {{
@@ -85,20 +96,123 @@ userdb {{
   args = uid={mail_user} gid={mail_group} home={base}/mail/%u
 }}
 service anvil {{
-  unix_listener anvil-auth-penalty {{
+{chroot}  unix_listener anvil-auth-penalty {{
     mode = 0
   }}
 }}
 service imap-login {{
-  inet_listener imap {{
-    address = 127.0.0.1
+{chroot}  inet_listener imap {{
+    address = {listen}
     port = {port}
   }}
   inet_listener imaps {{
-    port = 0
+    address = {listen}
+    port = {tls_port}
   }}
 }}
 """
+
+_SSL_OFF = "ssl = no"
+# STARTTLS on the plain port (ssl = yes: offered, not required, so the helpers' plain
+# logins keep working), implicit TLS on the imaps port. No ssl_dh: Dovecot 2.3 needs it
+# only for the old DHE ciphers, which OpenSSL 3 clients do not choose over ECDHE.
+_SSL_ON = """\
+ssl = yes
+ssl_cert = <{cert}
+ssl_key = <{key}
+ssl_min_protocol = TLSv1.2"""
+
+
+@dataclass
+class TlsCerts:
+    """PEM files of a throwaway test CA (``ca_pem``) and the server certificate it issued
+    for ``127.0.0.1`` and ``localhost`` (``cert_pem`` with its chain, ``key_pem``);
+    ``other_ca_pem`` is a second CA that signed nothing the servers use (trusting only it
+    must fail). Made by ``trustme`` (session fixture ``tls_certs``)."""
+
+    ca: object
+    dir: Path
+    ca_pem: Path
+    cert_pem: Path
+    key_pem: Path
+    other_ca_pem: Path
+    _leaf: object = None
+
+    def client_context(self, ca_pem: Path | None = None):
+        """A verifying client context (as the bot's default one) trusting only ``ca_pem``
+        (default: the test CA)."""
+        import ssl
+
+        return ssl.create_default_context(cafile=str(ca_pem or self.ca_pem))
+
+    def server_context(self):
+        """A TLS server context presenting the test certificate."""
+        import ssl
+
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(str(self.cert_pem), str(self.key_pem))
+        return ctx
+
+
+def make_tls_certs(directory: Path) -> TlsCerts:
+    """Write a new test CA, a server certificate for 127.0.0.1/localhost and an
+    unrelated CA into ``directory`` (see :class:`TlsCerts`)."""
+    import trustme
+
+    ca = trustme.CA(organization_name="Spielleiter Test-CA")
+    leaf = ca.issue_cert("127.0.0.1", "localhost")
+    other = trustme.CA(organization_name="Fremde CA")
+    directory.mkdir(parents=True, exist_ok=True)
+    certs = TlsCerts(ca, directory, directory / "ca.pem", directory / "server.pem", directory / "server.key",
+                     directory / "other-ca.pem", leaf)
+    ca.cert_pem.write_to_path(str(certs.ca_pem))
+    with open(certs.cert_pem, "wb") as f:
+        for blob in leaf.cert_chain_pems:
+            f.write(blob.bytes())
+    leaf.private_key_pem.write_to_path(str(certs.key_pem))
+    other.cert_pem.write_to_path(str(certs.other_ca_pem))
+    for path in (certs.ca_pem, certs.cert_pem, certs.other_ca_pem):
+        os.chmod(path, 0o644)
+    os.chmod(certs.key_pem, 0o600)
+    return certs
+
+
+def make_self_signed(directory: Path, *names: str) -> TlsCerts:
+    """A self-signed server certificate (no CA: what ``openssl req -x509`` or Debian's
+    snakeoil certificate gives a small server) for ``names`` (default 127.0.0.1 and
+    localhost), made with ``cryptography`` (trustme's base); ``ca_pem`` is the certificate
+    itself, the one thing a client can trust."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    names = names or ("127.0.0.1", "localhost")
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, names[-1])])
+    alt = []
+    for name in names:
+        try:
+            alt.append(x509.IPAddress(ipaddress.ip_address(name)))
+        except ValueError:
+            alt.append(x509.DNSName(name))
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(subject).issuer_name(subject).public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(hours=1)).not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName(alt), critical=False)
+            .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    directory.mkdir(parents=True, exist_ok=True)
+    cert_pem, key_pem = directory / "selfsigned.pem", directory / "selfsigned.key"
+    cert_pem.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_pem.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    os.chmod(key_pem, 0o600)
+    return TlsCerts(None, directory, cert_pem, cert_pem, key_pem, directory / "none.pem")
 
 
 @dataclass
@@ -111,6 +225,10 @@ class DovecotServer:
     password: str
     base: Path
     process: subprocess.Popen | None = None
+    #: the implicit-TLS (imaps) port; None when the server runs without TLS
+    tls_port: int | None = None
+    #: the certificates the server presents (``dovecot_tls``)
+    certs: TlsCerts | None = None
 
     def client(self, user: str | None = None):
         """A logged-in :class:`imapclient.IMAPClient` (caller logs out)."""
@@ -203,8 +321,13 @@ def _user_exists(name: str) -> bool:
         return False
 
 
-def _start_dovecot(binary: str, base: Path) -> DovecotServer:
+def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> DovecotServer:
+    """Start a Dovecot in ``base``; with ``certs`` TLS is on (STARTTLS on the plain port, an
+    imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2."""
     port = free_port()
+    tls_port = 0
+    while certs and tls_port in (0, port):
+        tls_port = free_port()
     for sub in ("run", "state", "mail"):
         (base / sub).mkdir(parents=True, exist_ok=True)
     root = os.geteuid() == 0
@@ -212,6 +335,8 @@ def _start_dovecot(binary: str, base: Path) -> DovecotServer:
         login_user = "dovenull" if _user_exists("dovenull") else "nobody"
         internal_user = "dovecot" if _user_exists("dovecot") else "nobody"
         mail_user, mail_group = "mail", "mail"
+        internal_group = ""  # Dovecot's default: the group "dovecot"
+        chroot = ""
         shutil.chown(base / "mail", "mail", "mail")
         os.chmod(base, 0o755)  # dovecot drops privileges; let it traverse
     else:  # unprivileged: everything runs as the current user
@@ -221,11 +346,17 @@ def _start_dovecot(binary: str, base: Path) -> DovecotServer:
         me = pwd.getpwuid(os.getuid()).pw_name
         login_user = internal_user = mail_user = me
         mail_group = grp.getgrgid(os.getgid()).gr_name
+        # the internal sockets (dict, stats, ...) belong to this group: an ordinary user may
+        # only hand them to its own group, not to "dovecot"
+        internal_group = f"default_internal_group = {mail_group}\n"
+        chroot = "  chroot =\n"  # only root may chroot
     conf = base / "dovecot.conf"
     conf.write_text(
         _CONF.format(
             base=base, port=port, password=DOVECOT_PASSWORD, login_user=login_user,
             internal_user=internal_user, mail_user=mail_user, mail_group=mail_group,
+            internal_group=internal_group, chroot=chroot, tls_port=tls_port, listen="127.0.0.1, 127.0.0.2" if certs else "127.0.0.1",
+            ssl=_SSL_ON.format(cert=certs.cert_pem, key=certs.key_pem) if certs else _SSL_OFF,
         )
     )
     with open(base / "dovecot.stdout", "wb") as out:
@@ -233,7 +364,8 @@ def _start_dovecot(binary: str, base: Path) -> DovecotServer:
             [binary, "-F", "-c", str(conf)],
             stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
         )
-    server = DovecotServer("127.0.0.1", port, "bot", DOVECOT_PASSWORD, base, proc)
+    server = DovecotServer("127.0.0.1", port, "bot", DOVECOT_PASSWORD, base, proc,
+                           tls_port=tls_port or None, certs=certs)
     deadline = time.monotonic() + 20
     last_error: Exception | None = None
     while time.monotonic() < deadline:
@@ -273,18 +405,46 @@ def _stop(proc: subprocess.Popen) -> None:
         pass
 
 
-@pytest.fixture(scope="session")
-def dovecot():
-    """A running Dovecot IMAP server (see module docstring)."""
+def _need_dovecot() -> str:
     binary = _dovecot_binary()
     if binary is None:
-        message = "dovecot is not installed (run .ci/install-mailservers)"
+        message = "dovecot is not installed (run scripts/setup --test)"
         if os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no"):
             pytest.fail(message + " -- CI is set, so this is an error", pytrace=False)
         pytest.skip(message)
+    return binary
+
+
+@pytest.fixture(scope="session")
+def dovecot():
+    """A running Dovecot IMAP server (see module docstring)."""
+    binary = _need_dovecot()
     base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-"))
     try:
         server = _start_dovecot(binary, base)
+    except Exception:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    try:
+        yield server
+    finally:
+        _stop(server.process)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def tls_certs(tmp_path_factory):
+    """A throwaway CA and a server certificate for 127.0.0.1/localhost (:class:`TlsCerts`)."""
+    return make_tls_certs(tmp_path_factory.mktemp("tls-certs"))
+
+
+@pytest.fixture(scope="session")
+def dovecot_tls(tls_certs):
+    """A running Dovecot with TLS: STARTTLS on ``port``, implicit TLS on ``tls_port``."""
+    binary = _need_dovecot()
+    base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-tls-"))
+    try:  # (Dovecot's config process reads the certificate and key before dropping privileges)
+        server = _start_dovecot(binary, base, tls_certs)
     except Exception:
         shutil.rmtree(base, ignore_errors=True)
         raise
@@ -330,14 +490,28 @@ class SmtpServer:
     auth: tuple[str, str] | None = None
     logins: list = field(default_factory=list)
     _controller: object = None
+    #: None: no TLS; "starttls": STARTTLS offered and required before MAIL (and AUTH);
+    #: "implicit": TLS from the first byte. Both present ``certs``' server certificate.
+    tls: str | None = None
+    certs: TlsCerts | None = None
 
     def start(self) -> None:
-        """Start (or restart) the server on its port; with ``auth`` set it demands AUTH."""
+        """Start (or restart) the server on its port; with ``auth`` set it demands AUTH
+        (without TLS also over plain text, fine on loopback; with TLS only over TLS)."""
         from aiosmtpd.controller import Controller
 
-        kw = {}
+        kw: dict = {}
+        if self.tls == "starttls":
+            kw.update(tls_context=self.certs.server_context(), require_starttls=True)
+        elif self.tls == "implicit":
+            kw.update(ssl_context=self.certs.server_context())
+        elif self.tls is not None:
+            raise ValueError(f"tls must be None, 'starttls' or 'implicit', not {self.tls!r}")
         if self.auth is not None:
-            kw = dict(auth_required=True, auth_require_tls=False, authenticator=self._authenticate)
+            # aiosmtpd counts only STARTTLS as TLS for AUTH; over implicit TLS every byte is
+            # encrypted already, so AUTH may go at once
+            kw.update(auth_required=True, auth_require_tls=self.tls == "starttls",
+                      authenticator=self._authenticate)
         import logging
 
         logging.getLogger("mail.log").setLevel(logging.ERROR)  # AUTH without TLS: fine on loopback
@@ -405,6 +579,26 @@ def smtpd():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def smtpd_tls(tls_certs):
+    """Factory ``smtpd_tls(mode, auth=None)``: a running aiosmtpd server with the test
+    certificate, ``mode`` "starttls" or "implicit", AUTH demanded with ``auth=(user,
+    password)`` (only over TLS). Every server made is stopped after the test."""
+    made: list[SmtpServer] = []
+
+    def make(mode: str, auth: tuple[str, str] | None = None, certs: TlsCerts | None = None) -> SmtpServer:
+        server = SmtpServer("127.0.0.1", free_port(), auth=auth, tls=mode, certs=certs or tls_certs)
+        server.start()
+        made.append(server)
+        return server
+
+    try:
+        yield make
+    finally:
+        for server in made:
+            server.stop()
 
 
 # ---------------------------------------------------------------------------

@@ -19,15 +19,16 @@ from __future__ import annotations
 import logging
 import socket
 import ssl
+from pathlib import Path
 from typing import Literal
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientAbortError, IMAPClientError, LoginError
+from imapclient.exceptions import CapabilityError, IMAPClientAbortError, IMAPClientError, LoginError
 from imapclient.imapclient import DELETED
 
 from bot.crash import crashpoint
 
-from .transport import PollState, ServerFailure, StoreCallback, sync_store
+from .transport import PollState, ServerFailure, StoreCallback, sync_store, tls_context, tls_problem
 
 __all__ = ["ImapInbox"]
 
@@ -41,7 +42,9 @@ class ImapInbox:
     143), False = plain (loopback/tests only).  ``processed_folder`` uses
     "/" as hierarchy separator; it is translated to the server's delimiter
     (Dovecot's default Maildir++ layout uses ".") and created if missing.
-    ``ssl_context`` overrides the default verifying TLS context.
+    The server's certificate is verified against the system's CAs plus the PEM
+    certificates of ``ca_file`` (a private CA or a self-signed certificate,
+    :func:`~bot.mail.transport.tls_context`); ``ssl_context`` replaces that context.
     """
 
     def __init__(
@@ -55,6 +58,7 @@ class ImapInbox:
         processed_folder: str = "Spielleiter/Verarbeitet",
         timeout: float = 30,
         ssl_context: ssl.SSLContext | None = None,
+        ca_file: str | Path | None = None,
     ):
         if tls not in (True, False, "starttls"):
             raise ValueError(f"tls must be True, False or 'starttls', not {tls!r}")
@@ -67,6 +71,7 @@ class ImapInbox:
         self.processed_folder = processed_folder
         self.timeout = timeout
         self.ssl_context = ssl_context
+        self.ca_file = ca_file
 
     @property
     def source(self) -> str:
@@ -85,7 +90,7 @@ class ImapInbox:
             return exc
         text = _text(exc)
         if isinstance(exc, ssl.SSLError | ssl.CertificateError):
-            return fail("tls", getattr(exc, "reason", None) or text)
+            return fail("tls", tls_problem(exc, "imap"))
         if isinstance(exc, LoginError):
             return fail("login", f"{text} (Benutzer {self.user})")
         if isinstance(exc, socket.gaierror):
@@ -95,6 +100,8 @@ class ImapInbox:
         if isinstance(exc, IMAPClientAbortError | OSError):
             return fail("unreachable", text or "Verbindung abgebrochen")
         if stage == "starttls":
+            if isinstance(exc, CapabilityError):
+                return fail("tls", "der Server bietet kein STARTTLS an")
             return fail("tls", f"STARTTLS gescheitert: {text}")
         if stage == "folder":
             return fail("folder", text)
@@ -106,7 +113,7 @@ class ImapInbox:
         Raises :class:`ServerFailure` (kinds ``unreachable``, ``tls``, ``login``).
         """
         # (loading the system's certificates costs ~30 ms: only when TLS is used)
-        context = (self.ssl_context or ssl.create_default_context()) if self.tls else None
+        context = (self.ssl_context or tls_context("imap", self.ca_file)) if self.tls else None
         stage = "connect"
         try:
             client = IMAPClient(
@@ -144,7 +151,8 @@ class ImapInbox:
             processed = self._server_folder(client, self.processed_folder)
             made = not client.folder_exists(processed)
             self._ensure_folder(client, processed)
-            return (f"angemeldet als {self.user}, {self.folder}: {n} Mail(s), {self.processed_folder} "
+            how = "TLS" if self.tls is True else "STARTTLS" if self.tls == "starttls" else "ohne TLS"
+            return (f"{how}, angemeldet als {self.user}, {self.folder}: {n} Mail(s), {self.processed_folder} "
                     + ("angelegt" if made else "vorhanden"))
         except Exception as exc:
             raise self._failure(exc, stage) from exc

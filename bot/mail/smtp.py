@@ -23,11 +23,12 @@ import asyncio
 import concurrent.futures
 import logging
 import ssl
+from pathlib import Path
 from typing import Literal
 
 import aiosmtplib
 
-from .transport import PermanentFailure, ServerFailure, TemporaryFailure
+from .transport import PermanentFailure, ServerFailure, TemporaryFailure, tls_context, tls_problem
 
 __all__ = ["SmtpTransport"]
 
@@ -60,8 +61,10 @@ class SmtpTransport:
     that takes mail without login); otherwise AUTH with ``password`` after TLS.
     ``retries`` is the number of extra attempts after the first one for connection
     trouble and 4xx; the wait before retry ``n`` (1-based) is ``backoff * 2 ** (n - 1)``
-    seconds. ``timeout``: seconds per connect and per command. ``ssl_context`` overrides
-    the default verifying TLS context.
+    seconds. ``timeout``: seconds per connect and per command. The server's certificate is
+    verified against the system's CAs plus the PEM certificates of ``ca_file`` (a private
+    CA or a self-signed certificate, :func:`~bot.mail.transport.tls_context`);
+    ``ssl_context`` replaces that context.
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class SmtpTransport:
         retries: int = 3,
         backoff: float = 1.0,
         ssl_context: ssl.SSLContext | None = None,
+        ca_file: str | Path | None = None,
     ):
         if tls not in (True, False, "starttls"):
             raise ValueError(f"tls must be True, False or 'starttls', not {tls!r}")
@@ -87,6 +91,7 @@ class SmtpTransport:
         self.retries = max(0, int(retries))
         self.backoff = backoff
         self.ssl_context = ssl_context
+        self.ca_file = ca_file
 
     @property
     def where(self) -> str:
@@ -98,15 +103,16 @@ class SmtpTransport:
     def _unreachable(self, exc: BaseException) -> ServerFailure:
         cause = _tls_cause(exc)
         if cause is not None:
-            return self._server("tls", f"{getattr(cause, 'reason', None) or cause}")
+            return self._server("tls", tls_problem(cause, "smtp"))
         if isinstance(exc, asyncio.TimeoutError | TimeoutError):
             return self._server("unreachable", f"keine Antwort in {self.timeout:g} s")
         return self._server("unreachable", str(exc) or type(exc).__name__)
 
     async def _open(self) -> aiosmtplib.SMTP:
         """Connect, EHLO, TLS, AUTH: a session ready for MAIL FROM. Raises ServerFailure."""
+        context = (self.ssl_context or tls_context("smtp", self.ca_file)) if self.tls else None
         client = aiosmtplib.SMTP(hostname=self.host, port=self.port, use_tls=self.tls is True, start_tls=False,
-                                 timeout=self.timeout, tls_context=self.ssl_context)
+                                 timeout=self.timeout, tls_context=context)
         stage = "connect"
         try:
             await client.connect()
@@ -117,6 +123,10 @@ class SmtpTransport:
                 if not client.supports_extension("starttls"):
                     raise self._server("tls", "der Server bietet kein STARTTLS an")
                 await client.starttls()
+                # the extensions offered before TLS are void (RFC 3207 4.2): ask again, so the
+                # AUTH that most submission servers offer only after STARTTLS is seen
+                stage = "ehlo"
+                await client.ehlo()
             if self.user:
                 stage = "login"
                 if not client.supports_extension("auth"):

@@ -9,9 +9,14 @@ implement :class:`Sender`.
 
 from __future__ import annotations
 
+import ssl
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 __all__ = [
+    "tls_context",
+    "tls_problem",
+    "ca_file_problem",
     "TemporaryFailure",
     "PermanentFailure",
     "ServerFailure",
@@ -169,3 +174,59 @@ class Poller(Protocol):
     def poll(self, store: StoreCallback, state: PollState) -> int:
         """Hand every new mail to ``store``; return how many were stored."""
         ...
+
+
+# -- TLS: one trust and one wording for IMAP and SMTP -----------------------------------
+
+#: OpenSSL's verify codes (``ssl.SSLCertVerificationError.verify_code``) that mean "issued by
+#: nobody we trust": self-signed leaf, self-signed CA in the chain, unknown issuer,
+#: unverifiable leaf
+_UNTRUSTED = {18, 19, 20, 21}
+_MISMATCH = {62, 64}  # host name, IP address not in the certificate
+_EXPIRED = {9, 10}  # not yet valid, expired
+
+
+def tls_context(service: str, ca_file: str | Path | None = None) -> ssl.SSLContext:
+    """The verifying client context of ``service`` ("imap"/"smtp"): the system's trusted
+    CAs (OpenSSL's default paths, so ``SSL_CERT_FILE``/``SSL_CERT_DIR`` apply), plus the
+    PEM certificates in ``ca_file`` (``[imap] ca_file``/``[smtp] ca_file``: a private CA or
+    a self-signed server certificate to trust in addition). Host names are always checked.
+    Raises :class:`ServerFailure` kind ``config`` when ``ca_file`` cannot be read or holds
+    no certificate."""
+    context = ssl.create_default_context()
+    if ca_file:
+        try:
+            context.load_verify_locations(cafile=str(ca_file))
+        except (OSError, ssl.SSLError, ValueError) as exc:
+            raise ServerFailure(service, "config", f"[{service}] ca_file {ca_file}: {ca_file_problem(exc)}") from exc
+    return context
+
+
+def ca_file_problem(exc: BaseException) -> str:
+    """Why a ``ca_file`` could not be loaded, in German."""
+    if isinstance(exc, FileNotFoundError):
+        return "Datei nicht gefunden"
+    if isinstance(exc, PermissionError):
+        return "Datei nicht lesbar (Rechte)"
+    if isinstance(exc, ssl.SSLError | ValueError):
+        return "kein Zertifikat im PEM-Format darin (-----BEGIN CERTIFICATE-----)"
+    return str(exc)
+
+
+def tls_problem(exc: ssl.SSLError, service: str) -> str:
+    """The German text of a failed TLS handshake of ``service`` ("imap"/"smtp"), with what
+    to change: an untrusted certificate names ``[service] ca_file``, a name mismatch
+    ``[service] host``."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        why = exc.verify_message or exc.reason or str(exc)
+        code = exc.verify_code
+        if code in _MISMATCH:
+            return (f"Zertifikat passt nicht zum Servernamen ({why}); [{service}] host muss ein Name "
+                    "aus dem Zertifikat sein")
+        if code in _UNTRUSTED:
+            return (f"Zertifikat nicht vertrauenswürdig ({why}); eigene CA oder selbst signiertes "
+                    f"Zertifikat: als PEM-Datei in [{service}] ca_file angeben")
+        if code in _EXPIRED:
+            return f"Zertifikat abgelaufen oder noch nicht gültig ({why})"
+        return f"Zertifikat abgelehnt ({why})"
+    return f"TLS-Handshake gescheitert ({getattr(exc, 'reason', None) or exc})"
