@@ -2,9 +2,10 @@
 
 ``store_raw`` (and ``store_raw_many`` for a transport's batch, through :class:`RawStore`)
 commits the raw bytes before anything else (a mail larger than ``[bot] max_mail_bytes``
-only up to that size); ``process_mail`` reads a stored mail (MIME -> text -> Partie
-sections -> moves), records the submission and queues the German acknowledgement, all in
-one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
+only up to that size; the same bytes once); ``process_mail`` reads a stored mail (its
+headers: Message-ID, arrival time, a re-delivery of a mail read before; then MIME -> text
+-> Partie sections -> moves), records the submission and queues the German
+acknowledgement, all in one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
 and after a crash). A mail whose reading fails stays stored with status ``error``; a
 registered sender is told it could not be read.
 
@@ -172,78 +173,83 @@ def store_raw_many(db: Database, mails: Sequence[RawMail],
 
     The bytes are stored unchanged, except that a mail larger than ``max_bytes`` is stored
     cut to that size (its headers and the first part; ``raw_size`` keeps its real size).
-    A mail already stored (also earlier in ``mails``) is not stored twice: the same bytes,
-    or the same Message-ID with the same content (:func:`content_hash`; a re-delivery with
-    other trace headers). A different mail reusing a stored Message-ID is stored (and
-    read) as a new one. Four statements for the usual batch: the known hashes, the known
-    Message-IDs, one INSERT of the new mails (an executemany) and their ids."""
-    prepared = []
-    for m in mails:
-        head = header_block(m.raw)
-        hdr = _headers(m.raw, head=head)
-        mid = _mid_of(hdr)
-        prepared.append((m, hashlib.sha256(m.raw).hexdigest(), mid,
-                         content_hash(m.raw, headers=hdr, head=head) if mid else None,
-                         arrival_time(m.raw, headers=hdr)))
-    if not prepared:
+    The same bytes are not stored twice (also earlier in ``mails``): the sha256 of the
+    bytes as received. Nothing else is looked at here, so storing costs little more than
+    the bytes: the headers are read when the mail is (:func:`identify`: its Message-ID,
+    its arrival time, and whether it repeats a mail read before). ``received_at`` is the
+    time of storing until then. Three statements: the known hashes, one INSERT of the new
+    mails (an executemany) and their ids."""
+    if not mails:
         return []
+    now = datetime.now(timezone.utc)
+    shas = [hashlib.sha256(m.raw).hexdigest() for m in mails]
     t = InboundMail.__table__
     with db.session() as s:
-        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_({p[1] for p in prepared}))).all())
-        by_content: dict[tuple[str, str], int] = {}
-        mids = {p[2] for p in prepared if p[2] and p[1] not in by_sha}
-        if mids:
-            legacy: dict[str, list[int]] = {}
-            for mid, chash, size, i in s.execute(
-                    select(t.c.message_id, t.c.content_sha256, t.c.raw_size, t.c.id)
-                    .where(t.c.message_id.in_(mids)).order_by(t.c.id)).all():
-                if chash is not None:
-                    by_content.setdefault((mid, chash), i)
-                elif size is None:  # stored before content_sha256 existed: compared by its bytes
-                    legacy.setdefault(mid, []).append(i)
-            ids = [i for found in legacy.values() for i in found[-_LEGACY_ROWS:]]
-            if ids:
-                for mid, raw, i in s.execute(select(t.c.message_id, t.c.raw, t.c.id).where(t.c.id.in_(ids))
-                                             .order_by(t.c.id.desc())).all():
-                    by_content.setdefault((mid, content_hash(bytes(raw))), i)
-        # per mail: the id of the stored mail it repeats, or the hash of the new row that
-        # holds it (its own, or an earlier one's in this batch)
-        found: list[int | str] = []
+        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(set(shas)))).all())
         rows: list[dict] = []
-        batch_content: dict[tuple[str, str], str] = {}
         batch_sha: set[str] = set()
-        for m, sha, mid, chash, at in prepared:
-            if sha in by_sha:
-                found.append(by_sha[sha])
-            elif mid and (mid, chash) in by_content:
-                found.append(by_content[(mid, chash)])
-            elif sha in batch_sha:
-                found.append(sha)
-            elif mid and (mid, chash) in batch_content:
-                found.append(batch_content[(mid, chash)])
-            else:
-                found.append(sha)
-                batch_sha.add(sha)
-                if mid:
-                    batch_content[(mid, chash)] = sha
-                size = len(m.raw)
-                stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
-                rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "message_id": mid,
-                             "sha256": sha, "raw": stored, "content_sha256": chash,
-                             "raw_size": size if stored is not m.raw else None, "received_at": at,
-                             "status": "stored"})
+        for m, sha in zip(mails, shas):
+            if sha in by_sha or sha in batch_sha:
+                continue
+            batch_sha.add(sha)
+            size = len(m.raw)
+            stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
+            rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "sha256": sha,
+                         "raw": stored, "raw_size": size if stored is not m.raw else None, "received_at": now,
+                         "status": "stored"})
         new_ids: dict[str, int] = {}
         if rows:
             s.execute(insert(t), rows)
             new_ids = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(batch_sha))).all())
     out, first = [], set()
-    for f in found:
-        if isinstance(f, int):
-            out.append((f, False))
+    for sha in shas:
+        if sha in by_sha:
+            out.append((by_sha[sha], False))
         else:
-            out.append((new_ids[f], f not in first))
-            first.add(f)
+            out.append((new_ids[sha], sha not in first))
+            first.add(sha)
     return out
+
+
+def identify(s: Session, mail: InboundMail) -> int | None:
+    """Read a stored mail's headers into its row, at reading: ``message_id``,
+    ``content_sha256`` (:func:`content_hash`) and ``received_at`` (:func:`arrival_time`,
+    the time of storing when the mail has no usable ``Received:``). Returns the id of an
+    earlier mail it repeats -- the same Message-ID with the same content, a re-delivery
+    with other trace headers --, else None (a different mail reusing a Message-ID is read
+    as a new one). Mails are read in the order they were stored, so the earlier one has
+    been read."""
+    head = header_block(mail.raw)
+    hdr = _headers(mail.raw, head=head)
+    mail.received_at = arrival_time(mail.raw, mail.received_at, headers=hdr)
+    mid = _mid_of(hdr)
+    if not mid:
+        return None
+    chash = content_hash(mail.raw, headers=hdr, head=head)
+    mail.message_id, mail.content_sha256 = mid, chash
+    conn = s.connection()
+    rows = conn.execute(_SAME_ID, {"mid": mid, "id": mail.id}).all()
+    if not rows:
+        return None
+    for i, other, _ in rows:
+        if other == chash:
+            return i
+    # stored before content_sha256 existed: compared by their bytes (the last few)
+    legacy = [i for i, other, size in rows if other is None and size is None][-_LEGACY_ROWS:]
+    t = InboundMail.__table__
+    for i, raw in conn.execute(select(t.c.id, t.c.raw).where(t.c.id.in_(legacy)).order_by(t.c.id)).all() \
+            if legacy else []:
+        if content_hash(bytes(raw)) == chash:
+            return i
+    return None
+
+
+#: The mails read before with a Message-ID (built once: building it cost more than running it).
+_SAME_ID = (select(InboundMail.__table__.c.id, InboundMail.__table__.c.content_sha256,
+                   InboundMail.__table__.c.raw_size)
+            .where(InboundMail.__table__.c.message_id == bindparam("mid"),
+                   InboundMail.__table__.c.id < bindparam("id"))
+            .order_by(InboundMail.__table__.c.id))
 
 
 #: How far a Received: stamp may lie in the future (clock skew between servers).
@@ -290,9 +296,9 @@ class RawStore:
     batch off the server, so a crash before leaves the mails on the server, to be fetched
     and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
     stored at once. The stored mails are read afterwards by :func:`process_pending`, so a
-    poll pass costs the mail server no more than fetching, storing and moving."""
+    poll pass costs no more than fetching and storing."""
 
-    limit = 200
+    limit = 1000
     limit_bytes = 32 * 1024 * 1024
 
     def __init__(self, db: Database, source: str, max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
@@ -338,6 +344,11 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             mail = s.get(InboundMail, mail_id)
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
+            first = identify(s, mail)
+            if first is not None:  # a re-delivery: read once, answered once
+                mail.status, mail.kind = "ignored", "ignored"
+                mail.parse = {"reason": f"duplicate of mail {first}", "duplicate_of": first}
+                return mail.status
             with _answers(s) as queued:
                 _process(s, cfg, mail, now, read)
                 for row in queued:  # the reading time (gate_answers), written with the INSERT
@@ -350,6 +361,10 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
             if mail is not None:
+                try:
+                    identify(s, mail)
+                except Exception:  # pragma: no cover - the header parser is very tolerant
+                    log.exception("reading the headers of mail %s failed", mail_id)
                 mail.status = "error"
                 mail.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
         _tell_failed(db, cfg, mail_id, now)
