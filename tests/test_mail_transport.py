@@ -98,9 +98,16 @@ def test_imap_poll_stores_moves_and_advances(dovecot, inbox):
     assert state.get("INBOX") == (uidvalidity, 4)
     assert inbox.poll(store, state) == 0  # nothing new: nothing fetched twice
     assert len(store.calls) == 4
+    assert inbox.untidy == 1
     assert inbox.tidy(state) == 1
     assert dovecot.fetch_all("INBOX", user=inbox.user) == []
     assert len(dovecot.fetch_all("Spielleiter.Verarbeitet", user=inbox.user)) == 4
+    # a poll with nothing new and nothing stored left in the folder: tidy does not log in
+    assert inbox.poll(store, state) == 0 and inbox.untidy == 0
+    logins = []
+    real_connect = inbox.connect
+    inbox.connect = lambda: logins.append(1) or real_connect()
+    assert inbox.tidy(state) == 0 and logins == []
 
 
 def test_imap_tidy_moves_nothing_without_state_or_after_a_new_uidvalidity(dovecot, inbox):

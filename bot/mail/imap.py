@@ -80,6 +80,9 @@ class ImapInbox:
         self.timeout = timeout
         self.ssl_context = ssl_context
         self.ca_file = ca_file
+        #: after a :meth:`poll`: how many mails of the folder are stored (UID up to the
+        #: poll state's), so :meth:`tidy` need not log in when it is 0; None: unknown
+        self.untidy: int | None = None
 
     @property
     def source(self) -> str:
@@ -230,6 +233,8 @@ class ImapInbox:
                 raise ServerFailure("imap", "folder", f"Ordner {self.folder}: {_text(exc)}", host=self.where) from exc
             stage = "poll"
             uidvalidity = int(info[b"UIDVALIDITY"])
+            exists = int(info.get(b"EXISTS", 0))
+            self.untidy = None
             known_validity, last_uid = state.get(self.folder)
             if known_validity != uidvalidity:
                 if known_validity is not None:
@@ -296,6 +301,9 @@ class ImapInbox:
                     break
             else:
                 finish()
+            done_validity, done_uid = state.get(self.folder)
+            if done_validity == uidvalidity:  # those not stored, by the remembered UID
+                self.untidy = exists - sum(1 for u in uids if u > done_uid)
         except Exception as exc:
             raise self._failure(exc, stage) from exc
         finally:
@@ -308,10 +316,13 @@ class ImapInbox:
         ``UID MOVE`` (or COPY, \\Deleted and EXPUNGE on a server without MOVE); returns
         how many were moved. Run after :meth:`poll`, once the stored mails were read;
         a crash before it leaves them in the folder for the next tidy, and no poll fetches
-        them again. Server failures raise :class:`ServerFailure`. Always logs out."""
+        them again. Does not log in when the pass just before found none of them in the
+        folder (:attr:`untidy`: a poll with nothing new costs one login, not two).
+        Server failures raise :class:`ServerFailure`. Always logs out."""
         validity, last_uid = state.get(self.folder)
-        if validity is None or last_uid < 1:
+        if validity is None or last_uid < 1 or self.untidy == 0:  # nothing stored is in the folder
             return 0
+        self.untidy = None
         client = self.connect()
         stage = "folder"
         try:

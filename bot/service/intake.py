@@ -293,8 +293,8 @@ class RawStore:
     StoreCallback`): each mail is taken into the current batch; :meth:`sync` stores the
     batch raw in one transaction (:func:`store_raw_many`) and makes it durable
     (:meth:`Database.sync`). The transport calls it (``sync_store``) before it moves the
-    batch off the server, so a crash before leaves the mails on the server, to be fetched
-    and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
+    batch off the server or advances its poll state, so a crash before leaves the mails
+    to be fetched and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
     stored at once. The stored mails are read afterwards by :func:`process_pending`, so a
     poll pass costs no more than fetching and storing."""
 
