@@ -20,7 +20,7 @@ from bot.mail.maildir import MaildirTransport
 from bot.mail.transport import MemoryPollState
 from bot.packing import Chunked, Packed, pack, unpack
 from bot.service import rounds
-from bot.service.intake import RawMail, make_store, process_pending, store_raw, store_raw_many
+from bot.service.intake import RawMail, make_store, process_pending, store_raw, store_raw_batch, store_raw_many
 from bot.service.league import create_league, read_league_file
 from bot.service.outbox import deliver, queue_mail, queue_mails
 from bot.service.runner import poll_once
@@ -148,6 +148,28 @@ def test_store_raw_many_dedupes_by_bytes_and_reading_by_message_id(env):
     assert [r.message_id for r in rows] == ["<z1@example.org>", "<z1@example.org>", "<z2@example.org>", None]
     assert rows[1].status == "ignored" and rows[1].parse["duplicate_of"] == first[0]
     assert all("duplicate_of" not in (r.parse or {}) for r in (rows[0], rows[2], rows[3]))
+
+
+def test_store_raw_batch_skips_bytes_stored_before_in_one_statement(env):
+    """The transports' store: one INSERT .. ON CONFLICT DO NOTHING (SQLite and PostgreSQL):
+    the same bytes once, in a batch and across batches; a mail over the limit cut."""
+    db, _, _ = env
+    a, b, c = _raw(1), _raw(2), _raw(3, "Partie R1:\nQQQ\n" + "lang " * 2000)
+    from sqlalchemy import event
+    statements = []
+    event.listen(db.engine, "before_cursor_execute", lambda _c, _cur, sql, *a: statements.append(sql))
+    store_raw_batch(db, [RawMail(a, "t", 7, 1), RawMail(b, "t", 7, 2), RawMail(a, "t", 7, 3)], max_bytes=5000)
+    store_raw_batch(db, [RawMail(b, "t", 7, 4), RawMail(c, "t", 7, 5)], max_bytes=5000)
+    sent = list(statements)  # before the checking SELECT below
+    with db.session() as s:
+        rows = s.execute(select(InboundMail.uid, InboundMail.raw, InboundMail.raw_size, InboundMail.status)
+                         .order_by(InboundMail.id)).all()
+    assert [r.uid for r in rows] == [1, 2, 5]
+    assert bytes(rows[0].raw) == a and bytes(rows[1].raw) == b and rows[0].raw_size is None
+    assert len(rows[2].raw) <= 5000 < len(c) == rows[2].raw_size
+    assert {r.status for r in rows} == {"stored"}
+    inserts = [q for q in sent if q.lstrip().upper().startswith("INSERT")]
+    assert len(inserts) == len(sent) == 2 and all("ON CONFLICT" in q.upper() for q in inserts)  # one statement a batch
 
 
 def test_answer_cap_counts_by_an_index_not_a_scan_of_the_outbox(env):

@@ -211,6 +211,35 @@ def store_raw_many(db: Database, mails: Sequence[RawMail],
     return out
 
 
+def store_raw_batch(db: Database, mails: Sequence[RawMail], max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
+    """Store received mails as :func:`store_raw_many` does (the same bytes once, cut at
+    ``max_bytes``), in one transaction, and commit; without returning ids, so in one
+    statement: an INSERT (executemany) that skips the bytes stored before
+    (``ON CONFLICT (sha256) DO NOTHING``, SQLite and PostgreSQL). The transports' store
+    (:class:`RawStore`) needs no ids: the stored mails are read in stored order."""
+    if not mails:
+        return
+    now = datetime.now(timezone.utc)
+    rows = []
+    for m in mails:
+        size = len(m.raw)
+        stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
+        rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid,
+                     "sha256": hashlib.sha256(m.raw).hexdigest(), "raw": stored,
+                     "raw_size": size if stored is not m.raw else None, "received_at": now, "status": "stored"})
+    with db.session() as s:
+        s.execute(_insert_new(s.get_bind().dialect.name), rows)
+
+
+def _insert_new(dialect: str):
+    """INSERT INTO inbound_mails .. ON CONFLICT (sha256) DO NOTHING for ``dialect``."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(InboundMail.__table__).on_conflict_do_nothing(index_elements=["sha256"])
+
+
 def identify(s: Session, mail: InboundMail) -> int | None:
     """Read a stored mail's headers into its row, at reading: ``message_id``,
     ``content_sha256`` (:func:`content_hash`) and ``received_at`` (:func:`arrival_time`,
@@ -291,7 +320,7 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> i
 class RawStore:
     """The store callback a transport hands its mails to (:class:`~bot.mail.transport.
     StoreCallback`): each mail is taken into the current batch; :meth:`sync` stores the
-    batch raw in one transaction (:func:`store_raw_many`) and makes it durable
+    batch raw in one transaction (:func:`store_raw_batch`) and makes it durable
     (:meth:`Database.sync`). The transport calls it (``sync_store``) before it moves the
     batch off the server or advances its poll state, so a crash before leaves the mails
     to be fetched and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
@@ -305,7 +334,6 @@ class RawStore:
         self.db, self.source, self.max_bytes = db, source, max_bytes
         self.pending: list[RawMail] = []
         self.size = 0
-        self.stored = 0
 
     def __call__(self, raw: bytes, *, source: str | None = None, uidvalidity: int | None = None,
                  uid: int | None = None) -> bool:
@@ -317,8 +345,7 @@ class RawStore:
 
     def _store(self) -> None:
         if self.pending:
-            done = store_raw_many(self.db, self.pending, self.max_bytes)
-            self.stored += sum(1 for _, new in done if new)
+            store_raw_batch(self.db, self.pending, self.max_bytes)
             self.pending, self.size = [], 0
             crashpoint("after-store")
 
