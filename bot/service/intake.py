@@ -240,22 +240,53 @@ def _insert_new(dialect: str):
     return dialect_insert(InboundMail.__table__).on_conflict_do_nothing(index_elements=["sha256"])
 
 
-def identify(s: Session, mail: InboundMail) -> int | None:
-    """Read a stored mail's headers into its row, at reading: ``message_id``,
-    ``content_sha256`` (:func:`content_hash`) and ``received_at`` (:func:`arrival_time`,
-    the time of storing when the mail has no usable ``Received:``). Returns the id of an
-    earlier mail it repeats -- the same Message-ID with the same content, a re-delivery
-    with other trace headers --, else None (a different mail reusing a Message-ID is read
-    as a new one). Mails are read in the order they were stored, so the earlier one has
-    been read."""
-    head = header_block(mail.raw)
-    hdr = _headers(mail.raw, head=head)
-    mail.received_at = arrival_time(mail.raw, mail.received_at, headers=hdr)
+def _identity(raw: bytes, stored_at: datetime) -> tuple[str | None, str | None, datetime]:
+    """``(message_id, content_sha256, arrival time)`` of a stored mail's bytes: the
+    Message-ID as written (stripped), :func:`content_hash` when there is one, and
+    :func:`arrival_time` (``stored_at`` when there is no usable ``Received:``)."""
+    head = header_block(raw)
+    hdr = _headers(raw, head=head)
     mid = _mid_of(hdr)
-    if not mid:
-        return None
-    chash = content_hash(mail.raw, headers=hdr, head=head)
-    mail.message_id, mail.content_sha256 = mid, chash
+    return (mid, content_hash(raw, headers=hdr, head=head) if mid else None,
+            arrival_time(raw, stored_at, headers=hdr))
+
+
+def identify_stored(db: Database, ids: Sequence[int]) -> int:
+    """Read the headers of the stored mails ``ids`` not read yet into their rows, in one
+    transaction (one UPDATE, an executemany): ``message_id``, ``content_sha256`` and
+    ``received_at`` (:func:`_identity`). :func:`process_pending` does it a chunk at a
+    time before reading them, so the per-mail transactions do not touch the Message-ID
+    index (a page of its own to write for every mail). Returns how many were updated."""
+    t = InboundMail.__table__
+    with db.session() as s:
+        conn = s.connection()
+        rows = conn.execute(select(t.c.id, t.c.raw, t.c.received_at).where(
+            t.c.id.in_(ids), t.c.status == "stored", t.c.message_id.is_(None))).all()
+        done = []
+        for i, raw, at in rows:
+            mid, chash, arrived = _identity(bytes(raw), at)
+            if mid is not None or arrived != at:
+                done.append({"b_id": i, "mid": mid, "chash": chash, "at": arrived})
+        if done:
+            conn.execute(update(t).where(t.c.id == bindparam("b_id")).values(
+                message_id=bindparam("mid"), content_sha256=bindparam("chash"), received_at=bindparam("at")), done)
+    return len(done)
+
+
+def identify(s: Session, mail: InboundMail) -> int | None:
+    """Read a stored mail's headers into its row unless :func:`identify_stored` did:
+    ``message_id``, ``content_sha256`` and ``received_at`` (:func:`_identity`). Returns
+    the id of an earlier mail it repeats -- the same Message-ID with the same content,
+    a re-delivery with other trace headers --, else None (a different mail reusing a
+    Message-ID is read as a new one). Mails are read in the order they were stored, so
+    the earlier one has been read."""
+    if mail.message_id is None:  # not identified yet, or without a Message-ID
+        mid, chash, arrived = _identity(mail.raw, mail.received_at)
+        mail.received_at = arrived
+        if mid is None:
+            return None
+        mail.message_id, mail.content_sha256 = mid, chash
+    mid, chash = mail.message_id, mail.content_sha256
     conn = s.connection()
     rows = conn.execute(_SAME_ID, {"mid": mid, "id": mail.id}).all()
     if not rows:
@@ -303,14 +334,21 @@ def arrival_time(raw: bytes, now: datetime | None = None, *, headers=None) -> da
     return now
 
 
+#: Stored mails whose headers :func:`process_pending` reads in one transaction.
+IDENTIFY_CHUNK = 500
+
+
 def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:
     """Read every stored mail not yet read, in the order they were stored (the mails a
-    poll pass has just stored, or left by a crash); each in its own transaction.
+    poll pass has just stored, or left by a crash); first their headers, a chunk at a
+    time (:func:`identify_stored`), then each mail in its own transaction.
     The MIME front of reading (:func:`~bot.mail.message.read_mail`) is done ahead in
     worker processes for a batch (``[bot] read_workers``, :mod:`bot.service.readpool`).
     Returns how many."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
+    for k in range(0, len(ids), IDENTIFY_CHUNK):
+        identify_stored(db, ids[k:k + IDENTIFY_CHUNK])
     for mid, rm in pool_for(cfg.read_workers).read(db, ids):
         process_mail(db, cfg, mid, now, read=rm)
         crashpoint("after-read")
