@@ -14,8 +14,9 @@ The crash points (the seams between two stages of the mail flow):
     ``bot/service/intake.py`` (``process_pending``): the reading transaction of one
     mail (submission, acknowledgement in the outbox) is committed, before the next one.
 ``before-move``
-    ``bot/mail/imap.py``: the store callback returned True for a batch and the store is
-    durable, right before the batch is moved to the processed folder.
+    ``bot/mail/imap.py`` (``tidy``): the mails are stored, made durable, the poll state
+    advanced and the mails read, right before the stored mails are moved to the
+    processed folder.
 ``after-adjudicate``
     ``bot/cli.py`` (``adjudicate``) and ``bot/service/runner.py`` (``Service.fire``):
     the adjudication is committed (Auswertungen in the outbox), before delivery.

@@ -264,13 +264,14 @@ class DovecotServer:
             client.logout()
 
     def flags(self, folder: str = "INBOX", user: str | None = None) -> list[tuple]:
-        """Flags of every mail in ``folder``, by UID."""
+        """Flags of every mail in ``folder``, by UID (without the session flag \\Recent,
+        which only says that no session opened the folder read-write since)."""
         client = self.client(user)
         try:
             client.select_folder(folder, readonly=True)
             uids = client.search(["ALL"])
             data = client.get_flags(uids) if uids else {}
-            return [data[u] for u in sorted(data)]
+            return [tuple(f for f in data[u] if f != b"\\Recent") for u in sorted(data)]
         finally:
             client.logout()
 

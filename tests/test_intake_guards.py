@@ -355,7 +355,11 @@ def test_message_id_reuse_is_read_but_a_redelivery_is_not(open_env):
                                     headers={"Message-ID": "<immer-dieselbe@example.org>"}))
     poll_once(db, cfg)
     rows = mails(db)
-    assert [m.status for m in rows] == ["processed", "processed"]
+    # the re-delivery is stored (every received mail is) and read as a repeat: nothing changes
+    assert [m.status for m in rows] == ["processed", "ignored", "processed"]
+    assert rows[1].parse == {"reason": f"duplicate of mail {rows[0].id}", "duplicate_of": rows[0].id}
+    assert rows[1].message_id == rows[2].message_id == "<immer-dieselbe@example.org>"
+    assert rows[1].content_sha256 == rows[0].content_sha256 != rows[2].content_sha256
     with db.session() as s:
         live = s.scalars(select(Submission).where(Submission.superseded_by.is_(None))).all()
         assert [[m.text for m in x.moves] for x in live] == [["ROT"]]

@@ -79,21 +79,44 @@ def test_imap_poll_stores_moves_and_advances(dovecot, inbox):
     uidvalidity, last_uid = state.get("INBOX")
     assert uidvalidity == store.calls[0][1]["uidvalidity"] and uidvalidity > 0
     assert last_uid == store.calls[-1][1]["uid"] == 3
-    assert dovecot.fetch_all("INBOX", user=inbox.user) == []
+    # the poll (read-only) leaves the folder as it was, unseen
+    assert [read_mail(r).message_id for r in dovecot.fetch_all("INBOX", user=inbox.user)] == store.ids
+    assert dovecot.flags("INBOX", user=inbox.user) == [(), (), ()]
+    # a mail arriving after the poll is not stored yet: tidy leaves it
+    dovecot.append(player_mail(4), user=inbox.user)
+    assert inbox.tidy(state) == 3
+    assert [read_mail(r).message_id for r in dovecot.fetch_all("INBOX", user=inbox.user)] == ["<zug4@example.de>"]
     folders = dovecot.folders(user=inbox.user)
     assert "Spielleiter.Verarbeitet" in folders  # "/" mapped to Dovecot's "."
     moved = dovecot.fetch_all("Spielleiter.Verarbeitet", user=inbox.user)
     assert [read_mail(r).message_id for r in moved] == store.ids
+    assert inbox.tidy(state) == 0  # nothing stored is left in the folder
 
-    # second poll: nothing new
-    assert inbox.poll(store, state) == 0
-    assert len(store.calls) == 3
-
-    # a new mail later is picked up, with a higher UID
-    dovecot.append(player_mail(4), user=inbox.user)
+    # the next poll fetches only the new mail, with a higher UID
     assert inbox.poll(store, state) == 1
-    assert store.ids[-1] == "<zug4@example.de>"
+    assert len(store.calls) == 4 and store.ids[-1] == "<zug4@example.de>"
     assert state.get("INBOX") == (uidvalidity, 4)
+    assert inbox.poll(store, state) == 0  # nothing new: nothing fetched twice
+    assert len(store.calls) == 4
+    assert inbox.untidy == 1
+    assert inbox.tidy(state) == 1
+    assert dovecot.fetch_all("INBOX", user=inbox.user) == []
+    assert len(dovecot.fetch_all("Spielleiter.Verarbeitet", user=inbox.user)) == 4
+    # a poll with nothing new and nothing stored left in the folder: tidy does not log in
+    assert inbox.poll(store, state) == 0 and inbox.untidy == 0
+    logins = []
+    real_connect = inbox.connect
+    inbox.connect = lambda: logins.append(1) or real_connect()
+    assert inbox.tidy(state) == 0 and logins == []
+
+
+def test_imap_tidy_moves_nothing_without_state_or_after_a_new_uidvalidity(dovecot, inbox):
+    dovecot.append(player_mail(1), user=inbox.user)
+    assert inbox.tidy(MemoryPollState()) == 0  # never polled: nothing is known stored
+    state = MemoryPollState()
+    state.set("INBOX", 12345, 99)  # the state of an earlier incarnation of the folder
+    assert inbox.tidy(state) == 0
+    assert len(dovecot.fetch_all("INBOX", user=inbox.user)) == 1
 
 
 @pytest.mark.parametrize("failure", ["refuse", "explode"])
@@ -105,6 +128,7 @@ def test_imap_store_failure_keeps_mail_for_next_poll(dovecot, inbox, failure):
 
     assert inbox.poll(store, state) == 1  # stops at mail 2
     assert store.ids == ["<zug1@example.de>"]
+    assert inbox.tidy(state) == 1
     left = [read_mail(r).message_id for r in dovecot.fetch_all("INBOX", user=inbox.user)]
     assert left == ["<zug2@example.de>", "<zug3@example.de>"]
     assert state.get("INBOX")[1] == 1
@@ -113,6 +137,7 @@ def test_imap_store_failure_keeps_mail_for_next_poll(dovecot, inbox, failure):
     getattr(store, failure).clear()
     assert inbox.poll(store, state) == 2
     assert store.ids == ["<zug1@example.de>", "<zug2@example.de>", "<zug3@example.de>"]
+    assert inbox.tidy(state) == 2
     assert dovecot.fetch_all("INBOX", user=inbox.user) == []
 
 
@@ -160,8 +185,9 @@ def test_imap_existing_processed_folder_and_other_folder_name(dovecot):
     dovecot.append(player_mail(1), folder="Archiv", user=user)  # creates "Archiv"
     dovecot.append(player_mail(2), user=user)
     box = ImapInbox(dovecot.host, dovecot.port, user, dovecot.password, tls=False, processed_folder="Archiv")
-    store = RecordingStore()
-    assert box.poll(store, MemoryPollState()) == 1
+    store, state = RecordingStore(), MemoryPollState()
+    assert box.poll(store, state) == 1
+    assert box.tidy(state) == 1
     assert len(dovecot.fetch_all("Archiv", user=user)) == 2
 
 
@@ -324,3 +350,20 @@ def test_maildir_poll_reads_in_delivery_order(tmp_path):
     seen = []
     md.poll(lambda raw, **kw: seen.append(raw) or True)
     assert seen == raws
+
+
+def test_imap_tidy_without_move_copies_and_expunges_only_the_stored(dovecot, inbox, monkeypatch):
+    """A server without MOVE: COPY, \\Deleted and UID EXPUNGE of just the stored mails."""
+    from imapclient import IMAPClient
+    real = IMAPClient.has_capability
+    monkeypatch.setattr(IMAPClient, "has_capability", lambda self, cap: cap.upper() != "MOVE" and real(self, cap))
+    for n in (1, 2):
+        dovecot.append(player_mail(n), user=inbox.user)
+    store, state = RecordingStore(), MemoryPollState()
+    assert inbox.poll(store, state) == 2
+    dovecot.append(player_mail(3), user=inbox.user)
+    assert inbox.tidy(state) == 2
+    assert [read_mail(r).message_id for r in dovecot.fetch_all("INBOX", user=inbox.user)] == ["<zug3@example.de>"]
+    assert dovecot.flags("INBOX", user=inbox.user) == [()]
+    moved = dovecot.fetch_all("Spielleiter.Verarbeitet", user=inbox.user)
+    assert [read_mail(r).message_id for r in moved] == ["<zug1@example.de>", "<zug2@example.de>"]

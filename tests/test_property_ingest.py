@@ -33,8 +33,8 @@ SETTINGS = settings(max_examples=120, deadline=None,
 
 
 class World:
-    """One SQLite database for the module, and the mails stored so far (by sha256, and by
-    Message-ID with content hash, as ``store_raw`` dedupes)."""
+    """One SQLite database for the module, and the mails stored so far (by sha256, as
+    ``store_raw`` dedupes, and by Message-ID with content hash, as reading finds repeats)."""
 
     def __init__(self, tmp):
         self.cfg = embedded(tmp / "var")
@@ -62,9 +62,9 @@ class World:
             with self.db.session() as s:
                 out_before = s.scalar(select(func.max(OutboxMail.id))) or 0
             sha, mid = hashlib.sha256(raw).hexdigest(), _message_id(raw)
-            dup = sha in self.shas or (mid is not None and (mid, content_hash(raw)) in self.mids)
+            repeat = mid is not None and (mid, content_hash(raw)) in self.mids
             mail_id, new = store_raw(self.db, raw, source="prop")
-            assert new == (not dup)
+            assert new == (sha not in self.shas)  # stored unless the same bytes were
             if not new:
                 continue
             expected_new += 1
@@ -77,6 +77,11 @@ class World:
                 assert mail.raw == raw
                 assert status == mail.status and mail.status in FINAL, (mail.status, mail.error)
                 answers = s.scalars(select(OutboxMail).where(OutboxMail.id > out_before)).all()
+                # a re-delivery (same Message-ID and content) is read as a repeat: no answer
+                assert ("duplicate_of" in (mail.parse or {})) == repeat, (mid, mail.parse)
+                if repeat:
+                    assert answers == [] and mail.status == "ignored"
+                    continue
                 reason = (mail.parse or {}).get("reason") or mail.flagged
                 assert answers or reason, (mail.kind, mail.parse)
                 # never an answer to ourselves or to a daemon

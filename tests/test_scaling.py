@@ -20,7 +20,7 @@ from bot.mail.maildir import MaildirTransport
 from bot.mail.transport import MemoryPollState
 from bot.packing import Chunked, Packed, pack, unpack
 from bot.service import rounds
-from bot.service.intake import RawMail, make_store, store_raw, store_raw_many
+from bot.service.intake import RawMail, make_store, process_pending, store_raw, store_raw_batch, store_raw_many
 from bot.service.league import create_league, read_league_file
 from bot.service.outbox import deliver, queue_mail, queue_mails
 from bot.service.runner import poll_once
@@ -125,20 +125,51 @@ def _raw(n: int, body: str = "Partie R1:\nQQQ\n") -> bytes:
     return player_mail("anna@example.org", body, subject=f"Züge {n}", headers={"Message-ID": f"<z{n}@example.org>"})
 
 
-def test_store_raw_many_dedupes_by_bytes_and_message_id(env):
-    db, _, _ = env
+def test_store_raw_many_dedupes_by_bytes_and_reading_by_message_id(env):
+    """Storing dedupes the same bytes only; a re-delivery (same Message-ID and content,
+    other trace headers) is stored and found at reading, where it changes nothing."""
+    db, cfg, _ = env
     a, b = _raw(1), _raw(2)
     a_again = a.replace(b"Subject:", b"X-Trace: 1\r\nSubject:", 1)  # same Message-ID, other bytes
     first = store_raw(db, a, source="t")
     assert first[1] is True
     out = store_raw_many(db, [RawMail(a, "t"), RawMail(a_again, "t"), RawMail(b, "t"), RawMail(b, "t"),
                               RawMail(b"From: x@y.org\r\n\r\nohne Message-ID\r\n", "t")])
-    assert [new for _, new in out] == [False, False, True, False, True]
-    assert out[0][0] == out[1][0] == first[0] and out[2][0] == out[3][0] != first[0]
+    assert [new for _, new in out] == [False, True, True, False, True]
+    assert out[0][0] == first[0] and len({out[1][0], out[2][0], first[0]}) == 3 and out[2][0] == out[3][0]
     with db.session() as s:
-        assert s.scalar(select(text("count(*)")).select_from(InboundMail)) == 3
+        assert s.scalar(select(text("count(*)")).select_from(InboundMail)) == 4
         rows = s.execute(select(InboundMail.status, InboundMail.message_id).order_by(InboundMail.id)).all()
-    assert [r[0] for r in rows] == ["stored"] * 3 and rows[1][1] == "<z2@example.org>"
+    assert rows == [("stored", None)] * 4  # the headers are read at reading
+    process_pending(db, cfg)
+    with db.session() as s:
+        rows = s.execute(select(InboundMail.id, InboundMail.status, InboundMail.message_id, InboundMail.parse)
+                         .order_by(InboundMail.id)).all()
+    assert [r.message_id for r in rows] == ["<z1@example.org>", "<z1@example.org>", "<z2@example.org>", None]
+    assert rows[1].status == "ignored" and rows[1].parse["duplicate_of"] == first[0]
+    assert all("duplicate_of" not in (r.parse or {}) for r in (rows[0], rows[2], rows[3]))
+
+
+def test_store_raw_batch_skips_bytes_stored_before_in_one_statement(env):
+    """The transports' store: one INSERT .. ON CONFLICT DO NOTHING (SQLite and PostgreSQL):
+    the same bytes once, in a batch and across batches; a mail over the limit cut."""
+    db, _, _ = env
+    a, b, c = _raw(1), _raw(2), _raw(3, "Partie R1:\nQQQ\n" + "lang " * 2000)
+    from sqlalchemy import event
+    statements = []
+    event.listen(db.engine, "before_cursor_execute", lambda _c, _cur, sql, *a: statements.append(sql))
+    store_raw_batch(db, [RawMail(a, "t", 7, 1), RawMail(b, "t", 7, 2), RawMail(a, "t", 7, 3)], max_bytes=5000)
+    store_raw_batch(db, [RawMail(b, "t", 7, 4), RawMail(c, "t", 7, 5)], max_bytes=5000)
+    sent = list(statements)  # before the checking SELECT below
+    with db.session() as s:
+        rows = s.execute(select(InboundMail.uid, InboundMail.raw, InboundMail.raw_size, InboundMail.status)
+                         .order_by(InboundMail.id)).all()
+    assert [r.uid for r in rows] == [1, 2, 5]
+    assert bytes(rows[0].raw) == a and bytes(rows[1].raw) == b and rows[0].raw_size is None
+    assert len(rows[2].raw) <= 5000 < len(c) == rows[2].raw_size
+    assert {r.status for r in rows} == {"stored"}
+    inserts = [q for q in sent if q.lstrip().upper().startswith("INSERT")]
+    assert len(inserts) == len(sent) == 2 and all("ON CONFLICT" in q.upper() for q in inserts)  # one statement a batch
 
 
 def test_answer_cap_counts_by_an_index_not_a_scan_of_the_outbox(env):
@@ -195,7 +226,7 @@ def test_maildir_moves_only_what_the_store_made_durable(env):
         assert s.scalar(select(text("count(*)")).select_from(InboundMail)) == 5
 
 
-def test_imap_pass_fetches_in_batches_and_moves_after_the_sync(dovecot, env, monkeypatch):
+def test_imap_pass_fetches_in_batches_and_advances_after_the_sync(dovecot, env, monkeypatch):
     from bot.mail import imap as imap_mod
     from bot.mail.imap import ImapInbox
 
@@ -215,8 +246,10 @@ def test_imap_pass_fetches_in_batches_and_moves_after_the_sync(dovecot, env, mon
     assert box.poll(make_store(db, cfg, box.source), state) == 7
     bodies = [m for m in fetched if len(m)]
     assert [len(m) for m in bodies] == [3, 3, 1]  # small mails: no sizes asked for, the batches
-    assert dovecot.fetch_all(user=user) == [] and len(dovecot.fetch_all("Spielleiter.Verarbeitet", user=user)) == 7
     assert state.get("INBOX")[1] == max(u for m in bodies for u in m)
+    assert len(dovecot.fetch_all(user=user)) == 7  # the pass changes nothing on the server
+    assert box.tidy(state) == 7
+    assert dovecot.fetch_all(user=user) == [] and len(dovecot.fetch_all("Spielleiter.Verarbeitet", user=user)) == 7
     with db.session() as s:
         assert s.scalar(select(text("count(*)")).select_from(InboundMail)) == 7
 

@@ -65,11 +65,12 @@ def test_imap_poll_and_check_over_tls_trusting_the_test_ca(dovecot_tls, tls):
     inbox = _inbox(dovecot_tls, user, tls, ca_file=dovecot_tls.certs.ca_pem)
     said = inbox.check()
     assert said.startswith(("TLS, " if tls is True else "STARTTLS, ") + f"angemeldet als {user}, INBOX: 2 Mail(s)")
-    store = Store()
-    assert inbox.poll(store, MemoryPollState()) == 2
-    # the server saw the bot's two logins (check and poll) over TLS, not in plain text
+    store, state = Store(), MemoryPollState()
+    assert inbox.poll(store, state) == 2
+    assert inbox.tidy(state) == 2
+    # the server saw the bot's three logins (check, poll, tidy) over TLS, not in plain text
     logins = _login_lines(dovecot_tls, user)[before:]
-    assert len(logins) == 2 and all(", TLS," in ln for ln in logins), logins
+    assert len(logins) == 3 and all(", TLS," in ln for ln in logins), logins
     assert [b"Zug 1" in r and b"Zug 2" not in r for r in store.raws] == [True, False]
     assert dovecot_tls.fetch_all(user=user) == []
     assert len(dovecot_tls.fetch_all("Spielleiter.Verarbeitet", user=user)) == 2

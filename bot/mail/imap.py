@@ -1,12 +1,20 @@
 """Polling an IMAP mailbox with imapclient.
 
-One :meth:`ImapInbox.poll` pass: connect, select the folder, fetch every
-mail with a UID above the remembered one (``BODY.PEEK[]``, so nothing is
-marked \\Seen; in batches, one FETCH each), hand each to the store callback
-and -- only after the callback confirmed it is stored and the store is
-durable -- move the batch to the processed folder and advance the poll
-state.  A crash at any point loses nothing: at worst a mail is handed to
-the store callback twice, and the callback dedupes.
+Two stages, each on its own connection:
+
+- :meth:`ImapInbox.poll`, the stage "mail in -> stored raw": connect, open the folder
+  read-only (``EXAMINE``), fetch every mail with a UID above the remembered one
+  (``BODY.PEEK[]``, so nothing is marked \\Seen; in batches, one FETCH each), hand each
+  to the store callback and -- only after the store is durable -- advance the poll state
+  (UIDVALIDITY and the last UID stored, in the database). The server's folder is not
+  changed: the poll state alone says what is stored, so a mail is fetched once.
+- :meth:`ImapInbox.tidy`, later (after the stored mails were read): move every mail up
+  to the remembered UID to the processed folder (one ``UID MOVE``), so the folder holds
+  only what has not been stored yet.
+
+A crash at any point loses nothing: before the state is advanced a mail is at worst
+handed to the store callback twice, and the callback dedupes; a mail stored but not
+moved yet is moved by the next tidy.
 
 Every server failure is raised as one :class:`~bot.mail.transport.ServerFailure` with its
 kind: ``login`` (login refused), ``unreachable`` (no connection, timeout, DNS, connection
@@ -72,6 +80,9 @@ class ImapInbox:
         self.timeout = timeout
         self.ssl_context = ssl_context
         self.ca_file = ca_file
+        #: after a :meth:`poll`: how many mails of the folder are stored (UID up to the
+        #: poll state's), so :meth:`tidy` need not log in when it is 0; None: unknown
+        self.untidy: int | None = None
 
     @property
     def source(self) -> str:
@@ -192,20 +203,21 @@ class ImapInbox:
             client.expunge()
 
     def poll(self, store: StoreCallback, state: PollState) -> int:
-        """One poll pass; returns the number of mails stored.
+        """One poll pass (the stage "mail in -> stored raw"); returns the number of mails
+        stored.
 
-        For the UIDs above ``state.get(folder)``'s last UID (all UIDs when the
-        UIDVALIDITY changed), fetched in batches of at most :data:`BATCH` mails and
-        :data:`BATCH_BYTES` (one ``FETCH BODY.PEEK[]`` each, so nothing is marked
-        \\Seen; the sizes asked for only of mails over :data:`SMALL` bytes): call
-        ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)``
-        for each mail; after every :data:`MOVE_EVERY` mails and at the end, make the
-        store durable (:func:`~bot.mail.transport.sync_store`), move the stored mails to
-        the processed folder (one ``MOVE`` of UID ranges) and
-        ``state.set(folder, uidvalidity, uid)`` to the last UID handled. When ``store``
-        returns False or raises, the pass stops after moving what was stored before
-        (the exception is logged, not raised) and the mail stays in the folder for the
-        next pass; so do the mails of a batch whose storing fails.
+        Opens the folder read-only (``EXAMINE``). For the UIDs above ``state.get(folder)``'s
+        last UID (all UIDs when the UIDVALIDITY changed), fetched in batches of at most
+        :data:`BATCH` mails and :data:`BATCH_BYTES` (one ``FETCH BODY.PEEK[]`` each, so
+        nothing is marked \\Seen; the sizes asked for only of mails over :data:`SMALL`
+        bytes): call ``store(raw, source="imap:<folder>", uidvalidity=..., uid=...)`` for
+        each mail; after every :data:`SYNC_EVERY` mails and at the end, make the store
+        durable (:func:`~bot.mail.transport.sync_store`), then
+        ``state.set(folder, uidvalidity, uid)`` to the last UID handled. The folder is
+        not changed (:meth:`tidy` moves the stored mails away later). When ``store``
+        returns False or raises, the pass stops after advancing over what was stored
+        before (the exception is logged, not raised) and the mail is fetched again by the
+        next pass; so are the mails of a batch whose storing fails.
         Server failures raise :class:`ServerFailure` (see the module docstring);
         mails stored before it stay stored.  Always logs out.
         """
@@ -213,16 +225,16 @@ class ImapInbox:
         stored = 0
         stage = "folder"
         try:
-            processed = self._server_folder(client, self.processed_folder)
-            self._ensure_folder(client, processed)
             try:
-                info = client.select_folder(self.folder)
+                info = client.select_folder(self.folder, readonly=True)
             except IMAPClientError as exc:
                 if isinstance(exc, IMAPClientAbortError):
                     raise
                 raise ServerFailure("imap", "folder", f"Ordner {self.folder}: {_text(exc)}", host=self.where) from exc
             stage = "poll"
             uidvalidity = int(info[b"UIDVALIDITY"])
+            exists = int(info.get(b"EXISTS", 0))
+            self.untidy = None
             known_validity, last_uid = state.get(self.folder)
             if known_validity != uidvalidity:
                 if known_validity is not None:
@@ -238,33 +250,30 @@ class ImapInbox:
             large = [u for u in client.search(["UID", f"{last_uid + 1}:*", "LARGER", str(SMALL)])
                      if u > last_uid] if uids else []
             sizes = client.fetch(large, ["RFC822.SIZE"]) if large else {}
-            done: list[int] = []  # taken by the store, not yet moved
+            taken = 0  # mails taken by the store since it was last made durable
             handled = None  # the last UID of the unbroken run of mails taken (or vanished)
 
             def finish() -> bool:
-                """Durable first, then moved, then advanced: if we crash in between, the
-                mails are already out of the folder, so nothing is fetched twice; before
-                the move they are fetched again and the store dedupes them."""
-                nonlocal stored, handled
-                if done:
+                """Durable first, then advanced: if we crash in between, the mails are
+                fetched again and the store dedupes them."""
+                nonlocal stored, handled, taken
+                if taken:
                     try:
                         sync_store(store)
-                    except Exception:  # not stored: the mails stay in the folder
-                        log.exception("storing UIDs %s-%s of %s failed", done[0], done[-1], self.folder)
-                        done.clear()
+                    except Exception:  # not stored: fetched again next pass
+                        log.exception("storing mails of %s up to UID %s failed", self.folder, handled)
                         return False
-                    crashpoint("before-move")
-                    self._move(client, _uid_set(done), processed)
-                    stored += len(done)
-                    done.clear()
+                    stored += taken
+                    taken = 0
                 if handled is not None:
                     state.set(self.folder, uidvalidity, handled)
                     handled = None
                 return True
 
             stop = False
-            for batch in _batches(uids, {u: int(sizes[u].get(b"RFC822.SIZE", SMALL)) if u in sizes else SMALL
-                                         for u in uids}):
+            batches = _batches(uids, {u: int(sizes[u].get(b"RFC822.SIZE", SMALL)) if u in sizes else SMALL
+                                      for u in uids})
+            for batch in batches:
                 response = client.fetch(batch, ["BODY.PEEK[]"])
                 for uid in batch:
                     raw = response.get(uid, {}).get(b"BODY[]")
@@ -282,34 +291,74 @@ class ImapInbox:
                         log.warning("store callback refused %s UID %s; retry next poll", self.folder, uid)
                         stop = True
                         break
-                    done.append(uid)
+                    taken += 1
                     handled = uid
                 del response
-                if stop or len(done) >= MOVE_EVERY:
+                if stop or taken >= SYNC_EVERY:
                     if not finish():
                         break
                 if stop:
                     break
             else:
                 finish()
+            done_validity, done_uid = state.get(self.folder)
+            if done_validity == uidvalidity:  # those not stored, by the remembered UID
+                self.untidy = exists - sum(1 for u in uids if u > done_uid)
         except Exception as exc:
             raise self._failure(exc, stage) from exc
         finally:
             _close(client)
         return stored
 
+    def tidy(self, state: PollState) -> int:
+        """Move every mail of the folder that is stored (a UID up to ``state``'s last UID,
+        under the same UIDVALIDITY) to the processed folder (created if missing), in one
+        ``UID MOVE`` (or COPY, \\Deleted and EXPUNGE on a server without MOVE); returns
+        how many were moved. Run after :meth:`poll`, once the stored mails were read;
+        a crash before it leaves them in the folder for the next tidy, and no poll fetches
+        them again. Does not log in when the pass just before found none of them in the
+        folder (:attr:`untidy`: a poll with nothing new costs one login, not two).
+        Server failures raise :class:`ServerFailure`. Always logs out."""
+        validity, last_uid = state.get(self.folder)
+        if validity is None or last_uid < 1 or self.untidy == 0:  # nothing stored is in the folder
+            return 0
+        self.untidy = None
+        client = self.connect()
+        stage = "folder"
+        try:
+            processed = self._server_folder(client, self.processed_folder)
+            self._ensure_folder(client, processed)
+            try:
+                info = client.select_folder(self.folder)
+            except IMAPClientError as exc:
+                if isinstance(exc, IMAPClientAbortError):
+                    raise
+                raise ServerFailure("imap", "folder", f"Ordner {self.folder}: {_text(exc)}", host=self.where) from exc
+            stage = "poll"
+            if int(info[b"UIDVALIDITY"]) != validity:  # new folder: its mails are not stored yet
+                return 0
+            uids = [u for u in client.search(["UID", f"1:{last_uid}"]) if u <= last_uid]
+            if uids:
+                crashpoint("before-move")
+                self._move(client, _uid_set(sorted(uids)), processed)
+            return len(uids)
+        except Exception as exc:
+            raise self._failure(exc, stage) from exc
+        finally:
+            _close(client)
+
 
 #: At most this many mails, and this many bytes, are fetched in one FETCH (fewer, larger
 #: FETCHes: each costs the server a round of its own).
-BATCH = 500
+BATCH = 1000
 BATCH_BYTES = 16 * 1024 * 1024
 #: Mails up to this size are batched as if this large, without asking for their sizes
 #: (``BATCH`` of them stay within ``BATCH_BYTES``).
 SMALL = BATCH_BYTES // BATCH
-#: The stored mails are moved (one MOVE) after this many, and at the end of the pass: a
-#: crash before a move costs fetching them again, nothing more (the store dedupes). A
-#: MOVE costs the server about the same for 250 mails as for 2,000 (40-70 ms here).
-MOVE_EVERY = 2000
+#: The store is made durable and the poll state advanced after this many mails, and at
+#: the end of the pass: a crash before costs fetching them again, nothing more (the store
+#: dedupes).
+SYNC_EVERY = 2000
 
 
 def _uid_set(uids: list[int]) -> str:

@@ -85,7 +85,8 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
          "replies": [{"to": str, "kind": str, "subject": str}],
          "withheld": [{"to": str, "kind": str, "subject": str}]}
 
-    ``moves`` as written, main move first; ``reason`` is the recorded reason (or the
+    ``duplicate``: the mail was stored before (the same bytes) or repeats one read
+    before (a re-delivery: the same Message-ID and content); ``moves`` as written, main move first; ``reason`` is the recorded reason (or the
     flag, or the error's first line); ``replies`` are the outbox rows with an id above
     ``outbox_after`` (those queued while the mail was read; [] when None); ``withheld``
     the ones among them kept back by the rate limit (status ``suppressed``: summed up
@@ -108,7 +109,8 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
             "status": mail.status, "reason": reason,
             "sections": [{"partie": x.get("partie"), "moves": list(x.get("moves", []))}
                          for x in parse.get("sections", [])],
-            "errors": errors, "flagged": mail.flagged, "duplicate": duplicate, "replies": replies,
+            "errors": errors, "flagged": mail.flagged, "duplicate": duplicate or "duplicate_of" in parse,
+            "replies": replies,
             "withheld": withheld}
 
 
@@ -126,7 +128,8 @@ def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, 
            now: datetime | None = None) -> list[dict[str, Any]]:
     """Store, read and answer each ``(name, raw bytes)`` of ``mails`` in order, as the
     poller would; returns one :func:`report_of` dict per mail. A mail already stored
-    (same bytes or Message-ID) is not read again (``duplicate``: True).
+    (the same bytes) or read (the same Message-ID and content) is not read again
+    (``duplicate``: True).
 
     ``dry_run``: everything happens in one transaction on a separate connection that
     is rolled back, so the database (incl. the outbox) is unchanged afterwards; the

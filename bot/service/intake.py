@@ -2,9 +2,10 @@
 
 ``store_raw`` (and ``store_raw_many`` for a transport's batch, through :class:`RawStore`)
 commits the raw bytes before anything else (a mail larger than ``[bot] max_mail_bytes``
-only up to that size); ``process_mail`` reads a stored mail (MIME -> text -> Partie
-sections -> moves), records the submission and queues the German acknowledgement, all in
-one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
+only up to that size; the same bytes once); ``process_mail`` reads a stored mail (its
+headers: Message-ID, arrival time, a re-delivery of a mail read before; then MIME -> text
+-> Partie sections -> moves), records the submission and queues the German
+acknowledgement, all in one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
 and after a crash). A mail whose reading fails stays stored with status ``error``; a
 registered sender is told it could not be read.
 
@@ -172,78 +173,143 @@ def store_raw_many(db: Database, mails: Sequence[RawMail],
 
     The bytes are stored unchanged, except that a mail larger than ``max_bytes`` is stored
     cut to that size (its headers and the first part; ``raw_size`` keeps its real size).
-    A mail already stored (also earlier in ``mails``) is not stored twice: the same bytes,
-    or the same Message-ID with the same content (:func:`content_hash`; a re-delivery with
-    other trace headers). A different mail reusing a stored Message-ID is stored (and
-    read) as a new one. Four statements for the usual batch: the known hashes, the known
-    Message-IDs, one INSERT of the new mails (an executemany) and their ids."""
-    prepared = []
-    for m in mails:
-        head = header_block(m.raw)
-        hdr = _headers(m.raw, head=head)
-        mid = _mid_of(hdr)
-        prepared.append((m, hashlib.sha256(m.raw).hexdigest(), mid,
-                         content_hash(m.raw, headers=hdr, head=head) if mid else None,
-                         arrival_time(m.raw, headers=hdr)))
-    if not prepared:
+    The same bytes are not stored twice (also earlier in ``mails``): the sha256 of the
+    bytes as received. Nothing else is looked at here, so storing costs little more than
+    the bytes: the headers are read when the mail is (:func:`identify`: its Message-ID,
+    its arrival time, and whether it repeats a mail read before). ``received_at`` is the
+    time of storing until then. Three statements: the known hashes, one INSERT of the new
+    mails (an executemany) and their ids."""
+    if not mails:
         return []
+    now = datetime.now(timezone.utc)
+    shas = [hashlib.sha256(m.raw).hexdigest() for m in mails]
     t = InboundMail.__table__
     with db.session() as s:
-        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_({p[1] for p in prepared}))).all())
-        by_content: dict[tuple[str, str], int] = {}
-        mids = {p[2] for p in prepared if p[2] and p[1] not in by_sha}
-        if mids:
-            legacy: dict[str, list[int]] = {}
-            for mid, chash, size, i in s.execute(
-                    select(t.c.message_id, t.c.content_sha256, t.c.raw_size, t.c.id)
-                    .where(t.c.message_id.in_(mids)).order_by(t.c.id)).all():
-                if chash is not None:
-                    by_content.setdefault((mid, chash), i)
-                elif size is None:  # stored before content_sha256 existed: compared by its bytes
-                    legacy.setdefault(mid, []).append(i)
-            ids = [i for found in legacy.values() for i in found[-_LEGACY_ROWS:]]
-            if ids:
-                for mid, raw, i in s.execute(select(t.c.message_id, t.c.raw, t.c.id).where(t.c.id.in_(ids))
-                                             .order_by(t.c.id.desc())).all():
-                    by_content.setdefault((mid, content_hash(bytes(raw))), i)
-        # per mail: the id of the stored mail it repeats, or the hash of the new row that
-        # holds it (its own, or an earlier one's in this batch)
-        found: list[int | str] = []
+        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(set(shas)))).all())
         rows: list[dict] = []
-        batch_content: dict[tuple[str, str], str] = {}
         batch_sha: set[str] = set()
-        for m, sha, mid, chash, at in prepared:
-            if sha in by_sha:
-                found.append(by_sha[sha])
-            elif mid and (mid, chash) in by_content:
-                found.append(by_content[(mid, chash)])
-            elif sha in batch_sha:
-                found.append(sha)
-            elif mid and (mid, chash) in batch_content:
-                found.append(batch_content[(mid, chash)])
-            else:
-                found.append(sha)
-                batch_sha.add(sha)
-                if mid:
-                    batch_content[(mid, chash)] = sha
-                size = len(m.raw)
-                stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
-                rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "message_id": mid,
-                             "sha256": sha, "raw": stored, "content_sha256": chash,
-                             "raw_size": size if stored is not m.raw else None, "received_at": at,
-                             "status": "stored"})
+        for m, sha in zip(mails, shas):
+            if sha in by_sha or sha in batch_sha:
+                continue
+            batch_sha.add(sha)
+            size = len(m.raw)
+            stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
+            rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "sha256": sha,
+                         "raw": stored, "raw_size": size if stored is not m.raw else None, "received_at": now,
+                         "status": "stored"})
         new_ids: dict[str, int] = {}
         if rows:
             s.execute(insert(t), rows)
             new_ids = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(batch_sha))).all())
     out, first = [], set()
-    for f in found:
-        if isinstance(f, int):
-            out.append((f, False))
+    for sha in shas:
+        if sha in by_sha:
+            out.append((by_sha[sha], False))
         else:
-            out.append((new_ids[f], f not in first))
-            first.add(f)
+            out.append((new_ids[sha], sha not in first))
+            first.add(sha)
     return out
+
+
+def store_raw_batch(db: Database, mails: Sequence[RawMail], max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
+    """Store received mails as :func:`store_raw_many` does (the same bytes once, cut at
+    ``max_bytes``), in one transaction, and commit; without returning ids, so in one
+    statement: an INSERT (executemany) that skips the bytes stored before
+    (``ON CONFLICT (sha256) DO NOTHING``, SQLite and PostgreSQL). The transports' store
+    (:class:`RawStore`) needs no ids: the stored mails are read in stored order."""
+    if not mails:
+        return
+    now = datetime.now(timezone.utc)
+    rows = []
+    for m in mails:
+        size = len(m.raw)
+        stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
+        rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid,
+                     "sha256": hashlib.sha256(m.raw).hexdigest(), "raw": stored,
+                     "raw_size": size if stored is not m.raw else None, "received_at": now, "status": "stored"})
+    with db.session() as s:
+        s.execute(_insert_new(s.get_bind().dialect.name), rows)
+
+
+def _insert_new(dialect: str):
+    """INSERT INTO inbound_mails .. ON CONFLICT (sha256) DO NOTHING for ``dialect``."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as dialect_insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert as dialect_insert
+    return dialect_insert(InboundMail.__table__).on_conflict_do_nothing(index_elements=["sha256"])
+
+
+def _identity(raw: bytes, stored_at: datetime) -> tuple[str | None, str | None, datetime]:
+    """``(message_id, content_sha256, arrival time)`` of a stored mail's bytes: the
+    Message-ID as written (stripped), :func:`content_hash` when there is one, and
+    :func:`arrival_time` (``stored_at`` when there is no usable ``Received:``)."""
+    head = header_block(raw)
+    hdr = _headers(raw, head=head)
+    mid = _mid_of(hdr)
+    return (mid, content_hash(raw, headers=hdr, head=head) if mid else None,
+            arrival_time(raw, stored_at, headers=hdr))
+
+
+def identify_stored(db: Database, ids: Sequence[int]) -> int:
+    """Read the headers of the stored mails ``ids`` not read yet into their rows, in one
+    transaction (one UPDATE, an executemany): ``message_id``, ``content_sha256`` and
+    ``received_at`` (:func:`_identity`). :func:`process_pending` does it a chunk at a
+    time before reading them, so the per-mail transactions do not touch the Message-ID
+    index (a page of its own to write for every mail). Returns how many were updated."""
+    t = InboundMail.__table__
+    with db.session() as s:
+        conn = s.connection()
+        rows = conn.execute(select(t.c.id, t.c.raw, t.c.received_at).where(
+            t.c.id.in_(ids), t.c.status == "stored", t.c.message_id.is_(None))).all()
+        done = []
+        for i, raw, at in rows:
+            mid, chash, arrived = _identity(bytes(raw), at)
+            if mid is not None or arrived != at:
+                done.append({"b_id": i, "mid": mid, "chash": chash, "at": arrived})
+        if done:
+            conn.execute(update(t).where(t.c.id == bindparam("b_id")).values(
+                message_id=bindparam("mid"), content_sha256=bindparam("chash"), received_at=bindparam("at")), done)
+    return len(done)
+
+
+def identify(s: Session, mail: InboundMail) -> int | None:
+    """Read a stored mail's headers into its row unless :func:`identify_stored` did:
+    ``message_id``, ``content_sha256`` and ``received_at`` (:func:`_identity`). Returns
+    the id of an earlier mail it repeats -- the same Message-ID with the same content,
+    a re-delivery with other trace headers --, else None (a different mail reusing a
+    Message-ID is read as a new one). Mails are read in the order they were stored, so
+    the earlier one has been read."""
+    if mail.message_id is None:  # not identified yet, or without a Message-ID
+        mid, chash, arrived = _identity(mail.raw, mail.received_at)
+        mail.received_at = arrived
+        if mid is None:
+            return None
+        mail.message_id, mail.content_sha256 = mid, chash
+    mid, chash = mail.message_id, mail.content_sha256
+    conn = s.connection()
+    rows = conn.execute(_SAME_ID, {"mid": mid, "id": mail.id}).all()
+    if not rows:
+        return None
+    for i, other, _ in rows:
+        if other == chash:
+            return i
+    # stored before content_sha256 existed: compared by their bytes (the last few)
+    legacy = [i for i, other, size in rows if other is None and size is None][-_LEGACY_ROWS:]
+    t = InboundMail.__table__
+    for i, raw in conn.execute(select(t.c.id, t.c.raw).where(t.c.id.in_(legacy)).order_by(t.c.id)).all() \
+            if legacy else []:
+        if content_hash(bytes(raw)) == chash:
+            return i
+    return None
+
+
+#: The mails read before with a Message-ID (built once: building it cost more than running it).
+_SAME_ID = (select(InboundMail.__table__.c.id, InboundMail.__table__.c.content_sha256,
+                   InboundMail.__table__.c.raw_size)
+            .where(InboundMail.__table__.c.message_id == bindparam("mid"),
+                   InboundMail.__table__.c.id < bindparam("id"))
+            .order_by(InboundMail.__table__.c.id))
 
 
 #: How far a Received: stamp may lie in the future (clock skew between servers).
@@ -268,14 +334,21 @@ def arrival_time(raw: bytes, now: datetime | None = None, *, headers=None) -> da
     return now
 
 
+#: Stored mails whose headers :func:`process_pending` reads in one transaction.
+IDENTIFY_CHUNK = 500
+
+
 def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:
     """Read every stored mail not yet read, in the order they were stored (the mails a
-    poll pass has just stored, or left by a crash); each in its own transaction.
+    poll pass has just stored, or left by a crash); first their headers, a chunk at a
+    time (:func:`identify_stored`), then each mail in its own transaction.
     The MIME front of reading (:func:`~bot.mail.message.read_mail`) is done ahead in
     worker processes for a batch (``[bot] read_workers``, :mod:`bot.service.readpool`).
     Returns how many."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
+    for k in range(0, len(ids), IDENTIFY_CHUNK):
+        identify_stored(db, ids[k:k + IDENTIFY_CHUNK])
     for mid, rm in pool_for(cfg.read_workers).read(db, ids):
         process_mail(db, cfg, mid, now, read=rm)
         crashpoint("after-read")
@@ -285,21 +358,20 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> i
 class RawStore:
     """The store callback a transport hands its mails to (:class:`~bot.mail.transport.
     StoreCallback`): each mail is taken into the current batch; :meth:`sync` stores the
-    batch raw in one transaction (:func:`store_raw_many`) and makes it durable
+    batch raw in one transaction (:func:`store_raw_batch`) and makes it durable
     (:meth:`Database.sync`). The transport calls it (``sync_store``) before it moves the
-    batch off the server, so a crash before leaves the mails on the server, to be fetched
-    and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
+    batch off the server or advances its poll state, so a crash before leaves the mails
+    to be fetched and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
     stored at once. The stored mails are read afterwards by :func:`process_pending`, so a
-    poll pass costs the mail server no more than fetching, storing and moving."""
+    poll pass costs no more than fetching and storing."""
 
-    limit = 200
+    limit = 1000
     limit_bytes = 32 * 1024 * 1024
 
     def __init__(self, db: Database, source: str, max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
         self.db, self.source, self.max_bytes = db, source, max_bytes
         self.pending: list[RawMail] = []
         self.size = 0
-        self.stored = 0
 
     def __call__(self, raw: bytes, *, source: str | None = None, uidvalidity: int | None = None,
                  uid: int | None = None) -> bool:
@@ -311,8 +383,7 @@ class RawStore:
 
     def _store(self) -> None:
         if self.pending:
-            done = store_raw_many(self.db, self.pending, self.max_bytes)
-            self.stored += sum(1 for _, new in done if new)
+            store_raw_batch(self.db, self.pending, self.max_bytes)
             self.pending, self.size = [], 0
             crashpoint("after-store")
 
@@ -338,6 +409,11 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             mail = s.get(InboundMail, mail_id)
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
+            first = identify(s, mail)
+            if first is not None:  # a re-delivery: read once, answered once
+                mail.status, mail.kind = "ignored", "ignored"
+                mail.parse = {"reason": f"duplicate of mail {first}", "duplicate_of": first}
+                return mail.status
             with _answers(s) as queued:
                 _process(s, cfg, mail, now, read)
                 for row in queued:  # the reading time (gate_answers), written with the INSERT
@@ -350,6 +426,10 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
             if mail is not None:
+                try:
+                    identify(s, mail)
+                except Exception:  # pragma: no cover - the header parser is very tolerant
+                    log.exception("reading the headers of mail %s failed", mail_id)
                 mail.status = "error"
                 mail.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
         _tell_failed(db, cfg, mail_id, now)

@@ -38,15 +38,22 @@ log = logging.getLogger(__name__)
 
 def poll_inbox(db: Database, cfg: Config) -> int:
     """Read stored mail, then fetch new mail and store it raw (the transport's pass), then
-    read what was stored; returns mails stored. Raises :class:`ServerFailure` when the
-    inbox cannot be read (stored mail is read all the same)."""
+    read what was stored, then tidy the server's folder (IMAP: the stored mails moved to
+    the processed folder, :meth:`~bot.mail.imap.ImapInbox.tidy`); returns mails stored.
+    Raises :class:`ServerFailure` when the inbox cannot be read or tidied (stored mail
+    is read all the same)."""
     poller, _ = transports(cfg)
     process_pending(db, cfg)
+    state = DbPollState(db)
     try:
-        return poller.poll(make_store(db, cfg, getattr(poller, "source", "maildir")), DbPollState(db))
+        n = poller.poll(make_store(db, cfg, getattr(poller, "source", "maildir")), state)
     finally:
         process_pending(db, cfg)
         adjudicate_complete(db, cfg)  # a turn ends as soon as its valid move is read
+    tidy = getattr(poller, "tidy", None)
+    if tidy is not None:
+        tidy(state)
+    return n
 
 
 def send_outbox(db: Database, cfg: Config) -> Delivery:

@@ -78,7 +78,8 @@ class Database:
     def sync(self) -> None:
         """Make every committed transaction durable on disk (power loss included). A
         transport calls it (through the store callback) before it moves or deletes mails
-        it has handed over, so a stored mail never exists nowhere. SQLite: one ``fsync``
+        it has handed over, or remembers them as stored (the IMAP poll state), so a
+        stored mail never exists nowhere. SQLite: one ``fsync``
         of the write-ahead log (commits run with ``synchronous=NORMAL``); PostgreSQL
         commits durably already."""
         path = _sqlite_file(self.url)

@@ -206,9 +206,12 @@ class InboundMail(Base):
     """Every received mail, stored raw before anything else happens to it.
 
     ``status``: ``stored`` (not yet read) -> ``processed`` | ``ignored`` | ``rejected`` | ``error``.
-    ``sha256`` of the bytes as received dedupes re-deliveries; so does the same
-    ``message_id`` with the same content (:func:`bot.service.intake.content_hash`), while a
-    different mail reusing a Message-ID is stored and read. A mail larger than
+    ``sha256`` of the bytes as received: the same bytes are stored once. ``message_id``,
+    ``content_sha256`` and ``received_at`` (the arrival time) are read from the headers at
+    reading (:func:`bot.service.intake.identify`; until then ``received_at`` is the time
+    of storing): a re-delivery, the same Message-ID with the same content, is read as a
+    repeat (``ignored``, ``parse["duplicate_of"]``), while a different mail reusing a
+    Message-ID is read as a new one. A mail larger than
     ``[bot] max_mail_bytes`` is stored cut to that size; ``raw_size`` then says how large it was.
     """
 
