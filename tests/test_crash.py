@@ -296,7 +296,12 @@ def test_uidvalidity_reset_reprocesses_nothing(tmp_path, dovecot, smtpd, db_url)
         with db.session() as s:
             rows = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
             assert {m.id: (m.sha256, m.status) for m in rows[:2]} == before  # untouched
-            assert len(rows) == 3 and rows[2].raw == bernd and rows[2].status == "processed"
+            # Anna's re-delivery is stored (every received mail is) and read as a repeat of
+            # her first mail: nothing changes, nobody is answered; Clara's same bytes once
+            assert len(rows) == 4 and rows[0].raw == anna
+            assert rows[2].raw == b"X-Redelivered: yes\r\n" + anna and rows[2].status == "ignored"
+            assert rows[2].parse["duplicate_of"] == rows[0].id
+            assert rows[3].raw == bernd and rows[3].status == "processed"
             assert s.get(PollState, "INBOX").uidvalidity == new_validity
             subs = s.scalars(select(Submission)).all()
             assert len(subs) == 4 and all(x.superseded_by is None for x in subs)  # Anna 2, Clara 1, Bernd 1
@@ -305,7 +310,7 @@ def test_uidvalidity_reset_reprocesses_nothing(tmp_path, dovecot, smtpd, db_url)
         db.dispose()
     assert {k: v for k, v in outbox_after.items() if k in outbox_before} == outbox_before
     new_rows = set(outbox_after) - set(outbox_before)
-    assert new_rows == {f"ack:{rows[2].id}"}
+    assert new_rows == {f"ack:{rows[3].id}"}
     answered = [m.rcpt_tos[0] for m in smtpd.messages[acks_before:]]
     assert answered == ["bernd@example.org"]  # nothing answered twice
     # a further poll finds nothing
