@@ -32,7 +32,8 @@ def test_case_files_found():
 
 @pytest.mark.parametrize("case", [c for _, c in CASES], ids=[_id(f, c) for f, c in CASES])
 def test_case(case, request):
-    if case.get("game") not in GAME_CLASSES:
+    assert case.get("game"), "a rule case names its game (a file of other data belongs outside tests/cases/)"
+    if case["game"] not in GAME_CLASSES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"game {case.get('game')} not implemented yet"))
     game = get_game(case["game"])
     got = game.run_case(case, case_lexicon(case, game.alphabet))

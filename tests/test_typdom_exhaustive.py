@@ -3,7 +3,7 @@
 full search after a joining placement, and ``best_turn(..., exhaustive=True)`` equals a
 brute force (a full search after every joining placement, every Jolly take) on
 self-played tables, both variants, racks with and without Jollys; the cuts of the
-second searches keep every answer (large racks, ``tests/cases/typdom_big_best.json``)."""
+second searches keep every answer (large racks, ``tests/regression/typdom_big_best.json``)."""
 
 from __future__ import annotations
 
@@ -167,10 +167,10 @@ def test_min_tiles_and_the_cache_keep_exactly_the_moves_laying_enough(lexicon, t
 
 def test_large_racks_keep_the_exhaustive_answer(lexicon):
     """Large racks with Jollys (13-16 tiles, bench self-play): the answer of the version
-    proven against the brute force, ties included (``tests/cases/typdom_big_best.json``)."""
+    proven against the brute force, ties included (``tests/regression/typdom_big_best.json``)."""
     import json
     from pathlib import Path
-    cases = json.loads((Path(__file__).parent / "cases" / "typdom_big_best.json").read_text())["cases"]
+    cases = json.loads((Path(__file__).parent / "regression" / "typdom_big_best.json").read_text())["cases"]
     assert len(cases) >= 8
     for case in cases:
         got = mg.best_turn(case["board"], case["rack"], lexicon, case["variant"])
