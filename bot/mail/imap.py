@@ -271,9 +271,8 @@ class ImapInbox:
                 return True
 
             stop = False
-            batches = _batches(uids, {u: int(sizes[u].get(b"RFC822.SIZE", SMALL)) if u in sizes else SMALL
-                                      for u in uids})
-            for batch in batches:
+            for batch in _batches(uids, {u: int(sizes[u].get(b"RFC822.SIZE", SMALL)) if u in sizes else SMALL
+                                         for u in uids}):
                 response = client.fetch(batch, ["BODY.PEEK[]"])
                 for uid in batch:
                     raw = response.get(uid, {}).get(b"BODY[]")

@@ -177,37 +177,21 @@ def store_raw_many(db: Database, mails: Sequence[RawMail],
     bytes as received. Nothing else is looked at here, so storing costs little more than
     the bytes: the headers are read when the mail is (:func:`identify`: its Message-ID,
     its arrival time, and whether it repeats a mail read before). ``received_at`` is the
-    time of storing until then. Three statements: the known hashes, one INSERT of the new
-    mails (an executemany) and their ids."""
+    time of storing until then. Three statements: the known hashes, the INSERT of
+    :func:`store_raw_batch` and the ids."""
     if not mails:
         return []
-    now = datetime.now(timezone.utc)
-    shas = [hashlib.sha256(m.raw).hexdigest() for m in mails]
+    rows = _raw_rows(mails, max_bytes)
+    shas = [r["sha256"] for r in rows]
     t = InboundMail.__table__
     with db.session() as s:
-        by_sha = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(set(shas)))).all())
-        rows: list[dict] = []
-        batch_sha: set[str] = set()
-        for m, sha in zip(mails, shas):
-            if sha in by_sha or sha in batch_sha:
-                continue
-            batch_sha.add(sha)
-            size = len(m.raw)
-            stored = m.raw if size <= max_bytes else _cut(m.raw, max_bytes)
-            rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid, "sha256": sha,
-                         "raw": stored, "raw_size": size if stored is not m.raw else None, "received_at": now,
-                         "status": "stored"})
-        new_ids: dict[str, int] = {}
-        if rows:
-            s.execute(insert(t), rows)
-            new_ids = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(batch_sha))).all())
+        known = set(s.scalars(select(t.c.sha256).where(t.c.sha256.in_(set(shas)))))
+        s.execute(_insert_new(s.get_bind().dialect.name), rows)
+        ids = dict(s.execute(select(t.c.sha256, t.c.id).where(t.c.sha256.in_(set(shas)))).all())
     out, first = [], set()
     for sha in shas:
-        if sha in by_sha:
-            out.append((by_sha[sha], False))
-        else:
-            out.append((new_ids[sha], sha not in first))
-            first.add(sha)
+        out.append((ids[sha], sha not in known and sha not in first))
+        first.add(sha)
     return out
 
 
@@ -219,6 +203,14 @@ def store_raw_batch(db: Database, mails: Sequence[RawMail], max_bytes: int = DEF
     (:class:`RawStore`) needs no ids: the stored mails are read in stored order."""
     if not mails:
         return
+    rows = _raw_rows(mails, max_bytes)
+    with db.session() as s:
+        s.execute(_insert_new(s.get_bind().dialect.name), rows)
+
+
+def _raw_rows(mails: Sequence[RawMail], max_bytes: int) -> list[dict]:
+    """The ``inbound_mails`` rows of received mails: the bytes (cut at ``max_bytes``,
+    ``raw_size`` then the real size), their sha256, status ``stored``, ``received_at`` now."""
     now = datetime.now(timezone.utc)
     rows = []
     for m in mails:
@@ -227,8 +219,7 @@ def store_raw_batch(db: Database, mails: Sequence[RawMail], max_bytes: int = DEF
         rows.append({"source": m.source, "uidvalidity": m.uidvalidity, "uid": m.uid,
                      "sha256": hashlib.sha256(m.raw).hexdigest(), "raw": stored,
                      "raw_size": size if stored is not m.raw else None, "received_at": now, "status": "stored"})
-    with db.session() as s:
-        s.execute(_insert_new(s.get_bind().dialect.name), rows)
+    return rows
 
 
 def _insert_new(dialect: str):
