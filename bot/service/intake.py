@@ -197,14 +197,14 @@ def store_raw_many(db: Database, mails: Sequence[RawMail],
 
 def store_raw_batch(db: Database, mails: Sequence[RawMail], max_bytes: int = DEFAULT_MAX_MAIL_BYTES) -> None:
     """Store received mails as :func:`store_raw_many` does (the same bytes once, cut at
-    ``max_bytes``), in one transaction, and commit; without returning ids, so in one
+    ``max_bytes``), in one transaction, committed durably (:meth:`Database.durable_session`); without returning ids, so in one
     statement: an INSERT (executemany) that skips the bytes stored before
     (``ON CONFLICT (sha256) DO NOTHING``, SQLite and PostgreSQL). The transports' store
     (:class:`RawStore`) needs no ids: the stored mails are read in stored order."""
     if not mails:
         return
     rows = _raw_rows(mails, max_bytes)
-    with db.session() as s:
+    with db.durable_session() as s:
         s.execute(_insert_new(s.get_bind().dialect.name), rows)
 
 
@@ -349,8 +349,8 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> i
 class RawStore:
     """The store callback a transport hands its mails to (:class:`~bot.mail.transport.
     StoreCallback`): each mail is taken into the current batch; :meth:`sync` stores the
-    batch raw in one transaction (:func:`store_raw_batch`) and makes it durable
-    (:meth:`Database.sync`). The transport calls it (``sync_store``) before it moves the
+    batch raw in one durable transaction (:func:`store_raw_batch`,
+    :meth:`~bot.storage.db.Database.durable_session`). The transport calls it (``sync_store``) before it moves the
     batch off the server or advances its poll state, so a crash before leaves the mails
     to be fetched and stored again; a batch longer than :attr:`limit` mails or :attr:`limit_bytes` is
     stored at once. The stored mails are read afterwards by :func:`process_pending`, so a
@@ -379,9 +379,8 @@ class RawStore:
             crashpoint("after-store")
 
     def sync(self) -> None:
-        """Store the batch (committed) and make every stored mail durable."""
+        """Store the batch: committed and durable (every batch is stored so)."""
         self._store()
-        self.db.sync()
 
 
 def make_store(db: Database, cfg: Config, source: str) -> RawStore:

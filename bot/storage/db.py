@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -25,8 +24,9 @@ def make_engine(url: str) -> Engine:
     SQLite gets WAL and foreign keys, and waits for locks instead of failing. In WAL mode
     it commits with ``synchronous=NORMAL``: a commit survives any crash of the bot at
     once (the crash tests kill it at every stage), and reaches the disk by the next
-    :meth:`Database.sync` (before a transport moves mail off the server) or checkpoint;
-    so a poll of many mails costs one disk flush per batch, not two per mail."""
+    durable commit (:meth:`Database.durable_session`, the raw store's batch before a
+    transport moves mail off the server) or checkpoint; so a poll of many mails costs one
+    disk flush per batch, not two per mail."""
     _sqlite_dir(url)
     if url.startswith("sqlite"):
         engine = create_engine(url, connect_args={"timeout": 30})
@@ -40,12 +40,6 @@ def make_engine(url: str) -> Engine:
             cur.close()
         return engine
     return create_engine(url, pool_pre_ping=True)
-
-
-def _sqlite_file(url: str) -> Path | None:
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        return Path(url[len("sqlite:///"):])
-    return None
 
 
 def alembic_config(url: str):
@@ -75,25 +69,35 @@ class Database:
     def migrate(self) -> None:
         upgrade(self.url)
 
-    def sync(self) -> None:
-        """Make every committed transaction durable on disk (power loss included). A
-        transport calls it (through the store callback) before it moves or deletes mails
-        it has handed over, or remembers them as stored (the IMAP poll state), so a
-        stored mail never exists nowhere. SQLite: one ``fsync``
-        of the write-ahead log (commits run with ``synchronous=NORMAL``); PostgreSQL
-        commits durably already."""
-        path = _sqlite_file(self.url)
-        if path is None:
+    @contextmanager
+    def durable_session(self) -> Iterator[Session]:
+        """A session like :meth:`session` whose commit is durable on disk, power loss
+        included, when it returns: what a transport needs before it moves or deletes the
+        mails it stored (the raw store's batch). SQLite: the transaction commits with
+        ``PRAGMA synchronous=FULL`` (SQLite syncs the write-ahead log at that commit, and
+        with it every commit before it); every other commit of the bot stays at
+        ``NORMAL`` (it survives a crash of the bot at once, a power cut from the next durable
+        commit or checkpoint on). PostgreSQL commits durably anyway. Never opens the
+        database's files itself: closing a descriptor of them would drop SQLite's POSIX
+        locks of the whole process (issue 26)."""
+        if not self.is_sqlite:
+            with self.session() as s:
+                yield s
             return
-        for p in (path.with_name(path.name + "-wal"), path):
+        with self.engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA synchronous=FULL")
+            conn.commit()  # no transaction of the connection's own for the session to join
             try:
-                fd = os.open(p, os.O_RDONLY)
-            except FileNotFoundError:
-                continue
-            try:
-                os.fsync(fd)
+                with Session(bind=conn, expire_on_commit=False) as s:
+                    with s.begin():
+                        yield s
             finally:
-                os.close(fd)
+                conn.exec_driver_sql("PRAGMA synchronous=NORMAL")
+                conn.commit()
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.engine.dialect.name == "sqlite"
 
     @contextmanager
     def session(self) -> Iterator[Session]:
