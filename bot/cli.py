@@ -181,10 +181,31 @@ def cmd_run(args, cfg) -> int:
     from bot.service.runner import Service
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    db = _db(cfg)
+    db = _wait_for_database(cfg)
     print(f"Spielleiter läuft (Abruf alle {cfg.poll_interval:g} s). Beenden mit Strg+C.", file=sys.stderr)
     Service(db, cfg).start()
     return 0
+
+
+def _wait_for_database(cfg):
+    """The service's database, created or migrated; while it is unreachable the service
+    waits (one line, backoff, one line when it is back) instead of exiting, as it does
+    for an outage later on."""
+    import time
+    from bot.service.health import Outage
+    from bot.storage.db import database_failure
+    outage = Outage("Datenbank", cfg.poll_interval)
+    while True:
+        try:
+            db = _db(cfg)
+        except Exception as exc:
+            failure = database_failure(exc, cfg.database_url)
+            if failure is None:
+                raise
+            time.sleep(outage.failed(failure))
+            continue
+        outage.succeeded()
+        return db
 
 
 def cmd_archive(args, cfg) -> int:
@@ -435,6 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.debug = getattr(args, "debug", False)
+    cfg = None
     if args.debug:
         logging.basicConfig(level=logging.DEBUG, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
@@ -451,9 +473,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as exc:
         from bot.service.league import LeagueError
+        from bot.storage.db import EXIT_DATABASE, database_failure
         if isinstance(exc, LeagueError):
             print(f"Fehler: {exc}", file=sys.stderr)
             return 2
+        failure = database_failure(exc, cfg.database_url) if cfg is not None else None
+        if failure is not None:  # the database is down: one line, its own exit status
+            if args.debug:
+                import traceback
+                traceback.print_exception(exc, file=sys.stderr)
+            print(failure.line(), file=sys.stderr)
+            return EXIT_DATABASE
         raise
 
 

@@ -34,6 +34,11 @@ TEXTS: dict[str, dict[str, str]] = {
                    "Sie bleibt für den Spielleiter gespeichert.",
              "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) en telt niet meer. "
                    "Hij blijft voor de spelleider bewaard."},
+    "after_delayed_zat": {
+        "de": "deine Mail kam nach dem ZAT der Runde {round} ({zat}) an, bevor der Bot diese Runde auswerten "
+              "konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem ZAT, für Runde {next}.",
+        "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) binnen, voordat de bot die ronde kon "
+              "uitwerken (hij was gestoord). Hij telt daarom, zoals elke mail na de ZAT, voor ronde {next}."},
     "joined_later": {"de": "du spielst in {league} erst ab Runde {joined} mit; der Spielleiter hat Runde {round} "
                            "zurückgesetzt, und sie zählt für dich weiter als NMR (wie bei deiner Anmeldung). "
                            "Deine Mail wird daher nicht gewertet; sie bleibt für den Spielleiter gespeichert. "

@@ -36,7 +36,8 @@ from imapclient.imapclient import DELETED
 
 from bot.crash import crashpoint
 
-from .transport import PollState, ServerFailure, StoreCallback, sync_store, tls_context, tls_problem
+from .transport import (PollState, ServerFailure, StoreCallback, StoreUnavailable, sync_store, tls_context,
+                        tls_problem)
 
 __all__ = ["ImapInbox"]
 
@@ -216,8 +217,9 @@ class ImapInbox:
         ``state.set(folder, uidvalidity, uid)`` to the last UID handled. The folder is
         not changed (:meth:`tidy` moves the stored mails away later). When ``store``
         returns False or raises, the pass stops after advancing over what was stored
-        before (the exception is logged, not raised) and the mail is fetched again by the
-        next pass; so are the mails of a batch whose storing fails.
+        before (the exception is logged, not raised; :class:`~bot.mail.transport.
+        StoreUnavailable`, the store being down, is raised) and the mail is fetched again
+        by the next pass; so are the mails of a batch whose storing fails.
         Server failures raise :class:`ServerFailure` (see the module docstring);
         mails stored before it stay stored.  Always logs out.
         """
@@ -260,6 +262,8 @@ class ImapInbox:
                 if taken:
                     try:
                         sync_store(store)
+                    except StoreUnavailable:  # the store is down: fetched again once it is back
+                        raise
                     except Exception:  # not stored: fetched again next pass
                         log.exception("storing mails of %s up to UID %s failed", self.folder, handled)
                         return False
@@ -282,6 +286,8 @@ class ImapInbox:
                         continue
                     try:
                         ok = store(bytes(raw), source=self.source, uidvalidity=uidvalidity, uid=uid)
+                    except StoreUnavailable:
+                        raise
                     except Exception:
                         log.exception("store callback failed for %s UID %s", self.folder, uid)
                         stop = True

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from .transport import PermanentFailure, PollState, StoreCallback, sync_store
+from .transport import PermanentFailure, PollState, StoreCallback, StoreUnavailable, sync_store
 
 __all__ = ["MaildirTransport"]
 
@@ -46,7 +46,8 @@ class MaildirTransport:
         of the two folders). On False or an exception from ``store`` the pass stops (the
         mails handed over before it are stored and moved) and the mail stays in the
         inbox (retried next poll); when storing a batch fails, the batch stays; the
-        exception is logged, not raised. ``state`` is accepted for interface
+        exception is logged, not raised, except :class:`~bot.mail.transport.
+        StoreUnavailable` (the store is down), which is raised after the same. ``state`` is accepted for interface
         compatibility and unused.
         """
         moved = 0
@@ -58,6 +59,8 @@ class MaildirTransport:
                 continue
             try:
                 ok = store(raw, source="maildir", uidvalidity=None, uid=None)
+            except StoreUnavailable:
+                raise  # the store is down: every mail not stored stays in the inbox
             except Exception:
                 log.exception("store callback failed for maildir file %s", path.name)
                 break
@@ -90,6 +93,9 @@ class MaildirTransport:
         # (returns True for a duplicate) -- nothing is lost, nothing read twice.
         try:
             sync_store(store)
+        except StoreUnavailable:
+            paths.clear()
+            raise
         except Exception:
             log.exception("storing %d maildir files failed; retry next poll", len(paths))
             paths.clear()

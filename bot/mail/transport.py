@@ -21,6 +21,7 @@ __all__ = [
     "PermanentFailure",
     "ServerFailure",
     "StoreCallback",
+    "StoreUnavailable",
     "sync_store",
     "PollState",
     "MemoryPollState",
@@ -97,6 +98,14 @@ class ServerFailure(TemporaryFailure):
         return f"{self.service.upper()}{where}: {self.KIND_TEXT[self.kind]}: {self}"
 
 
+class StoreUnavailable(Exception):
+    """Raised by a :class:`StoreCallback` (or :func:`sync_store`) when the store itself
+    cannot be used now (its database is down): no mail is at fault, so the transport
+    stops the pass at once, leaves every mail not yet stored where it is, logs nothing
+    and lets it propagate to the caller, which reports the outage once
+    (:class:`bot.service.health.Outage`)."""
+
+
 class StoreCallback(Protocol):
     """Takes one raw incoming mail to store it.
 
@@ -106,7 +115,8 @@ class StoreCallback(Protocol):
     True and a successful :func:`sync_store` may a transport move or delete
     the mail on the server.  False or an exception (from the call or from
     :func:`sync_store`) means "not stored": the transport leaves the mail
-    where it is and retries next poll.
+    where it is and retries next poll; :class:`StoreUnavailable` also ends the pass and
+    is raised on to the transport's caller.
     ``source`` names the transport ("imap:INBOX", "maildir"); ``uidvalidity``
     and ``uid`` are the IMAP coordinates (None for Maildir).
     """

@@ -15,6 +15,7 @@ who got the alarm.
 from __future__ import annotations
 
 import logging
+import threading
 from datetime import datetime, timezone
 from typing import Callable
 
@@ -45,11 +46,13 @@ def duration(seconds: float) -> str:
 
 
 class Outage:
-    """Failures of one server (``name``: "IMAP", "SMTP") and the backoff they cause.
+    """Failures of one server (``name``: "IMAP", "SMTP", "Datenbank") and the backoff they
+    cause. ``exc`` of :meth:`failed` has ``line()``, ``kind`` and ``KIND_TEXT`` (a
+    :class:`~bot.mail.transport.ServerFailure` or a
+    :class:`~bot.storage.db.DatabaseUnavailable`).
 
     ``interval``: the normal seconds between attempts. ``clock``: wall clock (UTC), to be
-    replaced in tests. Thread-safe enough for one thread per server (each instance is
-    used by one loop)."""
+    replaced in tests. Thread-safe: the database's outage is met by every loop."""
 
     def __init__(self, name: str, interval: float, *, clock: Callable[[], datetime] | None = None,
                  logger: logging.Logger | None = None) -> None:
@@ -59,6 +62,7 @@ class Outage:
         self.since: datetime | None = None
         self.attempts = 0
         self.last: ServerFailure | None = None
+        self._lock = threading.Lock()
 
     @property
     def failing(self) -> bool:
@@ -76,6 +80,10 @@ class Outage:
 
     def failed(self, exc: ServerFailure) -> float:
         """Record a failed attempt and log it (one line); returns the delay to the next."""
+        with self._lock:
+            return self._failed(exc)
+
+    def _failed(self, exc: ServerFailure) -> float:
         first = not self.failing
         if first:
             self.since, self.attempts = self.clock(), 0
@@ -93,6 +101,12 @@ class Outage:
     def succeeded(self) -> tuple[datetime, float, int] | None:
         """Record a working attempt. After an outage: log the recovery line, forget the
         outage and return ``(since, seconds, attempts)``; else None."""
+        if not self.failing:
+            return None
+        with self._lock:
+            return self._succeeded()
+
+    def _succeeded(self) -> tuple[datetime, float, int] | None:
         if not self.failing:
             return None
         since, secs, attempts = self.since, self.down_for(), self.attempts + 1

@@ -44,10 +44,10 @@ from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon
-from bot.service.rounds import playing
+from bot.service.rounds import adjudicate_passed, passed_zats, playing
 from bot.service.outbox import queue_mail
 from bot.service.readpool import pool_for
-from bot.storage.db import Database
+from bot.storage.db import Database, database_failure
 from bot.service.commands import find_command
 from bot.service.identity import check_code, take_code
 from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
@@ -340,10 +340,28 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> i
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
     for k in range(0, len(ids), IDENTIFY_CHUNK):
         identify_stored(db, ids[k:k + IDENTIFY_CHUNK])
+    zats = passed_zats(db, now or datetime.now(timezone.utc)) if ids else []
+    arrived = _arrivals(db, ids) if zats else {}
     for mid, rm in pool_for(cfg.read_workers).read(db, ids):
+        if zats and mid in arrived and arrived[mid] > zats[0]:
+            # a ZAT passed before this mail arrived and its round is still open (the bot or
+            # its database was down at the ZAT): the round is adjudicated first, so the
+            # mail counts for the next round, as it would have with the ZAT on time
+            adjudicate_passed(db, cfg, arrived[mid])
+            zats = passed_zats(db, now or datetime.now(timezone.utc))
         process_mail(db, cfg, mid, now, read=rm)
         crashpoint("after-read")
     return len(ids)
+
+
+def _arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:
+    """The arrival time (``received_at``, read by :func:`identify_stored`) of each of ``ids``."""
+    t = InboundMail.__table__
+    out: dict[int, datetime] = {}
+    with db.engine.connect() as conn:
+        for k in range(0, len(ids), IDENTIFY_CHUNK):
+            out.update(conn.execute(select(t.c.id, t.c.received_at).where(t.c.id.in_(ids[k:k + IDENTIFY_CHUNK]))).all())
+    return {i: (at if at.tzinfo else at.replace(tzinfo=timezone.utc)) for i, at in out.items()}
 
 
 class RawStore:
@@ -374,7 +392,14 @@ class RawStore:
 
     def _store(self) -> None:
         if self.pending:
-            store_raw_batch(self.db, self.pending, self.max_bytes)
+            try:
+                store_raw_batch(self.db, self.pending, self.max_bytes)
+            except Exception as exc:  # the database is down: the transport stops quietly
+                failure = database_failure(exc, self.db.url)
+                if failure is None:
+                    raise
+                self.pending, self.size = [], 0  # handed over again by the next pass
+                raise failure from exc
             self.pending, self.size = [], 0
             crashpoint("after-store")
 
@@ -663,6 +688,22 @@ _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
                .order_by(Round.number).limit(1))  # as bot.service.league.open_round, without the ORM
+_PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
+                                                               Round.number == bindparam("number"))
+
+
+def _delayed_zat(conn, league_id: int, number: int, arrived: datetime) -> datetime | None:
+    """The ZAT of round ``number - 1`` when a mail that ``arrived`` after it was read only
+    after that round's (delayed) adjudication; else None."""
+    if number <= 1:
+        return None
+    row = conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": number - 1}).first()
+    if row is None or row.adjudicated_at is None:
+        return None
+    zat, done = (t if t.tzinfo else t.replace(tzinfo=timezone.utc) for t in (row.zat, row.adjudicated_at))
+    return zat if zat < arrived <= done else None
+
+
 _SUBMISSIONS = Submission.__table__
 _NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, _SUBMISSIONS.c.partie_id)
 _NEW_MOVES = insert(SubmissionMove.__table__)
@@ -728,6 +769,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
         return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
+    delayed = _delayed_zat(conn, league.id, rnd.number, mail.received_at)
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
@@ -735,6 +777,9 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
+    if delayed is not None:  # came after the last ZAT, read only after its delayed adjudication
+        errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number,
+                         zat=format_zat(delayed, league.timezone, lang)))
     accepted: list[tuple[Partie, list[str], list]] = []
     open_names = [p.name for p in all_partien if p.id in active]
     for sec in read.sections:

@@ -20,7 +20,9 @@ on nothing but the bytes.
   (while they start, about half a second) is read in-process, and so is a stored mail
   over :data:`BIG_MAIL` bytes;
 - the pool is started on first use (``spawn``: safe beside the service's threads) and
-  kept for the next pass; a broken pool is dropped and started again on the next batch.
+  kept for the next pass; a broken pool is dropped and started again on the next batch;
+- the workers end with the process that started them, however it ends (at exit, on
+  SIGTERM, and within a second after a SIGKILL: :func:`watch_parent`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -68,7 +72,8 @@ class ReadPool:
         with self._lock:
             if self._pool is None and self.workers > 1:
                 try:
-                    self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+                    self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
+                                                     initializer=watch_parent, initargs=(os.getpid(),))
                 except Exception:  # no processes to be had: read in-process
                     log.exception("starting %d reading workers failed; reading in-process", self.workers)
                     return None
@@ -145,6 +150,22 @@ class ReadPool:
                                 usable = False
                                 self._broken(pool)
                 yield i, results.get(k, {}).get(i) if k is not None else None
+
+
+#: Seconds between a worker's looks at its parent process.
+PARENT_CHECK = 0.5
+
+
+def watch_parent(parent: int) -> None:
+    """A worker's initializer: end the worker as soon as the process that started it,
+    ``parent``, is gone, however it ended (SIGKILL included, which runs no clean-up of
+    its own); without it the workers would wait for work forever, and with them the
+    multiprocessing resource tracker (a worker holds the queue's both ends)."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK)
+        os._exit(0)
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def _is_broken(fut: Future) -> bool:

@@ -46,6 +46,36 @@ def due_leagues(db: Database, now: datetime) -> list[str]:
         return sorted({r[0] for r in rows})
 
 
+def passed_zats(db: Database, now: datetime) -> list[datetime]:
+    """The ZATs up to ``now`` of running, unpaused leagues whose open round is not
+    adjudicated yet (a ZAT delayed by an outage or by the bot being down), earliest
+    first; usually none."""
+    with db.session() as s:
+        return sorted(s.scalars(select(Round.zat).join(League, Round.league_id == League.id).where(
+            League.status == "running", League.paused.is_(False), Round.status == "open", Round.zat <= now)))
+
+
+def adjudicate_passed(db: Database, cfg: Config, before: datetime) -> list[dict]:
+    """Adjudicate every round whose ZAT lies before ``before`` (the arrival of a mail
+    about to be read) and is still open, a league's rounds one after another while their
+    ZATs lie before it: a mail that reached the server after a ZAT counts for the next
+    round, as it would have had the ZAT run on time (issue 26). Returns the summaries."""
+    done: list[dict] = []
+    for _ in range(1000):  # each pass adjudicates at least one round, or stops
+        with db.session() as s:
+            names = sorted(set(s.scalars(select(League.name).join(Round, Round.league_id == League.id).where(
+                League.status == "running", League.paused.is_(False), Round.status == "open",
+                Round.zat < before))))
+        got = [res for name in names if (res := adjudicate_league(db, cfg, name))]
+        if not got:
+            break
+        for res in got:
+            log.info("ZAT %s Runde %s nachgeholt vor dem Lesen einer Mail von %s", res["league"], res["round"],
+                     before.isoformat(timespec="seconds"))
+        done += got
+    return done
+
+
 def next_zat(db: Database) -> list[tuple[str, datetime]]:
     """(league name, ZAT) of every running league's open round."""
     with db.session() as s:

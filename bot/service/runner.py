@@ -9,14 +9,24 @@ The service runs three independent stages:
   poll worked, with its own backoff while SMTP fails; woken at once when new mail waits;
 - the ZATs: APScheduler date jobs on the ZATs stored in the database as aware UTC times
   (``misfire_grace_time=None``: a late job still runs); at start-up every ZAT missed while
-  the bot was down runs at once, before anything else. Before each ZAT the inbox is polled
-  once more; if that fails the round is adjudicated anyway with what was stored, and the
-  GM's copy says so.
+  the bot was down runs at once. Before each ZAT the inbox is polled once more; if that
+  fails the round is adjudicated anyway with what was stored, and the GM's copy says so.
+  Every inbox pass also adjudicates a ZAT that has passed (one whose job failed while the
+  database was down), and reading puts a delayed ZAT before the first mail that arrived
+  after it (:func:`bot.service.intake.process_pending`): at start-up, mails that reached
+  the server before a missed ZAT count for its round, those after it for the next.
+
+The database may fail like a mail server: every stage treats an unreachable database
+(:func:`bot.storage.db.database_failure`) as an outage (:class:`Outage` "Datenbank": one
+line when it begins, backoff, one line when it is back, no tracebacks) and carries on
+where it stopped once it is back. SIGTERM (systemd's stop) ends the service like Ctrl+C:
+the passes under way finish, then it exits with status 0.
 """
 
 from __future__ import annotations
 
 import logging
+import signal
 import threading
 from datetime import datetime, timezone
 
@@ -31,9 +41,12 @@ from bot.service.mailer import DbPollState, transports
 from bot.service.outbox import Delivery, deliver
 from bot.service.reminders import send_reminders
 from bot.service.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
-from bot.storage.db import Database
+from bot.storage.db import Database, database_failure
 
 log = logging.getLogger(__name__)
+
+#: Seconds a stop waits for a pass under way (a big poll or a ZAT of many players).
+STOP_WAIT = 120.0
 
 
 def poll_inbox(db: Database, cfg: Config) -> int:
@@ -87,6 +100,7 @@ class Service:
         self.outbox_lock = threading.Lock()   # one delivery at a time: a mail is sent once
         self.inbox = Outage("IMAP", cfg.poll_interval)
         self.smtp = Outage("SMTP", cfg.poll_interval)
+        self.database = Outage("Datenbank", cfg.poll_interval)
         self.alarmed = False
         self.stopping = threading.Event()
         self.wake_outbox = threading.Event()
@@ -108,8 +122,8 @@ class Service:
                 self.alarmed = inbox_alarm(self.db, self.cfg, self.inbox) > 0
                 self._wake()
             return False
-        except Exception:
-            log.exception("poll failed")
+        except Exception as exc:
+            self._unless_database(exc, "poll failed")
             return False
         ACTIVITY.poll(stored=n)  # a line only when mail came, else an hourly heartbeat
         back = self.inbox.succeeded()
@@ -120,16 +134,51 @@ class Service:
         return True
 
     def tick(self) -> float:
-        """The inbox stage: poll, reminders, ZAT jobs. Returns seconds until the next."""
+        """The inbox stage: poll, ZATs that have passed (a job that failed while the
+        database was down), reminders, ZAT jobs. Returns seconds until the next."""
         with self.lock:
-            self.poll()
+            read = self.poll()
+            self._adjudicate_due(read)
             try:
                 send_reminders(self.db, self.cfg)
-            except Exception:
-                log.exception("reminders failed")
+            except Exception as exc:
+                self._unless_database(exc, "reminders failed")
             self.schedule_zats()
         self._wake()
         return self.inbox.delay()
+
+    def _adjudicate_due(self, read: bool) -> list[dict]:
+        """Adjudicate every round whose ZAT has passed (``read``: the inbox was read just
+        before; if not, the GM's copy says so)."""
+        done = adjudicate_due(self.db, self.cfg, datetime.now(timezone.utc),
+                              gm_note=None if read else self.inbox.note())
+        for d in done:
+            log.info("ZAT nachgeholt: %s Runde %s", d["league"], d["round"])
+            ACTIVITY.event()
+        if done:
+            crashpoint("after-adjudicate")
+        return done
+
+    def _unless_database(self, exc: BaseException, what: str) -> None:
+        """Raise ``exc`` on as :class:`~bot.storage.db.DatabaseUnavailable` when the database is down (the
+        stage ends, :meth:`_loop` reports the outage); else log it with ``what``."""
+        failure = database_failure(exc, self.db.url)
+        if failure is not None:
+            raise failure from exc
+        log.exception(what)
+
+    def _guarded(self, step):
+        """Run a stage; a database outage is recorded (:attr:`database`) and answered
+        with its backoff delay. Returns the stage's result, or the delay."""
+        try:
+            result = step()
+        except Exception as exc:
+            failure = database_failure(exc, self.db.url)
+            if failure is None:
+                raise
+            return self.database.failed(failure)
+        self.database.succeeded()
+        return result
 
     def _wake(self) -> None:
         """Let the outbox loop deliver now (not while SMTP is backing off)."""
@@ -141,8 +190,8 @@ class Service:
         with self.outbox_lock:
             try:
                 done = send_outbox(self.db, self.cfg)
-            except Exception:
-                log.exception("outbox failed")
+            except Exception as exc:
+                self._unless_database(exc, "outbox failed")
                 return self.smtp.delay()
         ACTIVITY.delivered(sent=done.sent, failed=done.failed)
         if done.problem is not None:
@@ -155,7 +204,13 @@ class Service:
 
     def fire(self, league: str) -> None:
         """The ZAT job: poll once more (mail that arrived just before the ZAT counts), then
-        adjudicate; if the inbox could not be read, the GM's copy says so."""
+        adjudicate; if the inbox could not be read, the GM's copy says so. While the
+        database is down the job ends; the first inbox pass after it is back adjudicates."""
+        if self._guarded(lambda: self._fire(league)) is not None:
+            return  # the database is down (reported)
+        self._guarded(self.send)
+
+    def _fire(self, league: str) -> None:
         with self.lock:
             read = self.poll()
             try:
@@ -165,10 +220,9 @@ class Service:
                              "" if read else " (Posteingang nicht lesbar)")
                     ACTIVITY.event()
                     crashpoint("after-adjudicate")
-            except Exception:
-                log.exception("adjudication of %s failed", league)
+            except Exception as exc:
+                self._unless_database(exc, f"adjudication of {league} failed")
             self.schedule_zats()
-        self.send()
 
     def schedule_zats(self) -> None:
         refresh_archive(self.db, self.cfg)  # after every pass and ZAT: the archive follows ([archive] path)
@@ -190,25 +244,28 @@ class Service:
             if self.stopping.is_set():
                 break
             try:
-                delay = step()
+                delay = self._guarded(step)
             except Exception:
                 log.exception("%s failed", step.__name__)
                 delay = self.cfg.poll_interval
 
-    def start(self) -> None:
-        """Catch up (stored mail, missed ZATs, outbox), then run until interrupted or
-        :meth:`stop`."""
+    def catch_up(self) -> None:
+        """At start-up: read the stored mail and the inbox (each mail before the ZATs
+        missed after its arrival, see :func:`~bot.service.intake.process_pending`), run the
+        missed ZATs, deliver."""
         with self.lock:
             process_pending(self.db, self.cfg)
-            read = self.poll()  # mail that arrived while the bot was down, before missed ZATs
-            done = adjudicate_due(self.db, self.cfg, datetime.now(timezone.utc),
-                                  gm_note=None if read else self.inbox.note())
-            for d in done:
-                log.info("missed ZAT run at start-up: %s round %s", d["league"], d["round"])
-            if done:
-                crashpoint("after-adjudicate")
+            read = self.poll()
+            self._adjudicate_due(read)
         self.send()
         self.schedule_zats()
+
+    def start(self) -> None:
+        """Catch up (stored mail, missed ZATs, outbox; waiting for the database, if it is
+        down, as long as it takes), then run until interrupted, SIGTERM or :meth:`stop`."""
+        self._signals()
+        while not self.stopping.is_set() and (delay := self._guarded(self.catch_up)) is not None:
+            self.stopping.wait(delay)
         loops = [threading.Thread(target=self._loop, args=(self.tick, None, self.inbox.delay()),
                                   name="spielleiter-inbox", daemon=True),
                  threading.Thread(target=self._loop, args=(self.send, self.wake_outbox, self.smtp.delay()),
@@ -216,15 +273,27 @@ class Service:
         for t in loops:
             t.start()
         try:
-            self.scheduler.start()
+            if not self.stopping.is_set():
+                self.scheduler.start()
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             self.stopping.set()
             self.wake_outbox.set()
+            if self.scheduler.running:
+                self.scheduler.shutdown(wait=True)  # a ZAT under way finishes
+            for t in loops:  # so does the pass under way
+                t.join(timeout=STOP_WAIT)
+
+    def _signals(self) -> None:
+        """SIGTERM (systemd's stop) ends the service as Ctrl+C does (only where signals
+        can be set: the main thread)."""
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, lambda _sig, _frame: self.stop())
 
     def stop(self) -> None:
-        """End :meth:`start` (from another thread or a signal handler)."""
+        """End :meth:`start` (from another thread or a signal handler): the passes under
+        way finish first."""
         self.stopping.set()
         self.wake_outbox.set()
         if self.scheduler.running:

@@ -11,6 +11,73 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot import MIGRATIONS_DIR
+from bot.mail.transport import StoreUnavailable
+
+#: Exit status of a command that found the database unreachable (IMAP failures are
+#: 10-16, SMTP 20-26, see :func:`bot.mail.transport.exit_status`).
+EXIT_DATABASE = 30
+
+
+class DatabaseUnavailable(StoreUnavailable):
+    """The database cannot be used now: the server is down or restarting, the connection
+    was cut, the SQLite file cannot be opened or stays locked. No mail and no command is at
+    fault; the service waits and tries again (:class:`bot.service.health.Outage`), a
+    command prints :meth:`line` and exits with :data:`EXIT_DATABASE`.
+
+    ``where``: the database URL without its password; the message is the driver's first
+    line. Has the interface of :class:`~bot.mail.transport.ServerFailure` that
+    :class:`~bot.service.health.Outage` uses (``line()``, ``kind``, ``KIND_TEXT``)."""
+
+    KIND_TEXT = {"unreachable": "nicht erreichbar"}
+    kind = "unreachable"
+
+    def __init__(self, message: str, where: str, sqlite: bool = False) -> None:
+        super().__init__(message)
+        self.where, self.sqlite = where, sqlite
+
+    def line(self) -> str:
+        """One line for the operator: ``Datenbank postgresql+psycopg://bot:***@db:5432/liga
+        nicht erreichbar: connection refused (läuft der Server? ...)``"""
+        hint = ("Ordner, Rechte und freien Platz prüfen; hält ein anderes Programm die Datei gesperrt?"
+                if self.sqlite else "läuft der Server? stimmen Host, Port, Name und Zugang in [database] url?")
+        return f"Datenbank {self.where} nicht erreichbar: {self} ({hint})"
+
+
+def safe_url(url: str) -> str:
+    """``url`` with its password as ``***`` (for log lines and messages)."""
+    try:
+        from sqlalchemy.engine import make_url
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.split("@")[-1]
+
+
+#: Driver messages of errors that are about the statement or the schema, never an outage.
+_NOT_OUTAGE = ("no such table", "no such column", "syntax error", "has no column", "does not exist",
+               "violates", "constraint")
+
+
+def database_failure(exc: BaseException, url: str) -> DatabaseUnavailable | None:
+    """``exc`` as a :class:`DatabaseUnavailable` when it (or an exception it was raised
+    from) says the database of ``url`` cannot be reached or used now: SQLAlchemy's
+    ``OperationalError``/``InterfaceError`` (connection refused or cut, server shutting down
+    or starting, SQLite file not openable or locked), or a connection invalidated
+    mid-statement; None for every other error (a bug, a schema or constraint problem)."""
+    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+    seen = 0
+    while exc is not None and seen < 5:
+        if isinstance(exc, DatabaseUnavailable):
+            return exc
+        if isinstance(exc, (OperationalError, InterfaceError)) or (
+                isinstance(exc, DBAPIError) and exc.connection_invalidated):
+            text = str(getattr(exc, "orig", None) or exc).strip()
+            if any(t in text.lower() for t in _NOT_OUTAGE) and not getattr(exc, "connection_invalidated", False):
+                return None
+            first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+            first = first.removeprefix("connection failed: ")
+            return DatabaseUnavailable(first[:200], safe_url(url), sqlite=url.startswith("sqlite"))
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
 
 
 def _sqlite_dir(url: str) -> None:
@@ -39,7 +106,14 @@ def make_engine(url: str) -> Engine:
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    try:
+        return create_engine(url, pool_pre_ping=True)
+    except ModuleNotFoundError as exc:  # the URL's driver is not installed
+        from bot.config import ConfigError
+        extra = " (scripts/setup installiert ihn, sonst: pip install 'spielleiter[postgres]')" \
+            if exc.name == "psycopg" else ""
+        raise ConfigError(f"[database] url {safe_url(url)}: der Datenbanktreiber {exc.name} ist nicht "
+                          f"installiert{extra}") from None
 
 
 def alembic_config(url: str):
