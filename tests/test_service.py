@@ -149,17 +149,20 @@ def test_late_unknown_auto_and_help(env):
     helps = [r for r in sent if header(r, "To") == "anna@example.org" and "Notation" not in header(r, "Subject")]
     assert any("So schickst du deine Züge" in text_of(r) for r in helps)
     assert not any("Urlaub" in header(r, "Subject") for r in sent)
-    # a mail after the ZAT is too late and kept
+    # a mail after the ZAT whose round was not adjudicated yet (the bot was down at the
+    # ZAT): the round is adjudicated first, the mail counts for the next round (issue 26)
     with db.session() as s:
         rnd = s.scalar(select(Round))
         rnd.zat = datetime.now(timezone.utc) - timedelta(minutes=1)
     md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nTOR"))
     poll_once(db, cfg)
     with db.session() as s:
-        late = s.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
-        assert late.status == "late" and late.raw
-        assert s.scalars(select(Submission)).all() == []
-    assert any("nach dem ZAT" in text_of(r) for r in md.sent())
+        after = s.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
+        assert after.status == "processed" and after.raw
+        assert [x.round_number for x in s.scalars(select(Submission))] == [2]
+        assert [r.status for r in s.scalars(select(Round).order_by(Round.number))] == ["adjudicated", "open"]
+    ack = [text_of(r) for r in md.sent() if "TOR" in text_of(r) and header(r, "To") == "anna@example.org"][-1]
+    assert "nach dem ZAT der Runde 1" in ack and "für Runde 2" in " ".join(ack.split())
 
 
 def test_stored_mail_survives_a_crash_before_reading(env):
@@ -263,9 +266,10 @@ def test_anmelden_is_refused_for_a_rondo_league(tmp_path, db_url):
     assert len(reply) == 1 and "jederzeit Einstieg" in text_of(reply[0])
 
 
-def test_arrival_time_from_our_received_header_decides_late(env):
+def test_arrival_time_from_our_received_header_decides_the_round(env):
     """A mail our server received before the ZAT counts even when the bot reads it after
-    the ZAT (it was down, or the ZAT fell between polls); one received after is late."""
+    the ZAT (it was down, or the ZAT fell between polls); one received after it counts for
+    the next round, read after the ZAT's delayed adjudication."""
     from bot.service.intake import arrival_time
     db, cfg, md = env
     zat = datetime.now(timezone.utc) - timedelta(minutes=10)
@@ -285,8 +289,9 @@ def test_arrival_time_from_our_received_header_decides_late(env):
     poll_once(db, cfg)
     with db.session() as s:
         mails = s.scalars(select(InboundMail).order_by(InboundMail.id)).all()
-        assert [m.status for m in mails] == ["processed", "late"]
-        assert [[m.text for m in x.moves] for x in s.scalars(select(Submission))] == [["XQZ"]]
+        assert [m.status for m in mails] == ["processed", "processed"]
+        assert [([m.text for m in x.moves], x.round_number) for x in s.scalars(select(Submission))] == [
+            (["XQZ"], 1), (["XQZ"], 2)]
 
 
 def test_auswertung_alle_sends_every_players_move_lines(env):
