@@ -19,7 +19,10 @@ reads it; a player who bluffs with words he cannot finish); and a Dutch RONDO ta
 004: three players with private hands, the opening, one turn per round, each turn ended
 early by the mover's mail; one player exchanges a card now and then, one sometimes sends
 nothing, so that turn waits for its ZAT). Every
-Auswertung is written as an ``.eml`` file, and the final standings are printed.
+Auswertung is written as an ``.eml`` file, and the final standings are printed. Last, the
+archive of every league played (``bot.service.archive``: standings with their charts,
+round pages, player pages) is written to ``<out>/archiv/``, and the path of its
+``index.html`` is printed, to open in a browser.
 """
 
 from __future__ import annotations
@@ -518,7 +521,7 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
     when those games are available; ``mono_rounds=0``, ``crossword=False``,
     ``typdom=False``, ``race=False``, ``rondonl_rounds=0`` leave one out); returns 0.
     Auswertungen go to ``out`` (a temp dir if
-    None)."""
+    None), the archive of the leagues played to ``out/archiv``."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
     work = Path(tempfile.mkdtemp(prefix="spielleiter-demo-"))
@@ -557,9 +560,19 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
                                     players=base["players"][:3], turn_hours=24), rng, out, say)
     if rondonl_rounds and _has_game("rondonl"):
         _play_rondonl(db, cfg, md, {k: v for k, v in base.items() if k != "players"}, rng, out, say, rondonl_rounds)
-    say(f"\nDauer: {time.monotonic() - t0:.1f} s")
+    index = write_archive(db, out / "archiv")
+    say(f"\nArchiv aller Ligen (im Browser öffnen): {index}")
+    say(f"Dauer: {time.monotonic() - t0:.1f} s")
     db.dispose()
     return 0
+
+
+def write_archive(db: Database, folder: Path) -> Path:
+    """The archive of every league in ``db`` (standings, charts, round and player pages),
+    as ``spielleiter archive --out folder`` writes it; returns its ``index.html``."""
+    from bot.service.archive import build_archive
+    build_archive(db, folder)
+    return (folder / "index.html").resolve()
 
 
 def _has_game(name: str) -> bool:

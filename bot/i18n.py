@@ -55,7 +55,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "partie_note": {"de": "Partie {name}: {why}", "nl": "Partij {name}: {why}"},
     "no_move_found": {"de": "kein Zug gefunden.", "nl": "geen zet gevonden."},
     "unread_lines": {"de": "Zeilen, die ich nicht als Zug lesen konnte: {lines}. Hilfe zur Notation steht "
-                           "in der Startmail und im README.",
+                           "in der Startmail (schick HILFE).",
                      "nl": "Regels die ik niet als zet kon lezen: {lines}. Hulp bij de notatie staat in de "
                            "startmail (stuur HELP)."},
     "none": {"de": "keine", "nl": "geen"},

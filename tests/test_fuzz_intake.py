@@ -1,6 +1,6 @@
 """The fuzzing bench (``bench/fuzz_intake.py``) with N = 2000 mutated mails: not one
 exception may escape the intake, no mail may end in ``error``, no answer may go to our
-own address or to a mailer daemon. (The bench's figures for N = 100,000 are in the README.)"""
+own address or to a mailer daemon. (The bench's figures for N = 100,000 are in docs/development/tests.md.)"""
 
 from __future__ import annotations
 

@@ -28,3 +28,18 @@ def test_demo_plays_presto_and_wbr(tmp_path, capsys):
     wbr = sorted(out.glob("wbr-*.eml"))
     assert len(wbr) >= 3 * 10 and "Am Zug: " in _body(wbr[0])
     assert "vollendet" in text or "ist fertig" in text
+
+
+def test_demo_writes_the_archive_of_the_leagues_it_played(tmp_path, capsys):
+    """`spielleiter demo` ends with the archive (bot.service.archive) in <out>/archiv and
+    prints the index.html to open; the index links every league played, each league page
+    has its standings chart."""
+    out = tmp_path / "out"
+    assert run_demo(out=out, rounds=2, seed="3", mono_rounds=0, crossword=False, typdom=False, race=False,
+                    rondonl_rounds=0) == 0
+    index = out / "archiv" / "index.html"
+    assert f"Archiv aller Ligen (im Browser öffnen): {index.resolve()}" in capsys.readouterr().out
+    html = index.read_text(encoding="utf-8")
+    assert '<a href="demo-rondo/index.html">Demo-Rondo</a>' in html
+    league = (out / "archiv" / "demo-rondo" / "index.html").read_text(encoding="utf-8")
+    assert "<svg" in league and 'href="runde-02.html"' in league

@@ -137,12 +137,12 @@ def test_wbr_turns_zats_and_a_purchase(tmp_path, env):
     assert part["mover"] == keys["clara@example.org"] and part["round"] == 4 and part["last_turn"]["kind"] == "passe"
 
 
-def test_player_help_is_quoted_in_the_readme_and_start_mails_stay_within_72_columns(tmp_path, env):
+def test_player_help_is_quoted_in_the_docs_and_start_mails_stay_within_72_columns(tmp_path, env):
     from bot import ROOT, TEMPLATE_DIR
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for game in ("typdom-presto", "typdom-wbr"):
+        page = (ROOT / "docs" / "player-help" / f"{game}.md").read_text(encoding="utf-8")
         hilfe = (TEMPLATE_DIR / game / "hilfe.txt").read_text(encoding="utf-8").rstrip("\n")
-        assert f"```text\n{hilfe}\n```" in readme
+        assert f"```text\n{hilfe}\n```" in page
         assert max(len(ln) for ln in hilfe.splitlines()) <= 72
     db, cfg, md = env
     with db.session() as s:

@@ -1,7 +1,7 @@
 """Rolling back a round (ZURUECK) in a league where a player joined by ANMELDEN
 (Monoscrabble: joining is allowed at any time, the rounds before count as NMR).
 
-What a German game master expects (README, "Game master commands"): a rolled back round
+What a German game master expects (docs/operator/gm-commands.md): a rolled back round
 is as if it had never been adjudicated; submissions stay, the round's results go. A
 joiner's NMR rows for the rounds before they joined are facts of their joining and stay,
 but their Besser-Wertung follows the round as adjudicated again (an NMR scores minus the

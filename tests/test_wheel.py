@@ -74,3 +74,8 @@ def test_wheel_in_an_empty_venv_plays_a_round(wheel_venv, tmp_path):
     assert len(outbox) == 7                               # three Auswertungen
     out = run("demo", "--rounds", "2", "--out", str(run_dir / "demo"))
     assert "Endstand" in out and len(list((run_dir / "demo").glob("rondo-*.eml"))) > 0
+    index = run_dir / "demo" / "archiv" / "index.html"   # the archive of the leagues played, to open
+    assert str(index.resolve()) in out
+    html = index.read_text(encoding="utf-8")
+    for league in ("Demo-Rondo", "Demo-Mono", "Demo-Kreuz", "Demo-Presto", "Demo-WBR", "Demo-RONDO"):
+        assert f">{league}</a>" in html

@@ -17,7 +17,7 @@ A league's GM allow- and deny-list still win over both (``Lexicon.with_lists``).
 
 Crossword (seed 003, section 3: "Erlaubt sind alle Wörter, die im Duden stehen, mit
 Ausnahme von Abkürzungen. Kurzworte und Namen sind erlaubt"). What igerman98 holds,
-measured on hunspell-de-de 2017-01 (README "Crossword"): the shared word set keeps
+measured on hunspell-de-de 2017-01 (docs/development/lexicon.md): the shared word set keeps
 proper names (igerman98 does not mark them: ANNA, OTTO, BERLIN, RHEIN, GOETHE are in it)
 and Kurzwörter written as words (KITA, KRIPO, UNI, ABI, NATO, AIDS); it drops the
 all-capital initialisms (CDU, ZDF, UFO, USA: 282 entries) as abbreviations, and forms

@@ -22,7 +22,7 @@ The state of a Partie is a JSON-compatible dict::
 Grids are private: :meth:`CrosswordRules.public_view` shows them only once the Partie
 is finished.
 
-Decisions where seed 003 and RULES.md are silent (README "Crossword"):
+Decisions where seed 003 and RULES.md are silent (docs/rules/crossword.md):
 
 - A move is the whole section (``multiline``): placement, wish, and in the last round
   the word list. There are no Ersatzzüge; a placement that breaks a rule is answered

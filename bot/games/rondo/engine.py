@@ -8,7 +8,7 @@ rule it breaks is its reason:
 ``syntax`` -> ``position`` -> ``vorgabe`` -> ``unchanged`` -> ``no-old-letter``
 -> ``extension`` -> ``loescher`` -> ``too-short`` -> ``word``.
 
-Readings where the texts are silent (documented in the README):
+Readings where the texts are silent (documented in docs/rules/rondo.md):
 - an old Joker counts as a letter card of the old Auslage for ``no-old-letter``
   (RULES.md: "a placed Joker keeps its letter"; NOTATION.md writes it like any old letter);
 - ``unchanged`` means the new word equals the old word letter for letter (so

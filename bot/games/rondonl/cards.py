@@ -2,8 +2,8 @@
 
 Seed 004 names 110 cards of three kinds (letter cards, joker-kaarten worth 1, wis-kaarten
 worth -2) but prints neither the letter counts nor the letter values ("in de onderste twee
-hoeken [staat] hoeveel punten deze kaarten waard zijn"). Decision (README "RONDO, the
-original", RULES.md "RONDO, the original": "the letter distribution follows the Dutch
+hoeken [staat] hoeveel punten deze kaarten waard zijn"). Decision (docs/rules/rondonl.md;
+RULES.md "RONDO, the original": "the letter distribution follows the Dutch
 edition where known, else the German deck"): the German deck of seed 000 II.1 a-b, i.e.
 its 94 letter cards with their values and its 6 Joker, plus 10 wis-kaarten, which makes
 the edition's 110 cards. Card codes are those of Rondo: ``A``-``Z``, ``?`` Joker,

@@ -20,7 +20,7 @@ module judges:
   word from the first hand, worth the values of its cards;
 * the move search (:func:`best_word`): the best word a hand allows on a row.
 
-Decisions where seed 004 is silent (README "RONDO, the original"): the cards named in
+Decisions where seed 004 is silent (docs/rules/rondonl.md): the cards named in
 TAUSCH lines must all be in the hand before exchanging (a line naming a card not held is
 refused whole); an exchange with an empty deck is refused (it would draw the same card
 back); a card drawn from an empty deck is simply not drawn.

@@ -6,8 +6,7 @@ word rules, Joker, wis-kaarten (Loescher) and scoring are Rondo's (seed 000 II.1
 :mod:`bot.games.rondo`), judged by the Rondo engine against the player's hand
 (:mod:`bot.games.rondonl.engine`).
 
-How a league runs (decisions where seed 004 is silent are marked; README "RONDO, the
-original"):
+How a league runs (decisions where seed 004 is silent are marked; docs/rules/rondonl.md):
 
 * Round 1 is the opening: every player mails a three-letter word made from their first
   hand of 7; the highest value (sum of the card values) begins, ties by the seeded lot

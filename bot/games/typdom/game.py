@@ -15,8 +15,7 @@ Racks are private (:meth:`TypdomRules.player_view`); :meth:`TypdomRules.public_v
 shows rack sizes only, and every rack once the Partie is over (the seed's end scoring
 counts them in front of everyone).
 
-Decisions where the texts leave it open (also in the README, "How the bot reads the
-Typ-Dom rules"):
+Decisions where the texts leave it open (also in docs/rules/typdom.md):
 
 - Deal: every player takes the league's number of black and red tiles (default 8 + 5;
   ``rack = "10+8"`` or ``"12+8"`` as league options, Point-Typ-Dom); the red and the

@@ -14,8 +14,7 @@ The state of a Partie is a JSON-compatible dict::
 A Partie is one round: "Los!" is the start mail, "Fertig!" a player's mail with the
 finished crossword, the ZAT the end of the time agreed.
 
-Decisions where the texts leave it open (also in the README, "How the bot reads the
-Typ-Dom race variants"):
+Decisions where the texts leave it open (also in docs/rules/typdom-presto.md):
 
 - Sets: 12 black + 7 red tiles each for 4 players, 10 + 6 for 5, 8 + 5 for 6 (seed), dealt
   from the shuffled black and red tiles as in the Kreuzwort-Spiel (the two Jollys are

@@ -68,7 +68,7 @@ Checks, in this order (the first broken rule is the reason code):
   eingreift und dadurch zwei verschiedene Wörter unvollendet bleiben": the second side
   must already be a finished word).
 
-Decisions where the seed is silent (also in the README):
+Decisions where the seed is silent (also in docs/rules/typdom-wbr.md):
 
 - Premiums: a square is a 2 x 2 block of tiles that the first tile completes; "crosses
   in a vowel" is read as: the first tile makes the fragment take in a vowel tile of

@@ -13,8 +13,8 @@ and announced, whose turn is next and what they have to do, the ZAT). Each turn'
 lies ``zat_interval_days`` days after the previous turn ended (:attr:`relative_zat`), or
 ``turn_hours`` hours with that league option.
 
-Decisions for play by mail (also in the README, "How the bot reads the Typ-Dom race
-variants"): 2 to 5 players with 8 black + 5 red tiles each (the Kreuzwort-Spiel's
+Decisions for play by mail (also in
+docs/rules/typdom-wbr.md): 2 to 5 players with 8 black + 5 red tiles each (the Kreuzwort-Spiel's
 deal); the player whose highest letter is nearest Z begins, ties by lot, the others in
 league-file order; a mover removed by the game master leaves the game without paying.
 """

@@ -1,0 +1,70 @@
+"""The documentation (issue 27): a MkDocs site in docs/ (mkdocs.yml at the top) that builds
+with ``mkdocs build --strict`` (a broken link or anchor between pages, or a page missing
+from the nav, fails), a short README whose links into docs/ resolve, the player help of
+every game quoted word for word as it is mailed, and the deploy examples as shipped."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot import TEMPLATE_DIR
+from bot.games.registry import GAME_CLASSES
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+
+
+def test_the_site_builds_strictly(tmp_path):
+    mkdocs = Path(sys.executable).parent / "mkdocs"   # installed by the test extra, next to this Python
+    assert mkdocs.exists(), "mkdocs fehlt: scripts/setup --test installiert es (pyproject, Extra test)"
+    proc = subprocess.run([str(mkdocs), "build", "--strict", "--config-file", str(ROOT / "mkdocs.yml"),
+                           "--site-dir", str(tmp_path / "site")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "site" / "index.html").exists()
+    assert (tmp_path / "site" / "img" / "demo-archive.png").exists()
+
+
+def test_readme_is_short_starts_with_the_two_commands_and_its_links_resolve():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert len(lines) <= 150
+    head = "\n".join(lines[:6])
+    assert "scripts/setup && .venv/bin/spielleiter demo --out demo-auswertungen" in head
+    assert "scripts/setup --test && scripts/test" in head
+    targets = re.findall(r"\]\(([^)\s]+)\)", text)
+    assert len(targets) > 30
+    for target in targets:
+        assert "://" not in target
+        path = target.split("#", 1)[0]
+        assert (ROOT / path).exists(), f"README links {target}, which does not exist"
+    assert "docs/img/demo-archive.png" in targets
+
+
+@pytest.mark.parametrize("game", sorted(GAME_CLASSES))
+def test_every_game_has_its_player_help_quoted_as_mailed_and_a_rules_page(game):
+    page = (DOCS / "player-help" / f"{game}.md").read_text(encoding="utf-8")
+    helps = [TEMPLATE_DIR / game / "hilfe.txt"] + sorted(TEMPLATE_DIR.glob(f"*/{game}/hilfe.txt"))
+    for hilfe in helps:
+        text = hilfe.read_text(encoding="utf-8").rstrip("\n")
+        assert f"```text\n{text}\n```" in page, f"{hilfe.relative_to(TEMPLATE_DIR)} not quoted in {page[:40]!r}"
+    assert (DOCS / "rules" / f"{game}.md").exists()
+
+
+@pytest.mark.parametrize("example, page", [("spielleiter.toml.example", "operator/config.md"),
+                                           ("ds-rondo.toml.example", "operator/leagues.md")])
+def test_the_deploy_examples_are_quoted_as_shipped(example, page):
+    text = (ROOT / "deploy" / example).read_text(encoding="utf-8").rstrip("\n")
+    assert f"```toml\n{text}\n```" in (DOCS / page).read_text(encoding="utf-8")
+
+
+def test_every_provider_page_has_hosts_and_the_places_for_quotas_and_oauth():
+    for name in ("gmx", "webde", "t-online", "posteo", "gmail", "outlook"):
+        page = (DOCS / "operator" / "providers" / f"{name}.md").read_text(encoding="utf-8")
+        assert "| IMAP |" in page and "| SMTP |" in page and "993" in page
+        assert "## Send quotas" in page and "## OAuth2" in page
