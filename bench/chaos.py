@@ -40,7 +40,8 @@ def main(argv: list[str] | None = None) -> int:
         print("dovecot fehlt: scripts/setup --test", file=sys.stderr)
         return 2
     base = Path(tempfile.mkdtemp(prefix="spielleiter-chaos-"))
-    dovecot = _start_dovecot(binary, base / "dovecot")
+    dovecot_base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-"))  # as the tests' fixture makes it
+    dovecot = _start_dovecot(binary, dovecot_base)
     failed = 0
     try:
         for db in args.db:
@@ -70,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
                         pg.remove()
     finally:
         _stop(dovecot.process)
+        shutil.rmtree(dovecot_base, ignore_errors=True)
         shutil.rmtree(base, ignore_errors=True)
     return 1 if failed else 0
 
