@@ -14,6 +14,7 @@ config's checks too.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import stat
@@ -351,8 +352,7 @@ def test_transports_turn_oauth_failures_into_server_failures(tmp_path, dovecot_o
     data = json.loads(settings.token_file.read_text())
     data["token"]["expires_at"] = int(time.time()) - 5
     settings.token_file.write_text(json.dumps(data))
-    dead = load_config(conf).oauth.__class__(**{**load_config(conf).oauth.__dict__,
-                                                "token_endpoint": "http://127.0.0.1:9/token"})
+    dead = dataclasses.replace(settings, token_endpoint="http://127.0.0.1:9/token")
     data["token_endpoint"] = dead.token_endpoint
     settings.token_file.write_text(json.dumps(data))
     sender = SmtpTransport(smtpd_oauth.host, smtpd_oauth.port, user, tls=False, timeout=10, retries=0,
@@ -401,3 +401,50 @@ def test_microsoft_presets_and_default_token_file(tmp_path, monkeypatch):
                        "https://outlook.office.com/SMTP.Send")
     assert s.flow == "device" and s.token_file == tmp_path / "state" / "spielleiter" / "c-oauth.json"
     assert s.relogin == f"spielleiter oauth login --config {path}"
+
+
+def test_a_grant_revoked_while_running_waits_for_a_new_login_without_a_restart(tmp_path, dovecot_oauth, smtpd_oauth,
+                                                                               oauth_provider, caplog):
+    user = dovecot_oauth.fresh_user()
+    conf = _conf(tmp_path, dovecot_oauth, smtpd_oauth, oauth_provider, user, bot="poll_interval = 0.3")
+    assert _login(conf, oauth_provider, user) == 0
+    assert main(["league", "create", str(league_toml(tmp_path / "l.toml", name="Dienst")), "--config",
+                 str(conf)]) == 0
+    welcome = len(smtpd_oauth.messages)
+    oauth_provider.revoke(user)
+    _expire_saved_token(tmp_path / "bot-oauth.json")            # the bot must renew: the grant is gone
+    assert main(["gm", "nachricht", "Dienst", "Bitte", "pünktlich", "sein.", "--config", str(conf)]) == 20
+    cfg = load_config(conf)
+    db = Database(cfg.database_url)
+    caplog.set_level(logging.INFO)
+    svc = Service(db, cfg)
+    t = threading.Thread(target=svc.start, daemon=True)
+    t.start()
+    try:
+        dovecot_oauth.append(player_mail("anna@example.org", "Partie R1:\nXYZ"), user=user)
+        refused = "Anmeldung abgelehnt: OAuth2-Anmeldung abgelehnt (Zugang widerrufen?): spielleiter oauth login"
+        assert _wait(lambda: any(r.getMessage().startswith("IMAP ") and refused in r.getMessage()
+                                 for r in caplog.records))
+        assert _wait(lambda: any(r.getMessage().startswith("SMTP ") and refused in r.getMessage()
+                                 for r in caplog.records))
+        time.sleep(1.0)
+        assert len(smtpd_oauth.messages) == welcome and len(dovecot_oauth.fetch_all(user=user)) == 1
+        assert {r.status for r in _rows(conf)} == {"sent", "pending"}   # nothing failed
+        assert _login(conf, oauth_provider, user) == 0                   # the operator, while the bot runs
+        assert _wait(lambda: [m.rcpt_tos for m in smtpd_oauth.messages[welcome:]].count(["anna@example.org"]) == 2)
+        assert _wait(lambda: all(r.status == "sent" for r in _rows(conf)))
+    finally:
+        svc.stop()
+        t.join(10)
+    db.dispose()
+    news = Counter(m.rcpt_tos[0] for m in smtpd_oauth.messages[welcome:])
+    assert news == Counter({e: 1 for e in EMAILS}) + Counter({"anna@example.org": 1})   # the message, the ack
+    lines = [r for r in caplog.records if refused in r.getMessage()]
+    assert not any(r.exc_info for r in caplog.records if r.name.startswith("bot"))
+    assert len(lines) <= 4                 # one line each, then "weiter gestört" lines with backoff
+
+
+def _expire_saved_token(path):
+    data = json.loads(path.read_text())
+    data["token"]["expires_at"] = int(time.time()) - 5
+    path.write_text(json.dumps(data))
