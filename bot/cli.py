@@ -11,7 +11,7 @@ SMTP 20 + kind, the kinds in the order of ``ServerFailure.KINDS`` (login refused
 unreachable, TLS, folder missing, settings, temporarily refused, unexpected answer). A
 command whose own work was done (a league created, a round adjudicated) says so on stdout
 and still exits with that status; its mails wait in the outbox (``spielleiter outbox``).
-77 is a crash point (``bot/crash.py``).
+``oauth login`` exits 1 when no grant was stored. 77 is a crash point (``bot/crash.py``).
 """
 
 from __future__ import annotations

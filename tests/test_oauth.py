@@ -337,7 +337,7 @@ def test_a_revoked_grant_is_one_german_line_and_no_mail_is_lost(tmp_path, doveco
 
 
 def test_transports_turn_oauth_failures_into_server_failures(tmp_path, dovecot_oauth, smtpd_oauth,
-                                                             oauth_provider):
+                                                             oauth_provider, caplog):
     user = dovecot_oauth.fresh_user()
     conf = _conf(tmp_path, dovecot_oauth, smtpd_oauth, oauth_provider, user,
                  oauth='token_file = "nirgends/token.json"')
@@ -347,16 +347,22 @@ def test_transports_turn_oauth_failures_into_server_failures(tmp_path, dovecot_o
     with pytest.raises(ServerFailure) as err:
         inbox.poll(lambda raw, **kw: True, MemoryPollState())
     assert err.value.kind == "login" and "noch kein OAuth2-Zugang" in str(err.value)
-    # the token endpoint down: "unreachable", retried like a server that is down
+    # the token endpoint down while the token is due for renewal but still valid: it is used
     assert _login(conf, oauth_provider, user) == 0
-    data = json.loads(settings.token_file.read_text())
-    data["token"]["expires_at"] = int(time.time()) - 5
-    settings.token_file.write_text(json.dumps(data))
     dead = dataclasses.replace(settings, token_endpoint="http://127.0.0.1:9/token")
+    data = json.loads(settings.token_file.read_text())
     data["token_endpoint"] = dead.token_endpoint
+    data["token"]["expires_at"] = int(time.time()) + 60          # within the 5 minutes of renewal
     settings.token_file.write_text(json.dumps(data))
     sender = SmtpTransport(smtpd_oauth.host, smtpd_oauth.port, user, tls=False, timeout=10, retries=0,
                            oauth=TokenSource(dead))
+    caplog.set_level(logging.WARNING, "bot.mail.oauth")
+    sender.send(b"Subject: x\r\n\r\nx\r\n", user, ["a@example.org"])
+    assert [m.rcpt_tos for m in smtpd_oauth.messages] == [["a@example.org"]]
+    assert caplog.messages == ["OAuth2-Token-Endpunkt 127.0.0.1:9 nicht erreichbar; das alte Token gilt noch, "
+                               "es wird weiter benutzt"]
+    # ... and once it has run out: "unreachable", retried like a server that is down
+    _expire_saved_token(settings.token_file)
     with pytest.raises(ServerFailure) as err:
         sender.send(b"Subject: x\r\n\r\nx\r\n", user, ["a@example.org"])
     assert err.value.kind == "unreachable" and err.value.line() == \

@@ -302,7 +302,14 @@ class TokenSource:
                 fresh = _read_token(self.settings)  # another process may have renewed it meanwhile
                 if fresh["access_token"] != token["access_token"] and not self._due(fresh):
                     return fresh["access_token"]
-                return self._renew(fresh)["access_token"]
+                try:
+                    return self._renew(fresh)["access_token"]
+                except OAuthError as exc:
+                    # the provider is down, but the token still holds for a few minutes: use it
+                    if exc.kind == "login" or renew or float(fresh.get("expires_at") or 0) <= self.clock() + 5:
+                        raise
+                    log.warning("%s; das alte Token gilt noch, es wird weiter benutzt", exc)
+                    return fresh["access_token"]
 
     def _renew(self, token: dict[str, Any]) -> dict[str, Any]:
         s = self.settings
@@ -403,8 +410,9 @@ def _code_login(s: OAuthSettings, out: Callable[[str], None], read: Callable[[st
     session = _session(s, redirect_uri=s.redirect_uri, code_challenge_method="S256")
     verifier = generate_token(48)
     try:
-        url, state = session.create_authorization_url(s.authorize_endpoint, code_verifier=verifier,
-                                                      access_type="offline", prompt="consent")
+        # Google gives a refresh token only with access_type=offline (and again only with consent)
+        extra = {"access_type": "offline", "prompt": "consent"} if s.provider == "google" else {}
+        url, state = session.create_authorization_url(s.authorize_endpoint, code_verifier=verifier, **extra)
         out(f"Im Browser diese Adresse öffnen, mit dem Konto des Bots anmelden und zustimmen:\n{url}")
         out(f"Danach leitet der Browser auf {s.redirect_uri}... weiter (die Seite darf fehlschlagen).")
         answer = read("Die ganze Adresse aus der Adresszeile hier einfügen: ").strip()
