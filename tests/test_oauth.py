@@ -454,3 +454,15 @@ def _expire_saved_token(path):
     data = json.loads(path.read_text())
     data["token"]["expires_at"] = int(time.time()) - 5
     path.write_text(json.dumps(data))
+
+
+def test_check_names_an_unknown_oauth_key_and_an_unused_grant(tmp_path, capsys):
+    from bot.config import problems
+    assert problems({"oauth": {"provider": "microsoft", "clientid": "x"}, "imap": {"auth": "oauth2", "host": "h"}}) \
+        == ["[oauth] clientid: unbekannter Schlüssel (gemeint: client_id?)"]
+    # [oauth] without auth = "oauth2" anywhere: a warning, not a failure
+    path = tmp_path / "c.toml"
+    path.write_text('[oauth]\nprovider = "microsoft"\nclient_id = "x"\ntoken_file = "t.json"\n')
+    from bot.service.check import check_oauth
+    line = check_oauth(load_config(path))
+    assert line.status == "WARNUNG" and line.detail.endswith('(nicht benutzt: [imap]/[smtp] auth = "oauth2")')

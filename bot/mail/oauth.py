@@ -74,11 +74,6 @@ DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 REFUSED = {"invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope", "interaction_required",
            "consent_required", "access_denied", "invalid_request"}
 
-KEYS = {"provider": ("microsoft", "google", "generic"), "client_id": str, "client_secret": str, "tenant": str,
-        "scope": str, "token_file": str, "token_endpoint": str, "device_endpoint": str,
-        "authorize_endpoint": str, "redirect_uri": str}
-
-
 class OAuthError(Exception):
     """An OAuth2 step failed. ``kind``: ``login`` (no grant, refused or revoked: run
     ``spielleiter oauth login``), ``unreachable`` (the provider did not answer) or

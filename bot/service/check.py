@@ -102,6 +102,9 @@ def check_oauth(cfg: Config) -> CheckLine | None:
         return None
     from bot.mail.oauth import TokenSource
     ok, text = TokenSource(cfg.oauth).describe()
+    used = any((table or {}).get("auth") == "oauth2" for table in (cfg.imap, cfg.smtp))
+    if not used:  # [oauth] set up, but IMAP and SMTP still log in with the password
+        return CheckLine("OK" if ok else "WARNUNG", "OAuth2", text + " (nicht benutzt: [imap]/[smtp] auth = \"oauth2\")")
     return CheckLine("OK" if ok else "FEHLER", "OAuth2", text)
 
 
