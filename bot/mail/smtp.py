@@ -1,8 +1,8 @@
 """Sending mails via SMTP with aiosmtplib.
 
 One send is one SMTP session, step by step (connect, EHLO, STARTTLS or implicit TLS,
-AUTH only when a user is set (XOAUTH2 with an OAuth2 token source), MAIL, RCPT, DATA), so every error is classified by where
-it happened (:mod:`bot.mail.transport`):
+AUTH only when a user is set (XOAUTH2 with an OAuth2 token source), MAIL, RCPT, DATA),
+so every error is classified by where it happened (:mod:`bot.mail.transport`):
 
 - :class:`PermanentFailure`: this mail can never be delivered as it is: a recipient
   refused with 5xx at RCPT, or the message refused with 5xx after DATA.
