@@ -36,7 +36,6 @@ from bot.service.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail
 from tests.helpers import PLAYERS, header, league_toml, player_mail
-from tests.oauthserver import dovecot_oauth, oauth_provider, smtpd_oauth  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.e2e
 EMAILS = sorted(e for _, e in PLAYERS)

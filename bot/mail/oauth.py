@@ -27,7 +27,6 @@ Microsoft and cannot be pointed at a local test server.)
 
 from __future__ import annotations
 
-import base64
 import fcntl
 import json
 import logging
@@ -40,7 +39,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 __all__ = ["PROVIDERS", "OAuthSettings", "OAuthError", "TokenSource", "login", "settings_from_config",
-           "xoauth2_string"]
+           "with_token"]
 
 log = logging.getLogger(__name__)
 
@@ -168,11 +167,6 @@ def settings_from_config(data: dict[str, Any], base: Path, database_url: str,
                          device_endpoint=values["device_endpoint"], authorize_endpoint=values["authorize_endpoint"],
                          client_secret=table.get("client_secret") or None,
                          redirect_uri=table.get("redirect_uri", DEFAULT_REDIRECT), config=config)
-
-
-def xoauth2_string(user: str, access_token: str) -> str:
-    """The SASL XOAUTH2 initial response, base64 (``user=...\\x01auth=Bearer ...\\x01\\x01``)."""
-    return base64.b64encode(f"user={user}\x01auth=Bearer {access_token}\x01\x01".encode()).decode()
 
 
 def _session(settings: OAuthSettings, **kw):
