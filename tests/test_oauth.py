@@ -191,6 +191,9 @@ token_file = "geheim/token.json"
     path = tmp_path / "geheim" / "token.json"
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
     assert TokenSource(settings).access_token() == token["access_token"]
+    path.chmod(0o644)                                  # someone loosened it: check says so
+    ok, text = TokenSource(settings).describe()
+    assert not ok and f"{path} (Rechte 0644, zu offen: chmod 600)" in text
 
 
 def test_google_code_flow_pasted_back(tmp_path, dovecot_oauth, oauth_provider):
@@ -313,8 +316,8 @@ def test_a_revoked_grant_is_one_german_line_and_no_mail_is_lost(tmp_path, doveco
     assert main(["league", "create", str(liga), "--config", str(conf)]) == 20     # SMTP login refused
     err = capsys.readouterr().err
     line = next(ln for ln in err.splitlines() if ln.startswith("SMTP "))
-    assert line == (f"SMTP {smtpd_oauth.host}:{smtpd_oauth.port}: Anmeldung abgelehnt: OAuth2-Anmeldung "
-                    f"abgelehnt (Zugang widerrufen?): spielleiter oauth login --config {conf} erneut ausführen "
+    assert line == (f"SMTP {smtpd_oauth.host}:{smtpd_oauth.port}: Anmeldung abgelehnt: OAuth2-Zugang widerrufen "
+                    f"oder abgelaufen: spielleiter oauth login --config {conf} erneut ausführen "
                     "(invalid_grant: AADSTS50173: The provided grant has expired due to it being revoked.)")
     assert "Traceback" not in err and "3 Mail(s) warten" in err
     assert [r.status for r in _rows(conf)] == ["pending"] * 3 and not smtpd_oauth.messages
@@ -322,8 +325,8 @@ def test_a_revoked_grant_is_one_german_line_and_no_mail_is_lost(tmp_path, doveco
     dovecot_oauth.append(player_mail("anna@example.org", "Partie R1:\nXYZ"), user=user)
     assert main(["poll", "--config", str(conf)]) == 10                             # IMAP login refused
     err = capsys.readouterr().err
-    assert f"IMAP {dovecot_oauth.host}:{dovecot_oauth.port}: Anmeldung abgelehnt: OAuth2-Anmeldung abgelehnt " \
-           "(Zugang widerrufen?)" in err
+    assert f"IMAP {dovecot_oauth.host}:{dovecot_oauth.port}: Anmeldung abgelehnt: OAuth2-Zugang widerrufen oder " \
+           f"abgelaufen: spielleiter oauth login --config {conf} erneut ausführen (invalid_grant: " in err
     assert len(dovecot_oauth.fetch_all(user=user)) == 1
     assert [r.status for r in _rows(conf)] == ["pending"] * 3
     # the operator grants access again: everything goes out, once
@@ -427,7 +430,7 @@ def test_a_grant_revoked_while_running_waits_for_a_new_login_without_a_restart(t
     t.start()
     try:
         dovecot_oauth.append(player_mail("anna@example.org", "Partie R1:\nXYZ"), user=user)
-        refused = "Anmeldung abgelehnt: OAuth2-Anmeldung abgelehnt (Zugang widerrufen?): spielleiter oauth login"
+        refused = "Anmeldung abgelehnt: OAuth2-Zugang widerrufen oder abgelaufen: spielleiter oauth login"
         assert _wait(lambda: any(r.getMessage().startswith("IMAP ") and refused in r.getMessage()
                                  for r in caplog.records))
         assert _wait(lambda: any(r.getMessage().startswith("SMTP ") and refused in r.getMessage()

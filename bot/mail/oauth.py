@@ -186,7 +186,7 @@ def _error(settings: OAuthSettings, exc: Exception, url: str) -> OAuthError:
         said = (exc.description or "").splitlines()[0][:160] if exc.description else ""
         detail = f"{code}" + (f": {said}" if said else "")
         if code in REFUSED:
-            return OAuthError("login", f"OAuth2-Anmeldung abgelehnt (Zugang widerrufen?): {settings.relogin} "
+            return OAuthError("login", f"OAuth2-Zugang widerrufen oder abgelaufen: {settings.relogin} "
                                        f"erneut ausführen ({detail})")
         return OAuthError("protocol", f"OAuth2-Token-Endpunkt {host}: {detail}")
     if isinstance(exc, requests.Timeout):
@@ -331,7 +331,7 @@ class TokenSource:
         except OAuthError as exc:
             return False, str(exc)
         mode = s.token_file.stat().st_mode & 0o777
-        perms = f"Rechte {mode:04o}" + ("" if mode & 0o077 == 0 else " (zu offen: chmod 600)")
+        perms = f"Rechte {mode:04o}" + ("" if mode & 0o077 == 0 else ", zu offen: chmod 600")
         left = float(token.get("expires_at") or 0) - self.clock()
         until = (f"Zugangs-Token noch {int(left // 60)} min gültig" if left > 0 else "Zugangs-Token abgelaufen")
         refresh = "Refresh-Token vorhanden (wird vor Ablauf erneuert)" if token.get("refresh_token") else \
