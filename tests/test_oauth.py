@@ -36,6 +36,7 @@ from bot.service.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail
 from tests.helpers import PLAYERS, header, league_toml, player_mail
+from tests.mailservers import free_port
 
 pytestmark = pytest.mark.e2e
 EMAILS = sorted(e for _, e in PLAYERS)
@@ -208,6 +209,7 @@ client_id = "123.apps.googleusercontent.com"
 client_secret = "GOCSPX-geheim"
 authorize_endpoint = "{oauth_provider.base}/authorize"
 token_endpoint = "{oauth_provider.base}/token"
+redirect_uri = "http://localhost:{free_port()}/"
 """)
     settings = load_config(cfg_path).oauth
     assert settings.scope == "https://mail.google.com/" and settings.flow == "code"
@@ -241,6 +243,40 @@ token_endpoint = "{oauth_provider.base}/token"
         assert err.value.kind == "login" and "\n" not in str(err.value)
     finally:
         oauth_provider.secret = None
+
+
+def test_code_flow_caught_on_this_machine(tmp_path, oauth_provider):
+    """When the browser runs where the bot does, its redirect to the loopback address is
+    caught: nothing to paste."""
+    port = free_port()
+    cfg_path = tmp_path / "g.toml"
+    cfg_path.write_text(f"""
+[oauth]
+provider = "generic"
+client_id = "app"
+authorize_endpoint = "{oauth_provider.base}/authorize"
+token_endpoint = "{oauth_provider.base}/token"
+scope = "mail"
+redirect_uri = "http://127.0.0.1:{port}/"
+""")
+    settings = load_config(cfg_path).oauth
+    oauth_provider.code_user = "bot@example.org"
+    lines, never = [], threading.Event()
+    pages = []
+
+    def browser():
+        assert _wait(lambda: bool(lines), 10)
+        url = lines[0].splitlines()[1]
+        pages.append(requests.get(url, timeout=10))   # follows the redirect to the bot's listener
+
+    t = threading.Thread(target=browser, daemon=True)
+    t.start()
+    token = login(settings, out=lines.append, read=lambda prompt: (never.wait(30), "")[1])
+    t.join(10)
+    assert oauth_provider.user_of(token["access_token"]) == "bot@example.org"
+    assert pages[0].status_code == 200 and "Zugang erteilt" in pages[0].text
+    assert "access_type" not in lines[0]                    # Google's extras only for Google
+    never.set()
 
 
 # -- mail flows with XOAUTH2 ---------------------------------------------------------------

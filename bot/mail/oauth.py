@@ -403,8 +403,10 @@ def _code_login(s: OAuthSettings, out: Callable[[str], None], read: Callable[[st
         extra = {"access_type": "offline", "prompt": "consent"} if s.provider == "google" else {}
         url, state = session.create_authorization_url(s.authorize_endpoint, code_verifier=verifier, **extra)
         out(f"Im Browser diese Adresse öffnen, mit dem Konto des Bots anmelden und zustimmen:\n{url}")
-        out(f"Danach leitet der Browser auf {s.redirect_uri}... weiter (die Seite darf fehlschlagen).")
-        answer = read("Die ganze Adresse aus der Adresszeile hier einfügen: ").strip()
+        out(f"Danach leitet der Browser auf {s.redirect_uri}... weiter: läuft der Browser auf diesem Rechner, "
+            "geht es von selbst weiter; sonst darf die Seite fehlschlagen.")
+        answer = _redirect_or_paste(s.redirect_uri, lambda: read("Die ganze Adresse aus der Adresszeile hier "
+                                                                 "einfügen: ")).strip()
         if "code=" not in answer:
             err = "access_denied" if "error=access_denied" in answer else "keine Adresse mit code="
             raise OAuthError("login", f"Anmeldung nicht abgeschlossen ({err}); nichts gespeichert")
@@ -420,6 +422,47 @@ def _code_login(s: OAuthSettings, out: Callable[[str], None], read: Callable[[st
         session.close()
 
 
+def _redirect_or_paste(redirect_uri: str, read: Callable[[], str]) -> str:
+    """The address the browser was sent to: caught by a listener on the redirect's
+    loopback port (the browser runs on this machine) or pasted by the operator (``read``),
+    whichever comes first. Without a free loopback port only the paste."""
+    import queue
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+    got: queue.Queue[str] = queue.Queue()
+    parts = urlsplit(redirect_uri)
+
+    class Catch(BaseHTTPRequestHandler):
+        def do_GET(self):
+            done = "code=" in self.path
+            body = ("Spielleiter: Zugang erteilt, dieses Fenster kann zu." if done else
+                    "Spielleiter: keine Zustimmung erhalten.").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; charset=utf-8")
+            self.end_headers()
+            self.wfile.write(body)
+            if "code=" in self.path or "error=" in self.path:  # not the browser's /favicon.ico
+                got.put(f"{parts.scheme}://{parts.netloc}{self.path}")
+
+        def log_message(self, *args):
+            pass
+
+    server = None
+    if parts.scheme == "http" and parts.hostname in ("localhost", "127.0.0.1") and parts.port:
+        try:
+            server = HTTPServer(("127.0.0.1", parts.port), Catch)
+        except OSError:  # the port is taken: paste only
+            server = None
+    if server is None:
+        return read()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=lambda: got.put(read()), daemon=True).start()
+    try:
+        return got.get()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def with_token(source: TokenSource, attempt: Callable[[str], Any], refused: type[BaseException] | tuple) -> Any:
     """``attempt(access_token)`` (a login); when the server refuses the token (``attempt``
     raises ``refused``: revoked early, or the clocks differ), renew it once and try again.
@@ -431,7 +474,20 @@ def with_token(source: TokenSource, attempt: Callable[[str], Any], refused: type
         return attempt(source.access_token(renew=True))
 
 
-def login(settings: OAuthSettings, out: Callable[[str], None] = print, read: Callable[[str], str] = input,
+def _stdin_line(prompt: str) -> str:
+    """``input()`` for a helper thread: reads file descriptor 0 directly, so a thread still
+    waiting at exit holds no lock of ``sys.stdin`` (the listener may have won)."""
+    print(prompt, end="", flush=True)
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = os.read(0, 4096)
+        if not chunk:
+            break
+        data += chunk
+    return data.decode("utf-8", "replace")
+
+
+def login(settings: OAuthSettings, out: Callable[[str], None] = print, read: Callable[[str], str] = _stdin_line,
           sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     """Let the operator grant access (device-code flow, or authorization code pasted
     back; see the module docstring), store the tokens in the token file (0600) and
