@@ -10,9 +10,10 @@ Microsoft and cannot be pointed at a local test server.)
   Microsoft and the generic provider use the device-code flow (RFC 8628): a URL and a
   code are printed, the operator signs in with any browser, the bot polls the token
   endpoint until the grant arrives. Google allows no device flow for mail scopes: there
-  the operator opens the printed authorization URL (PKCE, RFC 7636), agrees, and pastes
-  the address the browser was sent to (``http://localhost:...?code=...``, which need not
-  load) back into the terminal.
+  the operator opens the printed authorization URL (PKCE, RFC 7636) and agrees; the
+  browser's redirect to ``http://localhost:PORT/?code=...`` is caught on that port when
+  the browser runs on this machine, else the operator pastes the address (the page need
+  not load) into the terminal.
 - The tokens are kept in the token file (JSON, permissions 0600, written atomically),
   never in the config. :class:`TokenSource` hands out the access token and renews it with
   the refresh token before it expires (:data:`RENEW_BEFORE`, at most a quarter of its
