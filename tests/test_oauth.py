@@ -308,7 +308,7 @@ def test_a_token_expiring_during_a_run_is_renewed_and_mail_keeps_flowing(tmp_pat
                                                                         oauth_provider, caplog):
     user = dovecot_oauth.fresh_user()
     conf = _conf(tmp_path, dovecot_oauth, smtpd_oauth, oauth_provider, user, bot="poll_interval = 0.3")
-    oauth_provider.lifetime = 4                  # renewed 1 s before it runs out (a quarter of its life)
+    oauth_provider.lifetime = 6                  # renewed 2 s before it runs out (a third of its life)
     try:
         assert _login(conf, oauth_provider, user) == 0
         assert main(["league", "create", str(league_toml(tmp_path / "l.toml", name="Lauf")), "--config",

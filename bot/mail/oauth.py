@@ -16,9 +16,9 @@ Microsoft and cannot be pointed at a local test server.)
   not load) into the terminal.
 - The tokens are kept in the token file (JSON, permissions 0600, written atomically),
   never in the config. :class:`TokenSource` hands out the access token and renews it with
-  the refresh token before it expires (:data:`RENEW_BEFORE`, at most a quarter of its
-  lifetime), under a file lock, so several processes share one file; it re-reads the
-  file when it changed (a new ``oauth login`` is used without a restart).
+  the refresh token before it expires (:data:`RENEW_BEFORE`, at most a third of its
+  lifetime), under a file lock, so several processes share one file; it reads the file
+  at every login (a new ``oauth login`` is used without a restart).
 - Failures come out as :class:`~bot.mail.transport.ServerFailure` of the IMAP or SMTP
   server that needed the token: a refused or revoked grant (``invalid_grant``) and a
   missing token file are kind ``login`` (one German line naming ``spielleiter oauth
@@ -65,7 +65,7 @@ DEFAULT_TENANT = "common"
 #: accept any loopback address; it need not answer).
 DEFAULT_REDIRECT = "http://localhost:8765/"
 #: An access token is renewed when it has less than this many seconds left (or less than
-#: a quarter of its lifetime, for short-lived tokens).
+#: a third of its lifetime, for short-lived tokens).
 RENEW_BEFORE = 300
 #: Seconds per token request.
 HTTP_TIMEOUT = 30
@@ -260,7 +260,7 @@ class _FileLock:
 
 def _leeway(token: dict[str, Any]) -> int:
     life = int(token.get("expires_in") or 3600)
-    return max(1, min(RENEW_BEFORE, life // 4))
+    return max(1, min(RENEW_BEFORE, life // 3))
 
 
 class TokenSource:
