@@ -332,7 +332,7 @@ def cmd_oauth_login(args, cfg) -> int:
     try:
         login(cfg.oauth, out=lambda line: print(line, flush=True))
     except OAuthError as exc:
-        print(f"OAuth2: {exc}", file=sys.stderr)
+        print(str(exc) if "OAuth2" in str(exc) else f"OAuth2: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("OAuth2: abgebrochen; nichts gespeichert.", file=sys.stderr)

@@ -279,6 +279,19 @@ redirect_uri = "http://127.0.0.1:{port}/"
     never.set()
 
 
+def test_oauth_login_without_the_section_or_with_the_provider_down(tmp_path, capsys):
+    path = tmp_path / "c.toml"
+    path.write_text('[bot]\ntimezone = "Europe/Berlin"\n')
+    assert main(["oauth", "login", "--config", str(path)]) == 2
+    assert capsys.readouterr().err == "Konfiguration: kein Abschnitt [oauth] in der Konfiguration " \
+                                      "(siehe docs/oauth2.md).\n"
+    path.write_text('[oauth]\nprovider = "generic"\nclient_id = "x"\nscope = "mail"\n'
+                    'token_endpoint = "http://127.0.0.1:9/token"\ndevice_endpoint = "http://127.0.0.1:9/device"\n')
+    assert main(["oauth", "login", "--config", str(path)]) == 1
+    assert capsys.readouterr().err == "OAuth2-Token-Endpunkt 127.0.0.1:9 nicht erreichbar\n"
+    assert not (tmp_path / "spielleiter-oauth.json").exists()
+
+
 # -- mail flows with XOAUTH2 ---------------------------------------------------------------
 
 def test_poll_reads_and_answers_with_xoauth2_and_renews_a_refused_token(tmp_path, dovecot_oauth, smtpd_oauth,
