@@ -74,6 +74,7 @@ DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code"
 REFUSED = {"invalid_grant", "invalid_client", "unauthorized_client", "invalid_scope", "interaction_required",
            "consent_required", "access_denied", "invalid_request"}
 
+
 class OAuthError(Exception):
     """An OAuth2 step failed. ``kind``: ``login`` (no grant, refused or revoked: run
     ``spielleiter oauth login``), ``unreachable`` (the provider did not answer) or
@@ -102,7 +103,7 @@ class OAuthSettings:
 
     @property
     def flow(self) -> str:
-        """``device`` (device-code flow) or ``code`` (authorization code, pasted back)."""
+        """``device`` (device-code flow) or ``code`` (authorization code with PKCE)."""
         return "device" if self.device_endpoint else "code"
 
     @property
