@@ -11,7 +11,7 @@ SMTP 20 + kind, the kinds in the order of ``ServerFailure.KINDS`` (login refused
 unreachable, TLS, folder missing, settings, temporarily refused, unexpected answer). A
 command whose own work was done (a league created, a round adjudicated) says so on stdout
 and still exits with that status; its mails wait in the outbox (``spielleiter outbox``).
-77 is a crash point (``bot/crash.py``).
+``oauth login`` exits 1 when no grant was stored. 77 is a crash point (``bot/crash.py``).
 """
 
 from __future__ import annotations
@@ -344,6 +344,29 @@ def cmd_check(args, cfg) -> int:
     return 1
 
 
+def cmd_oauth_login(args, cfg) -> int:
+    """Grant the bot OAuth2 access (bot.mail.oauth.login), then log in to IMAP and SMTP
+    with it (those that use it). 0 done; 1 no grant stored; a server's failure status."""
+    from bot.mail.oauth import OAuthError, login
+    if cfg.oauth is None:
+        raise ConfigError("kein Abschnitt [oauth] in der Konfiguration (siehe docs/oauth2.md).")
+    try:
+        login(cfg.oauth, out=lambda line: print(line, flush=True))
+    except OAuthError as exc:
+        print(str(exc) if "OAuth2" in str(exc) else f"OAuth2: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("OAuth2: abgebrochen; nichts gespeichert.", file=sys.stderr)
+        return 1
+    print(f"OAuth2-Zugang gespeichert in {cfg.oauth.token_file} (nur für diesen Benutzer lesbar).", flush=True)
+    from bot.service.mailer import transports
+    poller, sender = transports(cfg)
+    for name, what in (("imap", poller), ("smtp", sender)):
+        if getattr(what, "oauth", None) is not None:
+            print(f"{name.upper()} {what.where}: {what.check()}", flush=True)
+    return 0
+
+
 def cmd_conformance(args, cfg) -> int:
     from bot.conformance import run_conformance
     return run_conformance(args.files, sys.stdout)
@@ -446,6 +469,11 @@ def build_parser() -> argparse.ArgumentParser:
     rt.add_argument("--all-failed", action="store_true", help="alle fehlgeschlagenen (nicht zurückgenommene)")
     rt.set_defaults(func=cmd_outbox_retry)
     add("check", cmd_check, "Konfiguration, Datenbank, IMAP, SMTP und Lexikon prüfen (sendet nichts)")
+    oa = sub.add_parser("oauth", parents=[common], help="OAuth2-Zugang für IMAP/SMTP (Microsoft, Google)")
+    oas = oa.add_subparsers(dest="oauth_command", required=True, metavar="BEFEHL")
+    ol = oas.add_parser("login", parents=[common], help="dem Bot Zugang zum Postfach geben (Code im Browser "
+                                                      "eingeben) und das Token speichern")
+    ol.set_defaults(func=cmd_oauth_login)
     cf = add("conformance", cmd_conformance, "Regelfälle prüfen (PASS/FAIL je Fall)")
     cf.add_argument("files", nargs="+", metavar="FILE")
     tp = add("top", cmd_top, "bestes Wort je Stellung (eine JSON-Zeile je Fall)")

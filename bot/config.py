@@ -66,6 +66,14 @@ exist and hold at least one certificate (a :class:`ConfigError` otherwise), and 
 name must match the certificate too. (OpenSSL's ``SSL_CERT_FILE`` also works, but it
 replaces the system's CAs for both servers.)
 
+``[imap] auth`` / ``[smtp] auth`` = ``"oauth2"`` (default ``"password"``): log in with an
+OAuth2 access token (SASL XOAUTH2) instead of the password, from ``[oauth]`` (``provider``
+``"microsoft"``, ``"google"`` or ``"generic"``, ``client_id``, ``client_secret`` for
+Google, ``tenant`` for Microsoft, ``token_file``, ``scope`` and the endpoints
+``token_endpoint``, ``device_endpoint``, ``authorize_endpoint``, ``redirect_uri`` to
+override the provider's presets); checked by :func:`bot.mail.oauth.settings_from_config`,
+the tokens come from ``spielleiter oauth login`` (docs/oauth2.md).
+
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.
 """
@@ -103,8 +111,10 @@ class ConfigError(ValueError):
 SCHEMA: dict[str, dict[str, Any]] = {
     "database": {"url": str},
     "imap": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
+             "auth": ("password", "oauth2"),
              "ca_file": str, "folder": str, "processed_folder": str, "timeout": float},
     "smtp": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
+             "auth": ("password", "oauth2"),
              "ca_file": str, "sender": str, "timeout": float},
     "maildir": {"path": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
@@ -112,6 +122,10 @@ SCHEMA: dict[str, dict[str, Any]] = {
             "read_workers": int},
     "lexicon": {"path": str},
     "archive": {"path": str, "pdf": bool},
+    # OAuth2 for [imap]/[smtp] auth = "oauth2" (bot.mail.oauth)
+    "oauth": {"provider": ("microsoft", "google", "generic"), "client_id": str, "client_secret": str,
+              "tenant": str, "scope": str, "token_file": str, "token_endpoint": str, "device_endpoint": str,
+              "authorize_endpoint": str, "redirect_uri": str},
 }
 _TYPE_NAMES = {str: "ein Text in Anführungszeichen", int: "eine ganze Zahl", float: "eine Zahl",
                bool: "true oder false"}
@@ -189,6 +203,8 @@ class Config:
     #: worker processes reading stored mails' MIME for a batch (``[bot] read_workers``; 1: none)
     read_workers: int = field(default_factory=lambda: _default_workers())
     extra: dict[str, Any] = field(default_factory=dict)
+    #: ``[oauth]`` resolved (:class:`bot.mail.oauth.OAuthSettings`), None without it
+    oauth: Any = None
 
     @property
     def sender_addr(self) -> str:
@@ -311,6 +327,8 @@ def load_config(path: str | Path | None) -> Config:
         md = data.get("maildir", {})
         cfg.maildir = _resolve(base, md.get("path", "mail"))
         cfg.sender = botsec.get("sender", cfg.sender)
+    from bot.mail.oauth import settings_from_config
+    cfg.oauth = settings_from_config(data, base, cfg.database_url, p)
     lex = data.get("lexicon", {})
     if "path" in lex:
         cfg.lexicon_dir = _resolve(base, lex["path"])

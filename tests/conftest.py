@@ -1,6 +1,6 @@
 import pytest
 
-pytest_plugins = ["tests.mailservers", "tests.pgserver", "tests.leagues"]
+pytest_plugins = ["tests.mailservers", "tests.pgserver", "tests.leagues", "tests.oauthserver"]
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -77,7 +77,7 @@ protocols = imap
 listen = {listen}
 {ssl}
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login{oauth_mechanisms}
 # no delays after a failed login (the wrong-password test): no failure
 # delay, and no anvil auth penalty (mode 0 on its socket disables it)
 auth_failure_delay = 0
@@ -87,7 +87,7 @@ default_internal_user = {internal_user}
 {internal_group}first_valid_uid = 1
 mail_location = maildir:~/Maildir
 mail_max_userip_connections = 200
-passdb {{
+{oauth_passdb}passdb {{
   driver = static
   args = password={password}
 }}
@@ -322,9 +322,12 @@ def _user_exists(name: str) -> bool:
         return False
 
 
-def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> DovecotServer:
+def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None,
+                   oauth2_conf: Path | None = None) -> DovecotServer:
     """Start a Dovecot in ``base``; with ``certs`` TLS is on (STARTTLS on the plain port, an
-    imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2."""
+    imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2. With
+    ``oauth2_conf`` (a ``dovecot-oauth2.conf.ext``) it also offers XOAUTH2 and OAUTHBEARER,
+    checked by an ``oauth2`` passdb before the static one (``tests/oauthserver.py``)."""
     port = free_port()
     tls_port = 0
     while certs and tls_port in (0, port):
@@ -358,6 +361,9 @@ def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> Do
             internal_user=internal_user, mail_user=mail_user, mail_group=mail_group,
             internal_group=internal_group, chroot=chroot, tls_port=tls_port, listen="127.0.0.1, 127.0.0.2" if certs else "127.0.0.1",
             ssl=_SSL_ON.format(cert=certs.cert_pem, key=certs.key_pem) if certs else _SSL_OFF,
+            oauth_mechanisms=" xoauth2 oauthbearer" if oauth2_conf else "",
+            oauth_passdb=f"passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = {oauth2_conf}\n}}\n"
+            if oauth2_conf else "",
         )
     )
     with open(base / "dovecot.stdout", "wb") as out:

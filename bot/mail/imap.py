@@ -19,7 +19,9 @@ moved yet is moved by the next tidy.
 Every server failure is raised as one :class:`~bot.mail.transport.ServerFailure` with its
 kind: ``login`` (login refused), ``unreachable`` (no connection, timeout, DNS, connection
 dropped), ``tls`` (handshake, certificate, STARTTLS), ``folder`` (the folder is missing or
-the processed folder cannot be created), ``protocol`` (any other error answer).
+the processed folder cannot be created), ``protocol`` (any other error answer). With
+``oauth`` (a :class:`~bot.mail.oauth.TokenSource`) the login is XOAUTH2; a revoked grant
+is kind ``login``, an unreachable token endpoint ``unreachable``.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from imapclient.imapclient import DELETED
 
 from bot.crash import crashpoint
 
+from .oauth import OAuthError, TokenSource, with_token
 from .transport import (PollState, ServerFailure, StoreCallback, StoreUnavailable, sync_store, tls_context,
                         tls_problem)
 
@@ -68,9 +71,12 @@ class ImapInbox:
         timeout: float = 30,
         ssl_context: ssl.SSLContext | None = None,
         ca_file: str | Path | None = None,
+        oauth: TokenSource | None = None,
     ):
         if tls not in (True, False, "starttls"):
             raise ValueError(f"tls must be True, False or 'starttls', not {tls!r}")
+        #: log in with XOAUTH2 and this source's access token instead of ``password``
+        self.oauth = oauth
         self.host = host
         self.port = port
         self.user = user
@@ -103,8 +109,10 @@ class ImapInbox:
         text = _text(exc)
         if isinstance(exc, ssl.SSLError | ssl.CertificateError):
             return fail("tls", tls_problem(exc, "imap"))
+        if isinstance(exc, OAuthError):
+            return fail(exc.kind, str(exc))
         if isinstance(exc, LoginError):
-            return fail("login", f"{text} (Benutzer {self.user})")
+            return fail("login", f"{text} (Benutzer {self.user}" + (", OAuth2)" if self.oauth else ")"))
         if isinstance(exc, socket.gaierror):
             return fail("unreachable", f"Rechnername {self.host} unbekannt ({text})")
         if isinstance(exc, TimeoutError | socket.timeout):
@@ -142,7 +150,10 @@ class ImapInbox:
                 stage = "starttls"
                 client.starttls(context)
             stage = "login"
-            client.login(self.user, self.password)
+            if self.oauth is not None:
+                with_token(self.oauth, lambda token: client.oauth2_login(self.user, token), LoginError)
+            else:
+                client.login(self.user, self.password)
         except Exception as exc:
             _close(client)
             raise self._failure(exc, stage) from exc
@@ -164,6 +175,7 @@ class ImapInbox:
             made = not client.folder_exists(processed)
             self._ensure_folder(client, processed)
             how = "TLS" if self.tls is True else "STARTTLS" if self.tls == "starttls" else "ohne TLS"
+            how += " (OAuth2)" if self.oauth else ""
             return (f"{how}, angemeldet als {self.user}, {self.folder}: {n} Mail(s), {self.processed_folder} "
                     + ("angelegt" if made else "vorhanden"))
         except Exception as exc:

@@ -1,8 +1,8 @@
 """Sending mails via SMTP with aiosmtplib.
 
 One send is one SMTP session, step by step (connect, EHLO, STARTTLS or implicit TLS,
-AUTH only when a user is set, MAIL, RCPT, DATA), so every error is classified by where
-it happened (:mod:`bot.mail.transport`):
+AUTH only when a user is set (XOAUTH2 with an OAuth2 token source), MAIL, RCPT, DATA),
+so every error is classified by where it happened (:mod:`bot.mail.transport`):
 
 - :class:`PermanentFailure`: this mail can never be delivered as it is: a recipient
   refused with 5xx at RCPT, or the message refused with 5xx after DATA.
@@ -28,6 +28,7 @@ from typing import Literal
 
 import aiosmtplib
 
+from .oauth import OAuthError, TokenSource
 from .transport import PermanentFailure, ServerFailure, TemporaryFailure, tls_context, tls_problem
 
 __all__ = ["SmtpTransport"]
@@ -79,9 +80,12 @@ class SmtpTransport:
         backoff: float = 1.0,
         ssl_context: ssl.SSLContext | None = None,
         ca_file: str | Path | None = None,
+        oauth: TokenSource | None = None,
     ):
         if tls not in (True, False, "starttls"):
             raise ValueError(f"tls must be True, False or 'starttls', not {tls!r}")
+        #: AUTH XOAUTH2 with this source's access token instead of ``password`` (needs ``user``)
+        self.oauth = oauth
         self.host = host
         self.port = port
         self.user = user or None
@@ -133,14 +137,21 @@ class SmtpTransport:
                     hint = ("" if self.tls else " (vielleicht erst nach STARTTLS: tls = \"starttls\")")
                     raise self._server("config", "der Server bietet keine Anmeldung (AUTH) an; ohne Anmeldung "
                                                  f"[smtp] user leer lassen{hint}")
-                await client.login(self.user, self.password)
+                if self.oauth is not None:
+                    await _xoauth2(client, self.user, self.oauth)
+                else:
+                    await client.login(self.user, self.password)
             return client
         except ServerFailure:
             _close(client)
             raise
+        except OAuthError as exc:
+            _close(client)
+            raise self._server(exc.kind, str(exc)) from exc
         except aiosmtplib.SMTPAuthenticationError as exc:
             _close(client)
-            raise self._server("login", f"{exc.message} (Benutzer {self.user})", exc.code) from exc
+            how = ", OAuth2" if self.oauth else ""
+            raise self._server("login", f"{exc.message} (Benutzer {self.user}{how})", exc.code) from exc
         except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError, aiosmtplib.SMTPConnectError,
                 OSError, asyncio.TimeoutError) as exc:
             _close(client)
@@ -247,7 +258,8 @@ class SmtpTransport:
         client = await self._open()
         try:
             done = ["TLS" if self.tls is True else "STARTTLS" if self.tls == "starttls" else "ohne TLS"]
-            done.append(f"Anmeldung als {self.user}" if self.user else "ohne Anmeldung")
+            done.append((f"Anmeldung als {self.user}" + (" (OAuth2)" if self.oauth else "")) if self.user
+                        else "ohne Anmeldung")
             return ", ".join(done)
         finally:
             await _quit(client)
@@ -264,6 +276,16 @@ class SmtpTransport:
         helper thread with its own loop and waits for it).
         """
         return _run(self.send_async(raw, sender, recipients))
+
+
+async def _xoauth2(client: aiosmtplib.SMTP, user: str, oauth: TokenSource) -> None:
+    """AUTH XOAUTH2; a refused token is renewed once and tried again (as
+    :func:`bot.mail.oauth.with_token`). The token requests run in a thread."""
+    try:
+        await client.auth_xoauth2(user, await asyncio.to_thread(oauth.access_token))
+    except aiosmtplib.SMTPAuthenticationError as exc:
+        log.info("OAuth2-Token abgelehnt (%s); erneuere es und versuche es noch einmal", exc)
+        await client.auth_xoauth2(user, await asyncio.to_thread(oauth.access_token, True))
 
 
 def _run(coro):

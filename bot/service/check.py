@@ -4,7 +4,8 @@ Each check gives one line (``OK``/``FEHLER``/``WARNUNG``, what, detail) and noth
 sent: the config file (every section and key known, every value of the right type), the
 database (reachable, schema current), the inbox (IMAP: login, folder exists, processed
 folder there or created; Maildir: folders writable), the outbox server (SMTP: connect,
-EHLO, STARTTLS/TLS, AUTH when a user is set; QUIT before MAIL), and the word lists of
+EHLO, STARTTLS/TLS, AUTH when a user is set; QUIT before MAIL), the OAuth2 token file
+when ``[oauth]`` is set, and the word lists of
 every game (built, loadable).
 """
 
@@ -94,6 +95,19 @@ def check_outbox(cfg: Config, sender) -> CheckLine:
         return CheckLine("FEHLER", "SMTP", exc.line().removeprefix("SMTP "), exc)
 
 
+def check_oauth(cfg: Config) -> CheckLine | None:
+    """The OAuth2 token file (``[oauth]``): there, 0600, until when valid, refresh token;
+    None without ``[oauth]``. Renews nothing (the IMAP and SMTP logins do)."""
+    if cfg.oauth is None:
+        return None
+    from bot.mail.oauth import TokenSource
+    ok, text = TokenSource(cfg.oauth).describe()
+    used = any((table or {}).get("auth") == "oauth2" for table in (cfg.imap, cfg.smtp))
+    if not used:  # [oauth] set up, but IMAP and SMTP still log in with the password
+        return CheckLine("OK" if ok else "WARNUNG", "OAuth2", text + " (nicht benutzt: [imap]/[smtp] auth = \"oauth2\")")
+    return CheckLine("OK" if ok else "FEHLER", "OAuth2", text)
+
+
 def check_lexicon(cfg: Config) -> list[CheckLine]:
     """Every game's word list is built (or is built now) and loads."""
     from bot.games.registry import GAME_CLASSES
@@ -126,6 +140,9 @@ def run_checks(cfg: Config, emit: Callable[[CheckLine], None]) -> list[CheckLine
         add(line)
     add(check_database(cfg))
     poller, sender = transports(cfg)
+    oauth = check_oauth(cfg)
+    if oauth is not None:
+        add(oauth)
     add(check_inbox(cfg, poller))
     add(check_outbox(cfg, sender))
     for line in check_lexicon(cfg):

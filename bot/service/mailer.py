@@ -39,15 +39,21 @@ def transports(cfg: Config):
         from bot.mail.imap import ImapInbox
         from bot.mail.smtp import SmtpTransport
         i, m = cfg.imap, cfg.smtp
+        tokens = None
+        if "oauth2" in (i.get("auth"), m.get("auth")):
+            from bot.mail.oauth import TokenSource
+            tokens = TokenSource(cfg.oauth)
         poller = ImapInbox(i["host"], int(i.get("port", 993)), i.get("user", ""), i.get("password", ""),
                            tls=_tls(i.get("tls", True)), folder=i.get("folder", "INBOX"),
                            processed_folder=i.get("processed_folder", "Spielleiter/Verarbeitet"),
-                           timeout=float(i.get("timeout", 30)), ca_file=i.get("ca_file"))
+                           timeout=float(i.get("timeout", 30)), ca_file=i.get("ca_file"),
+                           oauth=tokens if i.get("auth") == "oauth2" else None)
         # no user (or an empty one): no AUTH (a relay that takes mail without login); one quick
         # retry for a dropped connection, the outbox's own backoff does the rest
         sender = SmtpTransport(m["host"], int(m.get("port", 587)), m.get("user") or None, m.get("password"),
                                tls=_tls(m.get("tls", "starttls")), timeout=float(m.get("timeout", 30)),
-                               retries=1, backoff=1.0, ca_file=m.get("ca_file"))
+                               retries=1, backoff=1.0, ca_file=m.get("ca_file"),
+                               oauth=tokens if m.get("auth") == "oauth2" else None)
         return poller, sender
     from bot.mail.maildir import MaildirTransport
     md = MaildirTransport(cfg.maildir)
