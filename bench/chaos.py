@@ -62,6 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                           f"{f.rounds} Runden, {f.auswertungen} Auswertungen, {f.acks} Antworten, "
                           f"{f.resent} doppelt zugestellt (gleiche Message-ID), aufgeholt in {f.catch_up:.1f} s, "
                           f"{f.log_lines} Logzeilen, {f.tracebacks} Tracebacks: OK", flush=True)
+                    if f.tracebacks:
+                        print(chaos.tracebacks(), flush=True)
                 except Exception:
                     failed += 1
                     print(f"{db} seed {seed}: FEHLER", flush=True)

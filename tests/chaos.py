@@ -220,6 +220,18 @@ class Chaos:
             return ("done",)
         return dict(inbox=inbox, stored=stored, sent=self.sent, unread=unread, waiting=waiting, due=due)
 
+    def tracebacks(self) -> str:
+        """Every traceback in the service's logs with the line before it."""
+        out = []
+        for path in self.logs:
+            lines = path.read_text(errors="replace").splitlines()
+            for i, ln in enumerate(lines):
+                if ln.startswith("Traceback"):
+                    end = next((j for j in range(i + 1, len(lines)) if not lines[j].startswith((" ", "Traceback"))),
+                               len(lines) - 1)
+                    out.append("\n".join(lines[max(0, i - 1):end + 1]))
+        return "\n\n".join(out)
+
     def log_tail(self, lines: int = 60) -> str:
         text = "".join(p.read_text(errors="replace") for p in self.logs)
         return "\n".join(text.splitlines()[-lines:])

@@ -25,7 +25,7 @@ def test_chaos_on_sqlite(tmp_path, dovecot, seed):
     chaos.settle()
     f = chaos.check()
     assert f.mails > 20 and f.rounds >= 2 and f.faults["service"] >= 1, f
-    assert f.tracebacks == 0, chaos.log_tail()
+    assert f.tracebacks == 0, chaos.tracebacks()
 
 
 @pytest.mark.postgres
@@ -36,4 +36,4 @@ def test_chaos_on_postgresql(tmp_path, dovecot, own_postgres, seed):
     chaos.settle()
     f = chaos.check()
     assert f.mails > 20 and f.rounds >= 2 and f.faults["database"] >= 1, f
-    assert f.tracebacks == 0, chaos.log_tail()
+    assert f.tracebacks == 0, chaos.tracebacks()
