@@ -417,7 +417,10 @@ def make_store(db: Database, cfg: Config, source: str) -> RawStore:
 def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None, *,
                  read: ReadMail | None = None) -> str:
     """Read stored mail ``mail_id`` and act on it; returns its new status. ``read``: the
-    mail's :func:`~bot.mail.message.read_mail`, when a worker has read it already."""
+    mail's :func:`~bot.mail.message.read_mail`, when a worker has read it already. A
+    failure while reading is recorded on the mail (status ``error``, the GM told); the
+    database going away raises :class:`~bot.storage.db.DatabaseUnavailable` instead (the
+    mail stays ``stored`` and is read once it is back)."""
     now = now or datetime.now(timezone.utc)
     try:
         with db.session() as s:
@@ -437,6 +440,9 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                 gate_answers(s.info.pop("incoming"), queued)
             return mail.status
     except Exception as exc:  # keep the mail, record why, never lose it
+        failure = database_failure(exc, db.url)
+        if failure is not None:  # the database went away: still stored, read again once it is back
+            raise failure from exc
         log.exception("reading mail %s failed", mail_id)
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
