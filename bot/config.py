@@ -103,7 +103,7 @@ class ConfigError(ValueError):
 SCHEMA: dict[str, dict[str, Any]] = {
     "database": {"url": str},
     "imap": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
-             "ca_file": str, "folder": str, "processed_folder": str, "timeout": float},
+             "ca_file": str, "folder": str, "processed_folder": str, "timeout": float, "idle": bool},
     "smtp": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
              "ca_file": str, "sender": str, "timeout": float},
     "maildir": {"path": str},

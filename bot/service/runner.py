@@ -4,7 +4,8 @@ The service runs three independent stages:
 
 - the inbox loop: read stored mail, poll the inbox, queue reminders, (re)schedule the
   ZATs; every ``poll_interval`` seconds, with backoff while IMAP fails
-  (:class:`bot.service.health.Outage`), one run at a time;
+  (:class:`bot.service.health.Outage`), one run at a time; woken at once when the IMAP
+  IDLE watch (:mod:`bot.service.idle`) hears of new mail;
 - the outbox loop: deliver due mail every ``poll_interval`` seconds whether or not the
   poll worked, with its own backoff while SMTP fails; woken at once when new mail waits;
 - the ZATs: APScheduler date jobs on the ZATs stored in the database as aware UTC times
@@ -23,6 +24,7 @@ from datetime import datetime, timezone
 from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
+from bot.service.idle import start_idle
 from bot.service.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.activity import ACTIVITY, quiet_apscheduler
 from bot.service.archive import refresh_archive
@@ -90,6 +92,8 @@ class Service:
         self.alarmed = False
         self.stopping = threading.Event()
         self.wake_outbox = threading.Event()
+        self.wake_inbox = threading.Event()  # set by the IMAP IDLE watch (bot.service.idle)
+        self.idle = None
         quiet_apscheduler()
         self.scheduler = BlockingScheduler(timezone=timezone.utc,
                                            executors={"default": ThreadPoolExecutor(1)},
@@ -209,12 +213,13 @@ class Service:
                 crashpoint("after-adjudicate")
         self.send()
         self.schedule_zats()
-        loops = [threading.Thread(target=self._loop, args=(self.tick, None, self.inbox.delay()),
+        loops = [threading.Thread(target=self._loop, args=(self.tick, self.wake_inbox, self.inbox.delay()),
                                   name="spielleiter-inbox", daemon=True),
                  threading.Thread(target=self._loop, args=(self.send, self.wake_outbox, self.smtp.delay()),
                                   name="spielleiter-outbox", daemon=True)]
         for t in loops:
             t.start()
+        start_idle(self)  # IMAP IDLE: the inbox loop is woken as mail arrives
         try:
             self.scheduler.start()
         except (KeyboardInterrupt, SystemExit):
@@ -222,10 +227,12 @@ class Service:
         finally:
             self.stopping.set()
             self.wake_outbox.set()
+            self.wake_inbox.set()
 
     def stop(self) -> None:
         """End :meth:`start` (from another thread or a signal handler)."""
         self.stopping.set()
         self.wake_outbox.set()
+        self.wake_inbox.set()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
