@@ -486,6 +486,7 @@ class SmtpServer:
     attempts: int = 0
     _fail_left: int = 0
     _fail_code: int = 451
+    _fail_text: str = "4.3.0 Try again later"
     _reject_code: int | None = None
     _rejected: dict = field(default_factory=dict)
     auth: tuple[str, str] | None = None
@@ -543,10 +544,13 @@ class SmtpServer:
         """Refuse this one recipient (RCPT TO) with ``code``."""
         self._rejected[address.lower()] = code
 
-    def fail_next(self, n: int, code: int = 451) -> None:
-        """Answer the next ``n`` DATA commands with ``code`` (temporary failure)."""
+    def fail_next(self, n: int, code: int = 451, text: str = "4.3.0 Try again later") -> None:
+        """Answer the next ``n`` DATA commands with ``code`` and ``text`` (by default a
+        temporary failure; a provider's quota answer with e.g. ``451, "4.7.1 Rate limit
+        exceeded"`` or ``550, "5.4.5 Daily user sending quota exceeded"``)."""
         self._fail_left = n
         self._fail_code = code
+        self._fail_text = text
 
     def reject_all(self, code: int = 550) -> None:
         """Refuse every recipient (RCPT TO) with ``code`` from now on."""
@@ -565,7 +569,7 @@ class SmtpServer:
         self.attempts += 1
         if self._fail_left > 0:
             self._fail_left -= 1
-            return f"{self._fail_code} 4.3.0 Try again later"
+            return f"{self._fail_code} {self._fail_text}"
         raw = envelope.original_content or envelope.content
         self.messages.append(Received(envelope.mail_from, list(envelope.rcpt_tos), bytes(raw)))
         return "250 Message accepted for delivery"

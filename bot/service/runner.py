@@ -25,6 +25,7 @@ from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
 from bot.service.idle import start_idle
+from bot.service.quota import pause_seconds
 from bot.service.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.activity import ACTIVITY, quiet_apscheduler
 from bot.service.archive import refresh_archive
@@ -155,7 +156,7 @@ class Service:
                 log.debug("%d Mail(s) warten im Postausgang", done.waiting)
         else:
             self.smtp.succeeded()
-        return self.smtp.delay()
+        return pause_seconds(done.paused_until, datetime.now(timezone.utc), self.smtp.delay())
 
     def fire(self, league: str) -> None:
         """The ZAT job: poll once more (mail that arrived just before the ZAT counts), then
