@@ -192,3 +192,18 @@ def test_quota_answer_through_smtp_is_a_server_failure_not_a_failed_mail(smtpd):
     smtpd.reject("bernd@example.org", 550)
     with pytest.raises(PermanentFailure):  # a bad address stays a failed mail
         smtp.send(raw, "spielleiter@example.org", ["bernd@example.org"])
+
+
+def test_check_names_the_limits_and_accepts_the_keys(tmp_path, dovecot, smtpd):
+    import subprocess
+
+    from tests.helpers import server_config, spielleiter_exe
+    conf = server_config(tmp_path / "s.toml", dovecot, smtpd, dovecot.fresh_user(),
+                         db_url=f"sqlite:///{tmp_path / 'c.sqlite'}",
+                         smtp_limits="max_per_minute = 5\nmax_per_hour = 0\nmax_per_day = 200")
+    conf.write_text(conf.read_text().replace('folder = "INBOX"', 'folder = "INBOX"\nidle = true'))
+    proc = subprocess.run([spielleiter_exe(), "check", "--config", str(conf)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert "unbekannt" not in proc.stdout, proc.stdout
+    assert f"OK      SMTP: {smtpd.host}:{smtpd.port}, ohne TLS, ohne Anmeldung, Versandgrenzen 5/min, 200/Tag" \
+        in proc.stdout, proc.stdout
