@@ -65,6 +65,11 @@ def _deliver(db, cfg, args=None) -> int:
         print(f"Postausgang: {done.waiting} Mail(s) warten und gehen beim nächsten Lauf hinaus "
               "(spielleiter outbox zeigt sie).", file=sys.stderr)
         return status
+    if done.paused_until is not None:
+        from bot.render import format_zat
+        print(f"Postausgang: {done.waiting} Mail(s) warten wegen der Versandgrenzen ([smtp] max_per_*); "
+              f"die nächste darf ab {format_zat(done.paused_until, cfg.timezone)} hinaus "
+              "(spielleiter run sendet sie dann).", file=sys.stderr)
     return 0
 
 

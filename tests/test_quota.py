@@ -207,3 +207,19 @@ def test_check_names_the_limits_and_accepts_the_keys(tmp_path, dovecot, smtpd):
     assert "unbekannt" not in proc.stdout, proc.stdout
     assert f"OK      SMTP: {smtpd.host}:{smtpd.port}, ohne TLS, ohne Anmeldung, Versandgrenzen 5/min, 200/Tag" \
         in proc.stdout, proc.stdout
+
+
+def test_a_command_sends_what_the_limits_allow_and_says_the_rest_waits(tmp_path, dovecot, smtpd, capsys):
+    from bot.cli import main
+    from bot.service.quota import pause_seconds
+    from tests.helpers import server_config
+    conf = server_config(tmp_path / "s.toml", dovecot, smtpd, dovecot.fresh_user(),
+                         db_url=f"sqlite:///{tmp_path / 'c.sqlite'}", smtp_limits="max_per_minute = 2")
+    assert main(["league", "create", str(league_toml(tmp_path / "l.toml")), "--config", str(conf)]) == 0
+    err = capsys.readouterr().err
+    assert len(smtpd.messages) == 2  # 3 start mails, 2 a minute
+    assert "Postausgang: 1 Mail(s) warten wegen der Versandgrenzen" in err, err
+    assert main(["poll", "--config", str(conf)]) == 0 and len(smtpd.messages) == 2  # still within the minute
+    assert pause_seconds(None, T0, 60) == 60
+    assert pause_seconds(T0 + timedelta(seconds=5), T0, 60) == 5
+    assert pause_seconds(T0 - timedelta(seconds=5), T0, 60) == 0.05
