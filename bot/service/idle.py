@@ -65,6 +65,8 @@ class IdleWatch:
         self.announced = 0
         #: True while the connection is in IDLE
         self.idling = False
+        #: failed sessions since IDLE last worked
+        self.failures = 0
 
     def run(self) -> None:
         """Watch until ``stopping`` is set (or the server has no IDLE). Never raises."""
@@ -81,8 +83,10 @@ class IdleWatch:
                 self.idling = False
                 if self.stopping.is_set():
                     return
-                log.info("IMAP IDLE unterbrochen (%s); Abruf wie gewohnt, neuer IDLE-Versuch in %s s",
-                         exc.line(), f"{self.pause():g}")
+                self.failures += 1  # one line per outage of the watch, not one per attempt
+                log.log(logging.INFO if self.failures == 1 else logging.DEBUG,
+                        "IMAP IDLE unterbrochen (%s); Abruf wie gewohnt, neuer IDLE-Versuch in %s s",
+                        exc.line(), f"{self.pause():g}")
                 self.wake()  # a poll now: it reads what came, or fails and backs off
                 self.stopping.wait(self.pause())
             except Exception:  # a bug must not end the service; polling goes on
@@ -93,6 +97,7 @@ class IdleWatch:
     def _session(self) -> bool:
         """One connection: EXAMINE, IDLE, listen, renew; returns False when the server has
         no IDLE, True when stopped. Raises :class:`ServerFailure` when it drops."""
+        from bot.mail.imap import _close  # imapclient only when IMAP is used
         client = self.inbox.connect()
         try:
             if not client.has_capability("IDLE"):
@@ -102,6 +107,9 @@ class IdleWatch:
             client.idle()
             self.started += 1
             self.idling = True
+            if self.failures:
+                log.info("IMAP IDLE wieder aktiv")
+                self.failures = 0
             self.wake()  # mail that came between the last poll and this IDLE
             since = time.monotonic()
             hollow = 0
@@ -146,7 +154,6 @@ class IdleWatch:
             raise self.inbox._failure(exc, "poll") from exc
         finally:
             self.idling = False
-            from bot.mail.imap import _close
             _close(client)
 
 
