@@ -223,3 +223,15 @@ def test_a_command_sends_what_the_limits_allow_and_says_the_rest_waits(tmp_path,
     assert pause_seconds(None, T0, 60) == 60
     assert pause_seconds(T0 + timedelta(seconds=5), T0, 60) == 5
     assert pause_seconds(T0 - timedelta(seconds=5), T0, 60) == 0.05
+
+
+def test_eta_of_a_big_zat_is_quick():
+    """200 Auswertungen at 10/min, 100/h: the last goes out after a bit more than an hour,
+    worked out without sending."""
+    import time
+    lim = Limits(((timedelta(minutes=1), 10), (timedelta(hours=1), 100), (timedelta(days=1), 300)))
+    t = time.perf_counter()
+    times = Budget(lim, []).schedule(T0, 5000)
+    assert time.perf_counter() - t < 5  # generous: a sanity bound, not a benchmark
+    assert times[199] == T0 + timedelta(hours=1, minutes=9) and times[299] == T0 + timedelta(hours=2, minutes=9)
+    assert times[300] == T0 + timedelta(days=1)

@@ -40,11 +40,11 @@ DEFAULTS = {"max_per_minute": 10, "max_per_hour": 100, "max_per_day": 300}
 WINDOWS = {"max_per_minute": timedelta(minutes=1), "max_per_hour": timedelta(hours=1),
            "max_per_day": timedelta(days=1)}
 #: outbox kinds that wait behind answers and notices: mails to every player of a league
-BULK = ("auswertung", "reminder", "start", "gm", "summary")
+BULK = ("auswertung", "reminder", "start", "gm")
 #: a ZAT whose mails take longer than this to go out: the GM is told once
 SLOW = timedelta(hours=1)
 #: :meth:`Budget.eta` looks at most this many mails ahead
-ETA_HORIZON = 20_000
+ETA_HORIZON = 5_000
 
 
 def order_key():
@@ -118,17 +118,25 @@ class Budget:
         """Count a mail sent at ``at``."""
         bisect.insort(self.sent, at)
 
-    def eta(self, now: datetime, n: int) -> datetime:
-        """When the ``n``-th of ``n`` mails waiting now could go out at the earliest (at
-        most :data:`ETA_HORIZON` ahead; ``now`` for ``n`` <= 0)."""
-        if not self.limits or n <= 0:
-            return now
+    def schedule(self, now: datetime, n: int) -> list[datetime]:
+        """The earliest send times of ``n`` mails waiting at ``now``, in order (at most
+        :data:`ETA_HORIZON` of them); the budget itself is not changed."""
+        if not self.limits:
+            return [now] * min(n, ETA_HORIZON)
         probe = Budget(self.limits, self.sent)
+        out: list[datetime] = []
         t = now
         for _ in range(min(n, ETA_HORIZON)):
             t = probe.next_free(t)
             probe.take(t)
-        return t
+            out.append(t)
+        return out
+
+    def eta(self, now: datetime, n: int) -> datetime:
+        """When the ``n``-th of ``n`` mails waiting now could go out at the earliest
+        (``now`` for ``n`` <= 0; at most :data:`ETA_HORIZON` mails ahead)."""
+        times = self.schedule(now, n)
+        return times[-1] if times else now
 
 
 def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: list[OutboxMail]) -> list[int]:
@@ -145,21 +153,26 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
             k = (row.league_id, row.round_number)
             last[k] = pos
             first[k] = min(first.get(k, row.created_at or now), row.created_at or now)
-    told = []
+    told: list[int] = []
+    keys = {k: f"quota:{k[0]}:{k[1]}" for k in last}
+    done = set(s.scalars(select(OutboxMail.key).where(OutboxMail.key.in_(list(keys.values()))))) if keys else set()
+    last = {k: pos for k, pos in last.items() if keys[k] not in done}
+    if not last:  # every round told already (or none waits): nothing to work out
+        return told
+    times = budget.schedule(now, max(last.values()) + 1)
     for (league_id, number), pos in sorted(last.items()):
-        eta = budget.eta(now, pos + 1)
+        eta = times[min(pos, len(times) - 1)]
         if eta - first[(league_id, number)] <= SLOW:
             continue
-        key = f"quota:{league_id}:{number}"
-        if s.scalar(select(OutboxMail.id).where(OutboxMail.key == key)) is not None:
-            continue
+        key = keys[(league_id, number)]
         league = s.get(League, league_id)
         if league is None or not (league.gm_email or "").strip():
             continue
         n = sum(1 for r in waiting if (r.league_id, r.round_number) == (league_id, number) and r.kind == "auswertung")
+        when = format_zat(eta, league.timezone or cfg.timezone)
         body = (f"die Auswertungen der Runde {number} ({n} Mails warten noch) gehen wegen der Versandgrenzen "
                 f"des Mail-Anbieters ({Limits.from_config(cfg).text()}, [smtp] max_per_minute, max_per_hour, "
-                f"max_per_day) nach und nach hinaus; die letzte voraussichtlich am {format_zat(eta, league.timezone or cfg.timezone)}. "
+                f"max_per_day) nach und nach hinaus; die letzte voraussichtlich am {when}. "
                 "Antworten auf Züge gehen vor. Es geht keine Mail verloren; mehr ist nicht zu tun. "
                 "Erlaubt der Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden.")
         queue_mail(s, cfg, key=key, kind="gm-notice", to=league.gm_email,
