@@ -80,6 +80,7 @@ def test_a_new_mail_is_acknowledged_within_two_seconds(running, dovecot, smtpd):
     assert _wait(lambda: env.svc.idle is not None and env.svc.idle.idling)
     took = [_arrives_and_is_answered(dovecot, smtpd, env, who)
             for who in ("anna@example.org", "bernd@example.org")]
+    print(f"arrival to acknowledgement: {took}")
     assert max(took) < 2.0, took  # the poll interval is 60 s: only IDLE can do this
     with env.db.session() as s:
         assert s.scalar(select(func.count()).select_from(InboundMail)) == 2  # stored once each

@@ -205,6 +205,8 @@ def test_check_names_the_limits_and_accepts_the_keys(tmp_path, dovecot, smtpd):
     proc = subprocess.run([spielleiter_exe(), "check", "--config", str(conf)], capture_output=True, text=True,
                           timeout=120, cwd=tmp_path)
     assert "unbekannt" not in proc.stdout, proc.stdout
+    imap = next(ln for ln in proc.stdout.splitlines() if ln.startswith("OK      IMAP: "))
+    assert imap.endswith(("vorhanden, IDLE", "angelegt, IDLE")), imap  # Dovecot offers IDLE
     assert f"OK      SMTP: {smtpd.host}:{smtpd.port}, ohne TLS, ohne Anmeldung, Versandgrenzen 5/min, 200/Tag" \
         in proc.stdout, proc.stdout
 
