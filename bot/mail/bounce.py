@@ -140,7 +140,9 @@ def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
 _REPORT_WORDS = re.compile(
     r"(?i)deliver|d.livr|remis|distribu|zustell|bestel|bezorg|afgeleverd|undeliver|bounce|returned|permanent"
     r"|fail|could not|couldn't|unable|not reach|no such|unknown|mailbox|recipient|n'a pas pu|konnte nicht"
-    r"|quota|rejected|refused|error|\b5\d\d\b|\b5\.\d+\.\d+")
+    r"|quota|rejected|refused|error|\b5\d\d\b|\b5\.\d+\.\d+"
+    # the start lines of flufl.bounce's text detectors that say none of the above
+    r"|following addresses|did not receive|your message|machine generated|email server|viruswall|advisory")
 
 
 #: Bytes of a mail that go to the bounce detectors (a report and the start of the
