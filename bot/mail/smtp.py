@@ -61,8 +61,9 @@ def _config_refusal(code: int, message: str) -> bool:
 #: German; Gmail "Daily user sending quota exceeded", Outlook "SubmissionQuotaExceeded",
 #: "too many messages", "rate limit", "zu viele E-Mails", "Versandlimit überschritten")
 _QUOTA_TEXT = re.compile(
-    r"(?i)too many|quota|rate[ _-]?limit|ratelimit|limit (?:has been |was )?(?:exceeded|reached)|exceeded|throttl|slow down"
-    r"|sending limit|zu viele|kontingent|berschritten|versandlimit|limit erreicht|\b[45]\.4\.5\b|\b4\.7\.28\b")
+    r"(?i)too many|quota|rate[ _-]?limit|ratelimit|limit (?:has been |was )?(?:exceeded|reached)|exceeded"
+    r"|throttl|slow down|sending limit|zu viele|kontingent|berschritten|versandlimit|limit erreicht"
+    r"|\b[45]\.4\.5\b|\b4\.7\.28\b")
 #: answers about the recipient's full mailbox or the size of the mail, which also say "quota"
 #: or "exceeded": the mail's or the recipient's matter, not our sending limit
 _NOT_QUOTA = re.compile(r"(?i)\b[45]\.2\.[23]\b|mailbox (?:is )?full|over ?quota|mailbox.{0,40}quota"
@@ -174,12 +175,14 @@ class SmtpTransport:
             raise
         except aiosmtplib.SMTPAuthenticationError as exc:
             _close(client)
-            raise self._quota(exc.code, exc.message) or self._server("login", f"{exc.message} (Benutzer {self.user})", exc.code) from exc
+            raise self._quota(exc.code, exc.message) or \
+                self._server("login", f"{exc.message} (Benutzer {self.user})", exc.code) from exc
         except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError, aiosmtplib.SMTPConnectError,
                 OSError, asyncio.TimeoutError) as exc:
             _close(client)
             if isinstance(exc, aiosmtplib.SMTPConnectResponseError):
-                raise self._quota(exc.code, exc.message) or self._server("temporary" if exc.code < 500 else "unreachable", exc.message, exc.code) from exc
+                raise self._quota(exc.code, exc.message) or \
+                    self._server("temporary" if exc.code < 500 else "unreachable", exc.message, exc.code) from exc
             if stage == "starttls" and _tls_cause(exc) is None and not isinstance(exc, TimeoutError):
                 raise self._server("tls", f"STARTTLS gescheitert: {exc}") from exc
             raise self._unreachable(exc) from exc
