@@ -322,9 +322,10 @@ def _user_exists(name: str) -> bool:
         return False
 
 
-def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> DovecotServer:
+def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None, extra: str = "") -> DovecotServer:
     """Start a Dovecot in ``base``; with ``certs`` TLS is on (STARTTLS on the plain port, an
-    imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2."""
+    imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2. ``extra``:
+    more lines for its config."""
     port = free_port()
     tls_port = 0
     while certs and tls_port in (0, port):
@@ -358,7 +359,7 @@ def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None) -> Do
             internal_user=internal_user, mail_user=mail_user, mail_group=mail_group,
             internal_group=internal_group, chroot=chroot, tls_port=tls_port, listen="127.0.0.1, 127.0.0.2" if certs else "127.0.0.1",
             ssl=_SSL_ON.format(cert=certs.cert_pem, key=certs.key_pem) if certs else _SSL_OFF,
-        )
+        ) + extra
     )
     with open(base / "dovecot.stdout", "wb") as out:
         proc = subprocess.Popen(
@@ -423,6 +424,29 @@ def dovecot():
     base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-"))
     try:
         server = _start_dovecot(binary, base)
+    except Exception:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    try:
+        yield server
+    finally:
+        _stop(server.process)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+#: the capabilities the test Dovecot announces after login, without IDLE
+NO_IDLE_CAPABILITY = ("IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE SORT THREAD=REFERENCES MULTIAPPEND UNSELECT "
+                      "CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED I18NLEVEL=1 ESEARCH SEARCHRES LIST-STATUS MOVE "
+                      "LITERAL+")
+
+
+@pytest.fixture(scope="module")
+def dovecot_no_idle():
+    """A second Dovecot that does not announce IDLE (a server the bot only polls)."""
+    binary = _need_dovecot()
+    base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-noidle-"))
+    try:
+        server = _start_dovecot(binary, base, extra=f"imap_capability = {NO_IDLE_CAPABILITY}\n")
     except Exception:
         shutil.rmtree(base, ignore_errors=True)
         raise

@@ -116,3 +116,27 @@ def test_idle_off_polls_only(running, dovecot, smtpd):
     assert env.svc.idle is None
     assert _arrives_and_is_answered(dovecot, smtpd, env, "anna@example.org") < 10
     assert env.svc.idle is None
+
+
+def test_a_server_without_idle_is_polled(tmp_path, dovecot_no_idle, smtpd, caplog):
+    import logging
+    caplog.set_level(logging.INFO, "bot.service.idle")
+    user = dovecot_no_idle.fresh_user()
+    conf = server_config(tmp_path / "spielleiter.toml", dovecot_no_idle, smtpd, user,
+                         db_url=f"sqlite:///{tmp_path / 'bot.sqlite'}", bot="poll_interval = 0.3")
+    assert main(["league", "create", str(league_toml(tmp_path / "l.toml", partien=("R1",))), "--config",
+                 str(conf)]) == 0
+    cfg = load_config(conf)
+    db = Database(cfg.database_url)
+    svc = Service(db, cfg)
+    t = threading.Thread(target=svc.start, daemon=True)
+    t.start()
+    try:
+        assert _wait(lambda: any("bietet kein IDLE an" in r.getMessage() for r in caplog.records))
+        assert svc.idle is not None and svc.idle.started == 0
+        dovecot_no_idle.append(player_mail("anna@example.org", "Partie R1:\nTOR"), user=user)
+        assert _wait(lambda: _acks(smtpd, "anna@example.org"))  # read by polling
+    finally:
+        svc.stop()
+        t.join(10)
+        db.dispose()
