@@ -80,7 +80,9 @@ def test_paced_in_order_each_once_and_quota_answers_pause(env, smtpd, tmp_path):
 
     first = deliver(db, sender, cfg, clock=clock)
     assert first.sent == 3 and first.paused_until == T0 + timedelta(minutes=1)  # sent at T0: the minute is full
-    again = deliver(db, sender, cfg, clock=clock)        # a new pass (a restart) reads the stored times
+    restarted = Database(cfg.database_url)               # as after a restart: only the stored send times
+    again = deliver(restarted, sender, cfg, clock=clock)
+    restarted.dispose()
     assert again.sent == 0 and again.paused_until == T0 + timedelta(minutes=1)
 
     # the provider refuses twice with quota answers: paused, nothing failed, nothing lost
