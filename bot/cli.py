@@ -8,7 +8,8 @@ Exit statuses: 0 done; 1 a failed check or case (``check``, ``conformance``, ``l
 check``); 2 a wrong config, argument or league; a mail server failure gives one line on
 stderr (the traceback only with ``--debug``) and :func:`exit_status`: IMAP 10 + kind,
 SMTP 20 + kind, the kinds in the order of ``ServerFailure.KINDS`` (login refused,
-unreachable, TLS, folder missing, settings, temporarily refused, unexpected answer). A
+unreachable, TLS, folder missing, settings, temporarily refused, unexpected answer, the
+provider's sending quota reached). A
 command whose own work was done (a league created, a round adjudicated) says so on stdout
 and still exits with that status; its mails wait in the outbox (``spielleiter outbox``).
 ``oauth login`` exits 1 when no grant was stored. 77 is a crash point (``bot/crash.py``).
@@ -29,7 +30,7 @@ from bot.mail.transport import ServerFailure
 
 
 def exit_status(exc: ServerFailure) -> int:
-    """The exit status for a mail server failure: IMAP 10-16, SMTP 20-26 (module docstring)."""
+    """The exit status for a mail server failure: IMAP 10-17, SMTP 20-27 (module docstring)."""
     return (10 if exc.service == "imap" else 20) + ServerFailure.KINDS.index(exc.kind)
 
 
@@ -64,6 +65,11 @@ def _deliver(db, cfg, args=None) -> int:
         print(f"Postausgang: {done.waiting} Mail(s) warten und gehen beim nächsten Lauf hinaus "
               "(spielleiter outbox zeigt sie).", file=sys.stderr)
         return status
+    if done.paused_until is not None:
+        from bot.render import format_zat
+        print(f"Postausgang: {done.waiting} Mail(s) warten wegen der Versandgrenzen ([smtp] max_per_*); "
+              f"die nächste darf ab {format_zat(done.paused_until, cfg.timezone)} hinaus "
+              "(spielleiter run sendet sie dann).", file=sys.stderr)
     return 0
 
 

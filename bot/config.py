@@ -14,6 +14,7 @@
     ca_file = "meine-ca.pem"                      # optional: also trust these certificates
     folder = "INBOX"
     processed_folder = "Spielleiter/Verarbeitet"
+    idle = true                                   # IMAP IDLE in ``run`` when the server has it
 
     [smtp]
     host = "smtp.example.org"
@@ -22,6 +23,9 @@
     password = "..."
     tls = "starttls"
     sender = "Spielleiter <spielleiter@example.org>"
+    max_per_minute = 10                           # send limits of the provider (0: none);
+    max_per_hour = 100                            # docs/providers.md
+    max_per_day = 300
 
     [maildir]                                     # ... or the embedded default: no server
     path = "var/mail"
@@ -74,6 +78,12 @@ Google, ``tenant`` for Microsoft, ``token_file``, ``scope`` and the endpoints
 override the provider's presets); checked by :func:`bot.mail.oauth.settings_from_config`,
 the tokens come from ``spielleiter oauth login`` (docs/oauth2.md).
 
+``[imap] idle`` (default true): ``spielleiter run`` waits in IMAP IDLE for new mail when
+the server offers it and reads it at once (:mod:`bot.service.idle`); false: polling
+only. ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day`` (defaults 10, 100,
+300; 0: no limit in that window): the outbox never sends more within any minute, hour or
+day (:mod:`bot.service.quota`; the provider's limits: ``docs/providers.md``).
+
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.
 """
@@ -112,10 +122,11 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "database": {"url": str},
     "imap": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
              "auth": ("password", "oauth2"),
-             "ca_file": str, "folder": str, "processed_folder": str, "timeout": float},
+             "ca_file": str, "folder": str, "processed_folder": str, "timeout": float, "idle": bool},
     "smtp": {"host": str, "port": int, "user": str, "password": str, "tls": (True, False, "starttls"),
              "auth": ("password", "oauth2"),
-             "ca_file": str, "sender": str, "timeout": float},
+             "ca_file": str, "sender": str, "timeout": float, "max_per_minute": int, "max_per_hour": int,
+             "max_per_day": int},
     "maildir": {"path": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
             "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int,
@@ -319,6 +330,9 @@ def load_config(path: str | Path | None) -> Config:
                     raise ConfigError(f"[{sec}] {key} fehlt.")
         cfg.imap = dict(data["imap"])
         cfg.smtp = dict(data["smtp"])
+        for key in ("max_per_minute", "max_per_hour", "max_per_day"):
+            if cfg.smtp.get(key, 0) < 0:
+                raise ConfigError(f"[smtp] {key} darf nicht negativ sein (0: keine Grenze).")
         for sec, table in (("imap", cfg.imap), ("smtp", cfg.smtp)):
             if "ca_file" in table:
                 table["ca_file"] = str(_ca_file(base, sec, table))

@@ -41,9 +41,11 @@ def header(raw: bytes, name: str) -> str:
 
 def server_config(path: Path, dovecot, smtp, user: str, *, db_url: str = "sqlite:///bot.sqlite",
                   sender: str = "Spielleiter <spielleiter@example.org>", imap_password: str | None = None,
-                  smtp_login: str = "", bot: str = "") -> Path:
+                  smtp_login: str = "", bot: str = "",
+                  smtp_limits: str = "max_per_minute = 0\nmax_per_hour = 0\nmax_per_day = 0") -> Path:
     """Write a bot config for the test Dovecot (as ``user``) and the test SMTP server.
-    ``smtp_login``: extra ``[smtp]`` lines (``user = ...``); ``bot``: extra ``[bot]`` lines."""
+    ``smtp_login``: extra ``[smtp]`` lines (``user = ...``); ``bot``: extra ``[bot]`` lines;
+    ``smtp_limits``: the send limits (default: none, the test relay is no provider)."""
     path.write_text(f"""
 [database]
 url = "{db_url}"
@@ -62,6 +64,7 @@ port = {smtp.port}
 tls = false
 sender = "{sender}"
 {smtp_login}
+{smtp_limits}
 
 [bot]
 timezone = "Europe/Berlin"

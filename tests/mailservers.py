@@ -323,11 +323,12 @@ def _user_exists(name: str) -> bool:
 
 
 def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None,
-                   oauth2_conf: Path | None = None) -> DovecotServer:
+                   oauth2_conf: Path | None = None, extra: str = "") -> DovecotServer:
     """Start a Dovecot in ``base``; with ``certs`` TLS is on (STARTTLS on the plain port, an
     imaps listener on a second port) and it listens on 127.0.0.1 and 127.0.0.2. With
     ``oauth2_conf`` (a ``dovecot-oauth2.conf.ext``) it also offers XOAUTH2 and OAUTHBEARER,
-    checked by an ``oauth2`` passdb before the static one (``tests/oauthserver.py``)."""
+    checked by an ``oauth2`` passdb before the static one (``tests/oauthserver.py``).
+    ``extra``: more lines for its config."""
     port = free_port()
     tls_port = 0
     while certs and tls_port in (0, port):
@@ -364,7 +365,7 @@ def _start_dovecot(binary: str, base: Path, certs: TlsCerts | None = None,
             oauth_mechanisms=" xoauth2 oauthbearer" if oauth2_conf else "",
             oauth_passdb=f"passdb {{\n  driver = oauth2\n  mechanisms = xoauth2 oauthbearer\n  args = {oauth2_conf}\n}}\n"
             if oauth2_conf else "",
-        )
+        ) + extra
     )
     with open(base / "dovecot.stdout", "wb") as out:
         proc = subprocess.Popen(
@@ -439,6 +440,29 @@ def dovecot():
         shutil.rmtree(base, ignore_errors=True)
 
 
+#: the capabilities the test Dovecot announces after login, without IDLE
+NO_IDLE_CAPABILITY = ("IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE SORT THREAD=REFERENCES MULTIAPPEND UNSELECT "
+                      "CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED I18NLEVEL=1 ESEARCH SEARCHRES LIST-STATUS MOVE "
+                      "LITERAL+")
+
+
+@pytest.fixture(scope="module")
+def dovecot_no_idle():
+    """A second Dovecot that does not announce IDLE (a server the bot only polls)."""
+    binary = _need_dovecot()
+    base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-noidle-"))
+    try:
+        server = _start_dovecot(binary, base, extra=f"imap_capability = {NO_IDLE_CAPABILITY}\n")
+    except Exception:
+        shutil.rmtree(base, ignore_errors=True)
+        raise
+    try:
+        yield server
+    finally:
+        _stop(server.process)
+        shutil.rmtree(base, ignore_errors=True)
+
+
 @pytest.fixture(scope="session")
 def tls_certs(tmp_path_factory):
     """A throwaway CA and a server certificate for 127.0.0.1/localhost (:class:`TlsCerts`)."""
@@ -492,6 +516,7 @@ class SmtpServer:
     attempts: int = 0
     _fail_left: int = 0
     _fail_code: int = 451
+    _fail_text: str = "4.3.0 Try again later"
     _reject_code: int | None = None
     _rejected: dict = field(default_factory=dict)
     auth: tuple[str, str] | None = None
@@ -549,10 +574,13 @@ class SmtpServer:
         """Refuse this one recipient (RCPT TO) with ``code``."""
         self._rejected[address.lower()] = code
 
-    def fail_next(self, n: int, code: int = 451) -> None:
-        """Answer the next ``n`` DATA commands with ``code`` (temporary failure)."""
+    def fail_next(self, n: int, code: int = 451, text: str = "4.3.0 Try again later") -> None:
+        """Answer the next ``n`` DATA commands with ``code`` and ``text`` (by default a
+        temporary failure; a provider's quota answer with e.g. ``451, "4.7.1 Rate limit
+        exceeded"`` or ``550, "5.4.5 Daily user sending quota exceeded"``)."""
         self._fail_left = n
         self._fail_code = code
+        self._fail_text = text
 
     def reject_all(self, code: int = 550) -> None:
         """Refuse every recipient (RCPT TO) with ``code`` from now on."""
@@ -571,7 +599,7 @@ class SmtpServer:
         self.attempts += 1
         if self._fail_left > 0:
             self._fail_left -= 1
-            return f"{self._fail_code} 4.3.0 Try again later"
+            return f"{self._fail_code} {self._fail_text}"
         raw = envelope.original_content or envelope.content
         self.messages.append(Received(envelope.mail_from, list(envelope.rcpt_tos), bytes(raw)))
         return "250 Message accepted for delivery"

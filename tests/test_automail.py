@@ -183,3 +183,38 @@ def test_too_many_parts_are_not_parsed():
     dsn = (head + b'Content-Type: multipart/report; report-type=delivery-status; boundary="B"\r\n\r\n--B\r\n'
            b"Content-Type: message/delivery-status\r\n\r\n" + b"X: y\r\n\r\n" * (MAX_ENTITIES + 1) + b"--B--\r\n")
     assert "zu vielen Teilen" in (read_mail(dsn).unreadable or "")
+
+
+@pytest.mark.parametrize("name", ["plain-delivery-failed-en.eml", "plain-delivery-failed-fr.eml",
+                                  "plain-delivery-failed-de.eml"])
+def test_a_plain_text_report_from_an_ordinary_sender_is_found_by_flufl_bounce(name):
+    """No DSN, no MAILER-DAEMON, no automatic-mail header, a subject that only ends in
+    "(delivery failed)": flufl.bounce's detectors (its simple matcher) make it a bounce."""
+    raw = (CORPUS / name).read_bytes()
+    assert read_mail(raw).auto is None
+    b = find_bounce(raw)
+    assert b is not None and b.why.startswith("flufl.bounce") and b.permanent == EXPECTED[name]["bounced"]
+
+
+def test_a_players_mail_with_report_words_is_still_read(env):
+    """The detectors are asked about a player's mail that says "could not be delivered"
+    or "error": it names no failed recipient, so it is read as a move."""
+    db, cfg, md, _ = env
+    from bot.mail.compose import compose
+    raw = compose(sender="anna@example.org", to=BOT, subject="Züge",
+                  text="Meine letzte Mail could not be delivered, error 550? Hier nochmal:\n\nPartie R1:\nTOR")
+    (rep,) = ingest(db, cfg, [("p.eml", raw.replace(b"Auto-Submitted: auto-generated\r\n", b""))])
+    assert rep["kind"] == "submission" and rep["replies"]
+
+
+def test_every_start_line_of_flufl_bounces_text_detectors_passes_the_word_gate():
+    """A mail whose headers say nothing goes to flufl.bounce only when its text has a word
+    of :data:`bot.mail.bounce._REPORT_WORDS`; every start line of the library's simple
+    text detectors must have one (checked again when the library is upgraded)."""
+    from flufl.bounce._detectors import simplematch, simplewarning
+
+    from bot.mail.bounce import _REPORT_WORDS
+    starts = [scre.pattern for m in (simplematch, simplewarning) for c in vars(m).values()
+              if isinstance(getattr(c, "PATTERNS", None), list) for scre, _, _ in c.PATTERNS]
+    assert len(starts) > 50
+    assert [p for p in starts if not _REPORT_WORDS.search(p)] == []

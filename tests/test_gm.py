@@ -405,7 +405,10 @@ def test_allow_word_readjudicates_a_held_round(env):
     pts = points(db)["anna@example.org"]
     assert pts > 0                                                  # valid now, re-adjudicated
     assert league_view(db, LIGA)["partien"][0]["row"][3:6] == word
-    assert "neu ausgewertet" in text_of(to(new_sent(md), GM)[-1])
+    # the answer to the command and the GM's copy of the new Auswertung went out in one pass,
+    # the answer first (answers go before Auswertungen, issue 27)
+    gm_new = to(new_sent(md), GM)
+    assert "neu ausgewertet" in text_of(gm_new[-2]) and "Auswertung Runde 1" in header(gm_new[-1], "Subject")
     with db.session() as s:
         held = s.scalars(select(OutboxMail).where(OutboxMail.status == "held")).all()
         withdrawn = s.scalars(select(OutboxMail).where(OutboxMail.status == "failed")).all()

@@ -6,10 +6,13 @@ No database here: :func:`find_bounce` turns the raw bytes of one incoming mail i
 first), and a one-line summary.
 
 Which addresses failed is found by ``flufl.bounce``, GNU Mailman's bounce detectors
-(RFC 3464 DSNs and the formats of Postfix, Exim, qmail, Exchange, Yahoo and others);
-our own code only decides whether a mail is a report at all, matches it to the outbox
-mail it is about (Message-IDs), and reads the recipients of reports the detectors miss
-(German "Unzustellbar" notices of Exchange, Postfix texts without a DSN part).
+(RFC 3464 DSNs and the formats of Postfix, Exim, qmail, Exchange, Yahoo and others,
+and its simple matcher's plain-text reports); they also decide that a mail is a report
+when its headers do not say so (a plain-text "Your message could not be delivered to"
+from an ordinary sender). Our own code comes after them: it recognises reports by their
+headers (DSN, MAILER-DAEMON, a failure subject), matches a report to the outbox mail it
+is about (Message-IDs), and reads the recipients of reports the detectors miss (German
+"Unzustellbar" notices of Exchange, Postfix texts without a DSN part).
 """
 
 from __future__ import annotations
@@ -97,10 +100,14 @@ _HINT = re.compile(rb"(?i)report|daemon|postmaster")
 def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
     """The bounce in ``raw`` (bytes of one mail), or None when it is no bounce.
 
-    A bounce is a DSN (``multipart/report; report-type=delivery-status``), a mail from
-    (or with the Return-Path of) MAILER-DAEMON/postmaster, or one whose subject starts
-    like a non-delivery report (:data:`bot.mail.message.FAILURE_SUBJECT`: German,
-    English, French, Dutch).
+    A bounce is a mail in which flufl.bounce's detectors (every one of them, in the
+    library's order: :func:`flufl.bounce.all_failures`) find a failed recipient, a DSN
+    (``multipart/report; report-type=delivery-status``), a mail from (or with the
+    Return-Path of) MAILER-DAEMON/postmaster, or one whose subject starts like a
+    non-delivery report (:data:`bot.mail.message.FAILURE_SUBJECT`: German, English,
+    French, Dutch). The detectors are asked about a mail whose headers say nothing only
+    when its text has a word of such reports (:data:`_REPORT_WORDS`; they cost about a
+    millisecond a mail).
     The bounced mail's Message-ID is taken from an attached ``message/rfc822`` or
     ``text/rfc822-headers`` part, else from anywhere in the mail. ``rm`` (the same
     mail already read) saves a second parse. Never raises on bad input.
@@ -113,13 +120,29 @@ def find_bounce(raw: bytes, rm: ReadMail | None = None) -> Bounce | None:
         # the header block decides (every mail is asked); parsed only when it names a
         # report or a mail server (what _why looks for), else the subject alone can tell
         why = _why(raw_headers(raw), rm) if _HINT.search(header_block(raw)) else _why_subject(rm)
-        if why is None:
+        if why is None and not _REPORT_WORDS.search(rm.text[:BOUNCE_LIMIT]):
             return None
         part = _report_part(bytes(raw))
         msg = email.message_from_bytes(part, policy=email.policy.compat32)
-        return _analyse(msg, rm, why, part)
+        detected = _detected(msg)
+        if why is None:
+            if not any(detected):
+                return None
+            why = "flufl.bounce: failed recipients in the text"
+        return _analyse(msg, rm, why, part, detected)
     except Exception:  # a bounce we cannot read is still no reason to crash
         return None
+
+
+#: Words of the reports flufl.bounce's text detectors read (English, French, German,
+#: Dutch): a mail without any of them, and without a report's headers, is not given to
+#: the detectors (a player's move is not).
+_REPORT_WORDS = re.compile(
+    r"(?i)deliver|d.livr|remis|distribu|zustell|bestel|bezorg|afgeleverd|undeliver|bounce|returned|permanent"
+    r"|fail|could not|couldn't|unable|not reach|no such|unknown|mailbox|recipient|n'a pas pu|konnte nicht"
+    r"|quota|rejected|refused|error|\b5\d\d\b|\b5\.\d+\.\d+"
+    # the start lines of flufl.bounce's text detectors that say none of the above
+    r"|following addresses|did not receive|your message|machine generated|email server|viruswall|advisory")
 
 
 #: Bytes of a mail that go to the bounce detectors (a report and the start of the
@@ -143,7 +166,8 @@ def _add(seq: list[str], value: str) -> None:
         seq.append(value)
 
 
-def _analyse(msg: Message, rm: ReadMail, why: str, raw: bytes) -> Bounce:
+def _analyse(msg: Message, rm: ReadMail, why: str, raw: bytes,
+             detected: tuple[list[str], list[str]]) -> Bounce:
     ids: list[str] = []
     rcpts: list[str] = []
     status = diagnostic = None
@@ -193,7 +217,7 @@ def _analyse(msg: Message, rm: ReadMail, why: str, raw: bytes) -> Bounce:
     if own_id in ids:
         ids.remove(own_id)
     del ids[200:]  # a report names few; a huge mail must not make a huge query
-    temporary, permanent = _detected(msg)
+    temporary, permanent = (list(x) for x in detected)
     for a in permanent + temporary:
         _add(rcpts, a)
     if not rcpts:

@@ -162,7 +162,8 @@ class ImapInbox:
     def check(self) -> str:
         """Log in, make sure the folder exists and the processed folder exists (created if
         not, as a poll would), log out; reads and moves no mail. Returns what it found
-        (``"INBOX: 3 Mails, Spielleiter/Verarbeitet vorhanden"``); raises
+        (``"INBOX: 3 Mails, Spielleiter/Verarbeitet vorhanden, IDLE"``: whether the server
+        offers IDLE, :mod:`bot.service.idle`); raises
         :class:`ServerFailure` (a missing folder is kind ``folder``)."""
         client = self.connect()
         stage = "folder"
@@ -176,8 +177,9 @@ class ImapInbox:
             self._ensure_folder(client, processed)
             how = "TLS" if self.tls is True else "STARTTLS" if self.tls == "starttls" else "ohne TLS"
             how += " (OAuth2)" if self.oauth else ""
+            idle = "IDLE" if client.has_capability("IDLE") else "kein IDLE (nur Abruf alle poll_interval s)"
             return (f"{how}, angemeldet als {self.user}, {self.folder}: {n} Mail(s), {self.processed_folder} "
-                    + ("angelegt" if made else "vorhanden"))
+                    + ("angelegt" if made else "vorhanden") + f", {idle}")
         except Exception as exc:
             raise self._failure(exc, stage) from exc
         finally:

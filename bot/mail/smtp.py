@@ -12,6 +12,9 @@ so every error is classified by where it happened (:mod:`bot.mail.transport`):
   timeout, dropped connection, TLS failure, login refused, AUTH not offered, sender
   refused, 421 anywhere, 4xx/5xx before RCPT, "relaying denied"/"authentication
   required" at RCPT. Every mail waits until the server or the settings are fixed.
+  Of these, kind ``quota``: the provider's sending limit (:func:`quota_answer`: 421,
+  450, 451, 452, 454 or a 5xx whose text says "too many", "quota", "rate limit", ...,
+  at any step); never a mail's fault, never retried at once.
 
 Connection trouble and 4xx are retried ``retries`` times with exponential backoff;
 login, TLS and settings errors are not (they need the operator).
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import re
 import ssl
 from pathlib import Path
 from typing import Literal
@@ -52,6 +56,31 @@ def _config_refusal(code: int, message: str) -> bool:
     login first, or does not relay for us (every recipient would be refused the same)."""
     text = message.lower()
     return code == 530 or "5.7.0" in text or "relay" in text or "authentication required" in text
+
+
+#: what a provider's answer says when the account's sending limit is reached (English and
+#: German; Gmail "Daily user sending quota exceeded", Outlook "SubmissionQuotaExceeded",
+#: "too many messages", "rate limit", "zu viele E-Mails", "Versandlimit überschritten")
+_QUOTA_TEXT = re.compile(
+    r"(?i)too many|quota|rate[ _-]?limit|ratelimit|limit (?:has been |was )?(?:exceeded|reached)|exceeded"
+    r"|throttl|slow down|sending limit|zu viele|kontingent|berschritten|versandlimit|limit erreicht"
+    r"|\b[45]\.4\.5\b|\b4\.7\.28\b")
+#: answers about the recipient's full mailbox or the size of the mail, which also say "quota"
+#: or "exceeded": the mail's or the recipient's matter, not our sending limit
+_NOT_QUOTA = re.compile(r"(?i)\b[45]\.2\.[23]\b|mailbox (?:is )?full|over ?quota|mailbox.{0,40}quota"
+                        r"|quota.{0,40}mailbox|postfach.{0,20}voll|size|gr..e|insufficient storage|storage")
+#: reply codes that are a quota answer when the text says so
+QUOTA_CODES = (421, 450, 451, 452, 454)
+
+
+def quota_answer(code: int | None, message: str) -> bool:
+    """Whether the SMTP reply ``code``/``message`` says the sending limit of our account is
+    reached (issue 27): one of :data:`QUOTA_CODES` or a 5xx, with a text of
+    :data:`_QUOTA_TEXT` ("too many", "quota", "rate limit", "exceeded", ...) and not about a
+    full mailbox or the mail's size."""
+    if code is None or not (code in QUOTA_CODES or 500 <= code < 600):
+        return False
+    return bool(_QUOTA_TEXT.search(message or "")) and not _NOT_QUOTA.search(message or "")
 
 
 class SmtpTransport:
@@ -104,6 +133,12 @@ class SmtpTransport:
     def _server(self, kind: str, message: str, code: int | None = None) -> ServerFailure:
         return ServerFailure("smtp", kind, message, host=self.where, code=code)
 
+    def _quota(self, code: int | None, message: str) -> ServerFailure | None:
+        """A ``quota`` failure when the reply is a quota answer (:func:`quota_answer`), else None."""
+        if quota_answer(code, message):
+            return self._server("quota", f"{code} {message}".strip(), code)
+        return None
+
     def _unreachable(self, exc: BaseException) -> ServerFailure:
         cause = _tls_cause(exc)
         if cause is not None:
@@ -151,17 +186,21 @@ class SmtpTransport:
         except aiosmtplib.SMTPAuthenticationError as exc:
             _close(client)
             how = ", OAuth2" if self.oauth else ""
-            raise self._server("login", f"{exc.message} (Benutzer {self.user}{how})", exc.code) from exc
+            raise self._quota(exc.code, exc.message) or \
+                self._server("login", f"{exc.message} (Benutzer {self.user}{how})", exc.code) from exc
         except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError, aiosmtplib.SMTPConnectError,
                 OSError, asyncio.TimeoutError) as exc:
             _close(client)
             if isinstance(exc, aiosmtplib.SMTPConnectResponseError):
-                raise self._server("temporary" if exc.code < 500 else "unreachable", exc.message, exc.code) from exc
+                raise self._quota(exc.code, exc.message) or \
+                    self._server("temporary" if exc.code < 500 else "unreachable", exc.message, exc.code) from exc
             if stage == "starttls" and _tls_cause(exc) is None and not isinstance(exc, TimeoutError):
                 raise self._server("tls", f"STARTTLS gescheitert: {exc}") from exc
             raise self._unreachable(exc) from exc
         except aiosmtplib.SMTPResponseException as exc:
             _close(client)
+            if quota_answer(exc.code, exc.message):
+                raise self._quota(exc.code, exc.message) from exc
             if exc.code == 421 or 400 <= exc.code < 500:
                 raise self._server("temporary", exc.message, exc.code) from exc
             kind = "tls" if stage == "starttls" else "protocol"
@@ -176,6 +215,8 @@ class SmtpTransport:
             try:
                 await client.mail(sender)
             except aiosmtplib.SMTPSenderRefused as exc:
+                if quota_answer(exc.code, exc.message):
+                    raise self._quota(exc.code, exc.message) from exc
                 if exc.code == 421 or exc.code < 500:
                     raise self._server("temporary", exc.message, exc.code) from exc
                 raise self._server("config", f"Absender {sender} abgelehnt ([smtp] sender prüfen): {exc.message}",
@@ -185,6 +226,8 @@ class SmtpTransport:
                 try:
                     await client.rcpt(rcpt)
                 except aiosmtplib.SMTPRecipientRefused as exc:
+                    if quota_answer(exc.code, exc.message):
+                        raise self._quota(exc.code, exc.message) from exc
                     if exc.code == 421:
                         raise self._server("temporary", exc.message, exc.code) from exc
                     if exc.code >= 500 and _config_refusal(exc.code, exc.message):
@@ -202,6 +245,8 @@ class SmtpTransport:
             try:
                 await client.data(raw)
             except aiosmtplib.SMTPDataError as exc:
+                if quota_answer(exc.code, exc.message):
+                    raise self._quota(exc.code, exc.message) from exc
                 if exc.code == 421:
                     raise self._server("temporary", exc.message, exc.code) from exc
                 if 400 <= exc.code < 500:
@@ -217,6 +262,8 @@ class SmtpTransport:
                 asyncio.TimeoutError) as exc:
             raise self._unreachable(exc) from exc
         except aiosmtplib.SMTPResponseException as exc:
+            if quota_answer(exc.code, exc.message):
+                raise self._quota(exc.code, exc.message) from exc
             if exc.code == 421 or 400 <= exc.code < 500:
                 raise self._server("temporary", exc.message, exc.code) from exc
             raise self._server("protocol", exc.message, exc.code) from exc

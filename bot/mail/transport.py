@@ -66,7 +66,7 @@ class ServerFailure(TemporaryFailure):
 
     #: failure kinds, in the order of the exit statuses (``bot.cli``: IMAP 10 + index,
     #: SMTP 20 + index)
-    KINDS = ("login", "unreachable", "tls", "folder", "config", "temporary", "protocol")
+    KINDS = ("login", "unreachable", "tls", "folder", "config", "temporary", "protocol", "quota")
     #: the kinds in the operator's words (German, like the rest of the CLI)
     KIND_TEXT = {
         "login": "Anmeldung abgelehnt",
@@ -76,6 +76,7 @@ class ServerFailure(TemporaryFailure):
         "config": "Einstellung passt nicht zum Server",
         "temporary": "Server lehnt vorübergehend ab",
         "protocol": "unerwartete Antwort des Servers",
+        "quota": "Versandgrenze des Anbieters erreicht",
     }
 
     def __init__(self, service: str, kind: str, message: str, *, host: str = "", code: int | None = None):

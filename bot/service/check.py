@@ -86,11 +86,14 @@ def check_inbox(cfg: Config, poller) -> CheckLine:
 
 
 def check_outbox(cfg: Config, sender) -> CheckLine:
-    """SMTP: connect, EHLO, TLS, AUTH when configured; nothing is sent."""
+    """SMTP: connect, EHLO, TLS, AUTH when configured; nothing is sent. The OK line also
+    names the send limits (``[smtp] max_per_*``)."""
     if cfg.smtp is None:
         return CheckLine("OK", "Versand", f"Maildir {cfg.maildir / 'outbox'}")
     try:
-        return CheckLine("OK", "SMTP", f"{sender.host}:{sender.port}, {sender.check()}")
+        from bot.service.quota import Limits
+        return CheckLine("OK", "SMTP", f"{sender.host}:{sender.port}, {sender.check()}, "
+                                       f"Versandgrenzen {Limits.from_config(cfg).text()}")
     except ServerFailure as exc:
         return CheckLine("FEHLER", "SMTP", exc.line().removeprefix("SMTP "), exc)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta, timezone
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from sqlalchemy import bindparam, func, insert, or_, select
 from sqlalchemy.orm import Session
@@ -35,14 +35,18 @@ WITHDRAWN = ":zurueck"
 class Delivery(tuple):
     """What one :func:`deliver` pass did: a ``(sent, failed)`` pair (unpacks and compares
     as one) with ``problem``, the :class:`ServerFailure` that stopped the pass (None if
-    none), and ``waiting``, the mails still pending after it."""
+    none), ``waiting``, the mails still pending after it, and ``paused_until``: when the
+    pass stopped because the send limits were reached (:mod:`bot.service.quota`), the
+    time the next mail may go (aware UTC), else None."""
 
     problem: ServerFailure | None
     waiting: int
+    paused_until: datetime | None
 
-    def __new__(cls, sent: int, failed: int, problem: ServerFailure | None = None, waiting: int = 0):
+    def __new__(cls, sent: int, failed: int, problem: ServerFailure | None = None, waiting: int = 0,
+                paused_until: datetime | None = None):
         self = super().__new__(cls, (sent, failed))
-        self.problem, self.waiting = problem, waiting
+        self.problem, self.waiting, self.paused_until = problem, waiting, paused_until
         return self
 
     @property
@@ -132,8 +136,20 @@ def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) 
 QUEUE_CHUNK = 50
 
 
-def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> Delivery:
-    """Send every pending outbox row that is due; returns a :class:`Delivery` (sent, failed).
+def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
+            clock: Callable[[], datetime] | None = None) -> Delivery:
+    """Send every pending outbox row that is due, within the send limits; returns a
+    :class:`Delivery` (sent, failed).
+
+    Order: answers and notices first, then Auswertungen, announcements and reminders
+    (:func:`bot.service.quota.order_key`), each oldest first. The send limits
+    (``[smtp] max_per_minute/hour/day``, :class:`bot.service.quota.Budget`, counted from
+    the ``sent_at`` of the rows) are kept: when the next mail would cross one, the pass
+    stops, ``Delivery.paused_until`` says when it may go, and when a round's
+    Auswertungen will take longer than an hour its GM is told once
+    (:func:`bot.service.quota.warn_slow`). ``clock`` (aware UTC) gives the send times
+    and the time the limits are checked at (default: the real clock); ``now`` the time
+    due dates are checked at (default: ``clock()``).
 
     Per mail: a 5xx for the recipient or the message (:class:`PermanentFailure`) marks it
     ``failed`` and tells the league's GM; a 4xx for it (:class:`TemporaryFailure`) keeps it
@@ -142,12 +158,18 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> D
     mail's fault) is recorded on the mail that met it (``attempts``, ``last_error``), its
     status and due time stay as they are, and the pass stops there (every other mail would
     meet it too): ``Delivery.problem`` says what happened, and the caller tells the
-    operator and tries again later. Never raises for a sending error."""
-    now = now or datetime.now(timezone.utc)
+    operator and tries again later; so is a provider's quota answer (kind ``quota``:
+    no mail is failed for it). Never raises for a sending error."""
+    from bot.service.quota import Budget, Limits, order_key, warn_slow
+    clock = clock or (lambda: datetime.now(timezone.utc))
+    now = now or clock()
     sent = failed = 0
     problem: ServerFailure | None = None
+    limits = Limits.from_config(cfg)
+    budget: Budget | None = None
+    paused: datetime | None = None
     with db.session() as s:
-        ids = s.scalars(select(OutboxMail.id).where(OutboxMail.status == "pending").order_by(OutboxMail.id)).all()
+        ids = s.scalars(select(OutboxMail.id).where(OutboxMail.status == "pending").order_by(*order_key())).all()
     for oid in ids:
         with db.session() as s:
             row = s.get(OutboxMail, oid)
@@ -155,6 +177,14 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> D
                 continue
             if row.next_attempt_at is not None and row.next_attempt_at > now:
                 continue
+            if limits:
+                t = clock()
+                if budget is None:  # loaded once a mail is due: a pass with nothing to send reads nothing
+                    budget = Budget.load(s, limits, t)
+                free = budget.next_free(t)
+                if free > t:
+                    paused = free
+                    break
             row.attempts += 1
             try:
                 crashpoint("before-send")
@@ -180,15 +210,23 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None) -> D
                     row.next_attempt_at = now + min(RETRY_MAX, RETRY_FIRST * 2 ** min(row.attempts - 1, 20))
                 log.warning("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, exc, row.attempts)
             else:
-                row.status, row.sent_at, row.last_error = "sent", datetime.now(timezone.utc), None
+                row.status, row.sent_at, row.last_error = "sent", clock(), None
                 sent += 1
+                if budget is not None:
+                    budget.take(row.sent_at)
         if problem is not None:
             break
     waiting = 0
-    if problem is not None:
+    if problem is not None or paused is not None:
         with db.session() as s:
             waiting = s.scalar(select(func.count()).select_from(OutboxMail).where(OutboxMail.status == "pending"))
-    return Delivery(sent, failed, problem, waiting)
+    if paused is not None and budget is not None:
+        with db.session() as s:
+            rows = s.scalars(select(OutboxMail).where(OutboxMail.status == "pending").order_by(*order_key())).all()
+            warn_slow(s, cfg, budget, clock(), list(rows))
+        log.debug("Versandgrenze (%s) erreicht: %d Mail(s) warten bis %s", limits.text(), waiting,
+                  paused.isoformat(timespec="seconds"))
+    return Delivery(sent, failed, problem, waiting, paused)
 
 
 def outbox_rows(db: Database, *, league: str | None = None, statuses: tuple[str, ...] = WAITING) -> list[dict]:

@@ -4,7 +4,8 @@ The service runs three independent stages:
 
 - the inbox loop: read stored mail, poll the inbox, queue reminders, (re)schedule the
   ZATs; every ``poll_interval`` seconds, with backoff while IMAP fails
-  (:class:`bot.service.health.Outage`), one run at a time;
+  (:class:`bot.service.health.Outage`), one run at a time; woken at once when the IMAP
+  IDLE watch (:mod:`bot.service.idle`) hears of new mail;
 - the outbox loop: deliver due mail every ``poll_interval`` seconds whether or not the
   poll worked, with its own backoff while SMTP fails; woken at once when new mail waits;
 - the ZATs: APScheduler date jobs on the ZATs stored in the database as aware UTC times
@@ -33,6 +34,8 @@ from datetime import datetime, timezone
 from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
+from bot.service.idle import start_idle
+from bot.service.quota import pause_seconds
 from bot.service.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.activity import ACTIVITY, quiet_apscheduler
 from bot.service.archive import refresh_archive
@@ -104,6 +107,8 @@ class Service:
         self.alarmed = False
         self.stopping = threading.Event()
         self.wake_outbox = threading.Event()
+        self.wake_inbox = threading.Event()  # set by the IMAP IDLE watch (bot.service.idle)
+        self.idle = None
         quiet_apscheduler()
         self.scheduler = BlockingScheduler(timezone=timezone.utc,
                                            executors={"default": ThreadPoolExecutor(1)},
@@ -200,7 +205,7 @@ class Service:
                 log.debug("%d Mail(s) warten im Postausgang", done.waiting)
         else:
             self.smtp.succeeded()
-        return self.smtp.delay()
+        return pause_seconds(done.paused_until, datetime.now(timezone.utc), self.smtp.delay())
 
     def fire(self, league: str) -> None:
         """The ZAT job: poll once more (mail that arrived just before the ZAT counts), then
@@ -266,12 +271,13 @@ class Service:
         self._signals()
         while not self.stopping.is_set() and (delay := self._guarded(self.catch_up)) is not None:
             self.stopping.wait(delay)
-        loops = [threading.Thread(target=self._loop, args=(self.tick, None, self.inbox.delay()),
+        loops = [threading.Thread(target=self._loop, args=(self.tick, self.wake_inbox, self.inbox.delay()),
                                   name="spielleiter-inbox", daemon=True),
                  threading.Thread(target=self._loop, args=(self.send, self.wake_outbox, self.smtp.delay()),
                                   name="spielleiter-outbox", daemon=True)]
         for t in loops:
             t.start()
+        start_idle(self)  # IMAP IDLE: the inbox loop is woken as mail arrives
         try:
             if not self.stopping.is_set():
                 self.scheduler.start()
@@ -280,6 +286,7 @@ class Service:
         finally:
             self.stopping.set()
             self.wake_outbox.set()
+            self.wake_inbox.set()
             if self.scheduler.running:
                 self.scheduler.shutdown(wait=True)  # a ZAT under way finishes
             for t in loops:  # so does the pass under way
@@ -296,5 +303,6 @@ class Service:
         way finish first."""
         self.stopping.set()
         self.wake_outbox.set()
+        self.wake_inbox.set()
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)

@@ -179,6 +179,26 @@ CORPUS: dict[str, tuple[str, dict]] = {
         frm="MAILER-DAEMON", subject="Undeliverable mail: Re: Züge",
         body=f"Failed to deliver to '{A}'\nSMTP module(domain example.org) reports:\n 550 5.1.1 unknown user\n\n"
              f"Original message follows.\n\n" + orig(A)), {"bounced": [A], "permanent": True}),
+    # plain-text reports from an ordinary sender, no automatic-mail header, the subject only
+    # ending in "(delivery failed)": flufl.bounce's simple matcher reads them (the
+    # "Your message could not be delivered to" line), nothing in the headers does
+    "plain-delivery-failed-en.eml": (plain(
+        frm="Mail Gateway <mailgw@relay.example.com>", subject="Re: Züge (delivery failed)",
+        body=f"Your message could not be delivered to {A}\n\nReason: 550 5.1.1 Recipient address rejected: "
+             f"User unknown\n\n----- Original message -----\nMessage-ID: {OUR_ID}\nSubject: Re: Züge\n"),
+        {"bounced": [A], "permanent": True}),
+    "plain-delivery-failed-fr.eml": (plain(
+        frm="Passerelle de messagerie <passerelle@mail.example.fr>", subject="Re: Züge (delivery failed)",
+        body=f"Votre message n'a pas pu etre delivre a:\nYour message could not be delivered to:\n{B}\n\n"
+             f"Raison / Reason: 550 5.1.1 Destinataire inconnu / unknown recipient\n\n"
+             f"Message d'origine / Original message:\nMessage-ID: {OUR_ID}\n"),
+        {"bounced": [B], "permanent": True}),
+    "plain-delivery-failed-de.eml": (plain(
+        frm="Mail-Gateway <gateway@firma.example.de>", subject="Re: Züge (Zustellung fehlgeschlagen / delivery failed)",
+        body=f"Ihre Nachricht konnte nicht zugestellt werden an:\nYour message could not be delivered to:\n{C}\n\n"
+             f"Grund / Reason: 550 5.1.1 Empfänger unbekannt / recipient unknown\n\n"
+             f"Ursprüngliche Nachricht / Original message:\nMessage-ID: {OUR_ID}\n"),
+        {"bounced": [C], "permanent": True}),
     # -- automatic replies, lists, receipts ----------------------------------------------------
     "outlook-autoreply-de.eml": (plain(
         frm=f"Anna Albers <{A}>", subject="Automatische Antwort: Test-Rondo: Auswertung Runde 1",
