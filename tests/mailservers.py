@@ -31,6 +31,8 @@ Use in a test module or conftest: ``pytest_plugins = ["tests.mailservers"]``.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import os
 import shutil
 import signal
@@ -426,10 +428,17 @@ def _need_dovecot() -> str:
 @pytest.fixture(scope="session")
 def dovecot():
     """A running Dovecot IMAP server (see module docstring)."""
+    with running_dovecot(Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-"))) as server:
+        yield server
+
+
+@contextmanager
+def running_dovecot(base: Path, **options):
+    """A Dovecot started in ``base`` (``options`` as :func:`_start_dovecot` takes them),
+    stopped and ``base`` removed afterwards (also when it does not start)."""
     binary = _need_dovecot()
-    base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-"))
     try:
-        server = _start_dovecot(binary, base)
+        server = _start_dovecot(binary, base, **options)
     except Exception:
         shutil.rmtree(base, ignore_errors=True)
         raise
@@ -449,18 +458,9 @@ NO_IDLE_CAPABILITY = ("IMAP4rev1 SASL-IR LOGIN-REFERRALS ID ENABLE SORT THREAD=R
 @pytest.fixture(scope="module")
 def dovecot_no_idle():
     """A second Dovecot that does not announce IDLE (a server the bot only polls)."""
-    binary = _need_dovecot()
-    base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-noidle-"))
-    try:
-        server = _start_dovecot(binary, base, extra=f"imap_capability = {NO_IDLE_CAPABILITY}\n")
-    except Exception:
-        shutil.rmtree(base, ignore_errors=True)
-        raise
-    try:
+    with running_dovecot(Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-noidle-")),
+                         extra=f"imap_capability = {NO_IDLE_CAPABILITY}\n") as server:
         yield server
-    finally:
-        _stop(server.process)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

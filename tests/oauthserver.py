@@ -33,7 +33,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
-from tests.mailservers import SmtpServer, _need_dovecot, _start_dovecot, _stop, free_port
+from tests.mailservers import SmtpServer, free_port, running_dovecot
 
 __all__ = ["TokenServer", "OAuthSmtpServer"]
 
@@ -208,21 +208,12 @@ def oauth_provider():
 @pytest.fixture(scope="session")
 def dovecot_oauth(oauth_provider):
     """A Dovecot whose XOAUTH2/OAUTHBEARER logins are checked by ``oauth_provider``."""
-    binary = _need_dovecot()
     base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-oauth-"))
     conf = base / "dovecot-oauth2.conf.ext"
     conf.write_text(_OAUTH2_CONF.format(url=oauth_provider.base))
     conf.chmod(0o644)
-    try:
-        server = _start_dovecot(binary, base, oauth2_conf=conf)
-    except Exception:
-        shutil.rmtree(base, ignore_errors=True)
-        raise
-    try:
+    with running_dovecot(base, oauth2_conf=conf) as server:
         yield server
-    finally:
-        _stop(server.process)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @dataclass
