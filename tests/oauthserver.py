@@ -22,7 +22,6 @@ import base64
 import hashlib
 import json
 import secrets
-import shutil
 import tempfile
 import threading
 import time
