@@ -135,14 +135,18 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
 
 def _auswertung_alle(ctx: Incoming, n: int) -> None:
     """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
-    Ersatzzuege, verdicts), rendered from the stored reports; private parts never."""
+    Ersatzzuege, verdicts), rendered from the stored reports as the asking player may see
+    them: their own whole, everybody else's public verdicts only (docs/privacy.md)."""
     from bot.service.report import render_all_moves
     from bot.service.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)
     if not data:
         return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
     game = get_game(ctx.league.game)
-    text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data)
+    from bot.games.base import Audience
+    viewer = str(ctx.player.id) if ctx.player is not None else None
+    text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data,
+                            audience=Audience(viewer=viewer), lang=ctx.lang)
     ctx.reply(text, kind="command")
 
 

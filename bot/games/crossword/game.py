@@ -159,7 +159,8 @@ class CrosswordRules(GameRules):
                 return Judged(MoveReport(index, text, False, reason="syntax",
                                          message="In Runde 1 fehlt der Wunsch: 'Wunsch: Q'.", notes=notes), None, None)
             return Judged(MoveReport(index, text, True, score=0, message=f"Wunsch: {wish}.", notes=notes,
-                                     detail={"wish": wish, "summary": f"Wunsch: {wish}."}), wish, None)
+                                     detail={"wish": wish, "summary": f"Wunsch: {wish}."},
+                                     public="Wunsch abgegeben."), wish, None)
         letters = state.get("letters", "")
         if grid is None:
             return Judged(MoveReport(index, text, False, reason="syntax",
@@ -199,13 +200,26 @@ class CrosswordRules(GameRules):
                 if not final:
                     parts.append(f"{len(claims)} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
         detail["summary"] = " ".join(parts)
-        rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail)
+        rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail,
+                         public="Legung und Wortliste abgegeben." if last else "Legung und Wunsch abgegeben.")
         return Judged(rep, wish, out.grid, out.placed_text(), out.unused, claims)
 
     @staticmethod
     def _grid(state: Mapping[str, Any], player: str | None) -> Grid | None:
         rows = state.get("grids", {}).get(player) if player is not None else None
         return Grid(rows) if rows else None
+
+    # -- visibility (docs/privacy.md) ------------------------------------------------------
+    private_state = True  # the grids until the end
+
+    def move_text_public(self, state: Mapping[str, Any]) -> bool:
+        """A placement names fields and letters of a private grid: public only once the
+        Partie is over (the grids are then shown to all)."""
+        return bool(state.get("finished"))
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return {"syntax": "nicht lesbar", "off-board": "Feld außerhalb des Spielfelds", "occupied": "Feld schon belegt",
+                "letters": "nicht die Buchstaben dieser Runde"}.get(reason or "", "")
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
                    player: str | None = None) -> MoveReport:

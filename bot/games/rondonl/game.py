@@ -104,6 +104,8 @@ class RondoNLRules(GameRules):
     turn_hours = TURN_HOURS
     #: RONDO ends by itself (full rounds or an empty deck); a league's ``rounds`` is a cap.
     default_rounds = None
+    private_state = True  # the hands (docs/privacy.md)
+    public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
 
     # -- setup -------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -428,5 +430,7 @@ def _reports(lang: str, lines: Sequence[LineResult]) -> list[MoveReport]:
                           facedown=r.facedown)
         out.append(MoveReport(r.index, r.text, r.valid, score=o.score if (o is not None and o.valid) else None,
                               bonus=o.bonus if (o is not None and o.valid) else None, reason=r.reason,
-                              message=texts.line_message(lang, r), detail=detail))
+                              message=texts.line_message(lang, r), detail=detail,
+                              # a line's verdict names only the cards of the line, never the hand
+                              public=texts.line_message(lang, r)))
     return out

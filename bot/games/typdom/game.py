@@ -148,7 +148,8 @@ def _draw(pool: str, n: int, want: str | None) -> tuple[str, str]:
 def _report(index: int, text: str, out: Outcome, variant: str = "point") -> MoveReport:
     if not out.valid:
         return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
-                          notes=list(out.notes))
+                          notes=list(out.notes), public=out.public if out.public is not None else out.message,
+                          public_notes=list(out.notes))
     detail: dict[str, Any] = {"notation": out.notation, "words": out.words, "tiles": out.tiles,
                               "second": out.second, "laid": [p.to_json() for p in out.laid],
                               "jolly": out.jolly_take, "buy": out.buy, "buy_colour": out.buy_colour}
@@ -168,7 +169,7 @@ def _report(index: int, text: str, out: Outcome, variant: str = "point") -> Move
             msg = f"Jolly von {out.jolly_take['coord']} getauscht, " + msg
     detail["summary"] = msg  # the acknowledgement shows this instead of words and points
     return MoveReport(index=index, text=text, valid=True, score=out.score if variant == "point" else 0, message=msg,
-                      notes=list(out.notes), detail=detail)
+                      notes=list(out.notes), detail=detail, public=msg, public_notes=list(out.notes))
 
 
 _TURN_DEFAULTS: dict[str, Any] = {
@@ -221,6 +222,10 @@ class TypdomRules(GameRules):
     min_players = 2
     max_players = 6
     default_rounds = None  # a Partie ends when a player is out; the league file's rounds is a cap
+    private_state = True  # the racks (docs/privacy.md)
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return REASONS.get(reason or "", "")
 
     # -- league checks ------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -338,10 +343,10 @@ class TypdomRules(GameRules):
                     break
             for j in range(len(reports), len(lines or [])):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
-                                          message="nicht mehr probiert"))
+                                          message="nicht mehr probiert", public="nicht mehr probiert"))
             turn = _turn(player=player, seat=seat, counted=hit[0] if hit else None,
                          failed=[{"index": r.index, "text": r.text, "reason": r.reason,
-                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.message}
+                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.public or ""}
                                  for r in reports if not r.valid and r.reason])
             score = 0
             buy_n, buy_colour = 0, None

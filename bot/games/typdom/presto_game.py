@@ -74,13 +74,14 @@ def _report(index: int, text: str, v: Verdict) -> MoveReport:
     picture = v.crossword.picture() if v.crossword is not None else []
     if not v.valid:
         return MoveReport(index=index, text=text, valid=False, reason=v.reason, message=v.message,
-                          detail={"picture": picture, "problems": [p.code for p in v.problems]})
+                          detail={"picture": picture, "problems": [p.code for p in v.problems]},
+                          public=v.public_message)
     if v.finish == "alle":
         summary = f"Kreuzwort fertig, alle {v.tiles} Steine verbaut"
     else:
         summary = f"Kreuzwort fertig mit einem Stein Rest ({v.left.replace('?', '*').replace('#', '*')})"
     summary += f"; {len(v.words)} Wörter: {', '.join(w for w, _ in v.words)}."
-    return MoveReport(index=index, text=text, valid=True, score=0, message=summary,
+    return MoveReport(index=index, text=text, valid=True, score=0, message=summary, public=summary,
                       detail={"picture": picture, "summary": summary, "finish": v.finish, "tiles": v.tiles,
                               "words": [w for w, _ in v.words], "rows": list(v.crossword.rows)})
 
@@ -96,6 +97,10 @@ class PrestoRules(GameRules):
     max_players = 6
     multiline = True
     default_rounds = None  # a Partie is one round; the league ends with its last Partie
+    private_state = True  # each player's set (docs/privacy.md)
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return REASONS.get(reason or "", "")
 
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
         n = len(players)
