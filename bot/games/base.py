@@ -468,13 +468,21 @@ class GameRules(ABC):
         shown = {k: v for k, v in priv.items() if k in self.public_round_keys}
         return dict(pl, moves=moves, private=Redacted(shown, set(priv) - set(shown)))
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str]) -> list[str]:
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
         """The text lines ``spielleiter show NAME`` prints for one Partie, for the game
-        master: the picture its Auswertung uses plus every private part (racks, hands,
-        grids, whose turn). ``names``: player key -> display name. Default: the public
-        view's scalar fields, one line."""
+        master alone: the picture its Auswertung uses plus every private part (racks,
+        hands, grids, whose turn). ``names``: player key -> display name (seat order);
+        ``zat``: the open round's ZAT as text. Default: the public view's scalar fields
+        and board picture, then each player's :meth:`player_view` on a line."""
         view = self.public_view(state)
-        return [", ".join(f"{k} {v}" for k, v in view.items() if isinstance(v, (str, int, float)) and k != "name")]
+        lines = [", ".join(f"{k} {v}" for k, v in view.items()
+                           if isinstance(v, (str, int)) and not isinstance(v, bool) and k not in ("grid_text", "name"))]
+        lines += str(view.get("grid_text") or "").splitlines()
+        for key, name in names.items():
+            mine = self.player_view(state, key)
+            if mine:
+                lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in mine.items() if isinstance(v, (str, int))))
+        return lines
 
     def player_fields(self) -> frozenset[str]:
         """Keys in this game's views whose values name players by key (``show --json``

@@ -323,6 +323,26 @@ class CrosswordRules(GameRules):
         return {"grid": list(g.rows), "filled": g.filled(), "grid_text": "\n".join(g.picture()),
                 "cells": [[("" if ch == "." else ch) for ch in r] for r in g.rows]}
 
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the round, its letters and every grid side by side, as
+        the final Auswertung draws them."""
+        rnd, rounds = state["round"], state.get("rounds", ROUNDS)
+        letters = state.get("letters", "")
+        if state.get("finished"):
+            head = f"Runde {rnd} von {rounds}, beendet"
+        else:
+            head = (f"Runde {rnd} von {rounds}, ZAT {zat or '-'}, "
+                    + (f"Buchstaben {' '.join(letters)}" if letters else "Wunschrunde"))
+        keys = list(state.get("players") or state.get("grids", {}))
+        grids = state.get("grids", {})
+        lines = [head, "     " + "".join(f"{names.get(k, k).split()[0][:8]:<9}" for k in keys).rstrip(),
+                 "     " + "123456   " * len(keys)]
+        lines[-1] = lines[-1].rstrip()
+        for r in range(SIZE):
+            lines.append(f"  {'ABCDEF'[r]}  " + "   ".join(Grid(grids.get(k) or Grid.empty().rows).rows[r]
+                                                          .replace(".", "·") for k in keys))
+        return lines
+
     # -- conformance cases (shared/conformance/README.md) ------------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """``kind: "place"``: ``valid`` and ``grid`` or ``reason``; ``kind: "score"``:

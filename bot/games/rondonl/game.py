@@ -384,6 +384,27 @@ class RondoNLRules(GameRules):
                 or (state.get("phase") == "opening" and not state.get("finished")),
                 "partners": [p for p in partners(state, player) if p != player]}
 
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the row, whose turn it is and the turn's ZAT, every hand,
+        the marks and scores, the deck."""
+        view = self.public_view(state)
+        if view["finished"]:
+            turn = "beendet"
+        elif view["phase"] == "opening":
+            turn = f"Eröffnung: alle bis {zat or '-'}"
+        else:
+            turn = f"am Zug: {names.get(view['mover'], view['mover'])} bis {zat or '-'}"
+        lines = [f"Auslage {view['row_pretty'] or 'leer'} ({view['word'] or 'leer'}), {turn}",
+                 f"Stapel: {view['deck']} Karten"]
+        order = view["order"] or view["seats"]
+        lines.append("Reihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)))
+        for p in view["seats"]:
+            side = side_of(state, p)
+            hand = state["hands"][side] if side is not None else ""
+            lines.append(f"Hand {names.get(p, p)}: {pretty_hand(hand) or 'leer'}; {view['marks'].get(p, 0)} Striche, "
+                         f"{view['scores'].get(p, 0)} Punkte")
+        return lines
+
     # -- conformance cases ---------------------------------------------------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a case of tests/cases/rondonl*.json (README there)."""

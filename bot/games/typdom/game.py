@@ -447,6 +447,22 @@ class TypdomRules(GameRules):
                 "seat": order.index(player) + 1 if player in order else None,
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
 
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the table as the Auswertung draws it, the seat order,
+        who moves (everybody, applied in seat order), every rack and the pool."""
+        view = self.public_view(state)
+        pool = state.get("pool", "")
+        lines = [f"{view['variant_title']}, Runde {view['round']}"
+                 + (", beendet" if view["finished"] else f", am Zug: alle (in Sitzreihenfolge) bis {zat or '-'}"),
+                 f"Vorrat: {len(pool)} Steine ({rack_text(sort_rack(pool)) if pool else 'leer'})"]
+        lines += view["grid_text"].splitlines()
+        order = view["seat_order"]
+        lines.append("Sitzreihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)))
+        for p in order:
+            rack = state.get("racks", {}).get(p, "")
+            lines.append(f"Bank {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+        return lines
+
     # -- conformance cases (shared/conformance/README.md "Typ-Dom") ---------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a case, in the keys of ``case["expect"]``: ``valid``,

@@ -242,6 +242,19 @@ class PrestoRules(GameRules):
         return {"rack": rack, "rack_text": rack_text(rack), "size": len(rack),
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
 
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the race (running until ``zat``, or its ranking) and
+        every player's set."""
+        view = self.public_view(state)
+        lines = [f"{TITLE}, " + ("Rennen beendet" if view["finished"] else f"Rennen läuft bis {zat or '-'}")]
+        for r in ((view.get("result") or {}).get("ranking") or []):
+            lines.append(f"{r.get('place')}. {names.get(r['player'], r['player'])}: {r.get('points')} Punkte"
+                         + (" (zu spät)" if r.get("late") else ""))
+        for p in view["seat_order"]:
+            rack = state.get("racks", {}).get(p, "")
+            lines.append(f"Satz {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+        return lines
+
     # -- cases --------------------------------------------------------------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """A Presto case (tests/cases/README.md): ``kind`` ``"judge"`` (default: ``rack``,

@@ -222,6 +222,29 @@ class WbrRules(GameRules):
                 "out": player in state.get("out", []),
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
 
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the table as the Auswertung draws it, the word being
+        built, whose turn it is and the turn's ZAT, the seat order, every rack, the pool."""
+        view = self.public_view(state)
+        pool = state.get("pool", "")
+        word = view.get("word")
+        head = f"{TITLE}, Zug {view['round']}"
+        if view["finished"]:
+            head += ", beendet"
+        else:
+            head += f", am Zug: {names.get(view['mover'], view['mover'])} bis {zat or '-'} ({view.get('duty_text')})"
+        lines = [head, f"Wort im Bau: {word['fragment']} ({word['span']}), angesagt {word['announced']} von "
+                       f"{names.get(word['author'], word['author'])}" if word else "Kein Wort im Bau",
+                 f"Vorrat: {len(pool)} Steine ({rack_text(sort_rack(pool)) if pool else 'leer'})"]
+        lines += view["grid_text"].splitlines()
+        lines.append("Sitzreihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" + (" (ausgeschieden)" if p in view["out"]
+                                                                                  else "")
+                                                   for i, p in enumerate(view["seat_order"], 1)))
+        for p in view["seat_order"]:
+            rack = state["racks"].get(p, "")
+            lines.append(f"Bank {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+        return lines
+
     # -- cases ------------------------------------------------------------------------------------
     def case_state(self, case: Mapping[str, Any]) -> dict:
         """The state of a case (tests/cases/README.md, "Typ-Dom: Wer behält recht?"): the
