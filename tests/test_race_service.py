@@ -90,8 +90,13 @@ def test_presto_one_tile_left_through_the_service(tmp_path, env):
     with db.session() as s:
         assert s.scalar(select(Round).where(Round.status == "open")).number == 1
     md.deliver_to_inbox(player_mail("clara@example.org", "HAUS\nU\nT"))
+    # Bernd's valid crossword arrives after Clara's, in the same poll: the race is over (issue 23)
+    md.deliver_to_inbox(player_mail("bernd@example.org", "HAUS\nU\nT"))
     poll_once(db, cfg)  # the second valid crossword: the Partie closes without a ZAT
     deliver(db, md, cfg)
+    late = " ".join(text_of(_mails(db, "notice", "bernd@example.org")[-1][1].as_bytes()).split())
+    assert "das Rennen ist vorbei: Anna Albers und Clara Conrad haben vor deiner Mail" in late
+    assert "Ankunftszeit" not in late and not _mails(db, "ack", "bernd@example.org")
     reports = dict(_mails(db, "auswertung"))
     assert sorted(reports) == sorted([e for _, e in PLAYERS4] + ["gm@example.org"])
     view = league_view(db, "Race")

@@ -410,6 +410,16 @@ class GameRules(ABC):
         ``submissions`` as for :meth:`adjudicate`. Default: never before the ZAT."""
         return False
 
+    def closed_note(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                    lexicon: Any, *, received: Mapping[str, datetime] | None = None,
+                    names: Mapping[str, str] | None = None) -> str | None:
+        """A German sentence for a mail that arrives after the open round was decided
+        before its ZAT (e.g. a Presto race after the second valid crossword: that the race
+        is over and how it ended), or None when the round still takes moves. The service
+        then stores nothing of the mail. ``submissions``, ``received`` as for
+        :meth:`round_complete`; ``names``: player key -> display name. Default: None."""
+        return None
+
     def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
         """Something the standings show after a player's points (``STAND``), e.g. RONDO's
         marks: ``"  2 Striche"``; ``""`` by default. ``lang``: ``de`` or ``nl``."""
@@ -488,8 +498,9 @@ class GameRules(ABC):
         """Keys in this game's views whose values name players by key (``show --json``
         puts the player's address there instead). Dict keys that are player keys are
         replaced everywhere."""
-        return frozenset({"player", "players", "seat_order", "order", "turn", "first_out", "winner", "winners",
-                          "mover", "movers", "author", "ranking", "leader", "starter"})
+        return frozenset({"player", "players", "seat_order", "order", "seats", "sides", "active", "out", "first_out",
+                          "winner", "winners", "mover", "movers", "author", "leader", "starter", "opener", "moved",
+                          "candidates", "chosen", "partners"})
 
 
 @lru_cache(maxsize=None)

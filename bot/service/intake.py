@@ -44,7 +44,7 @@ from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon
-from bot.service.rounds import playing
+from bot.service.rounds import closed_note, playing
 from bot.service.outbox import queue_mail
 from bot.service.readpool import pool_for
 from bot.storage.db import Database
@@ -760,6 +760,10 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
         return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
+    closed = closed_note(s, cfg, league, rnd)  # e.g. a Presto race two valid crosswords decided
+    if closed:
+        ctx.record("late", "submission", reason="round decided", round=rnd.number)
+        return ctx.reply(closed)
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}

@@ -147,6 +147,21 @@ class PrestoRules(GameRules):
                     if lines and self.judge(state, lines[0], lexicon, p).valid)
         return valid >= 2 or (valid > 0 and valid == len(submissions))
 
+    def closed_note(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                    lexicon: Any, *, received: Mapping[str, datetime] | None = None,
+                    names: Mapping[str, str] | None = None) -> str | None:
+        """Once two valid crosswords are in, the race is over (seed: "Wenn der zweite
+        Spieler beendet hat, wird das Spiel abgebrochen"): a later crossword is told so and
+        who finished, in order of arrival."""
+        received = received or {}
+        done = [p for p, lines in submissions.items() if lines and self.judge(state, lines[0], lexicon, p).valid]
+        if len(done) < 2:
+            return None
+        done.sort(key=lambda p: received[p].timestamp() if p in received else float("inf"))
+        who = " und ".join((names or {}).get(p, p) for p in done[:2])
+        return (f"das Rennen ist vorbei: {who} haben vor deiner Mail ein gültiges Kreuzwort geschickt, damit ist "
+                "die Partie entschieden. Deine Mail wurde nicht gewertet; die Auswertung kommt gleich.")
+
     # -- the race -----------------------------------------------------------------------------
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
                    lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
