@@ -500,7 +500,7 @@ class GameRules(ABC):
         replaced everywhere."""
         return frozenset({"player", "players", "seat_order", "order", "seats", "sides", "active", "out", "first_out",
                           "winner", "winners", "mover", "movers", "author", "leader", "starter", "opener", "moved",
-                          "candidates", "chosen", "partners"})
+                          "candidates", "chosen", "partners", "tied", "from", "to"})
 
 
 @lru_cache(maxsize=None)
