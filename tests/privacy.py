@@ -171,7 +171,7 @@ def typdom_moves(rng: random.Random, game, state: dict, key: str, lexicon) -> li
     letters = [t for t in rack if t.isalpha()] or list("E")
     lines = []
     coord = f"{rng.choice('JKLMNOP')}{rng.randint(9, 17)}{rng.choice('ws')}"
-    if rng.random() < 0.5:
+    if rng.random() < 0.3:
         try:
             best = game.best_turn(state["board"], rack, lexicon, state.get("variant", "kreuzwort"))
             if best and best.get("notation"):
@@ -250,6 +250,15 @@ PRIVATE_GAMES: dict[str, tuple[str, dict, int, Callable]] = {
     "crossword": ("crossword", {}, 6, crossword_moves),
     "rondonl": ("rondonl", {}, 3, rondonl_moves),
 }
+
+
+def boilerplate(game_key: str) -> str:
+    """Every text the game's templates write literally (help, examples in footers): a
+    token found there is an example, not a secret."""
+    from bot.render import TEMPLATE_DIR
+    root = Path(TEMPLATE_DIR)
+    files = list((root / game_key).rglob("*")) + list((root / "nl" / game_key).rglob("*"))
+    return "\n".join(f.read_text(encoding="utf-8") for f in files if f.is_file())
 
 
 def _toml_value(v: Any) -> str:
@@ -333,7 +342,7 @@ def play(kind: str, seed: int, work: Path, *, rounds: int = 4, lexicon=None) -> 
             poll_once(db, cfg)
             deliver(db, md, cfg)
             # what the rules have made public: the public view (e.g. every rack at the end)
-            public = "\n".join(_strings(game.public_view(state_now)))
+            public = "\n".join(_strings(game.public_view(state_now))) + "\n" + boilerplate(game_key)
             if finished:
                 for k in keys.values():
                     public += "\n" + "\n".join(tokens_of(game.player_view(state_now, k)))
