@@ -11,8 +11,9 @@ everybody (issue "fast at every league size"):
   same rows with every Partie's result of the player, :func:`round_rows`), once per round;
 - ``<game>/auswertung/footer.{txt,html}.j2``: next ZAT and how to move, once per round;
 - ``<game>/auswertung/moves.{txt,html}.j2``: one player's complete move lines (main move,
-  Ersatzzuege, verdicts, notes), rendered for the recipient, and for everybody in the game
-  master's copy and in ``AUSWERTUNG n ALLE``;
+  Ersatzzuege, verdicts, notes), rendered for the recipient and for everybody in the game
+  master's copy; in ``AUSWERTUNG n ALLE`` and the archive as other players may see them
+  (the public verdicts: :meth:`~bot.games.base.GameRules.seen_by`, docs/privacy.md);
 - ``<game>/auswertung/private.{txt,html}.j2`` (games with private state only): what only
   that player sees (their grid, rack or hand: ``view`` from
   :meth:`~bot.games.base.GameRules.player_view`, and ``pl.private`` from the report);
@@ -243,7 +244,8 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
 
     def moves(lang: str, i: int, key: str, audience: Audience) -> dict[str, str]:
         # only ever rendered for the mover or the game master: both see the whole
-        assert audience.sees(key, Visibility.MOVER)
+        if not audience.sees(key, Visibility.MOVER):
+            raise PrivacyError(f"Züge von {key} als eigene Züge für einen anderen Empfänger")
         if (lang, i, key) not in moves_cache:
             pr = partien[i]
             moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience), **common)
