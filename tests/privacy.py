@@ -110,11 +110,12 @@ def tokens_of(view: dict[str, Any], private: dict[str, Any] | None = None) -> se
 
 
 def _multiset(token: str) -> Counter | None:
-    """The letters of a rack- or hand-like token (for "in any order"), None for others."""
-    letters = [ch for ch in token if ch.isalpha() or ch in "?#*/"]
-    if len(letters) < 6 or " " in token.strip() and not re.fullmatch(r"[A-Z?#*/0-9 \-|:a-z()]+", token):
+    """The letters of a rack or hand code (one word, e.g. ``AEHMNRS?``), for "in any
+    order"; None for other tokens (texts, grid rows)."""
+    if " " in token or "." in token:
         return None
-    return Counter(ch.upper() for ch in letters if ch.isalpha())
+    letters = [ch.upper() for ch in token if ch.isalpha()]
+    return Counter(letters) if len(letters) >= 6 else None
 
 
 def _words(text: str) -> list[Counter]:
@@ -259,14 +260,6 @@ def boilerplate(game_key: str) -> str:
     root = Path(TEMPLATE_DIR)
     files = list((root / game_key).rglob("*")) + list((root / "nl" / game_key).rglob("*"))
     return "\n".join(f.read_text(encoding="utf-8") for f in files if f.is_file())
-
-
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return str(v)
-    return '"' + str(v) + '"'
 
 
 def play(kind: str, seed: int, work: Path, *, rounds: int = 4, lexicon=None) -> Run:

@@ -137,10 +137,3 @@ def test_presto_race_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert view["status"] == "finished"
     assert {r["player"]: r["points"] for r in view["standings"]} == {a: 2, b: 4, c: 4, d: 0}
 
-
-def _keys(conf):
-    db = Database(load_config(conf).database_url)
-    with db.session() as s:
-        keys = {p.email: p.id for p in s.query(Player).all()}
-    db.dispose()
-    return keys

@@ -265,7 +265,11 @@ class GameRules(ABC):
     player's own part. The service renders every mail from ``public_view`` (shared by
     all) plus, per recipient, ``player_view`` and that player's own
     :class:`PlayerRound` (with its ``private`` dict); nothing in the service knows what
-    a rack or a grid is.
+    a rack or a grid is. What a round shows of one player to others goes through
+    :meth:`seen_by` (public verdicts, hidden move lines, :class:`Redacted` private
+    part); the service holds round data :class:`Sealed` (docs/privacy.md). A game with
+    private state sets :attr:`private_state` and gives each move a ``public`` verdict;
+    :meth:`gm_picture` is what ``spielleiter show`` prints for the game master.
 
     **Turns** (a round is one player's turn, with its own ZAT): :meth:`movers` names who
     is to move in the open round; :attr:`turn_hours` (or the league option
