@@ -50,7 +50,7 @@ def _set_state(conf, **change):
     return keys
 
 
-def test_rack_of_an_ersatzzug_stays_private(tmp_path, dovecot, smtpd):
+def test_rack_of_an_ersatzzug_stays_private(tmp_path, dovecot, smtpd, capsys):
     user = dovecot.fresh_user()
     conf = _config(tmp_path, dovecot, smtpd, user)
     liga = league_toml(tmp_path / "typdom.toml", name="Privat-Typ-Dom", partien=("K1",), rounds=10, players=PLAYERS,
@@ -104,3 +104,11 @@ def test_rack_of_an_ersatzzug_stays_private(tmp_path, dovecot, smtpd):
         assert not _has_rack(" ".join(text.split())), page
     round2 = re.sub(r"<[^>]+>", " ", (next(p for p in pages if p.name == "runde-02.html")).read_text(encoding="utf-8"))
     assert "Steine, die nicht auf der Bank sind: Q." in " ".join(round2.split())
+
+    # the game master sees it all in ``show``: the table, the seat order, every rack
+    capsys.readouterr()
+    assert main(["show", "Privat-Typ-Dom", "--config", str(conf)]) == 0
+    out = capsys.readouterr().out
+    assert "Privat-Typ-Dom (typdom), Runde 3," in out and " von 10" not in out
+    assert "Sitzreihenfolge: 1. Kasimir Knopf, 2. Hedwig Hase, 3. Anna Albers" in out
+    assert "Bank Kasimir Knopf: rot: O U U U; schwarz: J L L N N" in out and "Rack None" not in out
