@@ -328,7 +328,8 @@ class TypdomRules(GameRules):
             if ended_early:
                 turns.append(_turn(player=player, seat=seat, kind="skipped", rack_size=len(rack_before)))
                 reports = [MoveReport(index=i, text=t, valid=False, reason=None,
-                                      message="nicht mehr am Zug: die Partie war schon zu Ende")
+                                      message="nicht mehr am Zug: die Partie war schon zu Ende",
+                                      public="nicht mehr am Zug: die Partie war schon zu Ende")
                            for i, t in enumerate(lines or [])]
                 private.update(rack=rack_before)
                 results[player] = PlayerRound(player, lines is not None, reports, None, 0, score=0, private=private)
