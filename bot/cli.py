@@ -167,15 +167,14 @@ def cmd_show(args, cfg) -> int:
     if args.json:
         print(json.dumps(view, ensure_ascii=False, indent=2))
         return 0
-    print(f"{view['league']} ({view['game']}), Runde {view['round']} von {view['rounds']}, "
+    of = f" von {view['rounds']}" if view.get("rounds_fixed", True) else ""
+    print(f"{view['league']} ({view['game']}), Runde {view['round']}{of}, "
           f"Status {view['status']}, nächster ZAT {view['next_zat'] or '-'}")
-    for p in view["partien"]:
-        if "row" in p:
-            print(f"  Partie {p['name']}: Auslage {p['row']} ({p.get('word') or 'leer'}), Vorgabe {p['vorgabe']}")
-        else:
-            print(f"  Partie {p['name']}: Rack {p.get('rack')}, Beutel {p.get('bag')}")
-            for line in p.get("board", []):
-                print(f"      {line}")
+    for p in view["partien"]:  # the game's own picture with every private part (GameRules.gm_picture)
+        first, *rest = p["picture"] or [""]
+        print(f"  Partie {p['name']}: {first}")
+        for line in rest:
+            print(f"      {line}")
     for r in view["standings"]:
         print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
     for b in view.get("bouncing", []):

@@ -504,11 +504,10 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
     from bot.service.view import league_view
     view = league_view(db, name)
     say(f"{n} uitslagen als .eml in {out}")
-    marks = view["partien"][0]["marks"]
-    k2n = {k: keys[k][0] for k in keys}
+    marks = view["partien"][0]["marks"]  # by address, as show --json names players
     say("Eindstand:")
     for r in view["standings"]:
-        m = next((v for k, v in marks.items() if k2n[k] == r["name"]), 0)
+        m = marks.get(r["player"], 0)
         say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} punten  {m} streep/strepen")
 
 

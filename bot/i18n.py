@@ -25,11 +25,15 @@ TEXTS: dict[str, dict[str, str]] = {
     "not_your_turn": {
         "de": "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}",
         "nl": "je bent in deze ronde niet aan de beurt; je zet is niet opgeslagen.{who}"},
-    "who_moves": {"de": " Am Zug: {names}.", "nl": " Aan de beurt: {names}."},
+    "who_moves": {"de": " Am Zug: {names}, bis zum ZAT {zat}.", "nl": " Aan de beurt: {names}, tot de ZAT {zat}."},
     "partie_over": {"de": "diese Partie ist beendet.", "nl": "deze partij is afgelopen."},
     "partie_waits": {"de": "diese Partie beginnt erst, wenn die Partie davor beendet ist.",
                      "nl": "deze partij begint pas als de partij ervoor is afgelopen."},
     "league_over": {"de": "die Liga {league} ist beendet.", "nl": "de competitie {league} is afgelopen."},
+    "game_over": {"de": "Die Partie ist beendet: die Liga {league} ist zu Ende, deine Mail wurde nicht als Zug "
+                        "gewertet. Der Endstand:",
+                  "nl": "De partij is afgelopen: de competitie {league} is voorbij, je mail is niet als zet "
+                        "geteld. De eindstand:"},
     "late": {"de": "deine Mail kam nach dem ZAT der Runde {round} ({zat}) und wird nicht mehr gewertet. "
                    "Sie bleibt für den Spielleiter gespeichert.",
              "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) en telt niet meer. "

@@ -58,7 +58,7 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
         part = view["partien"][0]
         hands = {p["player"]: p["hand"] for p in part["players"]}
         # seat order is the league file's order: seat key -> address
-        part["k2e"] = dict(zip(part["seats"], [p["player"] for p in part["players"]]))
+        part["k2e"] = {e: e for e in part["seats"]}  # show --json names players by address
         return view, part, hands
 
     view, part, hands = state()

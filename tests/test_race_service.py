@@ -90,8 +90,13 @@ def test_presto_one_tile_left_through_the_service(tmp_path, env):
     with db.session() as s:
         assert s.scalar(select(Round).where(Round.status == "open")).number == 1
     md.deliver_to_inbox(player_mail("clara@example.org", "HAUS\nU\nT"))
+    # Bernd's valid crossword arrives after Clara's, in the same poll: the race is over (issue 23)
+    md.deliver_to_inbox(player_mail("bernd@example.org", "HAUS\nU\nT"))
     poll_once(db, cfg)  # the second valid crossword: the Partie closes without a ZAT
     deliver(db, md, cfg)
+    late = " ".join(text_of(_mails(db, "notice", "bernd@example.org")[-1][1].as_bytes()).split())
+    assert "das Rennen ist vorbei: Anna Albers und Clara Conrad haben vor deiner Mail" in late
+    assert "Ankunftszeit" not in late and not _mails(db, "ack", "bernd@example.org")
     reports = dict(_mails(db, "auswertung"))
     assert sorted(reports) == sorted([e for _, e in PLAYERS4] + ["gm@example.org"])
     view = league_view(db, "Race")
@@ -100,7 +105,7 @@ def test_presto_one_tile_left_through_the_service(tmp_path, env):
         "anna@example.org": 2, "clara@example.org": 1, "bernd@example.org": 0, "dora@example.org": 0}
     res = view["partien"][0]["result"]
     assert [r["finish"] for r in res["ranking"]] == ["einer", "einer"]
-    assert res["proofs"][keys["bernd@example.org"]]["status"] == "found"
+    assert res["proofs"]["bernd@example.org"]["status"] == "found"
     html = reports["bernd@example.org"].get_body(("html",)).get_content()
     assert "Anna Albers</strong>, " in html and "ein Stein Rest, 2 Punkte" in html and html.count("#c62828") > 10
 
@@ -120,12 +125,12 @@ def test_wbr_turns_zats_and_a_purchase(tmp_path, env):
     zat = datetime.fromisoformat(view["next_zat"])
     assert timedelta(days=6, hours=23) < zat - before < timedelta(days=7, hours=1)  # zat_interval_days = 7
     part = view["partien"][0]
-    assert part["mover"] == keys["bernd@example.org"] and part["duty"] == "continue" and "racks" not in part
+    assert part["mover"] == "bernd@example.org" and part["duty"] == "continue" and "racks" not in part
     assert {p["player"]: p["rack"] for p in part["players"]}["anna@example.org"] == "EHST"
     md.deliver_to_inbox(player_mail("bernd@example.org", "KAUFEN"))
     poll_once(db, cfg)
     part = league_view(db, "Wbr")["partien"][0]
-    assert part["mover"] == keys["bernd@example.org"] and part["duty"] == "after_buy"
+    assert part["mover"] == "bernd@example.org" and part["duty"] == "after_buy"
     deliver(db, md, cfg)
     mine = text_of(_mails(db, "auswertung", "bernd@example.org")[-1][1].as_bytes())
     assert "Gekauft: N" in mine and "KAUFEN – kauft einen Stein und ist gleich noch einmal dran" in " ".join(
@@ -134,7 +139,7 @@ def test_wbr_turns_zats_and_a_purchase(tmp_path, env):
     md.deliver_to_inbox(player_mail("bernd@example.org", "PASSE"))
     poll_once(db, cfg)
     part = league_view(db, "Wbr")["partien"][0]
-    assert part["mover"] == keys["clara@example.org"] and part["round"] == 4 and part["last_turn"]["kind"] == "passe"
+    assert part["mover"] == "clara@example.org" and part["round"] == 4 and part["last_turn"]["kind"] == "passe"
 
 
 def test_player_help_is_quoted_in_the_docs_and_start_mails_stay_within_72_columns(tmp_path, env):

@@ -116,8 +116,10 @@ def test_german_rondo_league(tmp_path, env):
     # show --json: the row, turn, seats, hand sizes, marks, and every hand for the GM
     view = league_view(db, "R-DE")
     part = view["partien"][0]
-    assert part["turn"] == 1 and part["row"] == after["row"] and part["seats"] == after["players"]
-    assert part["hand_sizes"][mover] == len(after["hands"][mover]) and part["marks"][mover] == (0 if best else 1)
+    # players named by address, as in ``players`` (issue 23)
+    assert part["turn"] == 1 and part["row"] == after["row"] and part["seats"] == [email_of[k] for k in after["players"]]
+    assert part["hand_sizes"][email_of[mover]] == len(after["hands"][mover])
+    assert part["marks"][email_of[mover]] == (0 if best else 1)
     assert [p["hand"] for p in part["players"]] == [after["hands"][k] for k in after["players"]]
 
 

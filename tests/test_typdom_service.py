@@ -108,7 +108,7 @@ def test_partien_one_after_another_with_private_racks(tmp_path, env):
     assert "background: #c62828" in html and "background: #222" in html and ">S</td>" in html
     view = league_view(db, "TD")
     t1v, t2v = view["partien"]
-    assert t1v["finished"] and t1v["end"]["first_out"] == keys[a] and not t2v["finished"]
+    assert t1v["finished"] and t1v["end"]["first_out"] == a and not t2v["finished"]
     assert len(t2v["board"]) == 25 and t2v["seat_order"] and sum(t2v["rack_sizes"].values()) == 39
     assert {p["player"]: p["rack"] for p in t2v["players"]}[b] == racks2[keys[b]]
     assert "Schlussauswertung" not in header(by_to[b], "Subject")

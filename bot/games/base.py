@@ -8,6 +8,7 @@ rendering) only calls these methods and never contains game rules.
 
 from __future__ import annotations
 
+import enum
 import inspect
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
@@ -31,6 +32,127 @@ class NotationError(ValueError):
         self.meant = meant
 
 
+class Visibility(enum.Enum):
+    """Who may see a piece of what a game returns for display (docs/privacy.md):
+    ``PUBLIC`` every player and the archive, ``MOVER`` the player it belongs to (and the
+    game master), ``GM`` the game master alone."""
+
+    PUBLIC = "public"
+    MOVER = "mover"
+    GM = "gm"
+
+
+class PrivacyError(RuntimeError):
+    """A private text was about to be rendered for someone who may not see it: a bug in
+    the service or a template, never a player's fault (the mail is not sent)."""
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who a rendering is for: ``viewer`` the player key (None: no player, e.g. the
+    archive or ``AUSWERTUNG n ALLE`` for others), ``gm`` the game master's copy or view
+    (sees everything). :data:`PUBLIC` and :data:`GM_ONLY` are the two fixed ones."""
+
+    viewer: str | None = None
+    gm: bool = False
+
+    def sees(self, owner: str | None, visibility: Visibility) -> bool:
+        """Whether this audience may see something of ``owner`` (a player key, None for
+        the Partie) with ``visibility``."""
+        if visibility is Visibility.PUBLIC or self.gm:
+            return True
+        if visibility is Visibility.MOVER:
+            return owner is not None and owner == self.viewer
+        return False
+
+
+#: Every player and the archive.
+PUBLIC = Audience()
+#: The game master.
+GM_ONLY = Audience(gm=True)
+
+
+class Withheld:
+    """The stand-in for a text that the audience of a projection may not see. Rendering
+    it (``str``, ``__html__``, iterating, indexing) raises :class:`PrivacyError`; it is
+    false in a condition, so ``{% if m.private %}`` simply skips it."""
+
+    __slots__ = ("what",)
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def _refuse(self, *_: Any) -> Any:
+        raise PrivacyError(f"privater Inhalt ({self.what}) in einer Ansicht, die ihn nicht zeigen darf")
+
+    __str__ = __html__ = __iter__ = __getitem__ = __len__ = __format__ = _refuse  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"Withheld({self.what!r})"
+
+
+class Redacted(dict):
+    """A player's ``private`` round dict as someone else sees it: only the keys the game
+    declares public (:attr:`GameRules.public_round_keys`, e.g. RONDO's ``partner_turn``);
+    reading any other key it had raises :class:`PrivacyError`."""
+
+    def __init__(self, shown: Mapping[str, Any], hidden: set[str]) -> None:
+        super().__init__(shown)
+        self._hidden = frozenset(hidden)
+
+    def _check(self, key: Any) -> None:
+        if key in self._hidden:
+            raise PrivacyError(f"privater Eintrag {key!r} in einer Ansicht, die ihn nicht zeigen darf")
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._check(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._check(key)
+        return super().__getitem__(key)
+
+
+class Sealed:
+    """A player's raw round data (the :class:`PlayerRound` JSON) that can only be read
+    through :meth:`open` for an :class:`Audience`; every other access (an attribute, an
+    item, a template rendering it) raises :class:`PrivacyError`. The service keeps
+    round data sealed, so a public context cannot reach a private text by mistake."""
+
+    __slots__ = ("_raw", "_game", "_state")
+
+    def __init__(self, raw: Mapping[str, Any], game: "GameRules", state: Mapping[str, Any]) -> None:
+        object.__setattr__(self, "_raw", raw)
+        object.__setattr__(self, "_game", game)
+        object.__setattr__(self, "_state", state)
+
+    def open(self, audience: "Audience") -> dict[str, Any]:
+        """The round data as ``audience`` may see it (:meth:`GameRules.seen_by`)."""
+        return self._game.seen_by(self._raw, audience, self._state)
+
+    @property
+    def owner(self) -> str:
+        return str(self._raw["player"])
+
+    def _refuse(self, *_: Any) -> Any:
+        raise PrivacyError("versiegelte Runden-Daten ohne Empfänger gelesen (Sealed.open(audience) benutzen)")
+
+    __getitem__ = __iter__ = __str__ = __html__ = __len__ = _refuse  # type: ignore[assignment]
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        self._refuse()
+
+
 @dataclass
 class MoveReport:
     """What the rules made of one submitted move line.
@@ -39,6 +161,14 @@ class MoveReport:
     an invalid move. ``reason`` is a conformance reason code (``syntax``, ``word``, ...),
     ``message`` the German explanation, ``notes`` German remarks that do not change the
     outcome (a wrong claimed score, a wrong card value, a lenient reading).
+
+    Visibility (docs/privacy.md): ``message`` and ``notes`` are for the mover (their
+    acknowledgement and own Auswertung) and the game master. ``public`` is the verdict
+    as every other player and the archive see it (no rack, hand or grid detail, e.g.
+    "Steine, die nicht auf der Bank sind: Q"), ``public_notes`` the notes they see. In a
+    game with :attr:`GameRules.private_state`, a missing ``public`` is shown as the
+    reason's plain gloss (:meth:`GameRules.reason_gloss`) and missing ``public_notes``
+    as none; in other games both default to the mover's texts.
     """
 
     index: int
@@ -50,13 +180,20 @@ class MoveReport:
     message: str = ""
     notes: list[str] = field(default_factory=list)
     detail: dict[str, Any] = field(default_factory=dict)
+    public: str | None = None
+    public_notes: list[str] | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "index": self.index, "text": self.text, "valid": self.valid, "score": self.score,
             "bonus": self.bonus, "reason": self.reason, "message": self.message,
             "notes": list(self.notes), "detail": dict(self.detail),
         }
+        if self.public is not None:
+            out["public"] = self.public
+        if self.public_notes is not None:
+            out["public_notes"] = list(self.public_notes)
+        return out
 
 
 @dataclass
@@ -128,7 +265,11 @@ class GameRules(ABC):
     player's own part. The service renders every mail from ``public_view`` (shared by
     all) plus, per recipient, ``player_view`` and that player's own
     :class:`PlayerRound` (with its ``private`` dict); nothing in the service knows what
-    a rack or a grid is.
+    a rack or a grid is. What a round shows of one player to others goes through
+    :meth:`seen_by` (public verdicts, hidden move lines, :class:`Redacted` private
+    part); the service holds round data :class:`Sealed` (docs/privacy.md). A game with
+    private state sets :attr:`private_state` and gives each move a ``public`` verdict;
+    :meth:`gm_picture` is what ``spielleiter show`` prints for the game master.
 
     **Turns** (a round is one player's turn, with its own ZAT): :meth:`movers` names who
     is to move in the open round; :attr:`turn_hours` (or the league option
@@ -170,6 +311,16 @@ class GameRules(ABC):
     #: player is out, the deck is empty; see :meth:`finished`) and ``rounds`` in a
     #: league file is only an upper bound.
     default_rounds: int | None = 20
+    #: True for games with private state (racks, hands, grids): the public verdict of a
+    #: move is then only what the game put in ``MoveReport.public`` (docs/privacy.md).
+    private_state: bool = False
+    #: Keys of a move's ``detail`` that only the mover (and the game master) sees.
+    private_detail: frozenset[str] = frozenset({"picture"})
+    #: Keys of a :class:`PlayerRound`'s ``private`` dict that are no secret (others' views
+    #: keep them; every other key raises when read there).
+    public_round_keys: frozenset[str] = frozenset()
+    #: What others see instead of a move line while :meth:`move_text_public` is False.
+    hidden_move_text: str = "(verdeckt bis zum Ende der Partie)"
 
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
         """A German sentence saying why a league with these players (keys, seat order)
@@ -263,6 +414,16 @@ class GameRules(ABC):
         ``submissions`` as for :meth:`adjudicate`. Default: never before the ZAT."""
         return False
 
+    def closed_note(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                    lexicon: Any, *, received: Mapping[str, datetime] | None = None,
+                    names: Mapping[str, str] | None = None) -> str | None:
+        """A German sentence for a mail that arrives after the open round was decided
+        before its ZAT (e.g. a Presto race after the second valid crossword: that the race
+        is over and how it ended), or None when the round still takes moves. The service
+        then stores nothing of the mail. ``submissions``, ``received`` as for
+        :meth:`round_complete`; ``names``: player key -> display name. Default: None."""
+        return None
+
     def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
         """Something the standings show after a player's points (``STAND``), e.g. RONDO's
         marks: ``"  2 Striche"``; ``""`` by default. ``lang``: ``de`` or ``nl``."""
@@ -277,6 +438,73 @@ class GameRules(ABC):
     def finished(self, state: Mapping[str, Any]) -> bool:
         """Whether this Partie is over (no further rounds)."""
         return bool(state.get("finished"))
+
+    # -- visibility (docs/privacy.md) -------------------------------------------------------
+    def reason_gloss(self, reason: str | None) -> str:
+        """The plain public gloss of a reason code, shown to others when a move of a game
+        with private state has no ``public`` text; default ``""``."""
+        return ""
+
+    def move_text_public(self, state: Mapping[str, Any]) -> bool:
+        """Whether the move lines of a round are public once it is adjudicated (``state``:
+        the Partie's state after the round). Crossword: only after the end (a placement
+        names fields and letters of a private grid). Default: True."""
+        return True
+
+    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any]) -> dict[str, Any]:
+        """One player's round data (the :class:`PlayerRound` JSON) as ``audience`` may see
+        it, ``state`` the Partie's state after the round. The mover and the game master
+        get it whole; everybody else the public verdicts (``message`` := the move's
+        ``public`` text, ``notes`` := ``public_notes``), the detail without
+        :attr:`private_detail`, the move line itself only when :meth:`move_text_public`,
+        and ``private`` as a :class:`Redacted` dict that raises when a private key is read."""
+        owner = str(pl["player"])
+        if audience.sees(owner, Visibility.MOVER):
+            return dict(pl, moves=[dict(m) for m in pl.get("moves", [])])
+        text_public = self.move_text_public(state)
+        moves = []
+        for m in pl.get("moves", []):
+            if self.private_state:
+                msg = m["public"] if m.get("public") is not None else self.reason_gloss(m.get("reason"))
+                notes = list(m.get("public_notes") or [])
+            else:
+                msg = m["public"] if m.get("public") is not None else m.get("message", "")
+                notes = list(m["public_notes"] if m.get("public_notes") is not None else m.get("notes", []))
+            detail = {k: v for k, v in (m.get("detail") or {}).items() if k not in self.private_detail}
+            seen = dict(m, message=msg, notes=notes, detail=detail)
+            seen.pop("public", None)
+            seen.pop("public_notes", None)
+            if not text_public:
+                seen.update(text=self.hidden_move_text, detail={}, notes=[],
+                            message=m["public"] if m.get("public") is not None else "")
+            moves.append(seen)
+        priv = pl.get("private") or {}
+        shown = {k: v for k, v in priv.items() if k in self.public_round_keys}
+        return dict(pl, moves=moves, private=Redacted(shown, set(priv) - set(shown)))
+
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """The text lines ``spielleiter show NAME`` prints for one Partie, for the game
+        master alone: the picture its Auswertung uses plus every private part (racks,
+        hands, grids, whose turn). ``names``: player key -> display name (seat order);
+        ``zat``: the open round's ZAT as text. Default: the public view's scalar fields
+        and board picture, then each player's :meth:`player_view` on a line."""
+        view = self.public_view(state)
+        lines = [", ".join(f"{k} {v}" for k, v in view.items()
+                           if isinstance(v, (str, int)) and not isinstance(v, bool) and k not in ("grid_text", "name"))]
+        lines += str(view.get("grid_text") or "").splitlines()
+        for key, name in names.items():
+            mine = self.player_view(state, key)
+            if mine:
+                lines.append(f"{name}: " + ", ".join(f"{k} {v}" for k, v in mine.items() if isinstance(v, (str, int))))
+        return lines
+
+    def player_fields(self) -> frozenset[str]:
+        """Keys in this game's views whose values name players by key (``show --json``
+        puts the player's address there instead). Dict keys that are player keys are
+        replaced everywhere."""
+        return frozenset({"player", "players", "seat_order", "order", "seats", "sides", "active", "out", "first_out",
+                          "winner", "winners", "mover", "movers", "author", "leader", "starter", "opener", "moved",
+                          "candidates", "chosen", "partners", "tied", "from", "to"})
 
 
 @lru_cache(maxsize=None)

@@ -50,7 +50,7 @@ from sqlalchemy.orm import Session
 
 from bot import __version__
 from bot.games import get_game
-from bot.games.base import GameRules
+from bot.games.base import PUBLIC, GameRules
 from bot.render import environment, format_zat, render
 from bot.service.chart import chart_title, league_chart
 from bot.service.league import find_league
@@ -156,12 +156,11 @@ def part_template(game: str, part: str) -> str:
     return f"archive/{part}.html.j2"
 
 
-def public_player(pl: dict[str, Any]) -> dict[str, Any]:
-    """One player's round data without what only they saw: ``private`` emptied, and each
-    move's ``detail["picture"]`` (the acknowledgement's picture of their grid) dropped."""
-    moves = [dict(m, detail={k: v for k, v in (m.get("detail") or {}).items() if k != "picture"})
-             for m in pl.get("moves", [])]
-    return dict(pl, private={}, moves=moves)
+def public_player(pr: PartieRound, key: str) -> dict[str, Any]:
+    """One player's round data as every player sees it (:meth:`PartieRound.seen` with
+    :data:`~bot.games.base.PUBLIC`): the public verdicts, no ``private`` part, no
+    acknowledgement ``picture``, no move line the game keeps hidden (docs/privacy.md)."""
+    return pr.seen(key, PUBLIC)
 
 
 def _public_standings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -186,7 +185,6 @@ def _rounds(s: Session, league: League, game: GameRules) -> list[_Round]:
     when = dict(s.execute(select(Round.number, Round.adjudicated_at).where(Round.league_id == league.id)).all())
     for pname, number, report in rows:
         pr = partie_round(game, pname, report, names, report["state_after"], players=[])
-        pr.full = {k: public_player(v) for k, v in pr.full.items()}
         by_round.setdefault(number, _Round(number, [], when.get(number))).partien.append(pr)
     return [by_round[n] for n in sorted(by_round)]
 
@@ -224,7 +222,7 @@ def _render_round(game: GameRules, league: League, r: _Round, final: bool, table
         shared = render(part_template(game.name, "partie"), p=pr.p, **common)
         lot = render(part_template(game.name, "lot"), p=pr.p, **common) if pr.p.get("lot") else ""
         moves = [{"name": pl["name"], "html": Markup(render(part_template(game.name, "moves"), p=pr.p, pl=pl, **common))}
-                 for pl in pr.full.values()]
+                 for pl in (public_player(pr, k) for k in pr.full)]
         partien.append({"name": pr.p["name"], "shared": Markup(shared), "lot": Markup(lot), "moves": moves})
     tbl = render(part_template(game.name, "table"), standings=table, rows=round_rows(table, r.partien),
                  partien=[pr.p for pr in r.partien], **common)
@@ -240,7 +238,7 @@ def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], 
         items = []
         for pr in r.partien:
             res = results.get((r.number, pr.p["name"]))
-            pl = pr.full.get(key)
+            pl = public_player(pr, key) if key in pr.full else None
             if res is None and pl is None:
                 continue
             counted = pl["moves"][pl["counted"]] if pl and pl.get("counted") is not None else None

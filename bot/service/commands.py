@@ -86,24 +86,28 @@ def _hilfe(ctx: Incoming, arg: str) -> None:
 
 @command("STAND", "STANDINGS", help="die aktuelle Wertung")
 def _stand(ctx: Incoming, arg: str) -> None:
-    from bot.service.standings import standings
     ctx.record("processed", "command", command="STAND")
-    table = standings(ctx.s, ctx.league)
-    lang = ctx.lang
-    game = get_game(ctx.league.game)
-    states = [p.state for p in ctx.s.scalars(select(Partie).where(Partie.league_id == ctx.league.id)
-                                             .order_by(Partie.id))]
+    ctx.reply(standings_text(ctx.s, ctx.league, ctx.lang), kind="command")
+
+
+def standings_text(s, league, lang: str) -> str:
+    """The standings of ``league`` as the ``STAND`` answer gives them (in ``lang``), with
+    each game's note after the points (RONDO's marks) and the next ZAT while it runs."""
+    from bot.service.standings import standings
+    table = standings(s, league)
+    game = get_game(league.game)
+    states = [p.state for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id))]
 
     def note(key: str) -> str:  # e.g. RONDO's marks (GameRules.standings_note)
         return "".join(n for st in states if (n := game.standings_note(st, key, lang)))
 
-    body = tr(lang, "standings_title", league=ctx.league.name) + "\n\n" + "\n".join(
+    body = tr(lang, "standings_title", league=league.name) + "\n\n" + "\n".join(
         tr(lang, "standings_row", rank=r["rank"], name=r["name"], points=r["points"], rounds=r["rounds_played"])
         + note(str(r["player_id"])) for r in table)
-    rnd = open_round(ctx.s, ctx.league)
+    rnd = open_round(s, league)
     if rnd:
-        body += "\n\n" + tr(lang, "next_zat", zat=format_zat(rnd.zat, ctx.league.timezone, lang))
-    ctx.reply(body, kind="command")
+        body += "\n\n" + tr(lang, "next_zat", zat=format_zat(rnd.zat, league.timezone, lang))
+    return body
 
 
 @command("AUSWERTUNG", "REPORT", "UITSLAG", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
@@ -135,14 +139,18 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
 
 def _auswertung_alle(ctx: Incoming, n: int) -> None:
     """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
-    Ersatzzuege, verdicts), rendered from the stored reports; private parts never."""
+    Ersatzzuege, verdicts), rendered from the stored reports as the asking player may see
+    them: their own whole, everybody else's public verdicts only (docs/privacy.md)."""
     from bot.service.report import render_all_moves
     from bot.service.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)
     if not data:
         return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
     game = get_game(ctx.league.game)
-    text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data)
+    from bot.games.base import Audience
+    viewer = str(ctx.player.id) if ctx.player is not None else None
+    text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data,
+                            audience=Audience(viewer=viewer), lang=ctx.lang)
     ctx.reply(text, kind="command")
 
 

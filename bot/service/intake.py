@@ -44,7 +44,7 @@ from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.league import league_lexicon
-from bot.service.rounds import adjudicate_passed, passed_zats, playing
+from bot.service.rounds import adjudicate_passed, closed_note, passed_zats, playing
 from bot.service.outbox import queue_mail
 from bot.service.readpool import pool_for
 from bot.storage.db import Database, database_failure
@@ -563,6 +563,10 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
             return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
         if found and not found[0].needs_player:
             return found[0].handler(ctx, found[1])
+        if _finished_player(ctx):
+            if found and found[0].name in OPEN_COMMANDS:
+                return found[0].handler(ctx, found[1])
+            return _game_over(ctx)
         return _unknown_sender(ctx, text)
     if len(rows) > 1:
         subj = rm.subject.lower()
@@ -588,6 +592,32 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
 
 #: Commands that need no personal code (they change nothing).
 OPEN_COMMANDS = {"HILFE", "STAND"}
+
+
+def _finished_player(ctx: Incoming) -> bool:
+    """Is the sender a player of a league that has ended (and of no running one)? Sets
+    ``ctx.player`` and ``ctx.league``: the league named in the subject, else the one that
+    ended last."""
+    rows = ctx.s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                         .join(League, League.id == Player.league_id)
+                         .where(PlayerAddress.email == ctx.rm.from_addr, League.status == "finished")
+                         .order_by(League.id.desc())).all()
+    if not rows:
+        return False
+    subj = (ctx.rm.subject or "").lower()
+    named = [r for r in rows if r[1].name.lower() in subj]
+    ctx.player, ctx.league = (named or rows)[0]
+    ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
+    return True
+
+
+def _game_over(ctx: Incoming) -> None:
+    """A registered player's mail after their league ended: "Die Partie ist beendet" and
+    the final standings, in the league's language; nothing is stored as a move."""
+    from bot.service.commands import standings_text
+    ctx.record("ignored", "ignored", reason="league finished")
+    lang = ctx.lang
+    ctx.reply(tr(lang, "game_over", league=ctx.league.name) + "\n\n" + standings_text(ctx.s, ctx.league, lang))
 
 
 def _unknown_sender(ctx: Incoming, text: str) -> None:
@@ -671,10 +701,11 @@ def _unreadable(ctx: Incoming, auth: SenderAuth) -> None:
 
 
 def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player,
-             lang: str = "de") -> str | None:
+             lang: str = "de", zat: str = "") -> str | None:
     """Why ``player`` cannot send moves for ``partie`` now (German), or None: the Partie
     is over, waits for the one before it (league option ``sequential``), or it is another
-    player's turn (:meth:`GameRules.movers`)."""
+    player's turn (:meth:`GameRules.movers`; the answer names whose turn it is and that
+    turn's ``zat``)."""
     if partie.finished:
         return tr(lang, "partie_over")
     if partie.id not in active:
@@ -682,7 +713,7 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
     movers = game.movers(partie.state)
     if movers is not None and str(player.id) not in movers:
         names = [p.name for p in league.players if str(p.id) in movers]
-        who = tr(lang, "who_moves", names=", ".join(names)) if names else ""
+        who = tr(lang, "who_moves", names=", ".join(names), zat=zat) if names else ""
         return tr(lang, "not_your_turn", who=who)
     return None
 
@@ -775,6 +806,10 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
         return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
+    closed = closed_note(s, cfg, league, rnd)  # e.g. a Presto race two valid crosswords decided
+    if closed:
+        ctx.record("late", "submission", reason="round decided", round=rnd.number)
+        return ctx.reply(closed)
     delayed = _delayed_zat(conn, league.id, rnd.number, mail.received_at)
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
@@ -802,7 +837,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         if not sec.moves:
             errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
             continue
-        why = _not_now(s, game, league, part, active, player, lang)
+        why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
         if why:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
@@ -839,10 +874,11 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored)
+    refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang), refused=refused)
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 

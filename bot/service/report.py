@@ -11,8 +11,9 @@ everybody (issue "fast at every league size"):
   same rows with every Partie's result of the player, :func:`round_rows`), once per round;
 - ``<game>/auswertung/footer.{txt,html}.j2``: next ZAT and how to move, once per round;
 - ``<game>/auswertung/moves.{txt,html}.j2``: one player's complete move lines (main move,
-  Ersatzzuege, verdicts, notes), rendered for the recipient, and for everybody in the game
-  master's copy and in ``AUSWERTUNG n ALLE``;
+  Ersatzzuege, verdicts, notes), rendered for the recipient and for everybody in the game
+  master's copy; in ``AUSWERTUNG n ALLE`` and the archive as other players may see them
+  (the public verdicts: :meth:`~bot.games.base.GameRules.seen_by`, docs/privacy.md);
 - ``<game>/auswertung/private.{txt,html}.j2`` (games with private state only): what only
   that player sees (their grid, rack or hand: ``view`` from
   :meth:`~bot.games.base.GameRules.player_view`, and ``pl.private`` from the report);
@@ -37,7 +38,7 @@ from typing import Any, Sequence
 from jinja2 import TemplateNotFound
 from markupsafe import Markup
 
-from bot.games.base import GameRules
+from bot.games.base import GM_ONLY, PUBLIC, Audience, GameRules, PrivacyError, Sealed, Visibility
 from bot.mail.compose import Segments, qp_lines
 from bot.packing import Chunked
 from bot.i18n import DEFAULT
@@ -96,20 +97,29 @@ class PartieRound:
     round plus ``name``, ``board_move``, ``top``, ``lot``, ``names`` (player key -> display
     name, for games that name players by key in their views) and ``players``, one public row
     per player: name, key, submitted, counted, points, score, ``counted_text`` and
-    ``result``), ``full`` (player key -> the whole :class:`PlayerRound` JSON plus
-    ``name``, for the players of this round) and ``views`` (player key ->
+    ``result``, all as every player may see them), ``full`` (player key ->
+    :class:`~bot.games.base.Sealed` round data of the players of this round: read only
+    through :meth:`seen` for a recipient, docs/privacy.md) and ``views`` (player key ->
     :meth:`player_view` after the round, for every player of the league, also those
-    whose turn it was not)."""
+    whose turn it was not; private, rendered only in the ``private`` part)."""
 
     p: dict[str, Any]
-    full: dict[str, dict[str, Any]]
+    full: dict[str, Sealed]
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
 
-    def player(self, key: str) -> dict[str, Any]:
-        """The :class:`PlayerRound` JSON of ``key`` (a bare one when they did not play)."""
-        return self.full.get(key) or {"player": key, "name": self.names.get(key, key), "submitted": False,
-                                      "moves": [], "counted": None, "points": 0, "score": 0, "private": {}}
+    def seen(self, key: str, audience: Audience) -> dict[str, Any]:
+        """The :class:`PlayerRound` JSON of ``key`` plus ``name`` as ``audience`` may see
+        it (a bare one when they did not play)."""
+        sealed = self.full.get(key)
+        if sealed is None:
+            return {"player": key, "name": self.names.get(key, key), "submitted": False,
+                    "moves": [], "counted": None, "points": 0, "score": 0, "private": {}}
+        return dict(sealed.open(audience), name=self.names.get(key, key))
+
+    def player(self, key: str, audience: Audience = PUBLIC) -> dict[str, Any]:
+        """:meth:`seen` (default: as everybody sees it)."""
+        return self.seen(key, audience)
 
 
 def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict[str, str],
@@ -125,11 +135,11 @@ def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict
     rows, full = [], {}
     for pr in sorted(report["players"], key=lambda x: names.get(x["player"], x["player"]).lower()):
         key = pr["player"]
-        d = dict(pr, name=names.get(key, key))
-        full[key] = d
-        counted = pr["moves"][pr["counted"]] if pr.get("counted") is not None else None
-        rows.append({"key": key, "name": d["name"], "submitted": pr["submitted"], "counted": pr["counted"],
-                     "points": pr["points"], "score": pr["score"],
+        full[key] = Sealed(pr, game, state_after)
+        d = game.seen_by(pr, PUBLIC, state_after)
+        counted = d["moves"][d["counted"]] if d.get("counted") is not None else None
+        rows.append({"key": key, "name": names.get(key, key), "submitted": d["submitted"], "counted": d["counted"],
+                     "points": d["points"], "score": d["score"],
                      "counted_text": counted["text"] if counted else None,
                      "result": _result(counted) if counted else None})
     views = {}
@@ -232,21 +242,27 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             "encoded": {fmt: [Chunked(qp_lines(x)) for x in xs] for fmt, xs in pieces.items()}}
         return got
 
-    def moves(lang: str, i: int, key: str) -> dict[str, str]:
+    def moves(lang: str, i: int, key: str, audience: Audience) -> dict[str, str]:
+        # only ever rendered for the mover or the game master: both see the whole
+        if not audience.sees(key, Visibility.MOVER):
+            raise PrivacyError(f"Züge von {key} als eigene Züge für einen anderen Empfänger")
         if (lang, i, key) not in moves_cache:
             pr = partien[i]
-            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.full[key], **common)
+            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience), **common)
         return moves_cache[(lang, i, key)]
 
-    def private(lang: str, i: int, key: str) -> dict[str, str] | None:
+    def private(lang: str, i: int, key: str, audience: Audience) -> dict[str, str] | None:
         pr = partien[i]
         if not has_private or key not in pr.views:
             return None
-        return _both(game, "private", lang, p=pr.p, pl=pr.player(key), view=pr.views[key], **common)
+        if not audience.sees(key, Visibility.MOVER):
+            raise PrivacyError(f"privater Teil von {key} für einen anderen Empfänger")
+        return _both(game, "private", lang, p=pr.p, pl=pr.seen(key, audience), view=pr.views[key], **common)
 
     out: dict[str, tuple[Segments, Segments]] = {}
     for rc in recipients:
         lang = rc.lang
+        audience = GM_ONLY if rc.gm else Audience(viewer=rc.key)
         got = parts(lang)
         shared, table, footer = got["shared"], got["table"], got["footer"]
         blocks = []
@@ -255,8 +271,9 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             secret = list(pr.views) if rc.gm else [rc.key]
             blocks.append({
                 "name": pr.p["name"], "shared": shared[i],
-                "mine": [dict(name=pr.full[k]["name"], **moves(lang, i, k)) for k in keys],
-                "private": [dict(name=pr.names.get(k, k), **x) for k in secret if (x := private(lang, i, k))],
+                "mine": [dict(name=pr.names.get(k, k), **moves(lang, i, k, audience)) for k in keys],
+                "private": [dict(name=pr.names.get(k, k), **x) for k in secret
+                            if (x := private(lang, i, k, audience))],
             })
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
         text = fold_text(render("auswertung.txt.j2", lang, fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
@@ -297,15 +314,16 @@ def _segments(rendered: str, plain: list[str], encoded: list[bytes]) -> Segments
 
 
 def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
-                     partien: Sequence[PartieRound]) -> str:
-    """Every player's complete move lines of one round, as text (``AUSWERTUNG n ALLE``):
-    public after the round, so no private part."""
+                     partien: Sequence[PartieRound], audience: Audience = PUBLIC, lang: str = DEFAULT) -> str:
+    """Every player's complete move lines of one round, as text (``AUSWERTUNG n ALLE``),
+    each as ``audience`` may see it (the asking player: their own whole, everybody
+    else's public verdicts only; docs/privacy.md)."""
     common = dict(league=league, round=round)
     parts = []
     for pr in partien:
-        lines = [_part(game, "moves", "txt", p=pr.p, pl=pl, **common) for pl in pr.full.values()]
+        lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pr.seen(k, audience), **common) for k in pr.full]
         parts.append({"name": pr.p["name"], "moves": lines})
-    return fold_text(render("alle.txt.j2", partien=parts, **common))
+    return fold_text(render("alle.txt.j2", lang, partien=parts, **common))
 
 
 def _markup(ctx: dict[str, Any]) -> dict[str, Any]:

@@ -209,6 +209,26 @@ def round_complete(s: Session, cfg: Config, league: League, rnd: Round) -> bool:
     return True
 
 
+def closed_note(s: Session, cfg: Config, league: League, rnd: Round) -> str | None:
+    """Why the open round takes no more moves although its ZAT is still ahead (German or
+    the league's language: :meth:`GameRules.closed_note`, e.g. a Presto race that two
+    valid crosswords have decided), or None. Asked before a new mail's moves are stored."""
+    game = get_game(league.game)
+    if type(game).closed_note is GameRules.closed_note:
+        return None
+    partien = active_partien(s, league)
+    players = round_players(league, rnd.number)
+    subs = current_submissions(s, [p.id for p in partien], rnd.number)
+    lexicon = league_lexicon(league, cfg)
+    names = {str(p.id): p.name for p in league.players}
+    for partie in partien:
+        submissions, received, _ = _inputs(game, partie, players, subs)
+        note = game.closed_note(partie.state, submissions, lexicon, received=received, names=names)
+        if note:
+            return note
+    return None
+
+
 def next_round_zat(league: League, game: GameRules, number: int, now: datetime, force: bool) -> datetime:
     """The ZAT of round ``number``: ``turn_hours`` after ``now`` for turn games (league
     option, else the game's :attr:`~GameRules.turn_hours`); ``zat_interval_days`` days after

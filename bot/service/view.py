@@ -3,37 +3,71 @@ the game master sees. Public and private views come from the game's rules; no ru
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlalchemy import func, select
+
 from bot.games import get_game
 from bot.games.base import GameRules
+from bot.render import format_zat
 from bot.service.league import find_league, open_round
 from bot.service.standings import standings
+from bot.storage.models import Round
 
 
 #: Parts of a game's public view that are for the templates only (not for ``show --json``).
 BULKY_VIEW_KEYS = {"cells", "grid_text", "row_pretty", "vorgabe_pretty"}
 
 
+def name_players(value: Any, addresses: dict[str, str], fields: frozenset[str], under: str = "") -> Any:
+    """``value`` (a game's view) with every player key replaced by the player's address,
+    as ``players`` and ``standings`` name them: the keys of a mapping whose keys are all
+    player keys (grids, racks, marks, scores, verdicts ...), and the values (a key, or
+    lists of keys) under a field of ``fields`` (:meth:`GameRules.player_fields`)."""
+    if isinstance(value, dict):
+        per_player = bool(value) and all(isinstance(k, str) and k in addresses for k in value)
+        return {(addresses[k] if per_player else k): name_players(v, addresses, fields, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [name_players(v, addresses, fields, under) for v in value]
+    if isinstance(value, str) and under in fields and value in addresses:
+        return addresses[value]
+    return value
+
+
 def league_view(db, name: str) -> dict:
     """The JSON of ``spielleiter show NAME --json``: league, game, status, round, rounds,
     next ZAT, per Partie its public view (and, for games with private state, ``players``:
-    every active player's private view, for the game master), and the standings."""
+    every active player's private view, for the game master), and the standings. Players
+    are named by address everywhere (:func:`name_players`), never by database id or seat.
+    Each Partie also has ``picture``: :meth:`GameRules.gm_picture` (the text ``show``
+    prints, with every private part)."""
     with db.session() as s:
         league = find_league(s, name)
         game = get_game(league.game)
         rnd = open_round(s, league)
+        addresses = {str(pl.id): pl.email for pl in league.players}
+        names = {str(pl.id): pl.name for pl in league.players}
+        fields = game.player_fields()
+        zat = format_zat(rnd.zat, league.timezone) if rnd else None
         partien = []
         for p in league.partien:
             view = {k: v for k, v in game.public_view(p.state).items() if k not in BULKY_VIEW_KEYS}
-            entry = {"name": p.name, **view, "finished": p.finished}
+            view = name_players(view, addresses, fields)
+            entry = {"name": p.name, **view, "finished": p.finished,
+                     "picture": game.gm_picture(p.state, names, zat=zat)}
             if type(game).player_view is not GameRules.player_view:  # for the GM: every private part
                 entry["players"] = [{"name": pl.name, "player": pl.email,
-                                     **{k: v for k, v in game.player_view(p.state, str(pl.id)).items()
-                                        if k not in BULKY_VIEW_KEYS}}
+                                     **name_players({k: v for k, v in game.player_view(p.state, str(pl.id)).items()
+                                                     if k not in BULKY_VIEW_KEYS}, addresses, fields)}
                                     for pl in league.players if pl.active]
             partien.append(entry)
         table = standings(s, league)
+        last = s.scalar(select(func.max(Round.number)).where(Round.league_id == league.id,
+                                                               Round.status == "adjudicated"))
         return {"league": league.name, "game": league.game, "status": league.status,
-                "round": rnd.number if rnd else league.rounds, "rounds": league.rounds,
+                "round": rnd.number if rnd else (last or league.rounds), "rounds": league.rounds,
+                # False: the game ends by itself and ``rounds`` is only a cap (Typ-Dom, RONDO)
+                "rounds_fixed": bool(game.fixed_rounds or game.default_rounds),
                 "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,
                 "standings": [{"rank": r["rank"], "player": r["email"], "name": r["name"], "points": r["points"],
                                "rounds_played": r["rounds_played"], "per_partie": r["per_partie"]}

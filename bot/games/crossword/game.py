@@ -159,7 +159,8 @@ class CrosswordRules(GameRules):
                 return Judged(MoveReport(index, text, False, reason="syntax",
                                          message="In Runde 1 fehlt der Wunsch: 'Wunsch: Q'.", notes=notes), None, None)
             return Judged(MoveReport(index, text, True, score=0, message=f"Wunsch: {wish}.", notes=notes,
-                                     detail={"wish": wish, "summary": f"Wunsch: {wish}."}), wish, None)
+                                     detail={"wish": wish, "summary": f"Wunsch: {wish}."},
+                                     public="Wunsch abgegeben."), wish, None)
         letters = state.get("letters", "")
         if grid is None:
             return Judged(MoveReport(index, text, False, reason="syntax",
@@ -199,13 +200,26 @@ class CrosswordRules(GameRules):
                 if not final:
                     parts.append(f"{len(claims)} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
         detail["summary"] = " ".join(parts)
-        rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail)
+        rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail,
+                         public="Legung und Wortliste abgegeben." if last else "Legung und Wunsch abgegeben.")
         return Judged(rep, wish, out.grid, out.placed_text(), out.unused, claims)
 
     @staticmethod
     def _grid(state: Mapping[str, Any], player: str | None) -> Grid | None:
         rows = state.get("grids", {}).get(player) if player is not None else None
         return Grid(rows) if rows else None
+
+    # -- visibility (docs/privacy.md) ------------------------------------------------------
+    private_state = True  # the grids until the end
+
+    def move_text_public(self, state: Mapping[str, Any]) -> bool:
+        """A placement names fields and letters of a private grid: public only once the
+        Partie is over (the grids are then shown to all)."""
+        return bool(state.get("finished"))
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return {"syntax": "nicht lesbar", "off-board": "Feld außerhalb des Spielfelds", "occupied": "Feld schon belegt",
+                "letters": "nicht die Buchstaben dieser Runde"}.get(reason or "", "")
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
                    player: str | None = None) -> MoveReport:
@@ -308,6 +322,26 @@ class CrosswordRules(GameRules):
         g = Grid(rows)
         return {"grid": list(g.rows), "filled": g.filled(), "grid_text": "\n".join(g.picture()),
                 "cells": [[("" if ch == "." else ch) for ch in r] for r in g.rows]}
+
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the round, its letters and every grid side by side, as
+        the final Auswertung draws them."""
+        rnd, rounds = state["round"], state.get("rounds", ROUNDS)
+        letters = state.get("letters", "")
+        if state.get("finished"):
+            head = f"Runde {rnd} von {rounds}, beendet"
+        else:
+            head = (f"Runde {rnd} von {rounds}, ZAT {zat or '-'}, "
+                    + (f"Buchstaben {' '.join(letters)}" if letters else "Wunschrunde"))
+        keys = list(state.get("players") or state.get("grids", {}))
+        grids = state.get("grids", {})
+        lines = [head, "     " + "".join(f"{names.get(k, k).split()[0][:8]:<9}" for k in keys).rstrip(),
+                 "     " + "123456   " * len(keys)]
+        lines[-1] = lines[-1].rstrip()
+        for r in range(SIZE):
+            lines.append(f"  {'ABCDEF'[r]}  " + "   ".join(Grid(grids.get(k) or Grid.empty().rows).rows[r]
+                                                          .replace(".", "·") for k in keys))
+        return lines
 
     # -- conformance cases (shared/conformance/README.md) ------------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:

@@ -272,6 +272,10 @@ class MonoscrabbleRules(GameRules):
                 "finished": bool(state.get("finished")), "grid_text": board.grid_text(), "cells": cells}
 
     # -- conformance cases (shared/conformance/README.md) ------------------------------
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """Rack, bag and the board's rows (no private state)."""
+        return [f"Rack {state.get('rack', '')}, Beutel {len(state.get('bag', ''))}"] + list(state["board"])
+
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a conformance case, in the keys of ``case["expect"]``:
         ``valid``, ``score``, ``tiles``, ``words`` (main first) or ``valid``, ``reason``."""

@@ -204,6 +204,11 @@ class RondoRules(GameRules):
                 "vorgabe_pretty": vorgabe.pretty() if vorgabe else "", "finished": bool(state.get("finished"))}
 
     # -- conformance cases (shared/conformance/README.md) --------------------------------
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """Row and Vorgabe (no private state)."""
+        row = Row.from_code(state["row"])
+        return [f"Auslage {state['row']} ({row.word or 'leer'}), Vorgabe {state['vorgabe']}"]
+
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a conformance case, in the keys of ``case["expect"]``."""
         position = Position.from_codes(case["row"], case["vorgabe"], int(case.get("round", 2)))

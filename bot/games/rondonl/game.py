@@ -103,6 +103,8 @@ class RondoNLRules(GameRules):
     turn_hours = TURN_HOURS
     #: RONDO ends by itself (full rounds or an empty deck); a league's ``rounds`` is a cap.
     default_rounds = None
+    private_state = True  # the hands (docs/privacy.md)
+    public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
 
     # -- setup -------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -381,6 +383,27 @@ class RondoNLRules(GameRules):
                 or (state.get("phase") == "opening" and not state.get("finished")),
                 "partners": [p for p in partners(state, player) if p != player]}
 
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the row, whose turn it is and the turn's ZAT, every hand,
+        the marks and scores, the deck."""
+        view = self.public_view(state)
+        if view["finished"]:
+            turn = "beendet"
+        elif view["phase"] == "opening":
+            turn = f"Eröffnung: alle bis {zat or '-'}"
+        else:
+            turn = f"am Zug: {names.get(view['mover'], view['mover'])} bis {zat or '-'}"
+        lines = [f"Auslage {view['row_pretty'] or 'leer'} ({view['word'] or 'leer'}), {turn}",
+                 f"Stapel: {view['deck']} Karten"]
+        order = view["order"] or view["seats"]
+        lines.append("Reihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)))
+        for p in view["seats"]:
+            side = side_of(state, p)
+            hand = state["hands"][side] if side is not None else ""
+            lines.append(f"Hand {names.get(p, p)}: {pretty_hand(hand) or 'leer'}; {view['marks'].get(p, 0)} Striche, "
+                         f"{view['scores'].get(p, 0)} Punkte")
+        return lines
+
     # -- conformance cases ---------------------------------------------------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a case of tests/cases/rondonl*.json (README there)."""
@@ -427,5 +450,7 @@ def _reports(lang: str, lines: Sequence[LineResult]) -> list[MoveReport]:
                           facedown=r.facedown)
         out.append(MoveReport(r.index, r.text, r.valid, score=o.score if (o is not None and o.valid) else None,
                               bonus=o.bonus if (o is not None and o.valid) else None, reason=r.reason,
-                              message=texts.line_message(lang, r), detail=detail))
+                              message=texts.line_message(lang, r), detail=detail,
+                              # a line's verdict names only the cards of the line, never the hand
+                              public=texts.line_message(lang, r)))
     return out

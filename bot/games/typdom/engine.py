@@ -145,6 +145,9 @@ class Outcome:
     message: str = ""
     notes: list[str] = dc_field(default_factory=list)
     notation: str = ""
+    #: The verdict as other players see it when ``message`` names the rack (None: the
+    #: message names nothing private; docs/privacy.md).
+    public: str | None = None
 
     @property
     def words(self) -> list[str]:
@@ -180,8 +183,9 @@ class Outcome:
         return table
 
 
-def _invalid(reason: str, message: str, turn: Turn | None = None, notes: Iterable[str] = ()) -> Outcome:
-    return Outcome(valid=False, turn=turn, reason=reason, message=message, notes=list(notes))
+def _invalid(reason: str, message: str, turn: Turn | None = None, notes: Iterable[str] = (), *,
+             public: str | None = None) -> Outcome:
+    return Outcome(valid=False, turn=turn, reason=reason, message=message, notes=list(notes), public=public)
 
 
 def _step(direction: str) -> tuple[int, int]:
@@ -321,7 +325,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         msg = f"Nicht auf deiner Bank ({rack or 'leer'}): {shown}."
         if "*" not in missing and jollys_have > need["*"]:
             msg += " Ein Jolly wird mit Stern geschrieben, z. B. *E."
-        return _invalid("rack", msg, turn, notes + hints)
+        return _invalid("rack", msg, turn, notes + hints, public=f"Steine, die nicht auf der Bank sind: {shown}.")
 
     # -- off-board --------------------------------------------------------------------------
     if turn.jolly is not None and not table.on_board(*turn.jolly):
@@ -373,7 +377,9 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         bad = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
         return _invalid("jolly", "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für "
                         f"einen Mitlaut; deine Bank hat {_jolly_words(pool)} für {', '.join('*' + b for b in bad)}.",
-                        turn, notes + hints)
+                        turn, notes + hints,
+                        public="Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für "
+                               f"einen Mitlaut; nicht genug passende Jollys für {', '.join('*' + b for b in bad)}.")
 
     # -- lines ------------------------------------------------------------------------------
     lines = []

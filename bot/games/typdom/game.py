@@ -147,7 +147,8 @@ def _draw(pool: str, n: int, want: str | None) -> tuple[str, str]:
 def _report(index: int, text: str, out: Outcome, variant: str = "point") -> MoveReport:
     if not out.valid:
         return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
-                          notes=list(out.notes))
+                          notes=list(out.notes), public=out.public if out.public is not None else out.message,
+                          public_notes=list(out.notes))
     detail: dict[str, Any] = {"notation": out.notation, "words": out.words, "tiles": out.tiles,
                               "second": out.second, "laid": [p.to_json() for p in out.laid],
                               "jolly": out.jolly_take, "buy": out.buy, "buy_colour": out.buy_colour}
@@ -167,7 +168,7 @@ def _report(index: int, text: str, out: Outcome, variant: str = "point") -> Move
             msg = f"Jolly von {out.jolly_take['coord']} getauscht, " + msg
     detail["summary"] = msg  # the acknowledgement shows this instead of words and points
     return MoveReport(index=index, text=text, valid=True, score=out.score if variant == "point" else 0, message=msg,
-                      notes=list(out.notes), detail=detail)
+                      notes=list(out.notes), detail=detail, public=msg, public_notes=list(out.notes))
 
 
 _TURN_DEFAULTS: dict[str, Any] = {
@@ -220,6 +221,10 @@ class TypdomRules(GameRules):
     min_players = 2
     max_players = 6
     default_rounds = None  # a Partie ends when a player is out; the league file's rounds is a cap
+    private_state = True  # the racks (docs/privacy.md)
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return REASONS.get(reason or "", "")
 
     # -- league checks ------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -322,7 +327,8 @@ class TypdomRules(GameRules):
             if ended_early:
                 turns.append(_turn(player=player, seat=seat, kind="skipped", rack_size=len(rack_before)))
                 reports = [MoveReport(index=i, text=t, valid=False, reason=None,
-                                      message="nicht mehr am Zug: die Partie war schon zu Ende")
+                                      message="nicht mehr am Zug: die Partie war schon zu Ende",
+                                      public="nicht mehr am Zug: die Partie war schon zu Ende")
                            for i, t in enumerate(lines or [])]
                 private.update(rack=rack_before)
                 results[player] = PlayerRound(player, lines is not None, reports, None, 0, score=0, private=private)
@@ -337,10 +343,10 @@ class TypdomRules(GameRules):
                     break
             for j in range(len(reports), len(lines or [])):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
-                                          message="nicht mehr probiert"))
+                                          message="nicht mehr probiert", public="nicht mehr probiert"))
             turn = _turn(player=player, seat=seat, counted=hit[0] if hit else None,
                          failed=[{"index": r.index, "text": r.text, "reason": r.reason,
-                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.message}
+                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.public or ""}
                                  for r in reports if not r.valid and r.reason])
             score = 0
             buy_n, buy_colour = 0, None
@@ -440,6 +446,22 @@ class TypdomRules(GameRules):
         return {"rack": rack, "rack_text": rack_text(rack),
                 "seat": order.index(player) + 1 if player in order else None,
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
+
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the table as the Auswertung draws it, the seat order,
+        who moves (everybody, applied in seat order), every rack and the pool."""
+        view = self.public_view(state)
+        pool = state.get("pool", "")
+        lines = [f"{view['variant_title']}, Runde {view['round']}"
+                 + (", beendet" if view["finished"] else f", am Zug: alle (in Sitzreihenfolge) bis {zat or '-'}"),
+                 f"Vorrat: {len(pool)} Steine ({rack_text(sort_rack(pool)) if pool else 'leer'})"]
+        lines += view["grid_text"].splitlines()
+        order = view["seat_order"]
+        lines.append("Sitzreihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)))
+        for p in order:
+            rack = state.get("racks", {}).get(p, "")
+            lines.append(f"Bank {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+        return lines
 
     # -- conformance cases (shared/conformance/README.md "Typ-Dom") ---------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:

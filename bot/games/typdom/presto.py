@@ -110,10 +110,12 @@ class Crossword:
 @dataclass(frozen=True, slots=True)
 class Problem:
     """One thing wrong with a crossword: ``code`` (a key of :data:`REASONS`) and the
-    German ``message``."""
+    German ``message``; ``public`` the same for other players when ``message`` names the
+    player's set (None: it names nothing private; docs/privacy.md)."""
 
     code: str
     message: str
+    public: str | None = None
 
 
 @dataclass
@@ -140,6 +142,11 @@ class Verdict:
     def message(self) -> str:
         """Every problem in one German text (empty when valid)."""
         return " ".join(p.message for p in self.problems)
+
+    @property
+    def public_message(self) -> str:
+        """:attr:`message` as other players see it: without the player's set."""
+        return " ".join(p.public if p.public is not None else p.message for p in self.problems)
 
 
 class _Cells(Transformer):
@@ -297,13 +304,15 @@ def judge(crossword: Crossword | str, rack: str, lexicon: WordList, *, one_left:
         msg = f"Steine, die nicht in deinem Satz ({sort_rack(rack) or 'leer'}) sind: {shown}."
         if jollys_have and not foreign["*"]:
             msg += " Ein Jolly wird mit Stern geschrieben, z. B. *E."
-        problems.append(Problem("foreign", msg))
+        problems.append(Problem("foreign", msg, f"Steine, die nicht im Satz sind: {shown}."))
     elif used[RED_JOLLY] > have[RED_JOLLY] or used[BLACK_JOLLY] > have[BLACK_JOLLY]:
         bad = [f"*{letter}" for _, _, letter, j in cw.tiles() if j
                and ((letter in VOWELS and used[RED_JOLLY] > have[RED_JOLLY])
                     or (letter not in VOWELS and used[BLACK_JOLLY] > have[BLACK_JOLLY]))]
         problems.append(Problem("jolly", "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze "
-                                f"nur für einen Mitlaut: {', '.join(bad)} geht mit deinem Satz nicht."))
+                                f"nur für einen Mitlaut: {', '.join(bad)} geht mit deinem Satz nicht.",
+                                "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze "
+                                f"nur für einen Mitlaut: {', '.join(bad)} geht mit diesem Satz nicht."))
     # what is left: the set less the tiles used; a Jolly used for the wrong kind of
     # letter is taken from the other colour, so it is not reported twice
     left = Counter(have)

@@ -73,13 +73,14 @@ def _report(index: int, text: str, v: Verdict) -> MoveReport:
     picture = v.crossword.picture() if v.crossword is not None else []
     if not v.valid:
         return MoveReport(index=index, text=text, valid=False, reason=v.reason, message=v.message,
-                          detail={"picture": picture, "problems": [p.code for p in v.problems]})
+                          detail={"picture": picture, "problems": [p.code for p in v.problems]},
+                          public=v.public_message)
     if v.finish == "alle":
         summary = f"Kreuzwort fertig, alle {v.tiles} Steine verbaut"
     else:
         summary = f"Kreuzwort fertig mit einem Stein Rest ({v.left.replace('?', '*').replace('#', '*')})"
     summary += f"; {len(v.words)} Wörter: {', '.join(w for w, _ in v.words)}."
-    return MoveReport(index=index, text=text, valid=True, score=0, message=summary,
+    return MoveReport(index=index, text=text, valid=True, score=0, message=summary, public=summary,
                       detail={"picture": picture, "summary": summary, "finish": v.finish, "tiles": v.tiles,
                               "words": [w for w, _ in v.words], "rows": list(v.crossword.rows)})
 
@@ -95,6 +96,10 @@ class PrestoRules(GameRules):
     max_players = 6
     multiline = True
     default_rounds = None  # a Partie is one round; the league ends with its last Partie
+    private_state = True  # each player's set (docs/privacy.md)
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return REASONS.get(reason or "", "")
 
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
         n = len(players)
@@ -140,6 +145,21 @@ class PrestoRules(GameRules):
         valid = sum(1 for p, lines in submissions.items()
                     if lines and self.judge(state, lines[0], lexicon, p).valid)
         return valid >= 2 or (valid > 0 and valid == len(submissions))
+
+    def closed_note(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
+                    lexicon: Any, *, received: Mapping[str, datetime] | None = None,
+                    names: Mapping[str, str] | None = None) -> str | None:
+        """Once two valid crosswords are in, the race is over (seed: "Wenn der zweite
+        Spieler beendet hat, wird das Spiel abgebrochen"): a later crossword is told so and
+        who finished, in order of arrival."""
+        received = received or {}
+        done = [p for p, lines in submissions.items() if lines and self.judge(state, lines[0], lexicon, p).valid]
+        if len(done) < 2:
+            return None
+        done.sort(key=lambda p: received[p].timestamp() if p in received else float("inf"))
+        who = " und ".join((names or {}).get(p, p) for p in done[:2])
+        return (f"das Rennen ist vorbei: {who} haben vor deiner Mail ein gültiges Kreuzwort geschickt, damit ist "
+                "die Partie entschieden. Deine Mail wurde nicht gewertet; die Auswertung kommt gleich.")
 
     # -- the race -----------------------------------------------------------------------------
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
@@ -235,6 +255,19 @@ class PrestoRules(GameRules):
         rack = state.get("racks", {}).get(player, "")
         return {"rack": rack, "rack_text": rack_text(rack), "size": len(rack),
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
+
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the race (running until ``zat``, or its ranking) and
+        every player's set."""
+        view = self.public_view(state)
+        lines = [f"{TITLE}, " + ("Rennen beendet" if view["finished"] else f"Rennen läuft bis {zat or '-'}")]
+        for r in ((view.get("result") or {}).get("ranking") or []):
+            lines.append(f"{r.get('place')}. {names.get(r['player'], r['player'])}: {r.get('points')} Punkte"
+                         + (" (zu spät)" if r.get("late") else ""))
+        for p in view["seat_order"]:
+            rack = state.get("racks", {}).get(p, "")
+            lines.append(f"Satz {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+        return lines
 
     # -- cases --------------------------------------------------------------------------------
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:

@@ -478,6 +478,9 @@ class Outcome:
     rack_after: str = ""
     colour: str | None = None
     notation: str = ""
+    #: The verdict as other players see it when ``message`` names the rack (None: the
+    #: message names nothing private; docs/privacy.md).
+    public: str | None = None
 
     def summary(self, table_before: Table | None = None) -> str:
         """What the turn does, in one German sentence part."""
@@ -502,8 +505,8 @@ class Outcome:
         return out
 
 
-def _invalid(reason: str, message: str, notes: Iterable[str] = ()) -> Outcome:
-    return Outcome(valid=False, reason=reason, message=message, notes=list(notes))
+def _invalid(reason: str, message: str, notes: Iterable[str] = (), *, public: str | None = None) -> Outcome:
+    return Outcome(valid=False, reason=reason, message=message, notes=list(notes), public=public)
 
 
 def _neighbours(r: int, c: int) -> list[tuple[tuple[int, int], str]]:
@@ -570,7 +573,8 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
             take = {"row": jr, "col": jc, "coord": coord_name(jr, jc), "letter": jt.letter}
             if not have[jt.letter]:
                 return _invalid("rack", f"Für den Jolly auf {coord_name(jr, jc)} musst du ein {jt.letter} legen; "
-                                "das hast du nicht.")
+                                "das hast du nicht.",
+                                public=f"Steine, die nicht auf der Bank sind: {jt.letter}.")
             have[jt.letter] -= 1
             have[jolly_for(jt.letter)] += 1
 
@@ -584,7 +588,8 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
     if missing or jollys_need > have[RED_JOLLY] + have[BLACK_JOLLY]:
         shown = " ".join(sorted(missing.elements())) + (" *" * max(0, jollys_need - have[RED_JOLLY]
                                                                   - have[BLACK_JOLLY]))
-        return _invalid("rack", f"Nicht auf deiner Bank ({rack or 'leer'}): {shown.strip()}.")
+        return _invalid("rack", f"Nicht auf deiner Bank ({rack or 'leer'}): {shown.strip()}.",
+                        public=f"Steine, die nicht auf der Bank sind: {shown.strip()}.")
 
     # -- off-board -----------------------------------------------------------------------------
     if turn.take is not None and not table.on_board(*turn.take):

@@ -41,7 +41,8 @@ TURNS = 1000
 def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport:
     if not out.valid:
         return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
-                          notes=list(out.notes))
+                          notes=list(out.notes), public=out.public if out.public is not None else out.message,
+                          public_notes=list(out.notes))
     summary = out.summary()
     detail: dict[str, Any] = {"summary": summary, "notation": out.notation, "kind": out.kind}
     if out.tiles:
@@ -51,7 +52,7 @@ def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport
         after = after.place(out.tiles)
         detail["picture"] = after.grid_text(after.bounds(MARGIN)).splitlines()
     return MoveReport(index=index, text=text, valid=True, score=0, message=summary, notes=list(out.notes),
-                      detail=detail)
+                      detail=detail, public=summary, public_notes=list(out.notes))
 
 
 def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
@@ -79,6 +80,11 @@ class WbrRules(GameRules):
     min_players, max_players = PLAYERS
     default_rounds = None  # the game ends by itself; the league file's rounds caps the turns
     relative_zat = True
+    private_state = True  # the racks (docs/privacy.md)
+    public_round_keys = frozenset({"bystander"})  # a dropout's payment, shown to all
+
+    def reason_gloss(self, reason: str | None) -> str:
+        return wbr.REASONS.get(reason or "", "")
 
     # -- Partie -------------------------------------------------------------------------------
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
@@ -138,9 +144,9 @@ class WbrRules(GameRules):
                     break
             for j in range(len(reports), len(lines or [])):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
-                                          message="nicht mehr probiert"))
+                                          message="nicht mehr probiert", public="nicht mehr probiert"))
             failed = [{"index": r.index, "text": r.text, "reason": r.reason, "gloss": wbr.REASONS.get(r.reason or "", ""),
-                       "message": r.message} for r in reports if not r.valid and r.reason]
+                       "message": r.public or ""} for r in reports if not r.valid and r.reason]
             if hit is not None:
                 after, rec = wbr.apply(state, mover, hit[1], lexicon)
                 rec["failed"] = failed
@@ -215,6 +221,29 @@ class WbrRules(GameRules):
                 "seat": order.index(player) + 1 if player in order else None,
                 "out": player in state.get("out", []),
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
+
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+        """For the game master: the table as the Auswertung draws it, the word being
+        built, whose turn it is and the turn's ZAT, the seat order, every rack, the pool."""
+        view = self.public_view(state)
+        pool = state.get("pool", "")
+        word = view.get("word")
+        head = f"{TITLE}, Zug {view['round']}"
+        if view["finished"]:
+            head += ", beendet"
+        else:
+            head += f", am Zug: {names.get(view['mover'], view['mover'])} bis {zat or '-'} ({view.get('duty_text')})"
+        lines = [head, f"Wort im Bau: {word['fragment']} ({word['span']}), angesagt {word['announced']} von "
+                       f"{names.get(word['author'], word['author'])}" if word else "Kein Wort im Bau",
+                 f"Vorrat: {len(pool)} Steine ({rack_text(sort_rack(pool)) if pool else 'leer'})"]
+        lines += view["grid_text"].splitlines()
+        lines.append("Sitzreihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" + (" (ausgeschieden)" if p in view["out"]
+                                                                                  else "")
+                                                   for i, p in enumerate(view["seat_order"], 1)))
+        for p in view["seat_order"]:
+            rack = state["racks"].get(p, "")
+            lines.append(f"Bank {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+        return lines
 
     # -- cases ------------------------------------------------------------------------------------
     def case_state(self, case: Mapping[str, Any]) -> dict:

@@ -1,0 +1,17 @@
+"""The privacy property for every game with private state (issue 23, docs/privacy.md):
+a few seeded self-played leagues each (``tests/privacy.py``); ``bench/privacy_fuzz.py``
+runs many. A failure prints the mail or archive page and the token."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.privacy import PRIVATE_GAMES, play
+
+
+@pytest.mark.parametrize("kind", sorted(PRIVATE_GAMES))
+def test_no_private_token_reaches_another_player(kind, tmp_path):
+    runs = [play(kind, seed, tmp_path / str(seed), rounds=3) for seed in (1, 2)]
+    for run in runs:
+        assert run.rounds >= 1 and run.mails > 0 and run.pages > 0
+        assert not run.leaks, "\n\n".join(str(x) for x in run.leaks[:3])
