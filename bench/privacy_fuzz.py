@@ -1,4 +1,4 @@
-"""The privacy property with many games (issue 23, docs/privacy.md): seeded self-played
+"""The privacy property with many games (issue 23, docs/development/privacy.md): seeded self-played
 leagues of every game with private state (``tests/privacy.py``: Typ-Dom Kreuzwort-Spiel,
 Point-Typ-Dom, "Wer behält recht?", Presto, Crossword, RONDO) through the service on an
 embedded Maildir and SQLite, every mail to every player and every archive page checked

@@ -1,4 +1,4 @@
-"""The privacy property (issue 23, docs/privacy.md): self-play seeded leagues of every
+"""The privacy property (issue 23, docs/development/privacy.md): self-play seeded leagues of every
 game with private state through the service (embedded Maildir, SQLite), with random
 legal and illegal moves, Ersatzzuege, NMRs, exchanges, Jolly takes, resends and
 ``AUSWERTUNG n ALLE`` from every player, the archive written after every round; then

@@ -1,4 +1,4 @@
-"""The privacy property for every game with private state (issue 23, docs/privacy.md):
+"""The privacy property for every game with private state (issue 23, docs/development/privacy.md):
 a few seeded self-played leagues each (``tests/privacy.py``); ``bench/privacy_fuzz.py``
 runs many. A failure prints the mail or archive page and the token."""
 

@@ -1,4 +1,4 @@
-"""Typed visibility in the game interface (issue 23, docs/privacy.md): what a public
+"""Typed visibility in the game interface (issue 23, docs/development/privacy.md): what a public
 context may reach, and what raises when it reaches for more; ``show`` through each game's
 own picture with every private part, ``show --json`` naming players by address."""
 

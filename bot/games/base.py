@@ -33,7 +33,7 @@ class NotationError(ValueError):
 
 
 class Visibility(enum.Enum):
-    """Who may see a piece of what a game returns for display (docs/privacy.md):
+    """Who may see a piece of what a game returns for display (docs/development/privacy.md):
     ``PUBLIC`` every player and the archive, ``MOVER`` the player it belongs to (and the
     game master), ``GM`` the game master alone."""
 
@@ -162,7 +162,7 @@ class MoveReport:
     ``message`` the German explanation, ``notes`` German remarks that do not change the
     outcome (a wrong claimed score, a wrong card value, a lenient reading).
 
-    Visibility (docs/privacy.md): ``message`` and ``notes`` are for the mover (their
+    Visibility (docs/development/privacy.md): ``message`` and ``notes`` are for the mover (their
     acknowledgement and own Auswertung) and the game master. ``public`` is the verdict
     as every other player and the archive see it (no rack, hand or grid detail, e.g.
     "Steine, die nicht auf der Bank sind: Q"), ``public_notes`` the notes they see. In a
@@ -267,7 +267,7 @@ class GameRules(ABC):
     :class:`PlayerRound` (with its ``private`` dict); nothing in the service knows what
     a rack or a grid is. What a round shows of one player to others goes through
     :meth:`seen_by` (public verdicts, hidden move lines, :class:`Redacted` private
-    part); the service holds round data :class:`Sealed` (docs/privacy.md). A game with
+    part); the service holds round data :class:`Sealed` (docs/development/privacy.md). A game with
     private state sets :attr:`private_state` and gives each move a ``public`` verdict;
     :meth:`gm_picture` is what ``spielleiter show`` prints for the game master.
 
@@ -312,7 +312,7 @@ class GameRules(ABC):
     #: league file is only an upper bound.
     default_rounds: int | None = 20
     #: True for games with private state (racks, hands, grids): the public verdict of a
-    #: move is then only what the game put in ``MoveReport.public`` (docs/privacy.md).
+    #: move is then only what the game put in ``MoveReport.public`` (docs/development/privacy.md).
     private_state: bool = False
     #: Keys of a move's ``detail`` that only the mover (and the game master) sees.
     private_detail: frozenset[str] = frozenset({"picture"})
@@ -439,7 +439,7 @@ class GameRules(ABC):
         """Whether this Partie is over (no further rounds)."""
         return bool(state.get("finished"))
 
-    # -- visibility (docs/privacy.md) -------------------------------------------------------
+    # -- visibility (docs/development/privacy.md) -------------------------------------------------------
     def reason_gloss(self, reason: str | None) -> str:
         """The plain public gloss of a reason code, shown to others when a move of a game
         with private state has no ``public`` text; default ``""``."""

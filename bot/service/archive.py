@@ -159,7 +159,7 @@ def part_template(game: str, part: str) -> str:
 def public_player(pr: PartieRound, key: str) -> dict[str, Any]:
     """One player's round data as every player sees it (:meth:`PartieRound.seen` with
     :data:`~bot.games.base.PUBLIC`): the public verdicts, no ``private`` part, no
-    acknowledgement ``picture``, no move line the game keeps hidden (docs/privacy.md)."""
+    acknowledgement ``picture``, no move line the game keeps hidden (docs/development/privacy.md)."""
     return pr.seen(key, PUBLIC)
 
 

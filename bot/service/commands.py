@@ -140,7 +140,7 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
 def _auswertung_alle(ctx: Incoming, n: int) -> None:
     """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
     Ersatzzuege, verdicts), rendered from the stored reports as the asking player may see
-    them: their own whole, everybody else's public verdicts only (docs/privacy.md)."""
+    them: their own whole, everybody else's public verdicts only (docs/development/privacy.md)."""
     from bot.service.report import render_all_moves
     from bot.service.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)

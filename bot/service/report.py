@@ -13,7 +13,7 @@ everybody (issue "fast at every league size"):
 - ``<game>/auswertung/moves.{txt,html}.j2``: one player's complete move lines (main move,
   Ersatzzuege, verdicts, notes), rendered for the recipient and for everybody in the game
   master's copy; in ``AUSWERTUNG n ALLE`` and the archive as other players may see them
-  (the public verdicts: :meth:`~bot.games.base.GameRules.seen_by`, docs/privacy.md);
+  (the public verdicts: :meth:`~bot.games.base.GameRules.seen_by`, docs/development/privacy.md);
 - ``<game>/auswertung/private.{txt,html}.j2`` (games with private state only): what only
   that player sees (their grid, rack or hand: ``view`` from
   :meth:`~bot.games.base.GameRules.player_view`, and ``pl.private`` from the report);
@@ -99,7 +99,7 @@ class PartieRound:
     per player: name, key, submitted, counted, points, score, ``counted_text`` and
     ``result``, all as every player may see them), ``full`` (player key ->
     :class:`~bot.games.base.Sealed` round data of the players of this round: read only
-    through :meth:`seen` for a recipient, docs/privacy.md) and ``views`` (player key ->
+    through :meth:`seen` for a recipient, docs/development/privacy.md) and ``views`` (player key ->
     :meth:`player_view` after the round, for every player of the league, also those
     whose turn it was not; private, rendered only in the ``private`` part)."""
 
@@ -317,7 +317,7 @@ def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
                      partien: Sequence[PartieRound], audience: Audience = PUBLIC, lang: str = DEFAULT) -> str:
     """Every player's complete move lines of one round, as text (``AUSWERTUNG n ALLE``),
     each as ``audience`` may see it (the asking player: their own whole, everybody
-    else's public verdicts only; docs/privacy.md)."""
+    else's public verdicts only; docs/development/privacy.md)."""
     common = dict(league=league, round=round)
     parts = []
     for pr in partien:

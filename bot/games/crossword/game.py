@@ -209,7 +209,7 @@ class CrosswordRules(GameRules):
         rows = state.get("grids", {}).get(player) if player is not None else None
         return Grid(rows) if rows else None
 
-    # -- visibility (docs/privacy.md) ------------------------------------------------------
+    # -- visibility (docs/development/privacy.md) ------------------------------------------------------
     private_state = True  # the grids until the end
 
     def move_text_public(self, state: Mapping[str, Any]) -> bool:

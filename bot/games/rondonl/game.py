@@ -103,7 +103,7 @@ class RondoNLRules(GameRules):
     turn_hours = TURN_HOURS
     #: RONDO ends by itself (full rounds or an empty deck); a league's ``rounds`` is a cap.
     default_rounds = None
-    private_state = True  # the hands (docs/privacy.md)
+    private_state = True  # the hands (docs/development/privacy.md)
     public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
 
     # -- setup -------------------------------------------------------------------------

@@ -146,7 +146,7 @@ class Outcome:
     notes: list[str] = dc_field(default_factory=list)
     notation: str = ""
     #: The verdict as other players see it when ``message`` names the rack (None: the
-    #: message names nothing private; docs/privacy.md).
+    #: message names nothing private; docs/development/privacy.md).
     public: str | None = None
 
     @property

@@ -221,7 +221,7 @@ class TypdomRules(GameRules):
     min_players = 2
     max_players = 6
     default_rounds = None  # a Partie ends when a player is out; the league file's rounds is a cap
-    private_state = True  # the racks (docs/privacy.md)
+    private_state = True  # the racks (docs/development/privacy.md)
 
     def reason_gloss(self, reason: str | None) -> str:
         return REASONS.get(reason or "", "")

@@ -111,7 +111,7 @@ class Crossword:
 class Problem:
     """One thing wrong with a crossword: ``code`` (a key of :data:`REASONS`) and the
     German ``message``; ``public`` the same for other players when ``message`` names the
-    player's set (None: it names nothing private; docs/privacy.md)."""
+    player's set (None: it names nothing private; docs/development/privacy.md)."""
 
     code: str
     message: str

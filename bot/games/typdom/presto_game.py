@@ -96,7 +96,7 @@ class PrestoRules(GameRules):
     max_players = 6
     multiline = True
     default_rounds = None  # a Partie is one round; the league ends with its last Partie
-    private_state = True  # each player's set (docs/privacy.md)
+    private_state = True  # each player's set (docs/development/privacy.md)
 
     def reason_gloss(self, reason: str | None) -> str:
         return REASONS.get(reason or "", "")

@@ -479,7 +479,7 @@ class Outcome:
     colour: str | None = None
     notation: str = ""
     #: The verdict as other players see it when ``message`` names the rack (None: the
-    #: message names nothing private; docs/privacy.md).
+    #: message names nothing private; docs/development/privacy.md).
     public: str | None = None
 
     def summary(self, table_before: Table | None = None) -> str:

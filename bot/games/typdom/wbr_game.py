@@ -80,7 +80,7 @@ class WbrRules(GameRules):
     min_players, max_players = PLAYERS
     default_rounds = None  # the game ends by itself; the league file's rounds caps the turns
     relative_zat = True
-    private_state = True  # the racks (docs/privacy.md)
+    private_state = True  # the racks (docs/development/privacy.md)
     public_round_keys = frozenset({"bystander"})  # a dropout's payment, shown to all
 
     def reason_gloss(self, reason: str | None) -> str:
