@@ -11,9 +11,7 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from bot import TEMPLATE_DIR
-from bot.i18n import DEFAULT, WEEKDAYS as _WEEKDAYS
-
-WEEKDAYS = _WEEKDAYS["de"]
+from bot.i18n import DEFAULT, WEEKDAYS_DE as WEEKDAYS, texts, translation, weekday
 
 
 def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
@@ -23,46 +21,49 @@ def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
         return "–"
     local = when.astimezone(ZoneInfo(tz))
     off = local.strftime("%z")
-    if lang == "nl":
-        return f"{_WEEKDAYS['nl'][local.weekday()]} {local:%d-%m-%Y, %H:%M} uur (UTC{off[:3]}:{off[3:]})"
-    return f"{WEEKDAYS[local.weekday()]}, {local:%d.%m.%Y, %H:%M} Uhr (UTC{off[:3]}:{off[3:]})"
+    return texts(lang).gettext("{weekday}, {dt:%d.%m.%Y, %H:%M} Uhr (UTC{offset})", weekday=weekday(lang, local.weekday()),
+                               dt=local, offset=f"{off[:3]}:{off[3:]}")
 
 
-def format_arrival(when: str | datetime | None, tz: str) -> str:
+def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) -> str:
     """An arrival time to the second in the league's time zone: ``06.12.2026, 20:03:15 Uhr``
     (template filter ``ankunft``: ``{{ iso|ankunft(league.timezone) }}``)."""
     if not when:
         return "–"
     if isinstance(when, str):
         when = datetime.fromisoformat(when)
-    return f"{when.astimezone(ZoneInfo(tz)):%d.%m.%Y, %H:%M:%S} Uhr"
+    return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr", dt=when.astimezone(ZoneInfo(tz)))
 
 
 def _cell(text: str, width: int = 4) -> str:
     return text.ljust(width)
 
 
-@lru_cache(maxsize=1)
-def environment() -> Environment:
+@lru_cache(maxsize=None)
+def environment(lang: str = DEFAULT) -> Environment:
+    """The jinja environment of ``lang``: the templates with jinja2's ``i18n`` extension and
+    the gettext catalog of ``lang`` installed (``{{ _("Runde %(n)s", n=3) }}``,
+    ``{{ ngettext("%(num)s Stein", "%(num)s Steine", n) }}``, ``{% trans %}``; newstyle:
+    the placeholders are filled by the call, and ``%`` in a message is written ``%%``)."""
     env = Environment(loader=FileSystemLoader(str(TEMPLATE_DIR)), undefined=StrictUndefined,
                       autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      extensions=["jinja2.ext.i18n"])
+    env.install_gettext_translations(translation(lang), newstyle=True)
     env.filters["cell"] = _cell
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
-    env.filters["ankunft"] = format_arrival
+    env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
+    env.globals["lang"] = lang
     return env
 
 
 def render(template: str, lang: str = DEFAULT, **context: Any) -> str:
-    """Render ``templates/<name>`` with ``context``; StrictUndefined: a missing key raises.
-    For another language than German, ``templates/<lang>/<name>`` is used when it exists
-    (bot.i18n); ``lang`` is passed to the template too."""
+    """Render ``templates/<name>`` in ``lang`` (its gettext catalog, bot.i18n) with
+    ``context``; StrictUndefined: a missing key raises. ``lang`` is passed to the template too."""
     return template_for(template, lang).render(lang=lang, **context)
 
 
 def template_for(template: str, lang: str = DEFAULT):
-    """The jinja template ``template`` in ``lang`` (``<lang>/<template>`` first)."""
-    env = environment()
-    if lang != DEFAULT:
-        return env.select_template([f"{lang}/{template}", template])
-    return env.get_template(template)
+    """The jinja template ``template`` in ``lang``: one template for every language, the
+    texts from the catalog of ``lang``."""
+    return environment(lang).get_template(template)

@@ -121,7 +121,7 @@ class RondoNLRules(GameRules):
     def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
         """The player's marks (strepen), shown after the points in STAND."""
         n = int((state.get("marks") or {}).get(player, 0))
-        return texts.t(lang, "marks_note", n=n)
+        return texts.marks_note(lang, n)
 
     def lexicon_alphabets(self, options: Mapping[str, Any] | None = None) -> tuple[str, ...]:
         """The word lists of a league (RULES.md "RONDO, the original": Dutch by default,
@@ -226,7 +226,7 @@ class RondoNLRules(GameRules):
         elif turn.passed:
             msg = summary = texts.t(lang, "turn_pass")
         elif turn.exchanged:
-            msg = summary = texts.t(lang, "turn_exchange_only", n=len(turn.exchanged))
+            msg = summary = texts.exchange_only(lang, len(turn.exchanged))
         else:
             msg = texts.t(lang, "turn_invalid")
         return MoveReport(index, text, turn.complete, score=turn.score if turn.complete else None,
