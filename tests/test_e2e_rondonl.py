@@ -87,7 +87,7 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     out = poll()
     acks = {m.rcpt_tos[0]: text_of(m.raw) for m in out if header(m.raw, "Subject").startswith("Re:")}
     assert set(acks) == set(hands)
-    assert all("Openingswoord" in a for a in acks.values())
+    assert all("openingswoord" in a for a in acks.values())
     reports = [m for m in out if _is_report(m, 1)]
     assert sorted(m.rcpt_tos[0] for m in reports) == sorted(list(hands) + ["gm@example.org"])  # ended early
     view, part, hands = state()
@@ -180,7 +180,7 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert len(final) == 3  # the players' copies in Dutch; the GM's in German:
     assert [m.rcpt_tos for m in smtpd.messages if "Schlussauswertung" in header(m.raw, "Subject")] == [["gm@example.org"]]
     text = text_of(final[0].raw)
-    assert "Eindstand" in text and "streep/strepen" in text
+    assert "Eindstand" in text and re.search(r"\b(\d+ strepen|1 streep)\b", text) and "streep/strepen" not in text
     msg = email.message_from_bytes(final[0].raw, policy=email.policy.default)
     html = msg.get_body(("html",)).get_content()
     assert "<th" in html and "Strepen" in html and 'lang="nl"' in html

@@ -94,7 +94,7 @@ def test_german_rondo_league(tmp_path, env):
     deliver(db, md, cfg)
     sent = md.sent()[n:]
     ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
-    assert f"Hauptzug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
+    assert f"Zug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
     if best:
         assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte; dein Zug ist damit beendet" in ack
     assert "gezogen" not in ack  # the drawn card is not shown before the Auswertung
@@ -112,7 +112,7 @@ def test_german_rondo_league(tmp_path, env):
     poll_once(db, cfg)
     deliver(db, md, cfg)
     stand = text_of(md.sent()[n])
-    assert "Wertung R-DE:" in stand and "Strich(e)" in stand
+    assert "Wertung R-DE:" in stand and "0 Striche" in stand
     # show --json: the row, turn, seats, hand sizes, marks, and every hand for the GM
     view = league_view(db, "R-DE")
     part = view["partien"][0]
