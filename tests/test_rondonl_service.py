@@ -144,7 +144,7 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     assert "Een uitslag van ronde 7 is er voor jou niet." in ask("UITSLAG 7")
     assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
     help_text = ask("HELP")
-    assert "VAKANTIE van-tot" in help_text and "ADRES nieuw@example.org" in help_text
+    assert "VAKANTIE 24.12.-06.01." in help_text and "ADRES nieuw@example.org" in help_text
     assert not any(w in help_text for w in ("Urlaub", "Befehle", "Runde"))
 
 

@@ -297,15 +297,15 @@ def _segments(rendered: str, plain: list[str], encoded: list[bytes]) -> Segments
 
 
 def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
-                     partien: Sequence[PartieRound]) -> str:
+                     partien: Sequence[PartieRound], lang: str = DEFAULT) -> str:
     """Every player's complete move lines of one round, as text (``AUSWERTUNG n ALLE``):
     public after the round, so no private part."""
     common = dict(league=league, round=round)
     parts = []
     for pr in partien:
-        lines = [_part(game, "moves", "txt", p=pr.p, pl=pl, **common) for pl in pr.full.values()]
+        lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pl, **common) for pl in pr.full.values()]
         parts.append({"name": pr.p["name"], "moves": lines})
-    return fold_text(render("alle.txt.j2", partien=parts, **common))
+    return fold_text(render("alle.txt.j2", lang, partien=parts, **common))
 
 
 def _markup(ctx: dict[str, Any]) -> dict[str, Any]:
