@@ -781,7 +781,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     sections, replaced = [], []
     for part, moves, parsed in accepted:
         if part.id in earlier:
-            replaced.append(f"Partie {part.name}")
+            replaced.append(part.name)
         reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
