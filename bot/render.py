@@ -3,6 +3,8 @@ No game rules here: the templates get the game's report and public view as data.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -35,6 +37,21 @@ def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) ->
     return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr", dt=when.astimezone(ZoneInfo(tz)))
 
 
+#: what a line break must not split: a parenthesis of up to 60 characters, a list of single
+#: letters ("C E K R U Z", a rack or the letters of a round), a field and its letter ("A2 B")
+_KEEP = re.compile(r"\([^()\n]{1,60}\)|(?<![^\s(])(?:[A-ZÄÖÜ?*/] ){2,}[A-ZÄÖÜ?*/](?![^\s).,;:])"
+                   r"|\b[A-Z]\d{1,2} [A-ZÄÖÜ](?![^\s.,;:])")
+
+
+def wrap(text: str, width: int = 72) -> str:
+    """``text`` wrapped at ``width`` (each line on its own, as jinja's ``wordwrap``) but
+    never inside a short parenthesis or a list of letters (template filter ``wrap``)."""
+    kept = _KEEP.sub(lambda m: m.group(0).replace(" ", "\u00a0"), str(text))
+    lines = [textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) or ""
+             for line in kept.split("\n")]
+    return "\n".join(lines).replace("\u00a0", " ")
+
+
 def _cell(text: str, width: int = 4) -> str:
     return text.ljust(width)
 
@@ -51,6 +68,7 @@ def environment(lang: str = DEFAULT) -> Environment:
                       extensions=["jinja2.ext.i18n"])
     env.install_gettext_translations(translation(lang), newstyle=True)
     env.filters["cell"] = _cell
+    env.filters["wrap"] = wrap
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
     env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
     env.globals["lang"] = lang
