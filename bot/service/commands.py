@@ -82,7 +82,8 @@ def _load_gm() -> None:
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang) + "\n" + command_list(ctx.lang), kind="command")
+    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang),
+              kind="command")
 
 
 @command("STAND", "STANDINGS", help=N_("STAND: die aktuelle Wertung"))
