@@ -93,7 +93,7 @@ def _extras(work: Path) -> None:
             gm.set_zat(s, cfg, name, "+2d")
             gm.pause(s, cfg, name)
             gm.resume(s, cfg, name)
-            gm.message(s, cfg, name, "Frohe Feiertage! / Fijne feestdagen!")
+            gm.message(s, cfg, name, "Fijne feestdagen!" if lang == "nl" else "Frohe Feiertage!")
         adjudicate_league(db, cfg, name, force=True)
         deliver(db, md, cfg)
         who = players[0][1]

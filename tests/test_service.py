@@ -239,7 +239,7 @@ def test_unknown_partie_is_answered_and_its_moves_kept_apart(env):
     poll_once(db, cfg)
     ack = text_of(outbox(db, "ack")[0].raw)
     assert "Eine Partie R3 gibt es in Test-Rondo nicht" in ack
-    assert "Zug: ABC" in ack and "Ersatzzug 1" not in ack  # mondE belongs to R3, not R1
+    assert "Hauptzug: ABC" in ack and "Ersatzzug 1" not in ack  # mondE belongs to R3, not R1
     with db.session() as s:
         subs = s.scalars(select(Submission)).all()
         assert [[m.text for m in x.moves] for x in subs] == [["ABC"]]

@@ -377,7 +377,7 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
     def listing_of(t: Texts) -> str:
         out = []
         for i, line, r in checked:
-            label = t.gettext("Zug") if len(checked) == 1 else (t.gettext("Hauptzug") if i == 0 else
+            label = t.gettext("Zug") if game.multiline else (t.gettext("Hauptzug") if i == 0 else
                                                                  t.gettext("Ersatzzug {n}", n=i))
             verdict = (t.ngettext("gültig, {n} Punkt", "gültig, {n} Punkte", r.score or 0) if r.valid else
                        t.gettext("ungültig: {why}", why=r.message or r.reason))
