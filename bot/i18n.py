@@ -131,7 +131,6 @@ TEXTS: dict[str, str] = {
     "partie_one": N_("Partie {names}"),
     "partie_many": N_("Partien {names}"),
     "standings_title": N_("Wertung {league}:"),
-    "standings_row": N_("{rank:>3}. {name:<24} {points:>5}  ({rounds} Runden gespielt)"),
     "next_zat": N_("Nächster ZAT: {zat}"),
     "gm_name": N_("Spielleiter"),
     "cmd_which_round": N_("Welche Runde? Bitte so: AUSWERTUNG 3"),

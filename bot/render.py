@@ -44,10 +44,12 @@ _KEEP = re.compile(r"\([^()\n]{1,60}\)|(?<![^\s(])(?:[A-ZÄÖÜ?*/] ){2,}[A-ZÄ�
 
 
 def wrap(text: str, width: int = 72) -> str:
-    """``text`` wrapped at ``width`` (each line on its own, as jinja's ``wordwrap``) but
-    never inside a short parenthesis or a list of letters (template filter ``wrap``)."""
+    """``text`` wrapped at ``width`` (each line on its own, as jinja's ``wordwrap``; an
+    indented line is left alone) but never inside a short parenthesis or a list of letters
+    (template filter ``wrap``)."""
     kept = _KEEP.sub(lambda m: m.group(0).replace(" ", "\u00a0"), str(text))
-    lines = [textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) or ""
+    lines = [line if line[:1].isspace() else  # an indented line (a listing, a board) stays as it is
+             textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) or ""
              for line in kept.split("\n")]
     return "\n".join(lines).replace("\u00a0", " ")
 

@@ -96,7 +96,9 @@ def test_german_rondo_league(tmp_path, env):
     ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
     assert f"Zug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
     if best:
-        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte; dein Zug ist damit beendet" in ack
+        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte\n" in ack
+        assert "Dein Zug ist damit beendet; der nächste Spieler ist am Zug." in ack  # said once, at the end
+        assert "ZAT:" not in ack.split("beendet;")[1]  # no old deadline for a finished turn
     assert "gezogen" not in ack  # the drawn card is not shown before the Auswertung
     after = _state(db)
     drawn = after["history"] and after["hands"][mover]

@@ -99,8 +99,10 @@ def _stand(ctx: Incoming, arg: str) -> None:
     def note(key: str) -> str:  # e.g. RONDO's marks (GameRules.standings_note)
         return "".join(n for st in states if (n := game.standings_note(st, key, lang)))
 
+    width = max([len(r["name"]) for r in table] + [10])
     body = tr(lang, "standings_title", league=ctx.league.name) + "\n\n" + "\n".join(
-        tr(lang, "standings_row", rank=r["rank"], name=r["name"], points=r["points"], rounds=r["rounds_played"])
+        f"{r['rank']:>3}. {r['name'].ljust(width)} {r['points']:>5}  ("
+        + texts(lang).ngettext("{n} Runde gespielt", "{n} Runden gespielt", r["rounds_played"]) + ")"
         + note(str(r["player_id"])) for r in table)
     # where each running Partie stands (the acknowledgement's situation line) and who is on turn
     t, names = texts(lang), {str(p.id): p.name for p in ctx.league.players}

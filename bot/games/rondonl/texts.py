@@ -11,7 +11,7 @@ from bot.i18n import N_, texts
 TEXTS: dict[str, str] = {
     "not_player": N_("Du spielst in dieser Partie nicht mit."),
     "summary_opening": N_("Eröffnungswort {word}, Wert {value}"),
-    "summary_word": N_("{word}, {score} Punkte; dein Zug ist damit beendet"),
+    "summary_word": N_("{word}, {score} Punkte"),
     "hand": N_("Deine Hand: {hand}"),
     "opening_none": N_("Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."),
     "opening_word": N_("Eröffnungswort {word}, Wert {value}."),
