@@ -296,6 +296,9 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
 def command_list(lang: str = "de") -> str:
     """The player commands with their help lines (for HILFE), in ``lang`` (the catalogs
     name each command by its word in that language: UITSLAG, VAKANTIE, ...)."""
+    import textwrap
     t = texts(lang)
     return "\n".join([t.gettext("Befehle (als Betreff oder erste Zeile der Mail):")]
-                     + [f"  {t.gettext(c.help)}" for c in COMMANDS.values() if not c.gm and c.help])
+                     + [textwrap.fill(t.gettext(c.help), 72, initial_indent="  ", subsequent_indent="      ",
+                                      break_on_hyphens=False)
+                        for c in COMMANDS.values() if not c.gm and c.help])
