@@ -29,9 +29,9 @@ GALLERY = Path(__file__).resolve().parent / "gallery"
 
 _DAYS = ("Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|"
          "maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag")
-_ZAT = re.compile(rf"(?:{_DAYS}),? \d\d[.-]\d\d[.-]\d{{4}}, \d\d:\d\d (?:Uhr|uur) \(UTC[+-]\d\d:\d\d\)")
-_TIME = re.compile(r"\d\d[.-]\d\d[.-]\d{4}, \d\d:\d\d(?::\d\d)? (?:Uhr|uur)")
-_DATE = re.compile(r"\b\d\d\.\d\d\.(?:\d{4})?(?= |$|[,.)])")
+# (a wrapped line may break a ZAT anywhere: any white space between its parts)
+_ZAT = re.compile(rf"(?:{_DAYS}),?\s+\d\d[.-]\d\d[.-]\d{{4}},\s+\d\d:\d\d\s+(?:Uhr|uur)\s+\(UTC[+-]\d\d:\d\d\)")
+_TIME = re.compile(r"\d\d[.-]\d\d[.-]\d{4},\s+\d\d:\d\d(?::\d\d)?\s+(?:Uhr|uur)")
 
 
 #: the kinds of mail kept per round (the first and the last); of the others one per subject

@@ -55,7 +55,7 @@ def test_the_gallery_has_every_kind_of_mail():
     for kind in ("start", "ack", "auswertung", "gm", "command"):
         assert any(f"/{kind}-" in n for n in names), kind
     nl = [n for n in names if n.startswith("rondonl-nl/")]
-    for what in ("zat", "angehalten", "weiter", "nachricht", "hilfe", "stand", "alle"):
+    for what in ("deadline", "stilgezet", "verder", "bericht", "hilfe", "stand", "alles"):
         assert any(what in n for n in nl), what
 
 

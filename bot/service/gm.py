@@ -238,7 +238,7 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
         t.gettext("{league} geht weiter. Der ZAT der Runde {round} ({zat}) ist schon vorbei: die Runde wird jetzt "
                   "ausgewertet.", league=league.name, round=rnd.number, zat=format_zat(rnd.zat, league.timezone,
                                                                                       t.lang)) if passed else
-        t.gettext("{league} geht weiter. Nächster ZAT: {zat}.", league=league.name,
+        t.gettext("{league} geht weiter.\n\nNächster ZAT: {zat}", league=league.name,
                   zat=format_zat(rnd.zat, league.timezone, t.lang) if rnd else "–")),
         tag="weiter", subject=lambda t: t.gettext("{league}: es geht weiter", league=league.name))
     warn = (f" Achtung: der ZAT {zat} ist schon vorbei, die Runde wird beim nächsten Lauf ausgewertet "

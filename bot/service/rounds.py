@@ -291,7 +291,7 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
                           "timezone": league.timezone},
             round=rnd.number, partien=rounds_data, standings=table,
             next_zat=(lambda lg: format_zat(nxt.zat, league.timezone, lg)) if nxt else None, recipients=recipients,
-            chart=league_chart(s, league, limit=MAIL_LINES))
+            chart=league_chart(s, league, limit=MAIL_LINES, lang=lang))
         queued = []
         for rc in recipients:
             text, html = mails[rc.email]
