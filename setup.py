@@ -43,6 +43,6 @@ setup(
     packages=find_packages(include=["bot", "bot.*"]) + list(data_packages),
     package_dir={name: path for name, path in data_packages.items() if name.count(".") == 1},
     package_data={name: ["*"] for name in data_packages},
-    exclude_package_data={"": ["*.pyc", "__pycache__"]},
+    exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot"]},
     cmdclass={"build_py": build_py_with_catalogs},
 )
