@@ -218,26 +218,29 @@ def tr(lang: str, key: str, **kw: Any) -> str:
     return texts(lang).gettext(TEXTS[key], **kw)
 
 
-#: Dutch for the one-line reasons why a mail could not be read (bot.mail.message writes
-#: them in German for the game master's records).
-_UNREADABLE_NL = [
-    (r"sie besteht aus zu vielen ineinander verschachtelten Teilen \(mehr als (\d+)\)",
-     r"hij bestaat uit te veel in elkaar geneste delen (meer dan \1)"),
-    (r"sie besteht aus zu vielen Teilen \(mehr als (\d+)\)", r"hij bestaat uit te veel delen (meer dan \1)"),
-    (r"sie ist zu tief verschachtelt.*", "hij is te diep genest (te veel delen in elkaar)"),
-    (r"ihr Aufbau \(MIME\) ist fehlerhaft \((\w+)\)", r"zijn opbouw (MIME) is fout (\1)"),
-    (r"ihr Text ließ sich nicht (?:entschlüsseln|lesen) \((\w+)\)", r"zijn tekst was niet te lezen (\1)"),
-    (r"sie ist sehr groß \((\d+) KB\), und ihr Anfang enthält keinen Text",
-     r"hij is erg groot (\1 KB) en het begin bevat geen tekst"),
+#: The one-line reasons why a mail could not be read, as bot.mail.message writes them (in
+#: German, for the game master's records); :func:`unreadable_reason` finds the one a reason
+#: is and gives it in another language from the catalog.
+UNREADABLE = [
+    N_("sie besteht aus zu vielen ineinander verschachtelten Teilen (mehr als {n})"),
+    N_("sie besteht aus zu vielen Teilen (mehr als {n})"),
+    N_("sie ist zu tief verschachtelt (zu viele ineinander steckende Teile)"),
+    N_("ihr Aufbau (MIME) ist fehlerhaft ({error})"),
+    N_("ihr Text ließ sich nicht entschlüsseln ({error})"),
+    N_("ihr Text ließ sich nicht lesen ({error})"),
+    N_("sie ist sehr groß ({kb} KB), und ihr Anfang enthält keinen Text"),
 ]
 
 
 def unreadable_reason(why: str, lang: str) -> str:
     """``why`` (a German reason from :mod:`bot.mail.message`) in ``lang``; unchanged when
-    ``lang`` is German or the reason is not known."""
-    if lang == "nl":
-        import re
-        for pattern, repl in _UNREADABLE_NL:
-            if re.fullmatch(pattern, why or ""):
-                return re.sub(pattern, repl, why)
+    ``lang`` is German or the reason is not one of :data:`UNREADABLE`."""
+    import re
+    if lang == DEFAULT:
+        return why
+    for msgid in UNREADABLE:
+        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(msgid))
+        m = re.fullmatch(pattern, why or "")
+        if m:
+            return texts(lang).gettext(msgid, **m.groupdict())
     return why
