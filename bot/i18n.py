@@ -3,7 +3,7 @@ league's language, the game master's mails in the game master's. No game rules h
 
 One mechanism, the ecosystem's own: gettext catalogs kept with Babel. German is the
 source language: every message is written in German in the code and the templates (the
-msgid), and ``locale/<lang>/LC_MESSAGES/messages.po`` holds its translation. The catalogs
+msgid), and ``translations/<lang>/LC_MESSAGES/messages.po`` holds its translation. The catalogs
 are compiled to ``.mo`` when the wheel is built (``setup.py``); in a checkout without
 compiled catalogs the ``.po`` is compiled in memory at first use. Adding a language is a
 new ``.po`` (docs/i18n.md).
@@ -35,9 +35,9 @@ def N_(msgid: str) -> str:
 
 
 def locale_dir() -> Path:
-    """The folder of the catalogs (``locale/<lang>/LC_MESSAGES/messages.po`` and ``.mo``)."""
+    """The folder of the catalogs (``translations/<lang>/LC_MESSAGES/messages.po`` and ``.mo``)."""
     from bot import data_dir
-    return data_dir("locale")
+    return data_dir("translations")
 
 
 @lru_cache(maxsize=None)
@@ -100,7 +100,7 @@ def weekday(lang: str, index: int) -> str:
 
 
 #: The service's own sentences by key: the German text is the msgid, the translations are in
-#: the catalogs ``locale/<lang>/LC_MESSAGES/messages.po``.
+#: the catalogs ``translations/<lang>/LC_MESSAGES/messages.po``.
 TEXTS: dict[str, str] = {
     "not_your_turn": N_("du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}"),
     "who_moves": N_(" Am Zug: {names}."),

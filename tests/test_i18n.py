@@ -20,7 +20,7 @@ def test_language_codes():
 def test_every_message_is_in_every_catalog():
     """CI fails on a message missing from a catalog: Babel extracts every message of the
     code and the templates (babel.cfg, scripts/i18n) and each one is translated in every
-    ``locale/<lang>/LC_MESSAGES/messages.po``."""
+    ``translations/<lang>/LC_MESSAGES/messages.po``."""
     import importlib.util
     from pathlib import Path
     path = Path(__file__).resolve().parents[1] / "scripts" / "i18n"
