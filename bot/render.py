@@ -58,8 +58,13 @@ def _cell(text: str, width: int = 4) -> str:
     return text.ljust(width)
 
 
-@lru_cache(maxsize=None)
 def environment(lang: str = DEFAULT) -> Environment:
+    """The jinja environment of ``lang`` (one per language, made once)."""
+    return _environment(lang)
+
+
+@lru_cache(maxsize=None)
+def _environment(lang: str) -> Environment:
     """The jinja environment of ``lang``: the templates with jinja2's ``i18n`` extension and
     the gettext catalog of ``lang`` installed (``{{ _("Runde %(n)s", n=3) }}``,
     ``{{ ngettext("%(num)s Stein", "%(num)s Steine", n) }}``, ``{% trans %}``; newstyle:
