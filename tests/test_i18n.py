@@ -74,3 +74,23 @@ def test_every_unreadable_reason_has_dutch():
         nl = unreadable_reason(r, "nl")
         assert nl != r and not any(w in nl for w in ("sie ", "ihr ", "Teile", "Text")), nl
         assert unreadable_reason(r, "de") == r
+
+
+def test_plural_forms_from_the_catalogs():
+    from bot.i18n import texts
+    assert texts("de").ngettext("{n} Strich", "{n} Striche", 1) == "1 Strich"
+    assert texts("de").ngettext("{n} Strich", "{n} Striche", 0) == "0 Striche"
+    assert texts("nl").ngettext("{n} Strich", "{n} Striche", 1) == "1 streep"
+    assert texts("nl").ngettext("{n} Strich", "{n} Striche", 2) == "2 strepen"
+    assert render("rondonl/situation.txt.j2", "nl", phase="play", turn=2, word="", mine=None) == "beurt 3, rij leeg"
+
+
+def test_wrap_never_splits_a_letter_list_a_parenthesis_or_a_field():
+    from bot.render import wrap
+    text = "ungültig: X ist nicht unter den Buchstaben dieser Runde (C E K R U Z), bitte noch einmal"
+    for width in range(20, 60):
+        out = wrap(text, width)
+        assert "(C E K R U Z)" in out, out
+    out = wrap("Gelegt: A2 B, A6 E, B6 R, C6 E, F2 D, F3 H. 20 Wörter gelistet", 24)
+    assert all(pair in out for pair in ("A2 B", "A6 E", "B6 R", "C6 E", "F2 D", "F3 H")), out
+    assert wrap("  HAUS A1-A4      von links nach rechts, eine lange eingerückte Zeile", 20).startswith("  HAUS A1-A4      von")
