@@ -48,8 +48,13 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     conf = server_config(tmp_path / "spielleiter.toml", dovecot, smtpd, user)
     first_zat = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
     assert main(["league", "create", str(_league(tmp_path / "liga.toml", first_zat)), "--config", str(conf)]) == 0
-    starts = {m.rcpt_tos[0]: text_of(m.raw) for m in smtpd.messages}
-    assert all(header(m.raw, "Subject") == "RONDO-E2E: start van het spel" for m in smtpd.messages)
+    # the players' start mails in Dutch; the game master's mail about the new league in German
+    gm = [m for m in smtpd.messages if m.rcpt_tos == ["gm@example.org"]]
+    assert [header(m.raw, "Subject") for m in gm] == ["RONDO-E2E: Liga angelegt"]
+    assert "Sprache der Spieler: Niederländisch" in text_of(gm[0].raw)
+    players = [m for m in smtpd.messages if m not in gm]
+    starts = {m.rcpt_tos[0]: text_of(m.raw) for m in players}
+    assert all(header(m.raw, "Subject") == "RONDO-E2E: start van het spel" for m in players)
     lex = load("nl")
     name_of = {e: n for n, e in PLAYERS}
 
