@@ -193,7 +193,9 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
 
 def _is_report(msg, n):
     """An Auswertung of round n: Dutch for the players, German for the GM (gm_language)."""
-    return re.search(rf"(?i)(uitslag|auswertung) (ronde|runde) {n}$", header(msg.raw, "Subject")) is not None
+    # RONDO's rounds are turns: round 1 is the opening, round n turn n - 1 (issue 24)
+    want = r"(uitslag van de opening|auswertung der eröffnung)$" if n == 1 else rf"(uitslag|auswertung|na|nach) (beurt|zug) {n - 1}$"
+    return re.search(rf"(?i){want}", header(msg.raw, "Subject")) is not None
 
 
 def _val(c):

@@ -103,7 +103,7 @@ def test_german_rondo_league(tmp_path, env):
     after = _state(db)
     drawn = after["history"] and after["hands"][mover]
     assert after["turn"] == 1 and after["scores"][mover] == (best["score"] - 2 if best else -2)
-    reports = {header(m, "To"): text_of(m) for m in sent if "Auswertung Runde" in header(m, "Subject")}
+    reports = {header(m, "To"): text_of(m) for m in sent if "Auswertung Zug 1" in header(m, "Subject")}
     assert len(reports) == 3
     assert "Für den Tausch gezogen" in reports[email_of[mover]]
     assert all("Für den Tausch gezogen" not in t for e, t in reports.items() if e != email_of[mover])

@@ -104,6 +104,7 @@ class RondoNLRules(GameRules):
     turn_hours = TURN_HOURS
     #: RONDO ends by itself (full rounds or an empty deck); a league's ``rounds`` is a cap.
     default_rounds = None
+    turn_rounds = True
 
     # -- setup -------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
