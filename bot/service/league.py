@@ -168,7 +168,7 @@ def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
                   player_language=names.get(league_language(league.options), league_language(league.options)),
                   next_zat=format_zat(league.first_zat, league.timezone, lang),
                   commands=[c.help for c in COMMANDS.values() if c.gm and c.help])
-    queue_mail(session, cfg, key=f"start:{league.id}:gm", kind="gm", to=league.gm_email,
+    queue_mail(session, cfg, key=f"start:{league.id}:gm", kind="gm-notice", to=league.gm_email,
                subject=t.gettext("{league}: Liga angelegt", league=league.name), text=text, league_id=league.id,
                round_number=1)
 
