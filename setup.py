@@ -1,11 +1,20 @@
-"""Packaging beyond pyproject.toml: the top-level folders ``templates/``, ``grammar/`` and
-``migrations/`` go into the wheel as the packages ``bot.templates``, ``bot.grammar`` and
-``bot.migrations`` with every file and subfolder below them (whatever a game adds: no
-per-file lists), found at run time through ``importlib.resources`` (``bot/__init__.py``)."""
+"""Packaging beyond pyproject.toml: the top-level folders ``templates/``, ``grammar/``,
+``migrations/`` and ``translations/`` go into the wheel as the packages ``bot.templates``,
+``bot.grammar``, ``bot.migrations`` and ``bot.translations`` with every file and subfolder below
+them (whatever a game adds: no per-file lists), found at run time through
+``importlib.resources`` (``bot/__init__.py``).
+
+The gettext catalogs (``translations/<lang>/LC_MESSAGES/messages.po``) are compiled to ``.mo``
+into the build with Babel (the build step below), so a wheel and ``pip install .`` ship
+compiled translations; ``.mo`` files are never committed. A checkout without them compiles
+the ``.po`` in memory at first use (bot/i18n.py)."""
+
+from pathlib import Path
 
 from setuptools import find_namespace_packages, find_packages, setup
+from setuptools.command.build_py import build_py
 
-DATA = ("templates", "grammar", "migrations")
+DATA = ("templates", "grammar", "migrations", "translations")
 NOT_DATA = ["__pycache__", "*.__pycache__"]
 
 data_packages = {}
@@ -14,9 +23,26 @@ for folder in DATA:
     for sub in find_namespace_packages(where=folder, exclude=NOT_DATA):
         data_packages[f"bot.{folder}.{sub}"] = f"{folder}/{sub.replace('.', '/')}"
 
+
+class build_py_with_catalogs(build_py):
+    """build_py, then every ``.po`` under ``bot/translations`` of the build compiled to ``.mo``
+    beside it (Babel's compiler, as ``pybabel compile`` does)."""
+
+    def run(self):
+        super().run()
+        from babel.messages.mofile import write_mo
+        from babel.messages.pofile import read_po
+        for po in sorted(Path(self.build_lib, "bot", "translations").glob("*/LC_MESSAGES/*.po")):
+            with po.open("rb") as fh:
+                catalog = read_po(fh, locale=po.parts[-3], domain=po.stem)
+            with po.with_suffix(".mo").open("wb") as fh:
+                write_mo(fh, catalog)
+
+
 setup(
     packages=find_packages(include=["bot", "bot.*"]) + list(data_packages),
     package_dir={name: path for name, path in data_packages.items() if name.count(".") == 1},
     package_data={name: ["*"] for name in data_packages},
-    exclude_package_data={"": ["*.pyc", "__pycache__"]},
+    exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot"]},
+    cmdclass={"build_py": build_py_with_catalogs},
 )

@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def data_dir(name: str) -> Path:
-    """The folder of the package data ``name`` (``templates``, ``grammar``, ``migrations``).
+    """The folder of the package data ``name`` (``templates``, ``grammar``, ``migrations``,
+    ``translations``).
 
     In a wheel the top-level folders of the source tree are the packages
     ``bot.templates``, ``bot.grammar`` and ``bot.migrations`` (``setup.py`` maps them),

@@ -83,13 +83,15 @@ def cmd_init(args, cfg) -> int:
 
 
 def cmd_league_create(args, cfg) -> int:
+    from bot.render import format_zat
     from bot.service.league import create_league, read_league_file
     spec = read_league_file(args.file)
     db = _db(cfg)
     with db.session() as s:
         league = create_league(s, spec, cfg)
-        print(f"Liga {league.name} angelegt: {len(league.partien)} Partien, {len(league.players)} Spieler, "
-              f"erster ZAT {league.first_zat.isoformat()}.")
+        n = len(league.partien)
+        print(f"Liga {league.name} angelegt: {n} {'Partie' if n == 1 else 'Partien'}, {len(league.players)} "
+              f"Spieler, erster ZAT {format_zat(league.first_zat, league.timezone)}.")
     return _deliver(db, cfg, args)
 
 
@@ -134,6 +136,7 @@ def cmd_ingest(args, cfg) -> int:
 
 
 def cmd_adjudicate(args, cfg) -> int:
+    from bot.service.gm import partien_words
     from bot.service.rounds import adjudicate_league
     db = _db(cfg)
     # first read what is in the inbox: mail sent before the ZAT counts; if the inbox cannot
@@ -153,8 +156,7 @@ def cmd_adjudicate(args, cfg) -> int:
         sent = _deliver(db, cfg, args)  # Auswertungen left in the outbox by a crashed earlier run
         return status or sent
     crashpoint("after-adjudicate")
-    print(f"{res['league']}, Runde {res['round']} ausgewertet: "
-          + ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items()))
+    print(f"{res['league']}, Runde {res['round']} ausgewertet: {partien_words(res['partien'])}.")
     sent = _deliver(db, cfg, args)
     _refresh_archive(db, cfg)
     return status or sent

@@ -513,17 +513,18 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
 
 def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,
              mono_rounds: int = MONO_ROUNDS, crossword: bool = True, typdom: bool = True, race: bool = True,
-             rondonl_rounds: int = RONDONL_ROUNDS) -> int:
+             rondonl_rounds: int = RONDONL_ROUNDS, work: Path | None = None) -> int:
     """Play the demo leagues (Rondo, then a short Monoscrabble game, a Crossword game, two
     Typ-Dom games, Point-Typ-Dom and Kreuzwort-Spiel, the race variants Presto and "Wer
     behält recht?" (``race``), and a Dutch RONDO table of ``rondonl_rounds`` full rounds,
     when those games are available; ``mono_rounds=0``, ``crossword=False``,
     ``typdom=False``, ``race=False``, ``rondonl_rounds=0`` leave one out); returns 0.
     Auswertungen go to ``out`` (a temp dir if
-    None), the archive of the leagues played to ``out/archiv``."""
+    None), the archive of the leagues played to ``out/archiv``; ``work``: the working folder
+    (database, Maildir; a new temp dir if None))."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
-    work = Path(tempfile.mkdtemp(prefix="spielleiter-demo-"))
+    work = Path(work) if work else Path(tempfile.mkdtemp(prefix="spielleiter-demo-"))
     out = Path(out) if out else work / "auswertungen"
     out.mkdir(parents=True, exist_ok=True)
     cfg = embedded(work)

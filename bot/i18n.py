@@ -1,182 +1,201 @@
-"""Languages of the bot's mails (issue 11: a Dutch league gets its mails in Dutch, the game
-master's mails stay in the game master's language). No game rules here.
+"""Languages of the bot's mails (issues 11 and 24): every text to a player is in the
+league's language, the game master's mails in the game master's. No game rules here.
+
+One mechanism, the ecosystem's own: gettext catalogs kept with Babel. German is the
+source language: every message is written in German in the code and the templates (the
+msgid), and ``translations/<lang>/LC_MESSAGES/messages.po`` holds its translation. The catalogs
+are compiled to ``.mo`` when the wheel is built (``setup.py``); in a checkout without
+compiled catalogs the ``.po`` is compiled in memory at first use. Adding a language is a
+new ``.po`` (docs/i18n.md).
 
 A league's language is the league file's ``language`` (``"de"``, the default, or
-``"nl"``); the game master's is ``gm_language`` (default ``"de"``). Templates are looked
-up per language (:func:`bot.render.render`: ``templates/nl/<name>`` before
-``templates/<name>``); the sentences the service writes in Python are in :data:`TEXTS`.
+``"nl"``); the game master's is ``gm_language`` (default ``"de"``). Templates use
+jinja2's ``i18n`` extension (``_()``, ``ngettext()``; :func:`bot.render.render`); the
+service's own sentences are :data:`TEXTS` through :func:`tr`, or :func:`texts` for a
+``gettext``/``ngettext`` pair in one language.
 """
 
 from __future__ import annotations
 
+import gettext as _gettext
+import io
+from functools import lru_cache
+from pathlib import Path
 from typing import Any, Mapping
 
+#: The languages with a catalog, German (the source language) first.
 LANGUAGES = ("de", "nl")
 DEFAULT = "de"
+DOMAIN = "messages"
+
+
+def N_(msgid: str) -> str:
+    """Marks ``msgid`` for extraction (``pybabel extract``) without translating it."""
+    return msgid
+
+
+def locale_dir() -> Path:
+    """The folder of the catalogs (``translations/<lang>/LC_MESSAGES/messages.po`` and ``.mo``)."""
+    from bot import data_dir
+    return data_dir("translations")
+
+
+@lru_cache(maxsize=None)
+def translation(lang: str) -> _gettext.NullTranslations:
+    """The gettext translations of ``lang``: the compiled ``.mo`` when it is there and not
+    older than its ``.po``, else the ``.po`` compiled in memory with Babel; German (the
+    source language) and unknown languages translate nothing."""
+    if lang == DEFAULT or lang not in LANGUAGES:
+        return _gettext.NullTranslations()
+    folder = locale_dir() / lang / "LC_MESSAGES"
+    po, mo = folder / f"{DOMAIN}.po", folder / f"{DOMAIN}.mo"
+    if mo.is_file() and (not po.is_file() or mo.stat().st_mtime >= po.stat().st_mtime):
+        with mo.open("rb") as fh:
+            return _gettext.GNUTranslations(fh)
+    if not po.is_file():
+        raise FileNotFoundError(f"no catalog for language {lang!r} in {folder}")
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+    with po.open("rb") as fh:
+        catalog = read_po(fh, locale=lang, domain=DOMAIN)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return _gettext.GNUTranslations(buf)
+
+
+class Texts:
+    """``gettext`` and ``ngettext`` of one language, with ``str.format`` fields:
+    ``t = texts("nl"); t.gettext("Runde {n}", n=3)``, ``t.ngettext("{n} Stein", "{n} Steine", n)``
+    (``n`` is passed to the format too). Babel extracts both calls (default keywords)."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+        self._t = translation(lang)
+
+    def gettext(self, msgid: str, /, **kw: Any) -> str:
+        text = self._t.gettext(msgid)
+        return text.format(**kw) if kw else text
+
+    _ = gettext
+
+    def ngettext(self, singular: str, plural: str, n: int, /, **kw: Any) -> str:
+        return self._t.ngettext(singular, plural, n).format(n=n, **kw)
+
+
+@lru_cache(maxsize=None)
+def texts(lang: str) -> Texts:
+    """The :class:`Texts` of ``lang``."""
+    return Texts(lang)
+
 
 #: Weekday names, Monday first.
-WEEKDAYS = {
-    "de": ["Montag", "Dienstag", "Mittwoch", "Donnerstag", "Freitag", "Samstag", "Sonntag"],
-    "nl": ["maandag", "dinsdag", "woensdag", "donderdag", "vrijdag", "zaterdag", "zondag"],
-}
+WEEKDAYS_DE = [N_("Montag"), N_("Dienstag"), N_("Mittwoch"), N_("Donnerstag"), N_("Freitag"), N_("Samstag"),
+               N_("Sonntag")]
 
-#: The service's own sentences, by key and language (German is the original).
-TEXTS: dict[str, dict[str, str]] = {
-    "not_your_turn": {
-        "de": "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}",
-        "nl": "je bent in deze ronde niet aan de beurt; je zet is niet opgeslagen.{who}"},
-    "who_moves": {"de": " Am Zug: {names}, bis zum ZAT {zat}.", "nl": " Aan de beurt: {names}, tot de ZAT {zat}."},
-    "partie_over": {"de": "diese Partie ist beendet.", "nl": "deze partij is afgelopen."},
-    "partie_waits": {"de": "diese Partie beginnt erst, wenn die Partie davor beendet ist.",
-                     "nl": "deze partij begint pas als de partij ervoor is afgelopen."},
-    "league_over": {"de": "die Liga {league} ist beendet.", "nl": "de competitie {league} is afgelopen."},
-    "game_over": {"de": "Die Partie ist beendet: die Liga {league} ist zu Ende, deine Mail wurde nicht als Zug "
-                        "gewertet. Der Endstand:",
-                  "nl": "De partij is afgelopen: de competitie {league} is voorbij, je mail is niet als zet "
-                        "geteld. De eindstand:"},
-    "late": {"de": "deine Mail kam nach dem ZAT der Runde {round} ({zat}) und wird nicht mehr gewertet. "
-                   "Sie bleibt für den Spielleiter gespeichert.",
-             "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) en telt niet meer. "
-                   "Hij blijft voor de spelleider bewaard."},
-    "after_delayed_zat": {
-        "de": "deine Mail kam nach dem ZAT der Runde {round} ({zat}) an, bevor der Bot diese Runde auswerten "
-              "konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem ZAT, für Runde {next}.",
-        "nl": "je mail kwam na de deadline (ZAT) van ronde {round} ({zat}) binnen, voordat de bot die ronde kon "
-              "uitwerken (hij was gestoord). Hij telt daarom, zoals elke mail na de ZAT, voor ronde {next}."},
-    "joined_later": {"de": "du spielst in {league} erst ab Runde {joined} mit; der Spielleiter hat Runde {round} "
-                           "zurückgesetzt, und sie zählt für dich weiter als NMR (wie bei deiner Anmeldung). "
-                           "Deine Mail wird daher nicht gewertet; sie bleibt für den Spielleiter gespeichert. "
-                           "Schick deine Züge für Runde {joined} bitte, wenn die Runde offen ist.",
-                     "nl": "je speelt in {league} pas mee vanaf ronde {joined}; de spelleider heeft ronde {round} "
-                           "teruggezet, en die telt voor jou nog steeds als NMR (zoals bij je aanmelding). "
-                           "Je mail telt daarom niet; hij blijft voor de spelleider bewaard. Stuur je zetten "
-                           "voor ronde {joined} graag als die ronde open is."},
-    "no_partie": {"de": "Für diese Züge ist keine Partie angegeben: bitte 'Partie {first}:' o. ä. davor "
-                        "schreiben ({moves}).",
-                  "nl": "Bij deze zetten staat geen partij: schrijf er 'Partie {first}:' voor ({moves})."},
-    "unknown_partie": {"de": "Eine Partie {partie} gibt es in {league} nicht (Partien: {names}).",
-                       "nl": "Een partij {partie} bestaat niet in {league} (partijen: {names})."},
-    "partie_note": {"de": "Partie {name}: {why}", "nl": "Partij {name}: {why}"},
-    "no_move_found": {"de": "kein Zug gefunden.", "nl": "geen zet gevonden."},
-    "unread_lines": {"de": "Zeilen, die ich nicht als Zug lesen konnte: {lines}. Hilfe zur Notation steht "
-                           "in der Startmail (schick HILFE).",
-                     "nl": "Regels die ik niet als zet kon lezen: {lines}. Hulp bij de notatie staat in de "
-                           "startmail (stuur HELP)."},
-    "none": {"de": "keine", "nl": "geen"},
-    "subject_start": {"de": "{league}: Spielbeginn", "nl": "{league}: start van het spel"},
-    "subject_welcome": {"de": "{league}: Willkommen", "nl": "{league}: welkom"},
-    "subject_auswertung": {"de": "{league}: Auswertung Runde {round}", "nl": "{league}: uitslag ronde {round}"},
-    "subject_final": {"de": "{league}: Schlussauswertung Runde {round}",
-                      "nl": "{league}: einduitslag ronde {round}"},
-    "subject_reminder": {"de": "{league}: Erinnerung an den ZAT der Runde {round}",
-                         "nl": "{league}: herinnering aan de deadline van ronde {round}"},
-    "reminder": {"de": "für Runde {round} von {league} fehlen noch deine Züge ({partien}).\nZAT: {zat}\n\n"
-                       "Ohne Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis.",
-                 "nl": "voor ronde {round} van {league} ontbreken nog je zetten ({partien}).\nDeadline (ZAT): "
-                       "{zat}\n\nZonder zet krijg je een NMR. Geen herinneringen meer: VAKANTIE van-tot."},
-    "partie_one": {"de": "Partie {names}", "nl": "partij {names}"},
-    "partie_many": {"de": "Partien {names}", "nl": "partijen {names}"},
-    "standings_title": {"de": "Wertung {league}:", "nl": "Stand {league}:"},
-    "standings_row": {"de": "{rank:>3}. {name:<24} {points:>5}  ({rounds} Runden gespielt)",
-                      "nl": "{rank:>3}. {name:<24} {points:>5}  ({rounds} rondes gespeeld)"},
-    "next_zat": {"de": "Nächster ZAT: {zat}", "nl": "Volgende deadline (ZAT): {zat}"},
-    "gm_name": {"de": "Spielleiter", "nl": "Spelleider"},
-    "cmd_which_round": {"de": "Welche Runde? Bitte so: AUSWERTUNG 3", "nl": "Welke ronde? Zo graag: UITSLAG 3"},
-    "cmd_no_report": {"de": "Eine Auswertung der Runde {n} gibt es für dich nicht.",
-                      "nl": "Een uitslag van ronde {n} is er voor jou niet."},
-    "cmd_not_adjudicated": {"de": "Die Runde {n} von {league} ist noch nicht ausgewertet.",
-                            "nl": "Ronde {n} van {league} is nog niet uitgewerkt."},
-    "copy_subject": {"de": "Kopie: {subject}", "nl": "Kopie: {subject}"},
-    "cmd_no_leave": {"de": "In {league} kann man nicht per Mail austreten; bitte schreib dem Spielleiter.",
-                     "nl": "Uit {league} kun je niet per mail stoppen; schrijf de spelleider."},
-    "cmd_left": {"de": "du bist aus {league} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder einsteigen.",
-                 "nl": "je bent afgemeld bij {league}. Jammer! Met ANMELDEN kun je altijd weer meedoen."},
-    "cmd_away_end": {"de": "dein Urlaub ist beendet: du bekommst wieder Erinnerungen.",
-                     "nl": "je vakantie is voorbij: je krijgt weer herinneringen."},
-    "cmd_away_how": {"de": "Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE).",
-                     "nl": "Zo graag: VAKANTIE 24.12.2026-06.01.2027 (of VAKANTIE EINDE)."},
-    "cmd_away_date": {"de": "Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027",
-                      "nl": "Die datum begrijp ik niet. Zo graag: VAKANTIE 24.12.2026-06.01.2027"},
-    "cmd_away_order": {"de": "Das Ende liegt vor dem Anfang.", "nl": "Het einde ligt voor het begin."},
-    "cmd_away_set": {"de": "Urlaub eingetragen: {start} bis {end}. In der Zeit schicke ich keine Erinnerungen; "
-                           "Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR.",
-                     "nl": "Vakantie genoteerd: {start} tot {end}. In die tijd stuur ik geen herinneringen; "
-                           "zetten die je vooraf stuurt tellen gewoon. Zonder zet krijg je een NMR."},
-    "cmd_address_how": {"de": "Bitte so: ADRESSE neu@example.org", "nl": "Zo graag: ADRES nieuw@example.org"},
-    "cmd_address_taken": {"de": "{new} gehört in {league} schon jemand anderem.",
-                          "nl": "{new} hoort in {league} al bij iemand anders."},
-    "cmd_address_set": {"de": "Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen "
-                              "schicken ({all}).",
-                        "nl": "Uitslagen gaan vanaf nu naar {new}. Zetten kun je van al je adressen sturen ({all})."},
-    "cmd_already_joined": {"de": "du bist in {league} schon angemeldet.", "nl": "je doet al mee in {league}."},
-    "code_forged": {"de": "eine Mail mit deiner Adresse {addr} als Absender kam, aber der Mailserver bestätigt diesen "
-                          "Absender nicht ({why}): sie ist wohl gefälscht und wurde nicht gewertet; nichts wurde "
-                          "verändert. Warst du es doch, schreib deinen persönlichen Code in eine eigene Zeile "
-                          "('Code: ...') oder melde dich beim Spielleiter.",
-                    "nl": "er kwam een mail met jouw adres {addr} als afzender, maar de mailserver bevestigt die "
-                          "afzender niet ({why}): hij is waarschijnlijk vervalst en telt niet; er is niets "
-                          "veranderd. Was jij het toch, zet dan je persoonlijke code op een eigen regel "
-                          "('Code: ...') of meld je bij de spelleider."},
-    "code_missing": {"de": "eine Mail von {addr} kam ohne deinen persönlichen Code und wurde nicht gewertet; nichts "
-                           "wurde verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du "
-                           "das nicht, melde dich beim Spielleiter.",
-                     "nl": "er kwam een mail van {addr} zonder je persoonlijke code; hij telt niet en er is niets "
-                           "veranderd. Zet je code op een eigen regel: 'Code: ...'. Was jij het niet, meld je dan "
-                           "bij de spelleider."},
-    "code_wrong": {"de": "eine Mail von {addr} kam mit einem falschen Code und wurde nicht gewertet; nichts wurde "
-                         "verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst du das "
-                         "nicht, melde dich beim Spielleiter.",
-                   "nl": "er kwam een mail van {addr} met een verkeerde code; hij telt niet en er is niets "
-                         "veranderd. Zet je code op een eigen regel: 'Code: ...'. Was jij het niet, meld je dan "
-                         "bij de spelleider."},
-    "subject_not_counted": {"de": "{league}: Mail nicht gewertet", "nl": "{league}: mail telt niet"},
-    "unknown_sender": {
-        "de": "diese Adresse ist bei keiner laufenden Liga angemeldet; deine Mail wurde nicht als Zug gewertet. "
-              "Bitte schreib von deiner angemeldeten Adresse oder melde dich beim Spielleiter.",
-        "nl": "dit adres is bij geen lopende competitie aangemeld; je mail is niet als zet geteld. Schrijf "
-              "vanaf je aangemelde adres of neem contact op met de spelleider."},
-    "named_by_unknown": {
-        "de": "von der unbekannten Adresse {addr} kam eine Mail, die dich nennt. Sie wurde nicht gewertet und "
-              "hat nichts verändert. Warst du das nicht, musst du nichts tun.",
-        "nl": "van het onbekende adres {addr} kwam een mail waarin je naam staat. Hij is niet geteld en heeft "
-              "niets veranderd. Was jij het niet, dan hoef je niets te doen."},
-    "subject_notice": {"de": "{league}: Hinweis", "nl": "{league}: melding"},
-    "mail_too_big": {"de": "deine Mail war zu groß ({size} MB, höchstens {limit} MB) und wurde nicht gelesen; nichts "
-                           "wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge.",
-                     "nl": "je mail was te groot ({size} MB, hoogstens {limit} MB) en is niet gelezen; er is niets "
-                           "veranderd. Stuur je zetten als eenvoudige tekstmail zonder bijlagen."},
-    "mail_unreadable": {"de": "deine Mail (Betreff: {subject}) konnte ich nicht lesen: {why}. Sie wurde nicht gewertet "
-                              "und hat nichts verändert; sie bleibt für den Spielleiter gespeichert. Bitte schick "
-                              "deine Züge noch einmal als einfache Textmail.",
-                        "nl": "je mail (onderwerp: {subject}) kon ik niet lezen: {why}. Hij telt niet en heeft niets "
-                              "veranderd; hij blijft voor de spelleider bewaard. Stuur je zetten nog eens als "
-                              "eenvoudige tekstmail."},
-    "empty_subject": {"de": "(leer)", "nl": "(leeg)"},
-    "what_player": {"de": "Züge oder Befehle für {league}", "nl": "zetten of opdrachten voor {league}"},
-    "auth_summary": {"de": "zwischen {first} und {last} kamen {n} {mails} ({what}) ohne den richtigen Code oder mit "
-                           "gefälschtem Absender, von: {senders}. Keine wurde ausgeführt oder gewertet; nichts wurde "
-                           "verändert.",
-                     "nl": "tussen {first} en {last} kwamen er {n} {mails} ({what}) zonder de juiste code of met een "
-                           "vervalste afzender, van: {senders}. Geen ervan is uitgevoerd of geteld; er is niets "
-                           "veranderd."},
-    "mail_one": {"de": "Mail", "nl": "mail"},
-    "mail_many": {"de": "Mails", "nl": "mails"},
-    "auth_line": {"de": "  - {when}, von {sender}: {why}", "nl": "  - {when}, van {sender}: {why}"},
-    "auth_earlier": {"de": "  ... und {n} frühere", "nl": "  ... en {n} eerdere"},
-    "auth_guessing": {"de": "Das sind mehr als ein paar Tippfehler: vermutlich versucht jemand, deinen Code zu raten. "
-                            "Dein richtiger Code gilt weiter. Ist er kurz oder leicht zu erraten, bitte den "
-                            "Spielleiter um einen neuen.",
-                      "nl": "Dat zijn meer dan een paar tikfouten: waarschijnlijk probeert iemand je code te raden. "
-                            "Je juiste code blijft geldig. Is hij kort of makkelijk te raden, vraag de spelleider "
-                            "dan om een nieuwe."},
-    "why_code missing": {"de": "ohne Code", "nl": "zonder code"},
-    "why_code wrong": {"de": "falscher Code", "nl": "verkeerde code"},
-    "why_sender": {"de": "Absender vom Mailserver nicht bestätigt ({why})",
-                   "nl": "afzender niet bevestigd door de mailserver ({why})"},
-    "clock": {"de": "{dt:%d.%m. %H:%M} Uhr", "nl": "{dt:%d-%m %H:%M}"},
-    "more_in_summary": {"de": "Kommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
-                              "zusammen.",
-                        "nl": "Komen er het komende uur meer van zulke mails, dan vat ik ze samen in één bericht."},
+
+def weekday(lang: str, index: int) -> str:
+    """The name of weekday ``index`` (Monday 0) in ``lang``."""
+    return texts(lang).gettext(WEEKDAYS_DE[index])
+
+
+#: The service's own sentences by key: the German text is the msgid, the translations are in
+#: the catalogs ``translations/<lang>/LC_MESSAGES/messages.po``.
+TEXTS: dict[str, str] = {
+    "not_your_turn": N_("du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}"),
+    "who_moves": N_(" Am Zug: {names}, bis zum ZAT {zat}."),
+    "partie_over": N_("diese Partie ist beendet."),
+    "partie_waits": N_("diese Partie beginnt erst, wenn die Partie davor beendet ist."),
+    "league_over": N_("die Liga {league} ist beendet."),
+    "game_over": N_("Die Partie ist beendet: die Liga {league} ist zu Ende, deine Mail wurde nicht als Zug "
+                    "gewertet. Der Endstand:"),
+    "late": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) und wird nicht mehr gewertet. "
+              "Sie bleibt für den Spielleiter gespeichert."),
+    "after_delayed_zat": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) an, bevor der Bot diese Runde "
+                            "auswerten konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem ZAT, "
+                            "für Runde {next}."),
+    "joined_later": N_("du spielst in {league} erst ab Runde {joined} mit; der Spielleiter hat Runde {round} "
+                      "zurückgesetzt, und sie zählt für dich weiter als NMR (wie bei deiner Anmeldung). "
+                      "Deine Mail wird daher nicht gewertet; sie bleibt für den Spielleiter gespeichert. "
+                      "Schick deine Züge für Runde {joined} bitte, wenn die Runde offen ist."),
+    "no_partie": N_("Für diese Züge ist keine Partie angegeben: bitte 'Partie {first}:' o. ä. davor "
+                   "schreiben ({moves})."),
+    "unknown_partie": N_("Eine Partie {partie} gibt es in {league} nicht (Partien: {names})."),
+    "partie_note": N_("Partie {name}: {why}"),
+    "no_move_found": N_("kein Zug gefunden."),
+    "unread_lines": N_("Zeilen, die ich nicht als Zug lesen konnte: {lines}. Hilfe zur Notation steht in der "
+                      "Startmail (schick HILFE)."),
+    "none": N_("keine"),
+    "subject_start": N_("{league}: Spielbeginn"),
+    "subject_welcome": N_("{league}: Willkommen"),
+    "subject_auswertung": N_("{league}: Auswertung Runde {round}"),
+    "subject_final": N_("{league}: Schlussauswertung Runde {round}"),
+    "subject_reminder": N_("{league}: Erinnerung an den ZAT der Runde {round}"),
+    "reminder": N_("für Runde {round} von {league} fehlen noch deine Züge ({partien}).\nZAT: {zat}\n\nOhne "
+                  "Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis."),
+    "partie_one": N_("Partie {names}"),
+    "partie_many": N_("Partien {names}"),
+    "standings_title": N_("Wertung {league}:"),
+    "next_zat": N_("Nächster ZAT: {zat}"),
+    "gm_name": N_("Spielleiter"),
+    "cmd_which_round": N_("Welche Runde? Bitte so: AUSWERTUNG 3"),
+    "cmd_no_report": N_("Eine Auswertung der Runde {n} gibt es für dich nicht."),
+    "cmd_not_adjudicated": N_("Die Runde {n} von {league} ist noch nicht ausgewertet."),
+    "copy_subject": N_("Kopie: {subject}"),
+    "cmd_no_leave": N_("In {league} kann man nicht per Mail austreten; bitte schreib dem Spielleiter."),
+    "cmd_left": N_("du bist aus {league} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder "
+                  "einsteigen."),
+    "cmd_away_end": N_("dein Urlaub ist beendet: du bekommst wieder Erinnerungen."),
+    "cmd_away_how": N_("Bitte so: URLAUB 24.12.2026-06.01.2027 (oder URLAUB ENDE)."),
+    "cmd_away_date": N_("Das Datum verstehe ich nicht. Bitte so: URLAUB 24.12.2026-06.01.2027"),
+    "cmd_away_order": N_("Das Ende liegt vor dem Anfang."),
+    "cmd_away_set": N_("Urlaub eingetragen: {start} bis {end}. In der Zeit schicke ich keine Erinnerungen; "
+                      "Züge, die du vorher schickst, zählen wie immer. Ohne Zug gibt es ein NMR."),
+    "cmd_address_how": N_("Bitte so: ADRESSE neu@example.org"),
+    "cmd_address_taken": N_("{new} gehört in {league} schon jemand anderem."),
+    "cmd_address_set": N_("Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen "
+                         "schicken ({all})."),
+    "cmd_already_joined": N_("du bist in {league} schon angemeldet."),
+    "code_forged": N_("eine Mail mit deiner Adresse {addr} als Absender kam, aber der Mailserver bestätigt "
+                     "diesen Absender nicht ({why}): sie ist wohl gefälscht und wurde nicht gewertet; "
+                     "nichts wurde verändert. Warst du es doch, schreib deinen persönlichen Code in eine "
+                     "eigene Zeile ('Code: ...') oder melde dich beim Spielleiter."),
+    "code_missing": N_("eine Mail von {addr} kam ohne deinen persönlichen Code und wurde nicht gewertet; "
+                      "nichts wurde verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. "
+                      "Warst du das nicht, melde dich beim Spielleiter."),
+    "code_wrong": N_("eine Mail von {addr} kam mit einem falschen Code und wurde nicht gewertet; nichts "
+                    "wurde verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. Warst "
+                    "du das nicht, melde dich beim Spielleiter."),
+    "subject_not_counted": N_("{league}: Mail nicht gewertet"),
+    "unknown_sender": N_("diese Adresse ist bei keiner laufenden Liga angemeldet; deine Mail wurde nicht als "
+                        "Zug gewertet. Bitte schreib von deiner angemeldeten Adresse oder melde dich beim "
+                        "Spielleiter."),
+    "named_by_unknown": N_("von der unbekannten Adresse {addr} kam eine Mail, die dich nennt. Sie wurde nicht "
+                          "gewertet und hat nichts verändert. Warst du das nicht, musst du nichts tun."),
+    "subject_notice": N_("{league}: Hinweis"),
+    "mail_too_big": N_("deine Mail war zu groß ({size} MB, höchstens {limit} MB) und wurde nicht gelesen; "
+                      "nichts wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge."),
+    "mail_unreadable": N_("deine Mail (Betreff: {subject}) konnte ich nicht lesen: {why}. Sie wurde nicht "
+                         "gewertet und hat nichts verändert; sie bleibt für den Spielleiter gespeichert. Bitte "
+                         "schick deine Züge noch einmal als einfache Textmail."),
+    "empty_subject": N_("(leer)"),
+    "what_player": N_("Züge oder Befehle für {league}"),
+    "auth_summary": N_("zwischen {first} und {last} kamen {n} {mails} ({what}) ohne den richtigen Code oder "
+                      "mit gefälschtem Absender, von: {senders}. Keine wurde ausgeführt oder gewertet; "
+                      "nichts wurde verändert."),
+    "mail_one": N_("Mail"),
+    "mail_many": N_("Mails"),
+    "auth_line": N_("  - {when}, von {sender}: {why}"),
+    "auth_earlier": N_("  ... und {n} frühere"),
+    "auth_guessing": N_("Das sind mehr als ein paar Tippfehler: vermutlich versucht jemand, deinen Code zu "
+                       "raten. Dein richtiger Code gilt weiter. Ist er kurz oder leicht zu erraten, bitte den "
+                       "Spielleiter um einen neuen."),
+    "why_code missing": N_("ohne Code"),
+    "why_code wrong": N_("falscher Code"),
+    "why_sender": N_("Absender vom Mailserver nicht bestätigt ({why})"),
+    "clock": N_("{dt:%d.%m. %H:%M} Uhr"),
+    "more_in_summary": N_("Kommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
+                         "zusammen."),
 }
 
 
@@ -200,31 +219,33 @@ def gm_language(options: Mapping[str, Any] | None) -> str:
 
 
 def tr(lang: str, key: str, **kw: Any) -> str:
-    """The sentence ``key`` in ``lang`` (German when there is no translation)."""
-    texts = TEXTS[key]
-    return texts.get(lang, texts[DEFAULT]).format(**kw)
+    """The sentence ``key`` of :data:`TEXTS` in ``lang`` (German when there is no translation)."""
+    return texts(lang).gettext(TEXTS[key], **kw)
 
 
-#: Dutch for the one-line reasons why a mail could not be read (bot.mail.message writes
-#: them in German for the game master's records).
-_UNREADABLE_NL = [
-    (r"sie besteht aus zu vielen ineinander verschachtelten Teilen \(mehr als (\d+)\)",
-     r"hij bestaat uit te veel in elkaar geneste delen (meer dan \1)"),
-    (r"sie besteht aus zu vielen Teilen \(mehr als (\d+)\)", r"hij bestaat uit te veel delen (meer dan \1)"),
-    (r"sie ist zu tief verschachtelt.*", "hij is te diep genest (te veel delen in elkaar)"),
-    (r"ihr Aufbau \(MIME\) ist fehlerhaft \((\w+)\)", r"zijn opbouw (MIME) is fout (\1)"),
-    (r"ihr Text ließ sich nicht (?:entschlüsseln|lesen) \((\w+)\)", r"zijn tekst was niet te lezen (\1)"),
-    (r"sie ist sehr groß \((\d+) KB\), und ihr Anfang enthält keinen Text",
-     r"hij is erg groot (\1 KB) en het begin bevat geen tekst"),
+#: The one-line reasons why a mail could not be read, as bot.mail.message writes them (in
+#: German, for the game master's records); :func:`unreadable_reason` finds the one a reason
+#: is and gives it in another language from the catalog.
+UNREADABLE = [
+    N_("sie besteht aus zu vielen ineinander verschachtelten Teilen (mehr als {n})"),
+    N_("sie besteht aus zu vielen Teilen (mehr als {n})"),
+    N_("sie ist zu tief verschachtelt (zu viele ineinander steckende Teile)"),
+    N_("ihr Aufbau (MIME) ist fehlerhaft ({error})"),
+    N_("ihr Text ließ sich nicht entschlüsseln ({error})"),
+    N_("ihr Text ließ sich nicht lesen ({error})"),
+    N_("sie ist sehr groß ({kb} KB), und ihr Anfang enthält keinen Text"),
 ]
 
 
 def unreadable_reason(why: str, lang: str) -> str:
     """``why`` (a German reason from :mod:`bot.mail.message`) in ``lang``; unchanged when
-    ``lang`` is German or the reason is not known."""
-    if lang == "nl":
-        import re
-        for pattern, repl in _UNREADABLE_NL:
-            if re.fullmatch(pattern, why or ""):
-                return re.sub(pattern, repl, why)
+    ``lang`` is German or the reason is not one of :data:`UNREADABLE`."""
+    import re
+    if lang == DEFAULT:
+        return why
+    for msgid in UNREADABLE:
+        pattern = re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>.+?)", re.escape(msgid))
+        m = re.fullmatch(pattern, why or "")
+        if m:
+            return texts(lang).gettext(msgid, **m.groupdict())
     return why

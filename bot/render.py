@@ -3,6 +3,8 @@ No game rules here: the templates get the game's report and public view as data.
 
 from __future__ import annotations
 
+import re
+import textwrap
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -11,9 +13,7 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from bot import TEMPLATE_DIR
-from bot.i18n import DEFAULT, WEEKDAYS as _WEEKDAYS
-
-WEEKDAYS = _WEEKDAYS["de"]
+from bot.i18n import DEFAULT, WEEKDAYS_DE as WEEKDAYS, texts, translation, weekday
 
 
 def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
@@ -23,46 +23,72 @@ def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
         return "–"
     local = when.astimezone(ZoneInfo(tz))
     off = local.strftime("%z")
-    if lang == "nl":
-        return f"{_WEEKDAYS['nl'][local.weekday()]} {local:%d-%m-%Y, %H:%M} uur (UTC{off[:3]}:{off[3:]})"
-    return f"{WEEKDAYS[local.weekday()]}, {local:%d.%m.%Y, %H:%M} Uhr (UTC{off[:3]}:{off[3:]})"
+    return texts(lang).gettext("{weekday}, {dt:%d.%m.%Y, %H:%M} Uhr (UTC{offset})", weekday=weekday(lang, local.weekday()),
+                               dt=local, offset=f"{off[:3]}:{off[3:]}")
 
 
-def format_arrival(when: str | datetime | None, tz: str) -> str:
+def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) -> str:
     """An arrival time to the second in the league's time zone: ``06.12.2026, 20:03:15 Uhr``
     (template filter ``ankunft``: ``{{ iso|ankunft(league.timezone) }}``)."""
     if not when:
         return "–"
     if isinstance(when, str):
         when = datetime.fromisoformat(when)
-    return f"{when.astimezone(ZoneInfo(tz)):%d.%m.%Y, %H:%M:%S} Uhr"
+    return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr", dt=when.astimezone(ZoneInfo(tz)))
+
+
+#: what a line break must not split: a parenthesis of up to 60 characters, a list of single
+#: letters ("C E K R U Z", a rack or the letters of a round), a field and its letter ("A2 B")
+_KEEP = re.compile(r"\([^()\n]{1,60}\)|(?<![^\s(])(?:[A-ZÄÖÜ?*/] ){2,}[A-ZÄÖÜ?*/](?![^\s).,;:])"
+                   r"|\b[A-Z]\d{1,2} [A-ZÄÖÜ](?![^\s.,;:])")
+
+
+def wrap(text: str, width: int = 72) -> str:
+    """``text`` wrapped at ``width`` (each line on its own, as jinja's ``wordwrap``; an
+    indented line is left alone) but never inside a short parenthesis or a list of letters
+    (template filter ``wrap``)."""
+    kept = _KEEP.sub(lambda m: m.group(0).replace(" ", "\u00a0"), str(text))
+    lines = [line if line[:1].isspace() else  # an indented line (a listing, a board) stays as it is
+             textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) or ""
+             for line in kept.split("\n")]
+    return "\n".join(lines).replace("\u00a0", " ")
 
 
 def _cell(text: str, width: int = 4) -> str:
     return text.ljust(width)
 
 
-@lru_cache(maxsize=1)
-def environment() -> Environment:
+def environment(lang: str = DEFAULT) -> Environment:
+    """The jinja environment of ``lang`` (one per language, made once)."""
+    return _environment(lang)
+
+
+@lru_cache(maxsize=None)
+def _environment(lang: str) -> Environment:
+    """The jinja environment of ``lang``: the templates with jinja2's ``i18n`` extension and
+    the gettext catalog of ``lang`` installed (``{{ _("Runde %(n)s", n=3) }}``,
+    ``{{ ngettext("%(num)s Stein", "%(num)s Steine", n) }}``, ``{% trans %}``; newstyle:
+    the placeholders are filled by the call, and ``%`` in a message is written ``%%``)."""
     env = Environment(loader=FileSystemLoader(str(TEMPLATE_DIR)), undefined=StrictUndefined,
                       autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
-                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+                      trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                      extensions=["jinja2.ext.i18n"])
+    env.install_gettext_translations(translation(lang), newstyle=True)
     env.filters["cell"] = _cell
+    env.filters["wrap"] = wrap
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
-    env.filters["ankunft"] = format_arrival
+    env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
+    env.globals["lang"] = lang
     return env
 
 
 def render(template: str, lang: str = DEFAULT, **context: Any) -> str:
-    """Render ``templates/<name>`` with ``context``; StrictUndefined: a missing key raises.
-    For another language than German, ``templates/<lang>/<name>`` is used when it exists
-    (bot.i18n); ``lang`` is passed to the template too."""
+    """Render ``templates/<name>`` in ``lang`` (its gettext catalog, bot.i18n) with
+    ``context``; StrictUndefined: a missing key raises. ``lang`` is passed to the template too."""
     return template_for(template, lang).render(lang=lang, **context)
 
 
 def template_for(template: str, lang: str = DEFAULT):
-    """The jinja template ``template`` in ``lang`` (``<lang>/<template>`` first)."""
-    env = environment()
-    if lang != DEFAULT:
-        return env.select_template([f"{lang}/{template}", template])
-    return env.get_template(template)
+    """The jinja template ``template`` in ``lang``: one template for every language, the
+    texts from the catalog of ``lang``."""
+    return environment(lang).get_template(template)

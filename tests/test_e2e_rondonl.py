@@ -48,8 +48,13 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     conf = server_config(tmp_path / "spielleiter.toml", dovecot, smtpd, user)
     first_zat = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
     assert main(["league", "create", str(_league(tmp_path / "liga.toml", first_zat)), "--config", str(conf)]) == 0
-    starts = {m.rcpt_tos[0]: text_of(m.raw) for m in smtpd.messages}
-    assert all(header(m.raw, "Subject") == "RONDO-E2E: start van het spel" for m in smtpd.messages)
+    # the players' start mails in Dutch; the game master's mail about the new league in German
+    gm = [m for m in smtpd.messages if m.rcpt_tos == ["gm@example.org"]]
+    assert [header(m.raw, "Subject") for m in gm] == ["RONDO-E2E: Liga angelegt"]
+    assert "Sprache der Spieler: Niederländisch" in text_of(gm[0].raw)
+    players = [m for m in smtpd.messages if m not in gm]
+    starts = {m.rcpt_tos[0]: text_of(m.raw) for m in players}
+    assert all(header(m.raw, "Subject") == "RONDO-E2E: start van het spel" for m in players)
     lex = load("nl")
     name_of = {e: n for n, e in PLAYERS}
 
@@ -87,7 +92,7 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     out = poll()
     acks = {m.rcpt_tos[0]: text_of(m.raw) for m in out if header(m.raw, "Subject").startswith("Re:")}
     assert set(acks) == set(hands)
-    assert all("Openingswoord" in a for a in acks.values())
+    assert all("openingswoord" in a for a in acks.values())
     reports = [m for m in out if _is_report(m, 1)]
     assert sorted(m.rcpt_tos[0] for m in reports) == sorted(list(hands) + ["gm@example.org"])  # ended early
     view, part, hands = state()
@@ -180,7 +185,7 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert len(final) == 3  # the players' copies in Dutch; the GM's in German:
     assert [m.rcpt_tos for m in smtpd.messages if "Schlussauswertung" in header(m.raw, "Subject")] == [["gm@example.org"]]
     text = text_of(final[0].raw)
-    assert "Eindstand" in text and "streep/strepen" in text
+    assert "Eindstand" in text and re.search(r"\b(\d+ strepen|1 streep)\b", text) and "streep/strepen" not in text
     msg = email.message_from_bytes(final[0].raw, policy=email.policy.default)
     html = msg.get_body(("html",)).get_content()
     assert "<th" in html and "Strepen" in html and 'lang="nl"' in html
@@ -188,7 +193,9 @@ def test_rondo_original_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
 
 def _is_report(msg, n):
     """An Auswertung of round n: Dutch for the players, German for the GM (gm_language)."""
-    return re.search(rf"(?i)(uitslag|auswertung) (ronde|runde) {n}$", header(msg.raw, "Subject")) is not None
+    # RONDO's rounds are turns: round 1 is the opening, round n turn n - 1 (issue 24)
+    want = r"(uitslag van de opening|auswertung der eröffnung)$" if n == 1 else rf"(uitslag|auswertung|na|nach) (beurt|zug) {n - 1}$"
+    return re.search(rf"(?i){want}", header(msg.raw, "Subject")) is not None
 
 
 def _val(c):

@@ -96,7 +96,7 @@ def test_typdom_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     acks = {m.rcpt_tos[0]: " ".join(text_of(m.raw).split()) for m in smtpd.messages[before:]}
     assert sorted(acks) == [a, b, d]
     assert "gültig: NAHT + TEXT (5 Steine)" in acks[a] and "vor dir" not in acks[a].lower()
-    assert "gültig: NAHT (2 Steine)" in acks[b] and "Vor dir sind in dieser Runde 1 Spieler am Zug" in acks[b]
+    assert "gültig: NAHT (2 Steine)" in acks[b] and "Vor dir ist in dieser Runde noch ein Spieler am Zug" in acks[b]
     assert "gültig: Jolly von F5 getauscht, HERZ (3 Steine)" in acks[b]
     assert "gültig: kaufen: 1 Stein" in acks[d]
 

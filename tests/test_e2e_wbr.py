@@ -131,7 +131,7 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert "Wort im Bau" not in txt and "Fertige Wörter: SO" in txt
     assert "Hauptzug O13 O SO: falscher Platz" in txt
     assert "Schlusswertung (Bernd Becker hat alle Steine gelegt):" in txt
-    assert "Clara Conrad übrig: NR zahlt 2 = -2" in txt
+    assert "Clara Conrad übrig: N R zahlt 2 = -2" in txt
     view = _show(conf, capsys)
     assert view["status"] == "finished"
     assert {r["player"]: r["points"] for r in view["standings"]} == {a: -12, b: 8, c: 4}

@@ -195,7 +195,7 @@ def test_zat_extend_and_move_announced(env):
     sent = new_sent(md)
     for _, email in PLAYERS:
         mine = to(sent, email)
-        assert len(mine) == 1 and "neuer ZAT Runde 1" in header(mine[0], "Subject")
+        assert len(mine) == 1 and "neuer ZAT der Runde 1" in header(mine[0], "Subject")
         assert "Neuer ZAT:" in text_of(mine[0])
     assert len(to(sent, GM)) == 1 and "ZAT der Runde 1" in text_of(to(sent, GM)[0])
     # a German date-time in the league's time zone
@@ -261,7 +261,8 @@ def test_process_now(env):
     sent = new_sent(md)
     for _, email in PLAYERS:
         subjects = [header(r, "Subject") for r in to(sent, email)]
-        assert f"{LIGA}: Auswertung Runde 1" in subjects and f"{LIGA}: Runde 1 ausgewertet" in subjects
+        # the Auswertung is the news: no second mail that only says it will come (issue 24)
+        assert f"{LIGA}: Auswertung Runde 1" in subjects and f"{LIGA}: Runde 1 ausgewertet" not in subjects
     assert any("Runde 1 von Test-Rondo ausgewertet" in text_of(r) for r in to(sent, GM))
 
 
@@ -571,5 +572,5 @@ def test_monoscrabble_set_move_process_and_rollback_via_functions(tmp_path, db_u
     with db.session() as s:
         assert s.scalar(select(League)).paused
         assert {r.status for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung"))} == {"failed"}
-        assert len(s.scalars(select(OutboxMail).where(OutboxMail.kind == "gm")).all()) == 1 + 3 + 3
+        assert len(s.scalars(select(OutboxMail).where(OutboxMail.kind == "gm")).all()) == 1 + 3  # SETZE, ZURUECK (AUSWERTEN sends no notice: the Auswertung is the news)
     db.dispose()

@@ -1,11 +1,12 @@
-"""Languages of the mails (bot/i18n.py, bot/render.py): league language, per-language
-templates with German fallback, Dutch ZATs, the service's own sentences."""
+"""Languages of the mails (bot/i18n.py, bot/render.py): league language, one template per
+mail with the gettext catalog of the language, Dutch ZATs, the service's own sentences,
+and the catalogs complete (every message of the code and the templates translated)."""
 
 from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from bot.i18n import TEXTS, gm_language, language, league_language, tr
+from bot.i18n import gm_language, language, league_language, tr
 from bot.render import format_zat, render
 
 
@@ -16,9 +17,25 @@ def test_language_codes():
     assert gm_language({"language": "nl"}) == "de" and gm_language({"gm_language": "nl"}) == "nl"
 
 
-def test_every_sentence_has_both_languages():
-    for key, texts in TEXTS.items():
-        assert set(texts) == {"de", "nl"}, key
+def test_every_message_is_in_every_catalog():
+    """CI fails on a message missing from a catalog: Babel extracts every message of the
+    code and the templates (babel.cfg, scripts/i18n) and each one is translated in every
+    ``translations/<lang>/LC_MESSAGES/messages.po``."""
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "scripts" / "i18n"
+    loader = importlib.machinery.SourceFileLoader("i18n_script", str(path))
+    spec = importlib.util.spec_from_loader("i18n_script", loader)
+    script = importlib.util.module_from_spec(spec)
+    loader.exec_module(script)
+    template = script.extract()
+    ids = {m.id if isinstance(m.id, str) else m.id[0] for m in template if m.id}
+    assert "Hallo %(name)s," in ids and "Montag" in ids and "{n} Strich" in ids  # templates and code
+    assert script.languages() == ["nl"]
+    assert script.problems("nl", template) == []
+
+
+def test_sentences_in_both_languages():
     assert tr("nl", "not_your_turn", who="").startswith("je bent in deze ronde niet aan de beurt")
     assert tr("de", "not_your_turn", who="") == "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert."
 
@@ -29,12 +46,12 @@ def test_zat_in_dutch_and_german():
     assert format_zat(when, "Europe/Berlin") == "Sonntag, 06.12.2026, 20:00 Uhr (UTC+01:00)"
 
 
-def test_templates_per_language_with_german_fallback():
+def test_one_template_for_every_language():
     nl = render("notice.txt.j2", "nl", name="Bram", body="x")
     de = render("notice.txt.j2", name="Bram", body="x")
     assert "Spelleider-bot" in nl and "Spielleiter-Bot" in de
-    # a template without a Dutch version falls back to the German one
-    assert render("monoscrabble/hilfe.txt", "nl") == render("monoscrabble/hilfe.txt")
+    from bot import TEMPLATE_DIR
+    assert not (TEMPLATE_DIR / "nl").exists()
     assert "Zo speel je RONDO" in render("rondonl/hilfe.txt", "nl")
     assert "So spielst du RONDO" in render("rondonl/hilfe.txt")
 
@@ -57,3 +74,23 @@ def test_every_unreadable_reason_has_dutch():
         nl = unreadable_reason(r, "nl")
         assert nl != r and not any(w in nl for w in ("sie ", "ihr ", "Teile", "Text")), nl
         assert unreadable_reason(r, "de") == r
+
+
+def test_plural_forms_from_the_catalogs():
+    from bot.i18n import texts
+    assert texts("de").ngettext("{n} Strich", "{n} Striche", 1) == "1 Strich"
+    assert texts("de").ngettext("{n} Strich", "{n} Striche", 0) == "0 Striche"
+    assert texts("nl").ngettext("{n} Strich", "{n} Striche", 1) == "1 streep"
+    assert texts("nl").ngettext("{n} Strich", "{n} Striche", 2) == "2 strepen"
+    assert render("rondonl/situation.txt.j2", "nl", phase="play", turn=2, word="", mine=None) == "beurt 3, rij leeg"
+
+
+def test_wrap_never_splits_a_letter_list_a_parenthesis_or_a_field():
+    from bot.render import wrap
+    text = "ungültig: X ist nicht unter den Buchstaben dieser Runde (C E K R U Z), bitte noch einmal"
+    for width in range(20, 60):
+        out = wrap(text, width)
+        assert "(C E K R U Z)" in out, out
+    out = wrap("Gelegt: A2 B, A6 E, B6 R, C6 E, F2 D, F3 H. 20 Wörter gelistet", 24)
+    assert all(pair in out for pair in ("A2 B", "A6 E", "B6 R", "C6 E", "F2 D", "F3 H")), out
+    assert wrap("  HAUS A1-A4      von links nach rechts, eine lange eingerückte Zeile", 20).startswith("  HAUS A1-A4      von")

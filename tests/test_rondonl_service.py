@@ -94,14 +94,16 @@ def test_german_rondo_league(tmp_path, env):
     deliver(db, md, cfg)
     sent = md.sent()[n:]
     ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
-    assert f"Hauptzug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
+    assert f"Zug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
     if best:
-        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte; dein Zug ist damit beendet" in ack
+        assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte\n" in ack
+        assert "Dein Zug ist damit beendet; der nächste Spieler ist am Zug." in ack  # said once, at the end
+        assert "ZAT:" not in ack.split("beendet;")[1]  # no old deadline for a finished turn
     assert "gezogen" not in ack  # the drawn card is not shown before the Auswertung
     after = _state(db)
     drawn = after["history"] and after["hands"][mover]
     assert after["turn"] == 1 and after["scores"][mover] == (best["score"] - 2 if best else -2)
-    reports = {header(m, "To"): text_of(m) for m in sent if "Auswertung Runde" in header(m, "Subject")}
+    reports = {header(m, "To"): text_of(m) for m in sent if "Auswertung Zug 1" in header(m, "Subject")}
     assert len(reports) == 3
     assert "Für den Tausch gezogen" in reports[email_of[mover]]
     assert all("Für den Tausch gezogen" not in t for e, t in reports.items() if e != email_of[mover])
@@ -112,7 +114,7 @@ def test_german_rondo_league(tmp_path, env):
     poll_once(db, cfg)
     deliver(db, md, cfg)
     stand = text_of(md.sent()[n])
-    assert "Wertung R-DE:" in stand and "Strich(e)" in stand
+    assert "Wertung R-DE:" in stand and "0 Striche" in stand
     # show --json: the row, turn, seats, hand sizes, marks, and every hand for the GM
     view = league_view(db, "R-DE")
     part = view["partien"][0]
@@ -146,7 +148,7 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     assert "Een uitslag van ronde 7 is er voor jou niet." in ask("UITSLAG 7")
     assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
     help_text = ask("HELP")
-    assert "VAKANTIE van-tot" in help_text and "ADRES nieuw@example.org" in help_text
+    assert "VAKANTIE 24.12.-06.01." in help_text and "ADRES nieuw@example.org" in help_text
     assert not any(w in help_text for w in ("Urlaub", "Befehle", "Runde"))
 
 

@@ -165,7 +165,10 @@ def test_permanent_failure_tells_the_gm_once(tmp_path, smtpd, db_url):
     with db.session() as s:
         rows = s.scalars(select(OutboxMail).order_by(OutboxMail.id)).all()
         starts = [r for r in rows if r.kind == "start"]
-        notices = [r for r in rows if r.kind == "gm-notice"]
+        # the GM's own mail about the new league (a gm-notice too) failed as well, and no
+        # notice about it followed: "no notice about a notice"
+        assert [r.subject for r in rows if r.key.endswith(":gm")] == ["Test-Rondo: Liga angelegt"]
+        notices = [r for r in rows if r.kind == "gm-notice" and not r.key.endswith(":gm")]
         assert all(r.status == "failed" for r in starts)
         assert sorted(r.to_addr for r in notices) == ["sl@example.org"] * 3
         from tests.helpers import text_of

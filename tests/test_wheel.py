@@ -58,6 +58,12 @@ def test_wheel_in_an_empty_venv_plays_a_round(wheel_venv, tmp_path):
                             "import bot; print(bot.TEMPLATE_DIR); print(bot.GRAMMAR_DIR); print(bot.MIGRATIONS_DIR)"],
                            cwd=run_dir, env=_env(tmp_path), capture_output=True, text=True, check=True).stdout
     assert all(str(wheel_venv) in line and "site-packages/bot/" in line for line in where.splitlines())
+    # the Dutch catalog is compiled into the wheel (setup.py's build step) and used from there
+    dutch = subprocess.run([str(wheel_venv / "bin" / "python"), "-c",
+                            "from bot.i18n import locale_dir, tr; print(tr('nl', 'partie_over')); "
+                            "print((locale_dir() / 'nl' / 'LC_MESSAGES' / 'messages.mo').is_file())"],
+                           cwd=run_dir, env=_env(tmp_path), capture_output=True, text=True, check=True).stdout
+    assert dutch.splitlines() == ["deze partij is afgelopen.", "True"]
 
     conf = run_dir / "spielleiter.toml"
     conf.write_text('[database]\nurl = "sqlite:///liga.sqlite"\n\n[maildir]\npath = "mail"\n', encoding="utf-8")

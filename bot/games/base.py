@@ -307,6 +307,9 @@ class GameRules(ABC):
     #: ``rounds`` (default 20) is the number of rounds, or for games that end by
     #: themselves (Typ-Dom: a player is out; see :meth:`finished`) an upper bound.
     fixed_rounds: int | None = None
+    #: True when each round after the opening is one player's turn (RONDO): the mails
+    #: then name the turn ("Auswertung Zug 3", the public view's ``turn``), not the round.
+    turn_rounds: bool = False
     #: Rounds of a league when its file gives none. None: the game ends by itself (a
     #: player is out, the deck is empty; see :meth:`finished`) and ``rounds`` in a
     #: league file is only an upper bound.

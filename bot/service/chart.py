@@ -25,6 +25,7 @@ from jinja2 import TemplateNotFound
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from bot.i18n import N_, texts
 from bot.render import environment, render
 from bot.storage.models import League, Partie, Result
 
@@ -91,12 +92,12 @@ def points_history(s: Session, league: League, upto: int | None = None) -> Histo
     return History(rounds, [Series(p.name, v) for p, v in series])
 
 
-def chart_title(game_name: str) -> str:
+def chart_title(game_name: str, lang: str = "de") -> str:
     """The caption of the chart: the game's ``<game>/chart_title.txt``, else "Punkte"."""
     try:
-        return environment().get_template(f"{game_name}/chart_title.txt").render().strip()
+        return environment(lang).get_template(f"{game_name}/chart_title.txt").render().strip()
     except TemplateNotFound:
-        return "Punkte"
+        return texts(lang).gettext(N_("Punkte"))
 
 
 def _nice_step(span: float, ticks: int = 5) -> int:
@@ -109,7 +110,7 @@ def _nice_step(span: float, ticks: int = 5) -> int:
     return int(10 * mag)
 
 
-def layout(history: History, title: str) -> dict[str, Any] | None:
+def layout(history: History, title: str, lang: str = "de") -> dict[str, Any] | None:
     """The geometry of the chart for ``templates/chart.html.j2``, or None before the first
     round: ``width``, ``height``, ``title``, ``desc`` (every player's final value, for
     screen readers), the plot box, ``yticks``/``xticks`` (``pos``, ``label``), and per
@@ -152,8 +153,10 @@ def layout(history: History, title: str) -> dict[str, Any] | None:
             "lx": LEFT, "ly": legend_top + i * LEGEND_ROW,
         })
     desc = "; ".join(f"{s.name}: {s.values[-1]}" for s in history.series)
+    t = texts(lang)
     return {"width": WIDTH, "height": legend_top + len(lines) * LEGEND_ROW, "title": title,
-            "heading": f"{title} nach Runden", "desc": f"{title} nach Runde {n}: {desc}.",
+            "heading": t.gettext("{title} nach Runden", title=title),
+            "desc": t.gettext("{title} nach Runde {n}: {desc}.", title=title, n=n, desc=desc),
             "x0": x0, "x1": x1, "y0": y0, "y1": y1, "zero": Y(0), "yticks": yticks, "xticks": xticks,
             "xlabel_y": y1 + 16, "xtitle_y": y1 + 30, "lines": lines, "rounds": n}
 
@@ -163,23 +166,24 @@ def layout(history: History, title: str) -> dict[str, Any] | None:
 MAIL_LINES = 10
 
 
-def render_chart(history: History, title: str, limit: int | None = None) -> str:
+def render_chart(history: History, title: str, limit: int | None = None, lang: str = "de") -> str:
     """The inline SVG (with its heading) of ``history``, or "" while there is nothing to draw
     (before the first round, or while every player has 0). ``limit``: draw only the first
     that many players of the standings (the heading says so)."""
     total = len(history.series)
     if limit is not None and total > limit:
         history = History(history.rounds, history.series[:limit])
-    data = layout(history, title)
+    data = layout(history, title, lang)
     if data and len(history.series) < total:
-        note = f" (die ersten {len(history.series)} von {total} Spielern)"
-        data["heading"] += note
-        data["desc"] = data["desc"].rstrip(".") + f"; {note.strip(' ()')}."
-    return render("chart.html.j2", chart=data) if data else ""
+        note = texts(lang).gettext("die ersten {n} von {total} Spielern", n=len(history.series), total=total)
+        data["heading"] += f" ({note})"
+        data["desc"] = data["desc"].rstrip(".") + f"; {note}."
+    return render("chart.html.j2", lang, chart=data) if data else ""
 
 
-def league_chart(s: Session, league: League, upto: int | None = None, limit: int | None = None) -> str:
-    """The rendered chart of ``league`` up to round ``upto`` (default: every round);
-    ``limit``: the first that many players only (:data:`MAIL_LINES` in an Auswertung)."""
-    return render_chart(points_history(s, league, upto), chart_title(league.game), limit)
+def league_chart(s: Session, league: League, upto: int | None = None, limit: int | None = None,
+                 lang: str = "de") -> str:
+    """The rendered chart of ``league`` up to round ``upto`` (default: every round) in
+    ``lang``; ``limit``: the first that many players only (:data:`MAIL_LINES` in an Auswertung)."""
+    return render_chart(points_history(s, league, upto), chart_title(league.game, lang), limit, lang)
 

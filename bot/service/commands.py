@@ -1,7 +1,8 @@
 """Commands by mail: a registry, and the player commands.
 
 A command is the first word of the subject or of the first line of the mail (German,
-with English aliases), e.g. ``HILFE``, ``STAND``, ``AUSWERTUNG 3``. Player commands act
+with English and Dutch aliases), e.g. ``HILFE``, ``STAND``, ``AUSWERTUNG 3``; its help line
+(for HILFE) is a message of the catalogs, in the league's language (bot.i18n). Player commands act
 for the sender; game-master commands (``gm=True``, in :mod:`bot.service.gm`) check the
 GM's address and code themselves. Every command is answered by mail.
 """
@@ -17,7 +18,7 @@ from sqlalchemy import select
 
 from bot.games import get_game, load_games
 from bot.mail.compose import compose, make_message_id
-from bot.i18n import tr
+from bot.i18n import N_, league_language, texts, tr
 from bot.render import format_zat, render
 from bot.service.league import open_round, partie_views
 from bot.service.mailctx import Incoming
@@ -77,14 +78,15 @@ def _load_gm() -> None:
 
 # -- player commands ----------------------------------------------------------------------
 
-@command("HILFE", "HELP", help="die Spielerhilfe mit der Notation")
+@command("HILFE", "HELP", help=N_("HILFE: diese Hilfe mit der Notation"))
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang) + "\n" + command_list(ctx.lang), kind="command")
+    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang),
+              kind="command")
 
 
-@command("STAND", "STANDINGS", help="die aktuelle Wertung")
+@command("STAND", "STANDINGS", help=N_("STAND: die aktuelle Wertung"))
 def _stand(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="STAND")
     ctx.reply(standings_text(ctx.s, ctx.league, ctx.lang), kind="command")
@@ -92,25 +94,44 @@ def _stand(ctx: Incoming, arg: str) -> None:
 
 def standings_text(s, league, lang: str) -> str:
     """The standings of ``league`` as the ``STAND`` answer gives them (in ``lang``), with
-    each game's note after the points (RONDO's marks) and the next ZAT while it runs."""
+    each game's note after the points (RONDO's marks), where each running Partie stands
+    and who is on turn, and the next ZAT while it runs."""
     from bot.service.standings import standings
     table = standings(s, league)
     game = get_game(league.game)
-    states = [p.state for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id))]
+    partien = list(s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)))
+    states = [p.state for p in partien]
 
     def note(key: str) -> str:  # e.g. RONDO's marks (GameRules.standings_note)
         return "".join(n for st in states if (n := game.standings_note(st, key, lang)))
 
+    width = max([len(r["name"]) for r in table] + [10])
     body = tr(lang, "standings_title", league=league.name) + "\n\n" + "\n".join(
-        tr(lang, "standings_row", rank=r["rank"], name=r["name"], points=r["points"], rounds=r["rounds_played"])
+        f"{r['rank']:>3}. {r['name'].ljust(width)} {r['points']:>5}  ("
+        + texts(lang).ngettext("{n} Runde gespielt", "{n} Runden gespielt", r["rounds_played"]) + ")"
         + note(str(r["player_id"])) for r in table)
+    # where each running Partie stands (the acknowledgement's situation line) and who is on turn
+    t, names = texts(lang), {str(p.id): p.name for p in league.players}
+    lines = []
+    for p in partien:
+        if p.finished:
+            continue
+        view = game.public_view(p.state)
+        line = t.gettext("Partie {name}: {situation}", name=p.name, situation=render(
+            f"{game.name}/situation.txt.j2", lang, mine=None, **view).strip())
+        if view.get("mover") and view.get("phase", "play") == "play":
+            line += "; " + t.gettext("am Zug: {name}", name=names.get(str(view["mover"]), view["mover"]))
+        lines.append(line)
+    if lines:
+        body += "\n\n" + "\n".join(lines)
     rnd = open_round(s, league)
     if rnd:
         body += "\n\n" + tr(lang, "next_zat", zat=format_zat(rnd.zat, league.timezone, lang))
     return body
 
 
-@command("AUSWERTUNG", "REPORT", "UITSLAG", help="AUSWERTUNG n: Runde n noch einmal (n ALLE: alle Züge)")
+@command("AUSWERTUNG", "REPORT", "UITSLAG",
+         help=N_("AUSWERTUNG n: die Auswertung der Runde n noch einmal; AUSWERTUNG n ALLE: alle Züge der Runde"))
 def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)
@@ -154,7 +175,7 @@ def _auswertung_alle(ctx: Incoming, n: int) -> None:
     ctx.reply(text, kind="command")
 
 
-@command("ABMELDEN", "LEAVE", help="aus der Liga austreten (ab der nächsten Auswertung)")
+@command("ABMELDEN", "LEAVE", "AFMELDEN", help=N_("ABMELDEN: aus der Liga austreten (ab der nächsten Auswertung)"))
 def _abmelden(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="ABMELDEN")
     game = get_game(ctx.league.game)
@@ -172,7 +193,8 @@ def _date(d: str, mo: str, y: str | None, today: date) -> date:
     return date(year, int(mo), int(d))
 
 
-@command("URLAUB", "HOLIDAY", "VACATION", "VAKANTIE", help="URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit")
+@command("URLAUB", "HOLIDAY", "VACATION", "VAKANTIE",
+         help=N_("URLAUB 24.12.-06.01.: keine Erinnerungen in der Zeit (URLAUB ENDE: wieder Erinnerungen)"))
 def _urlaub(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="URLAUB", arg=arg)
     if arg.strip().lower() in ("ende", "aus", "off", "end", "einde"):
@@ -195,7 +217,7 @@ def _urlaub(ctx: Incoming, arg: str) -> None:
     ctx.reply(tr(ctx.lang, "cmd_away_set", start=f"{start:%d.%m.%Y}", end=f"{end:%d.%m.%Y}"), kind="command")
 
 
-@command("ADRESSE", "ADDRESS", "ADRES", help="ADRESSE neu@example.org: Auswertungen an eine neue Adresse")
+@command("ADRESSE", "ADDRESS", "ADRES", help=N_("ADRESSE neu@example.org: Auswertungen an eine neue Adresse"))
 def _adresse(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="ADRESSE")
     m = re.search(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", arg)
@@ -236,7 +258,8 @@ def _make_primary(ctx: Incoming, addr: PlayerAddress) -> None:
     ctx.s.flush()
 
 
-@command("ANMELDEN", "JOIN", needs_player=False, help="ANMELDEN <Liga> <Name>: mitspielen (wo jederzeit Einstieg)")
+@command("ANMELDEN", "JOIN", "AANMELDEN", needs_player=False,
+         help=N_("ANMELDEN <Liga> <Name>: mitspielen (in Ligen, die jederzeit Einstieg erlauben)"))
 def _anmelden(ctx: Incoming, arg: str) -> None:
     """A new player joins a running league whose game allows it, from the open round on;
     the rounds before count as NMR (shared/RULES.md, Monoscrabble)."""
@@ -272,30 +295,20 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     game = get_game(league.game)
     ctx.s.flush()
     views = partie_views(game, league, player)
-    text = render(f"{game.name}/start.txt.j2", recipient=player, league=league, partien=views,
-                  next_zat=format_zat(rnd.zat, league.timezone) if rnd else "–", joined=joined)
+    lang = league_language(league.options)
+    text = render(f"{game.name}/start.txt.j2", lang, recipient=player, league=league, partien=views,
+                  next_zat=format_zat(rnd.zat, league.timezone, lang) if rnd else "–", joined=joined)
     queue_mail(ctx.s, ctx.cfg, key=f"join:{ctx.mail.id}", kind="start", to=ctx.rm.from_addr,
-               subject=f"{league.name}: Willkommen", text=text, league_id=league.id, round_number=joined,
+               subject=tr(lang, "subject_welcome", league=league.name), text=text, league_id=league.id, round_number=joined,
                in_reply_to=ctx.rm.message_id)
 
 
-#: The player commands in Dutch, for HILFE in a Dutch league (bot.i18n).
-DUTCH_COMMANDS = {
-    "HILFE": "HELP: deze hulp met de notatie", "STAND": "STAND: de huidige stand",
-    "AUSWERTUNG": "UITSLAG n: de uitslag van ronde n nog eens (n ALLE: alle zetten)",
-    "URLAUB": "VAKANTIE van-tot: geen herinneringen in die tijd (VAKANTIE EINDE)",
-    "ADRESSE": "ADRES nieuw@example.org: uitslagen naar een nieuw adres",
-}
-
-
 def command_list(lang: str = "de") -> str:
-    """A short list of the player commands (for HILFE), German or Dutch."""
-    if lang == "nl":
-        return "\n".join(["Opdrachten (als onderwerp of eerste regel van de mail):"]
-                         + [f"  {DUTCH_COMMANDS[c.name]}" for c in COMMANDS.values()
-                            if not c.gm and c.help and c.name in DUTCH_COMMANDS])
-    lines = ["Befehle (als Betreff oder erste Zeile der Mail):"]
-    for c in COMMANDS.values():
-        if not c.gm and c.help:
-            lines.append(f"  {c.name:<11} {c.help}")
-    return "\n".join(lines)
+    """The player commands with their help lines (for HILFE), in ``lang`` (the catalogs
+    name each command by its word in that language: UITSLAG, VAKANTIE, ...)."""
+    import textwrap
+    t = texts(lang)
+    return "\n".join([t.gettext("Befehle (als Betreff oder erste Zeile der Mail):")]
+                     + [textwrap.fill(t.gettext(c.help), 72, initial_indent="  ", subsequent_indent="      ",
+                                      break_on_hyphens=False)
+                        for c in COMMANDS.values() if not c.gm and c.help])

@@ -2,8 +2,8 @@
 
 The operations are plain functions over a session (one transaction, the caller's), so
 mail commands and the CLI (``spielleiter gm ...``) share them. Each one changes the
-league, is announced to the players by mail (queued in the outbox, German, through
-``notice.txt.j2``), is written to the log, and returns a German sentence saying what
+league, is announced to the players by mail (queued in the outbox, in the league's
+language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns a German sentence saying what
 was done (the answer to the GM). A request that cannot be done raises :class:`GMError`
 before anything is changed.
 
@@ -32,6 +32,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.i18n import Texts, gm_language, league_language, texts
 from bot.games import get_game
 from bot.mail.compose import compose
 from bot.render import format_zat, render
@@ -65,21 +66,36 @@ def _active(league: League) -> list[Player]:
     return [p for p in league.players if p.active]
 
 
-def announce(s: Session, cfg: Config, league: League, body: str, *, tag: str,
-             players: Sequence[Player] | None = None, subject: str | None = None) -> int:
-    """Queue ``body`` (German, after "Hallo <Name>,") to every active player (or
-    ``players``); returns how many mails were queued."""
+Text = str | Callable[[Texts], str]
+
+
+def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
+             players: Sequence[Player] | None = None, subject: Text | None = None) -> int:
+    """Queue ``body`` (after "Hallo <Name>,") to every active player (or ``players``) in the
+    league's language: ``body`` and ``subject`` are texts or functions of the
+    :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``). Returns how
+    many mails were queued."""
     uid = uuid.uuid4().hex[:12]
     rnd = open_round(s, league)
     targets = list(players) if players is not None else _active(league)
+    lang = league_language(league.options)
+    t = texts(lang)
+    text = body(t) if callable(body) else body
+    subj = (subject(t) if callable(subject) else subject) if subject else \
+        t.gettext("{league}: Mitteilung des Spielleiters", league=league.name)
     for p in targets:
         if not p.email:
             continue
-        queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email,
-                   subject=subject or f"{league.name}: Mitteilung des Spielleiters",
-                   text=render("notice.txt.j2", name=p.name, body=body), league_id=league.id,
+        queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
+                   text=render("notice.txt.j2", lang, name=p.name, body=text), league_id=league.id,
                    round_number=rnd.number if rnd else None)
     return len(targets)
+
+
+def partien_words(partien: dict[str, str | None]) -> str:
+    """``Partie K1 (HAUS), Partie K2``: the Partien of an adjudicated round with the word
+    laid where the game lays one (the answer to AUSWERTEN and ``spielleiter adjudicate``)."""
+    return ", ".join(f"Partie {k} ({v})" if v else f"Partie {k}" for k, v in partien.items())
 
 
 def _done(league: League, op: str, text: str) -> str:
@@ -184,10 +200,11 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
                       f"(sofort auswerten: AUSWERTEN {league.name}).")
     old, rnd.zat = rnd.zat, new
     tz = league.timezone
-    n = announce(s, cfg, league, f"der Spielleiter hat den ZAT der Runde {rnd.number} in {league.name} "
-                 f"verschoben.\n\nNeuer ZAT: {format_zat(new, tz)}\n(bisher: {format_zat(old, tz)})\n\n"
-                 "Bis dahin kannst du deine Züge schicken oder ändern.", tag="zat",
-                 subject=f"{league.name}: neuer ZAT Runde {rnd.number}")
+    n = announce(s, cfg, league, lambda t: t.gettext(
+        "der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
+        "(bisher: {old})\n\nBis dahin kannst du deine Züge schicken oder ändern.", round=rnd.number,
+        league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang)), tag="zat",
+        subject=lambda t: t.gettext("{league}: neuer ZAT der Runde {round}", league=league.name, round=rnd.number))
     return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
                  f"(bisher {format_zat(old, tz)}); {n} Spieler benachrichtigt.")
 
@@ -199,9 +216,12 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
         raise GMError(f"{league.name} ist schon angehalten.")
     league.paused = True
     rnd = open_round(s, league)
-    n = announce(s, cfg, league, f"der Spielleiter hat {league.name} angehalten. Der ZAT"
-                 + (f" der Runde {rnd.number}" if rnd else "") + " wird nicht ausgeführt, bis es weitergeht; "
-                 "du bekommst dann Bescheid.", tag="pause", subject=f"{league.name}: angehalten")
+    n = announce(s, cfg, league, lambda t: (
+        t.gettext("der Spielleiter hat {league} angehalten. Der ZAT der Runde {round} wird nicht ausgeführt, "
+                  "bis es weitergeht; du bekommst dann Bescheid.", league=league.name, round=rnd.number) if rnd else
+        t.gettext("der Spielleiter hat {league} angehalten. Der nächste ZAT wird nicht ausgeführt, bis es "
+                  "weitergeht; du bekommst dann Bescheid.", league=league.name)),
+        tag="pause", subject=lambda t: t.gettext("{league}: angehalten", league=league.name))
     return _done(league, "PAUSE", f"{league.name} ist angehalten; {n} Spieler benachrichtigt.")
 
 
@@ -214,9 +234,13 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
     rnd = open_round(s, league)
     zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
     passed = rnd is not None and rnd.zat <= now
-    n = announce(s, cfg, league, f"{league.name} geht weiter. "
-                 + (f"Der ZAT der Runde {rnd.number} ({zat}) ist schon vorbei: die Runde wird jetzt ausgewertet."
-                    if passed else f"Nächster ZAT: {zat}."), tag="weiter", subject=f"{league.name}: es geht weiter")
+    n = announce(s, cfg, league, lambda t: (
+        t.gettext("{league} geht weiter. Der ZAT der Runde {round} ({zat}) ist schon vorbei: die Runde wird jetzt "
+                  "ausgewertet.", league=league.name, round=rnd.number, zat=format_zat(rnd.zat, league.timezone,
+                                                                                      t.lang)) if passed else
+        t.gettext("{league} geht weiter.\n\nNächster ZAT: {zat}", league=league.name,
+                  zat=format_zat(rnd.zat, league.timezone, t.lang) if rnd else "–")),
+        tag="weiter", subject=lambda t: t.gettext("{league}: es geht weiter", league=league.name))
     warn = (f" Achtung: der ZAT {zat} ist schon vorbei, die Runde wird beim nächsten Lauf ausgewertet "
             "(vorher verschieben: ZAT)." if passed else f" Nächster ZAT: {zat}.")
     return _done(league, "WEITER", f"{league.name} läuft wieder.{warn} {n} Spieler benachrichtigt.")
@@ -230,15 +254,12 @@ def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime 
     res = adjudicate_league(None, cfg, league.name, now, force=True, session=s)
     if res is None:  # pragma: no cover - an open round is always adjudicated with force
         raise GMError(f"Runde {rnd.number} von {league.name} konnte nicht ausgewertet werden.")
-    later = " sobald der Spielleiter sie freigibt" if league.review else ""
-    n = announce(s, cfg, league, f"der Spielleiter hat Runde {res['round']} von {league.name} jetzt ausgewertet. "
-                 f"Die Auswertung kommt{later} mit einer eigenen Mail.", tag="auswerten",
-                 subject=f"{league.name}: Runde {res['round']} ausgewertet")
-    words = ", ".join(f"{k}: {v or '-'}" for k, v in res["partien"].items())
-    extra = (" Die Auswertungen warten auf die Freigabe (FREIGEBEN)." if league.review else "") + \
+    # no notice of its own: the Auswertung is the players' news (issue 24)
+    words = partien_words(res["partien"])
+    extra = (" Die Auswertungen warten auf die Freigabe (FREIGEBEN)." if league.review else
+             " Die Auswertungen gehen jetzt hinaus.") + \
         (f" {league.name} bleibt angehalten (WEITER setzt fort)." if league.paused else "")
-    return _done(league, "AUSWERTEN", f"Runde {res['round']} von {league.name} ausgewertet ({words}).{extra} "
-                 f"{n} Spieler benachrichtigt.")
+    return _done(league, "AUSWERTEN", f"Runde {res['round']} von {league.name} ausgewertet ({words}).{extra}")
 
 
 def _word(word: str) -> str:
@@ -266,9 +287,13 @@ def _list_word(s: Session, cfg: Config, league: League, word: str, *, allow: boo
     s.flush()
     redone = _readjudicate_held(s, cfg, league, now)
     what = "erlaubt" if allow else "gesperrt"
-    n = announce(s, cfg, league, f"der Spielleiter hat in {league.name} das Wort {word} {what}. "
-                 "Das gilt ab der nächsten Auswertung.", tag="erlaube" if allow else "verbiete",
-                 subject=f"{league.name}: Wort {word} {what}")
+    n = announce(s, cfg, league, lambda t: (
+        t.gettext("der Spielleiter hat in {league} das Wort {word} erlaubt. Das gilt ab der nächsten Auswertung.",
+                  league=league.name, word=word) if allow else
+        t.gettext("der Spielleiter hat in {league} das Wort {word} gesperrt. Das gilt ab der nächsten Auswertung.",
+                  league=league.name, word=word)), tag="erlaube" if allow else "verbiete",
+        subject=lambda t: (t.gettext("{league}: Wort {word} erlaubt", league=league.name, word=word) if allow else
+                           t.gettext("{league}: Wort {word} gesperrt", league=league.name, word=word)))
     again = (f" Runde {redone} war ausgewertet, aber noch nicht freigegeben: sie ist mit der neuen Liste neu "
              "ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN)." if redone else "")
     return _done(league, "ERLAUBE" if allow else "VERBIETE",
@@ -347,17 +372,26 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
             Submission.superseded_by.is_(None), Submission.id != sub.id)):
         e.superseded_by = sub.id
     lexicon = league_lexicon(league, cfg)
-    checked = []
-    for i, t in enumerate(moves):
-        r = game.check_line(pt.state, t, lexicon, i, player=str(pl.id))
-        label = "Hauptzug" if i == 0 else f"Ersatzzug {i}"
-        checked.append(f"  {label}: {t} – " + (f"gültig, {r.score} Punkte" if r.valid
-                                                else f"ungültig: {r.message or r.reason}"))
-    listing = "\n".join(checked)
-    announce(s, cfg, league, f"der Spielleiter hat für dich in {league.name}, Partie {pt.name}, Runde "
-             f"{rnd.number} diese Züge eingetragen; sie ersetzen, was du für diese Partie geschickt hattest:\n\n"
-             f"{listing}\n\nBis zum ZAT ({format_zat(rnd.zat, league.timezone)}) kannst du sie wie immer ändern.",
-             tag="setze", players=[pl], subject=f"{league.name}: Züge für Partie {pt.name} eingetragen")
+    checked = [(i, line, game.check_line(pt.state, line, lexicon, i, player=str(pl.id))) for i, line in enumerate(moves)]
+
+    def listing_of(t: Texts) -> str:
+        out = []
+        for i, line, r in checked:
+            label = t.gettext("Zug") if game.multiline else (t.gettext("Hauptzug") if i == 0 else
+                                                                 t.gettext("Ersatzzug {n}", n=i))
+            verdict = (t.ngettext("gültig, {n} Punkt", "gültig, {n} Punkte", r.score or 0) if r.valid else
+                       t.gettext("ungültig: {why}", why=r.message or r.reason))
+            out.append(f"  {label}: {line} – {verdict}")
+        return "\n".join(out)
+
+    announce(s, cfg, league, lambda t: t.gettext(
+        "der Spielleiter hat für dich in {league}, Partie {partie}, Runde {round} diese Züge eingetragen; sie "
+        "ersetzen, was du für diese Partie geschickt hattest:\n\n{listing}\n\nBis zum ZAT ({zat}) kannst du sie "
+        "wie immer ändern.", league=league.name, partie=pt.name, round=rnd.number, listing=listing_of(t),
+        zat=format_zat(rnd.zat, league.timezone, t.lang)), tag="setze", players=[pl],
+        subject=lambda t: t.gettext("{league}: Züge für Partie {partie} eingetragen", league=league.name,
+                                    partie=pt.name))
+    listing = listing_of(texts(gm_language(league.options)))
     return _done(league, "SETZE", f"Für {pl.name} in Partie {pt.name}, Runde {rnd.number} eingetragen:\n{listing}\n"
                  f"{pl.name} ist benachrichtigt.")
 
@@ -370,9 +404,11 @@ def remove_player(s: Session, cfg: Config, league: League | str, player: str, *,
         raise GMError(f"{pl.name} spielt in {league.name} schon nicht mehr mit.")
     pl.active = False
     s.flush()
-    n = announce(s, cfg, league, f"{pl.name} spielt in {league.name} nicht mehr mit (vom Spielleiter "
-                 "ausgetragen). Die Wertung zeigt ab der nächsten Auswertung nur noch die übrigen Spieler.",
-                 tag="entferne", players=[*_active(league), pl], subject=f"{league.name}: {pl.name} ausgetragen")
+    n = announce(s, cfg, league, lambda t: t.gettext(
+        "{name} spielt in {league} nicht mehr mit (vom Spielleiter ausgetragen). Die Wertung zeigt ab der nächsten "
+        "Auswertung nur noch die übrigen Spieler.", name=pl.name, league=league.name),
+        tag="entferne", players=[*_active(league), pl],
+        subject=lambda t: t.gettext("{league}: {name} ausgetragen", league=league.name, name=pl.name))
     return _done(league, "ENTFERNE", f"{pl.name} ist aus {league.name} ausgetragen; {n} Spieler benachrichtigt.")
 
 
@@ -436,28 +472,35 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
         Partie.league_id == league.id, Submission.round_number == n + 1).limit(1)) is not None
     sent, withdrawn = _rollback_rows(s, league, last)
     league.paused = True
-    if sent:
-        recall = (f"Die Auswertung der Runde {n} war schon verschickt und lässt sich nicht zurückholen: bitte "
-                  "betrachte sie als ungültig; die neue Auswertung ersetzt sie.")
-    else:
-        recall = f"Die Auswertung der Runde {n} war noch nicht verschickt und ist zurückgezogen."
-    head = (f"der Spielleiter hat Runde {n} von {league.name} zurückgesetzt: die Ergebnisse der Runde sind "
-            f"gelöscht, die Partien stehen wieder wie vor Runde {n}, und Runde {n} ist wieder offen. {recall}\n\n")
-    tail = "Die Liga ruht, bis der Spielleiter die Runde neu auswertet oder fortsetzt."
+    def head(t: Texts) -> str:
+        recall = (t.gettext("Die Auswertung der Runde {n} war schon verschickt und lässt sich nicht zurückholen: "
+                            "bitte betrachte sie als ungültig; die neue Auswertung ersetzt sie.", n=n) if sent else
+                  t.gettext("Die Auswertung der Runde {n} war noch nicht verschickt und ist zurückgezogen.", n=n))
+        return t.gettext("der Spielleiter hat Runde {n} von {league} zurückgesetzt: die Ergebnisse der Runde sind "
+                         "gelöscht, die Partien stehen wieder wie vor Runde {n}, und Runde {n} ist wieder offen.",
+                         n=n, league=league.name) + " " + recall + "\n\n"
+
+    def tail(t: Texts) -> str:
+        return t.gettext("Die Liga ruht, bis der Spielleiter die Runde neu auswertet oder fortsetzt.")
+
+    def subject(t: Texts) -> str:
+        return t.gettext("{league}: Runde {n} zurückgesetzt", league=league.name, n=n)
+
     playing = [p for p in _active(league) if p.joined_round <= n]
     joiners = [p for p in _active(league) if p.joined_round > n]  # joined by ANMELDEN after round n
-    count = announce(s, cfg, league, head + f"Deine Züge für Runde {n} bleiben gespeichert "
-                     "und zählen bei der neuen Auswertung; bis dahin kannst du sie noch ändern. "
-                     + (f"Züge, die schon für Runde {n + 1} kamen, bleiben ebenfalls gespeichert; prüfe sie nach der "
-                        "neuen Auswertung. " if ahead else "") + tail, tag="zurueck", players=playing,
-                     subject=f"{league.name}: Runde {n} zurückgesetzt")
+    count = announce(s, cfg, league, lambda t: head(t) + t.gettext(
+        "Deine Züge für Runde {n} bleiben gespeichert und zählen bei der neuen Auswertung; bis dahin kannst du sie "
+        "noch ändern.", n=n) + " " + (t.gettext(
+            "Züge, die schon für Runde {next} kamen, bleiben ebenfalls gespeichert; prüfe sie nach der neuen "
+            "Auswertung.", next=n + 1) + " " if ahead else "") + tail(t), tag="zurueck", players=playing,
+        subject=subject)
     for p in joiners:  # their NMR rows stay; their Besser-Wertung follows the new adjudication
-        count += announce(s, cfg, league, head + f"Du spielst erst ab Runde {p.joined_round} mit: Runde {n} zählt "
-                          "für dich weiter als NMR (wie bei deiner Anmeldung), mit der Besser-Wertung der neuen "
-                          "Auswertung. Züge, die du schon geschickt hast, bleiben gespeichert; prüfe sie nach der "
-                          f"neuen Auswertung. Züge für Runde {p.joined_round} nimmt der Bot an, sobald die Runde "
-                          "offen ist. " + tail, tag="zurueck", players=[p],
-                          subject=f"{league.name}: Runde {n} zurückgesetzt")
+        count += announce(s, cfg, league, lambda t, p=p: head(t) + t.gettext(
+            "Du spielst erst ab Runde {joined} mit: Runde {n} zählt für dich weiter als NMR (wie bei deiner "
+            "Anmeldung), mit der Besser-Wertung der neuen Auswertung. Züge, die du schon geschickt hast, bleiben "
+            "gespeichert; prüfe sie nach der neuen Auswertung. Züge für Runde {joined} nimmt der Bot an, sobald "
+            "die Runde offen ist.", joined=p.joined_round, n=n) + " " + tail(t), tag="zurueck", players=[p],
+            subject=subject)
     later = (f" Nach Runde {n} angemeldet: {', '.join(p.name for p in joiners)}; ihre NMR-Zeilen der Runde {n} "
              "bleiben und werden bei der neuen Auswertung neu gewertet." if joiners else "")
     return _done(league, "ZURUECK", f"Runde {n} von {league.name} ist zurückgesetzt und wieder offen; die Liga ist "
@@ -472,8 +515,10 @@ def message(s: Session, cfg: Config, league: League | str, text: str, *, now: da
     text = text.strip()
     if not text:
         raise GMError("die Nachricht ist leer.")
-    n = announce(s, cfg, league, f"eine Nachricht des Spielleiters an alle in {league.name}:\n\n{text}",
-                 tag="nachricht", subject=f"{league.name}: Nachricht des Spielleiters")
+    n = announce(s, cfg, league, lambda t: t.gettext("eine Nachricht des Spielleiters an alle in {league}:",
+                                                     league=league.name) + "\n\n" + text,
+                 tag="nachricht", subject=lambda t: t.gettext("{league}: Nachricht des Spielleiters",
+                                                              league=league.name))
     return _done(league, "NACHRICHT", f"Nachricht an {n} Spieler von {league.name} verschickt.")
 
 
@@ -485,10 +530,13 @@ def set_review(s: Session, cfg: Config, league: League | str, on: bool, *, now: 
     league.review = bool(on)
     held = s.scalars(select(OutboxMail.id).where(OutboxMail.league_id == league.id,
                                                  OutboxMail.status == "held")).all()
-    n = announce(s, cfg, league, ("der Spielleiter prüft ab jetzt jede Auswertung von " + league.name
-                                  + ", bevor sie verschickt wird; sie kann daher etwas später kommen.") if on else
-                 (f"die Auswertungen von {league.name} gehen ab jetzt wieder gleich nach dem ZAT hinaus."),
-                 tag="review", subject=f"{league.name}: Auswertungen {'mit' if on else 'ohne'} Prüfung")
+    n = announce(s, cfg, league, lambda t: (
+        t.gettext("der Spielleiter prüft ab jetzt jede Auswertung von {league}, bevor sie verschickt wird; sie kann "
+                  "daher etwas später kommen.", league=league.name) if on else
+        t.gettext("die Auswertungen von {league} gehen ab jetzt wieder gleich nach dem ZAT hinaus.",
+                  league=league.name)), tag="review",
+        subject=lambda t: (t.gettext("{league}: Auswertungen mit Prüfung", league=league.name) if on else
+                           t.gettext("{league}: Auswertungen ohne Prüfung", league=league.name)))
     rest = f" {len(held)} zurückgehaltene Mails warten noch auf FREIGEBEN." if held and not on else ""
     return _done(league, "REVIEW", f"Prüfung der Auswertungen in {league.name}: {'an' if on else 'aus'}.{rest} "
                  f"{n} Spieler benachrichtigt.")

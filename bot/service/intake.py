@@ -866,7 +866,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     sections, replaced = [], []
     for part, moves, parsed in accepted:
         if part.id in earlier:
-            replaced.append(f"Partie {part.name}")
+            replaced.append(part.name)
         reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
@@ -878,7 +878,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang), refused=refused)
+                  multiline=game.multiline, turns=game.turn_rounds, refused=refused,
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 

@@ -146,7 +146,31 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
     session.refresh(league)
     for player in league.players:
         queue_start_mail(session, cfg, league, player)
+    if league.gm_email:
+        queue_gm_start_mail(session, cfg, league)
     return league
+
+
+def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
+    """Queue the game master's mail about a new league (in the GM's language): players,
+    Partien, rounds, the players' language, the first ZAT and the GM commands."""
+    from bot.i18n import gm_language, texts
+    from bot.service.commands import COMMANDS, _load_gm
+    _load_gm()
+    game = get_game(league.game)
+    lang = gm_language(league.options)
+    t = texts(lang)
+    names = {"de": t.gettext("Deutsch"), "nl": t.gettext("Niederländisch")}
+    text = render("gm_start.txt.j2", lang, league=league, game_title=game.title,
+                  players=[{"name": p.name, "email": p.email} for p in league.players],
+                  partien=[pt.name for pt in league.partien],
+                  rounds=league.rounds if (game.fixed_rounds or game.default_rounds) else None,
+                  player_language=names.get(league_language(league.options), league_language(league.options)),
+                  next_zat=format_zat(league.first_zat, league.timezone, lang),
+                  commands=[c.help for c in COMMANDS.values() if c.gm and c.help])
+    queue_mail(session, cfg, key=f"start:{league.id}:gm", kind="gm-notice", to=league.gm_email,
+               subject=t.gettext("{league}: Liga angelegt", league=league.name), text=text, league_id=league.id,
+               round_number=1)
 
 
 def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:

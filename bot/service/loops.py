@@ -38,7 +38,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import gm_language, tr
+from bot.i18n import gm_language, league_language, texts, tr
 from bot.mail.bounce import find_bounce
 from bot.mail.compose import compose
 from bot.render import render
@@ -260,20 +260,25 @@ def _cap_summary(ctx: Incoming, addr: str, first: int, limit: int) -> tuple[str,
     player = s.scalar(select(Player).join(PlayerAddress).where(PlayerAddress.email == addr).limit(1))
     league = s.get(League, rows[-1].league_id) if rows and rows[-1].league_id else None
     tz = league.timezone if league else ctx.cfg.timezone
-    lines = [f"  - {_when(r.created_at, tz)}: {r.subject}" for r in rows]
+    lang = league_language(league.options) if league else ctx.lang
+    t = texts(lang)
+    lines = [f"  - {_when(r.created_at, tz, lang)}: {r.subject}" for r in rows]
     if n > 10:
-        lines.insert(0, f"  ... und {n - 10} frühere")
-    body = (f"an deine Adresse gingen in der letzten Stunde mehr Antworten, als der Bot verschickt "
-            f"(höchstens {limit} je Stunde). {n} {'Antwort habe' if n == 1 else 'Antworten habe'} ich deshalb "
-            "zurückgehalten. Gelesen wurde trotzdem jede Mail: wie immer zählt deine letzte Einsendung vor "
-            "dem ZAT.\n\nZurückgehalten:\n" + "\n".join(lines)
-            + "\n\nKamen diese Mails nicht von dir, hat jemand deine Adresse als Absender benutzt; dann melde "
-            "dich bitte beim Spielleiter.")
+        lines.insert(0, "  " + t.gettext("... und {n} frühere", n=n - 10))
+    body = (t.ngettext("an deine Adresse gingen in der letzten Stunde mehr Antworten, als der Bot verschickt "
+                       "(höchstens {limit} je Stunde). {n} Antwort habe ich deshalb zurückgehalten.",
+                       "an deine Adresse gingen in der letzten Stunde mehr Antworten, als der Bot verschickt "
+                       "(höchstens {limit} je Stunde). {n} Antworten habe ich deshalb zurückgehalten.", n, limit=limit)
+            + " " + t.gettext("Gelesen wurde trotzdem jede Mail: wie immer zählt deine letzte Einsendung vor dem ZAT.")
+            + "\n\n" + t.gettext("Zurückgehalten:") + "\n" + "\n".join(lines) + "\n\n"
+            + t.gettext("Kamen diese Mails nicht von dir, hat jemand deine Adresse als Absender benutzt; dann melde "
+                        "dich bitte beim Spielleiter."))
     if rows:
-        body += "\n\nMeine Antwort auf die letzte dieser Mails:\n\n" + "\n".join(
+        body += "\n\n" + t.gettext("Meine Antwort auf die letzte dieser Mails:") + "\n\n" + "\n".join(
             f"> {ln}" if ln else ">" for ln in _text_of(rows[-1].raw).rstrip().splitlines())
-    subject = f"{league.name + ': ' if league else ''}{n} zurückgehaltene Antworten"
-    return subject, render("notice.txt.j2", name=player.name if player else None, body=body)
+    subject = f"{league.name + ': ' if league else ''}" + t.ngettext("{n} zurückgehaltene Antwort",
+                                                                     "{n} zurückgehaltene Antworten", n)
+    return subject, render("notice.txt.j2", lang, name=player.name if player else None, body=body)
 
 
 # -- codes: wrong ones change nothing, the owner is told at most once an hour --------------

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from bot.config import Config
 from bot.games import get_game
 from bot.games.base import GameRules
-from bot.i18n import gm_language, league_language, tr
+from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat
 from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.outbox import queue_mails
@@ -261,6 +261,16 @@ def with_gm_note(text: str, html: str | None, note: str) -> tuple[str, str | Non
     return text, html
 
 
+def turn_subject(lang: str, league: str, turn: int, last: bool) -> str:
+    """The subject of an Auswertung in a game whose rounds are turns (RONDO)."""
+    t = texts(lang)
+    if last:
+        return t.gettext("{league}: Schlussauswertung nach Zug {turn}", league=league, turn=turn)
+    if not turn:
+        return t.gettext("{league}: Auswertung der Eröffnung", league=league)
+    return t.gettext("{league}: Auswertung Zug {turn}", league=league, turn=turn)
+
+
 def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime | None = None,
                       force: bool = False, session: Session | None = None, gm_note: str | None = None) -> dict | None:
     """Adjudicate the open round of league ``name`` if its ZAT has passed, or every game
@@ -336,20 +346,25 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         recipients = [Recipient(str(p.id), p.name, p.email, lang=lang) for p in league.players if p.active]
         if league.gm_email:
             recipients.append(Recipient(None, tr(gm_lang, "gm_name"), league.gm_email, gm=True, lang=gm_lang))
+        # RONDO: each round after the opening is one turn, and the mails say which (issue 24)
+        turn = rounds_data[0].p.get("turn") if game.turn_rounds and rounds_data else None
         mails = render_auswertungen(
             game, league={"name": league.name, "rounds": shown_rounds, "finished": last, "title": game.title,
-                          "timezone": league.timezone},
+                          "timezone": league.timezone, "turn": turn},
             round=rnd.number, partien=rounds_data, standings=table,
             next_zat=(lambda lg: format_zat(nxt.zat, league.timezone, lg)) if nxt else None, recipients=recipients,
-            chart=league_chart(s, league, limit=MAIL_LINES))
+            chart=league_chart(s, league, limit=MAIL_LINES, lang=lang))
         queued = []
         for rc in recipients:
             text, html = mails[rc.email]
             if gm_note and rc.gm:
                 text, html = with_gm_note(text.text(), html.text(), gm_note)
             pid = "gm" if rc.gm else rc.key
-            subject = tr(rc.lang, "subject_final" if last else "subject_auswertung", league=league.name,
-                         round=rnd.number)
+            if turn is None:
+                subject = tr(rc.lang, "subject_final" if last else "subject_auswertung", league=league.name,
+                             round=rnd.number)
+            else:
+                subject = turn_subject(rc.lang, league.name, turn, last)
             queued.append(dict(key=f"auswertung:{league.id}:{rnd.number}:{pid}", kind="auswertung", to=rc.email,
                                subject=subject, text=text, html=html, league_id=league.id, round_number=rnd.number,
                                status="held" if league.review and not rc.gm else "pending"))

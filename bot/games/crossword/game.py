@@ -178,7 +178,8 @@ class CrosswordRules(GameRules):
                              detail={"picture": ["Dein Spielfeld bleibt so:"] + picture, "wish": wish})
             return Judged(rep, wish, None)
         assert out.grid is not None
-        parts = [f"Gelegt: {out.placed_text()}." if out.placed else "Nichts gelegt."]
+        n = len(out.placed)  # the move line shows where; the summary says how many (issue 24)
+        parts = [("1 Buchstabe gelegt." if n == 1 else f"{n} Buchstaben gelegt.") if out.placed else "Nichts gelegt."]
         if out.unused:
             parts.append(f"Ungenutzt: {' '.join(out.unused)}.")
         if not last:
@@ -198,7 +199,8 @@ class CrosswordRules(GameRules):
                     if not v.valid and v.reason != "word":
                         notes.append(f"{v.text}: {v.message}")
                 if not final:
-                    parts.append(f"{len(claims)} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
+                    parts.append(("1 Wort gelistet" if len(claims) == 1 else f"{len(claims)} Wörter gelistet")
+                                 + "; ob sie gelten, prüft die Auswertung.")
         detail["summary"] = " ".join(parts)
         rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail,
                          public="Legung und Wortliste abgegeben." if last else "Legung und Wunsch abgegeben.")

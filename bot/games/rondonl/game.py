@@ -105,6 +105,7 @@ class RondoNLRules(GameRules):
     default_rounds = None
     private_state = True  # the hands (docs/development/privacy.md)
     public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
+    turn_rounds = True
 
     # -- setup -------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
@@ -122,7 +123,7 @@ class RondoNLRules(GameRules):
     def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
         """The player's marks (strepen), shown after the points in STAND."""
         n = int((state.get("marks") or {}).get(player, 0))
-        return texts.t(lang, "marks_note", n=n)
+        return texts.marks_note(lang, n)
 
     def lexicon_alphabets(self, options: Mapping[str, Any] | None = None) -> tuple[str, ...]:
         """The word lists of a league (RULES.md "RONDO, the original": Dutch by default,
@@ -227,7 +228,7 @@ class RondoNLRules(GameRules):
         elif turn.passed:
             msg = summary = texts.t(lang, "turn_pass")
         elif turn.exchanged:
-            msg = summary = texts.t(lang, "turn_exchange_only", n=len(turn.exchanged))
+            msg = summary = texts.exchange_only(lang, len(turn.exchanged))
         else:
             msg = texts.t(lang, "turn_invalid")
         return MoveReport(index, text, turn.complete, score=turn.score if turn.complete else None,

@@ -1,44 +1,39 @@
-"""The RONDO texts a player reads in the acknowledgement and the Auswertung, in German
-(``de``) and Dutch (``nl``): a Dutch league gets every mail in Dutch (issue 11). The
+"""The RONDO texts a player reads in the acknowledgement and the Auswertung, in the
+league's language (German msgids, translations in the gettext catalogs, bot.i18n). The
 German line messages come from the engines; the Dutch ones are written here per reason
 code (shared/conformance/README.md and :class:`bot.games.rondonl.engine.LineResult`)."""
 
 from __future__ import annotations
 
 from bot.games.rondonl.cards import EXCHANGE_PENALTY
+from bot.i18n import N_, texts
 
-TEXTS: dict[str, dict[str, str]] = {
-    "de": {
-        "not_player": "Du spielst in dieser Partie nicht mit.",
-        "marks_note": "  {n} Strich(e)",
-        "summary_opening": "Eröffnungswort {word}, Wert {value}",
-        "summary_word": "{word}, {score} Punkte; dein Zug ist damit beendet",
-        "hand": "Deine Hand: {hand}",
-        "opening_none": "Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden.",
-        "opening_word": "Eröffnungswort {word}, Wert {value}.",
-        "turn_word": "{word} gilt: {score} Punkte. Dein Zug ist damit beendet.",
-        "turn_pass": "Du passt: ein Strich und eine Karte vom Stapel. Dein Zug ist damit beendet.",
-        "turn_exchange_only": "{n} Karte(n) getauscht, aber kein gültiges Wort: ein Strich und eine Karte "
-                              "vom Stapel. Dein Zug ist damit beendet.",
-        "turn_invalid": "Kein gültiges Wort. Du kannst bis zum ZAT einen neuen Zug schicken; sonst gibt es "
-                        "einen Strich und eine Karte vom Stapel.",
-    },
-    "nl": {
-        "not_player": "Je speelt niet mee in deze partij.",
-        "marks_note": "  {n} streep/strepen",
-        "summary_opening": "openingswoord {word}, waarde {value}",
-        "summary_word": "{word}, {score} punten; je beurt is daarmee voorbij",
-        "hand": "Je kaarten: {hand}",
-        "opening_none": "Geen geldig openingswoord: drie kaarten uit je hand die een woord vormen.",
-        "opening_word": "Openingswoord {word}, waarde {value}.",
-        "turn_word": "{word} is geldig: {score} punten. Je beurt is daarmee voorbij.",
-        "turn_pass": "Je past: een streep en een kaart van de stapel. Je beurt is daarmee voorbij.",
-        "turn_exchange_only": "{n} kaart(en) geruild, maar geen geldig woord: een streep en een kaart van "
-                              "de stapel. Je beurt is daarmee voorbij.",
-        "turn_invalid": "Geen geldig woord. Je kunt tot de deadline (ZAT) een nieuwe beurt sturen; anders "
-                        "krijg je een streep en een kaart van de stapel.",
-    },
+TEXTS: dict[str, str] = {
+    "not_player": N_("Du spielst in dieser Partie nicht mit."),
+    "summary_opening": N_("Eröffnungswort {word}, Wert {value}"),
+    "summary_word": N_("{word}, {score} Punkte"),
+    "hand": N_("Deine Hand: {hand}"),
+    "opening_none": N_("Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."),
+    "opening_word": N_("Eröffnungswort {word}, Wert {value}."),
+    "turn_word": N_("{word} gilt: {score} Punkte. Dein Zug ist damit beendet."),
+    "turn_pass": N_("Du passt: ein Strich und eine Karte vom Stapel. Dein Zug ist damit beendet."),
+    "turn_invalid": N_("Kein gültiges Wort. Du kannst bis zum ZAT einen neuen Zug schicken; sonst gibt es "
+                       "einen Strich und eine Karte vom Stapel."),
 }
+
+
+def marks_note(lang: str, n: int) -> str:
+    """``  2 Striche`` (the marks beside a player's name)."""
+    return "  " + texts(lang).ngettext("{n} Strich", "{n} Striche", n)
+
+
+def exchange_only(lang: str, n: int) -> str:
+    """The verdict of a turn with exchanges but no valid word."""
+    return texts(lang).ngettext("{n} Karte getauscht, aber kein gültiges Wort: ein Strich und eine Karte vom "
+                                "Stapel. Dein Zug ist damit beendet.",
+                                "{n} Karten getauscht, aber kein gültiges Wort: ein Strich und eine Karte vom "
+                                "Stapel. Dein Zug ist damit beendet.", n)
+
 
 _NL_REASONS = {
     "syntax": "Regel niet leesbaar: verwacht wordt [Veld N:] KAARTEN [PUNTEN], bv. 'katER', of RUIL X, PAS.",
@@ -62,8 +57,8 @@ _NL_REASONS = {
 
 
 def t(lang: str, key: str, **kw: object) -> str:
-    """Text ``key`` in ``lang`` (``de``/``nl``; anything else reads German)."""
-    return TEXTS.get(lang, TEXTS["de"])[key].format(**kw)
+    """Text ``key`` in ``lang`` (its gettext catalog, bot.i18n; German is the source)."""
+    return texts(lang).gettext(TEXTS[key], **kw)
 
 
 def line_message(lang: str, r) -> str:

@@ -282,9 +282,12 @@ class TypdomRules(GameRules):
         rep = _report(index, text, out, state.get("variant", "kreuzwort"))
         order = list(state.get("seat_order", []))
         if player in order and order.index(player) > 0:
-            rep.notes.append("Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir sind in dieser Runde "
-                             f"{order.index(player)} Spieler am Zug; ihre Wörter können das Ergebnis ändern "
-                             "(dafür sind deine Ersatzzüge da).")
+            before = order.index(player)
+            rep.notes.append("Geprüft gegen den Tisch, wie er jetzt liegt. "
+                             + ("Vor dir ist in dieser Runde noch ein Spieler am Zug; seine Wörter können"
+                                if before == 1 else
+                                f"Vor dir sind in dieser Runde noch {before} Spieler am Zug; ihre Wörter können")
+                             + " das Ergebnis ändern (dafür sind deine Ersatzzüge da).")
         if out.valid and not out.is_buy:
             after = out.apply(Table.from_rows(state["board"]))
             rep.detail["picture"] = after.grid_text(after.bounds(MARGIN)).splitlines()

@@ -1,0 +1,167 @@
+"""The gallery of every mail (issue 24): every kind of mail of every game in every language,
+rendered from seeded leagues into a folder as text and HTML, checked in under
+``tests/gallery/`` and compared by ``tests/test_gallery.py``, so every change of wording is
+a reviewed diff.
+
+    .venv/bin/python -m tests.gallery            # write the gallery into tests/gallery/
+    .venv/bin/python -m tests.gallery /tmp/g     # ... or into another folder
+
+The leagues are the demo's (bot.demo, seed ``gallery``: Rondo, Monoscrabble, Crossword,
+Typ-Dom Point and Kreuzwort, Presto, "Wer behält recht?", Dutch RONDO), played in a few
+rounds, plus a German and a Dutch league in which the game master uses every notice
+(ZAT, PAUSE, WEITER, NACHRICHT) and a player asks HILFE, STAND and for all moves of a
+round. Of every league and kind of mail the gallery keeps the first and the last round's
+mail to one player, and the game master's copy; times of day are replaced by ``<ZAT>``
+and ``<Zeit>`` (the demo plays from the current date)."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+import shutil
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+GALLERY = Path(__file__).resolve().parent / "gallery"
+
+_DAYS = ("Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|"
+         "maandag|dinsdag|woensdag|donderdag|vrijdag|zaterdag|zondag")
+# (a wrapped line may break a ZAT anywhere: any white space between its parts)
+_ZAT = re.compile(rf"(?:{_DAYS}),?\s+\d\d[.-]\d\d[.-]\d{{4}},\s+\d\d:\d\d\s+(?:Uhr|uur)\s+\(UTC[+-]\d\d:\d\d\)")
+_TIME = re.compile(r"\d\d[.-]\d\d[.-]\d{4},\s+\d\d:\d\d(?::\d\d)?\s+(?:Uhr|uur)")
+
+
+#: the kinds of mail kept per round (the first and the last); of the others one per subject
+_BY_ROUND = ("ack", "auswertung", "start", "reminder", "welcome")
+
+
+def normalize(text: str) -> str:
+    """``text`` with the ZATs and times replaced (they follow the date of the run)."""
+    text = _ZAT.sub("<ZAT>", text)
+    text = _TIME.sub("<Zeit>", text)
+    return text.replace("\r\n", "\n")
+
+
+def _bodies(raw: bytes) -> tuple[str, str | None]:
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    text = msg.get_body(("plain",)).get_content()
+    html = msg.get_body(("html",))
+    return text, html.get_content() if html is not None else None
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _extras(work: Path) -> None:
+    """A German and a Dutch league of RONDO in which the game master uses every notice and
+    a player asks for the commands' answers (all through the mail, as in a real league)."""
+    from datetime import datetime, timedelta, timezone
+
+    from bot.config import embedded
+    from bot.mail.maildir import MaildirTransport
+    from bot.service import gm
+    from bot.service.league import create_league
+    from bot.service.outbox import deliver
+    from bot.service.rounds import adjudicate_league
+    from bot.service.runner import poll_once
+    from bot.storage.db import Database
+    from tests.helpers import player_mail
+
+    cfg = embedded(work)
+    cfg.sender = "Spielleiter <spielleiter@demo.invalid>"
+    cfg.rate_limit_per_hour = 0
+    db = Database(cfg.database_url)
+    md = MaildirTransport(cfg.maildir)
+    first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
+    for name, lang, players in (
+            ("GM-Liga", "de", [("Jürgen Öhler", "juergen@gm.invalid"), ("Bärbel Süß", "baerbel@gm.invalid"),
+                               ("Anna Albers", "anna@gm.invalid")]),
+            ("GM-Competitie", "nl", [("Anna de Vries", "anna@gm-nl.invalid"), ("Bram Jansen", "bram@gm-nl.invalid"),
+                                     ("Carla Peeters", "carla@gm-nl.invalid")])):
+        spec = {"name": name, "game": "rondonl", "partien": ["T1"], "language": lang, "first_zat": first.isoformat(),
+                "zat_interval_days": 7, "seed": "gallery", "gm_email": "gm@gm.invalid", "require_code": False,
+                "turn_hours": 48, "players": [{"name": n, "email": e} for n, e in players]}
+        if lang == "de":
+            spec["options"] = {"dictionary": "de"}
+        with db.session() as s:
+            create_league(s, spec, cfg)
+        with db.session() as s:
+            gm.set_zat(s, cfg, name, "+2d")
+            gm.pause(s, cfg, name)
+            gm.resume(s, cfg, name)
+            gm.message(s, cfg, name, "Fijne feestdagen!" if lang == "nl" else "Frohe Feiertage!")
+        adjudicate_league(db, cfg, name, force=True)
+        deliver(db, md, cfg)
+        who = players[0][1]
+        for subject in ("HILFE", "STAND", "AUSWERTUNG 1 ALLE" if lang == "de" else "UITSLAG 1 ALLES"):
+            md.deliver_to_inbox(player_mail(who, subject, subject=subject))
+            poll_once(db, cfg)
+            deliver(db, md, cfg)
+    db.dispose()
+
+
+def build(out: Path, work: Path | None = None) -> list[Path]:
+    """Play the leagues and write the gallery into ``out`` (emptied first); returns the
+    files written."""
+    from sqlalchemy import select
+
+    from bot.config import embedded
+    from bot.demo import run_demo
+    from bot.storage.db import Database
+    from bot.storage.models import League, OutboxMail
+
+    own = work is None
+    work = Path(work or tempfile.mkdtemp(prefix="spielleiter-galerie-"))
+    try:
+        run_demo(out=work / "eml", rounds=2, seed="gallery", quiet=True, mono_rounds=2, rondonl_rounds=1, work=work)
+        _extras(work)
+        db = Database(embedded(work).database_url)
+        with db.session() as s:
+            leagues = {lg.id: lg for lg in s.scalars(select(League))}
+            groups: dict[tuple, list[OutboxMail]] = defaultdict(list)
+            for m in s.scalars(select(OutboxMail).order_by(OutboxMail.id)):
+                lg = leagues.get(m.league_id)
+                if lg is None:
+                    continue
+                lang = (lg.options or {}).get("language", "de")
+                who = "gm" if m.to_addr.startswith("gm@") else "spieler"
+                # notices and command answers: one of each subject (ZAT, PAUSE, HILFE, STAND, ...)
+                what = "" if m.kind in _BY_ROUND else _slug(re.sub(r"\d+", "n", m.subject.replace(lg.name, "")))
+                groups[(lg.game, lang, lg.name, m.kind, who, what)].append(m)
+            if out.exists():
+                shutil.rmtree(out)
+            written = []
+            for (game, lang, league, kind, who, what), mails in sorted(groups.items()):
+                rounds = sorted({m.round_number or 0 for m in mails})
+                keep = {rounds[0], rounds[-1]}
+                chosen = {}
+                for m in mails:  # the first mail of the first and the last round
+                    r = m.round_number or 0
+                    if r in keep and r not in chosen:
+                        chosen[r] = m
+                folder = out / f"{game}-{lang}" / _slug(league)
+                folder.mkdir(parents=True, exist_ok=True)
+                for r, m in sorted(chosen.items()):
+                    text, html = _bodies(m.raw)
+                    stem = f"{kind}-{who}-{what}" if what else f"{kind}-{who}-runde{r:02d}"
+                    head = f"Betreff: {normalize(m.subject)}\n\n"
+                    (folder / f"{stem}.txt").write_text(head + normalize(text), encoding="utf-8")
+                    written.append(folder / f"{stem}.txt")
+                    if html:
+                        (folder / f"{stem}.html").write_text(normalize(html), encoding="utf-8")
+                        written.append(folder / f"{stem}.html")
+        db.dispose()
+        return written
+    finally:
+        if own:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else GALLERY
+    files = build(target)
+    print(f"{len(files)} Dateien in {target}")

@@ -1,0 +1,122 @@
+"""The gallery of every mail (tests/gallery.py, issue 24): rendered afresh from the seeded
+leagues and compared with the golden files in ``tests/gallery/``, so every change of
+wording is a reviewed diff; the Dutch league's mails hold no German; and every HTML mail
+fits a phone (390 px) and a narrow desktop (800 px) in headless Chromium.
+
+After a deliberate change of wording:
+
+    .venv/bin/python -m tests.gallery      # or: SPIELLEITER_UPDATE_GALLERY=1 scripts/test tests/test_gallery.py
+
+then review ``git diff tests/gallery/`` like any other change."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.gallery import GALLERY, build
+
+UPDATE = os.environ.get("SPIELLEITER_UPDATE_GALLERY") == "1"
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("galerie") / "gallery"
+    build(out)
+    if UPDATE:
+        if GALLERY.exists():
+            shutil.rmtree(GALLERY)
+        shutil.copytree(out, GALLERY)
+    return out
+
+
+def _files(root: Path) -> dict[str, Path]:
+    return {str(p.relative_to(root)): p for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_every_mail_is_as_reviewed(fresh):
+    """Each rendered mail equals its golden file; a new or a missing mail fails too."""
+    want, got = _files(GALLERY), _files(fresh)
+    assert sorted(got) == sorted(want), "mails added or gone: update the gallery (python -m tests.gallery)"
+    changed = [name for name in want if want[name].read_text(encoding="utf-8") != got[name].read_text(encoding="utf-8")]
+    assert not changed, f"wording changed in {changed[:10]}: review and update the gallery (python -m tests.gallery)"
+
+
+def test_the_gallery_has_every_kind_of_mail():
+    """Every game, both languages, and every kind of mail a league sends."""
+    names = list(_files(GALLERY))
+    games = {n.split("/")[0] for n in names}
+    from bot.games.registry import GAME_CLASSES
+    assert {f"{g}-de" for g in GAME_CLASSES} | {"rondonl-nl"} <= games
+    for kind in ("start", "ack", "auswertung", "gm", "command"):
+        assert any(f"/{kind}-" in n for n in names), kind
+    nl = [n for n in names if n.startswith("rondonl-nl/")]
+    for what in ("deadline", "stilgezet", "verder", "bericht", "hilfe", "stand", "alles"):
+        assert any(what in n for n in nl), what
+
+
+#: words that do not occur in a Dutch text but in nearly every German one ("die" is Dutch too)
+GERMAN = re.compile(r"\b(und|der|das|ist|nicht|für|Runde|Punkte|Züge|Zug|Spieler|Partie|Auswertung|"
+                    r"deine|dein|Hallo Spielleiter|Spielleiter-Bot|Karten|Stapel gezogen|Hinweis|gültig)\b")
+
+
+def test_dutch_league_mails_hold_no_german():
+    """A Dutch league's mails to its players contain no message that is not from the Dutch
+    catalog: no German word of the templates or the code (the GM's copies are German,
+    gm_language)."""
+    from babel.messages.pofile import read_po
+
+    from bot.i18n import locale_dir
+    with (locale_dir() / "nl" / "LC_MESSAGES" / "messages.po").open("rb") as fh:
+        catalog = read_po(fh, locale="nl")
+    # every German msgid fragment of more than one word that the Dutch catalog changes
+    fragments = set()
+    for m in catalog:
+        if not m.id or not m.string:
+            continue
+        for msgid, msgstr in zip(m.id if isinstance(m.id, tuple) else (m.id,),
+                                 m.string if isinstance(m.string, tuple) else (m.string,)):
+            for frag in re.split(r"%\(\w+\)s|\{[^}]*\}|\n", msgid):
+                frag = frag.strip(" .,:;()–-")
+                if " " in frag and len(frag) >= 10 and frag not in msgstr:
+                    fragments.add(frag)
+    checked = 0
+    for name, path in _files(GALLERY).items():
+        if not name.startswith("rondonl-nl/") or "-gm-" in name:
+            continue
+        text = path.read_text(encoding="utf-8")
+        body = re.sub(r"<[^>]+>", " ", text)
+        hits = sorted({f for f in fragments if f in body})
+        assert not hits, f"{name}: German messages {hits[:5]}"
+        words = sorted(set(GERMAN.findall(body)))
+        assert not words, f"{name}: German words {words}"
+        checked += 1
+    assert checked >= 8
+
+
+@pytest.mark.parametrize("width", [390, 800])
+def test_every_html_mail_fits(width, browser):
+    """Every HTML mail of the gallery in headless Chromium: no horizontal scrolling and
+    every board, row and table fully visible (tests/test_browser.py's checks)."""
+    from tests.test_browser import CLIPPED_JS
+    pages = [p for n, p in _files(GALLERY).items() if n.endswith(".html")]
+    assert len(pages) >= 10
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    bad = []
+    try:
+        for path in pages:
+            page.goto(path.as_uri())
+            wide = page.evaluate("() => document.documentElement.scrollWidth - document.documentElement.clientWidth")
+            clipped = page.evaluate(CLIPPED_JS)
+            if wide > 1 or clipped:
+                bad.append(f"{path.relative_to(GALLERY)}: {wide}px zu breit {clipped}")
+    finally:
+        page.close()
+    assert not bad, "\n".join(bad)
+
+
+from tests.test_browser import browser  # noqa: E402,F401  (the Chromium fixture)
