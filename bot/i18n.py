@@ -6,7 +6,7 @@ source language: every message is written in German in the code and the template
 msgid), and ``translations/<lang>/LC_MESSAGES/messages.po`` holds its translation. The catalogs
 are compiled to ``.mo`` when the wheel is built (``setup.py``); in a checkout without
 compiled catalogs the ``.po`` is compiled in memory at first use. Adding a language is a
-new ``.po`` (docs/i18n.md).
+new ``.po`` (docs/development/i18n.md).
 
 A league's language is the league file's ``language`` (``"de"``, the default, or
 ``"nl"``); the game master's is ``gm_language`` (default ``"de"``). Templates use

@@ -109,6 +109,18 @@ def tokens_of(view: dict[str, Any], private: dict[str, Any] | None = None) -> se
     return out
 
 
+def own_examples(game, state: dict, key: str) -> set[str]:
+    """The field/letter pairs a mail's example may show the player ``key`` (Crossword: the
+    round's public letters on the player's own free fields, "z. B.: A1 O, A2 U"): theirs,
+    whatever another grid holds on the same field."""
+    letters = game.public_view(state).get("letters") or ""
+    rows = game.player_view(state, key).get("grid") if key else None
+    if not letters or not isinstance(rows, list):
+        return set()
+    return {f"{'ABCDEF'[r]}{c + 1} {ch}" for r, row in enumerate(rows) for c, cell in enumerate(row)
+            if cell == "." for ch in set(letters) if ch.isalpha()}
+
+
 def _multiset(token: str) -> Counter | None:
     """The letters of a rack or hand code (one word, e.g. ``AEHMNRS?``), for "in any
     order"; None for other tokens (texts, grid rows)."""
@@ -346,7 +358,7 @@ def play(kind: str, seed: int, work: Path, *, rounds: int = 4, lexicon=None) -> 
                 run.mails += 1
                 if to == GM:
                     continue
-                mine = seen.get(keys.get(to, ""), set())
+                mine = seen.get(keys.get(to, ""), set()) | own_examples(game, state_now, keys.get(to, ""))
                 others = {owner_of[k]: v for k, v in seen.items() if owner_of[k] != to}
                 run.leaks += find_leaks(text, others, mine, f"Mail an {to} (Runde {rnd})",
                                         {t for t in set().union(*seen.values()) if t in public}, wrote.get(to, ""),

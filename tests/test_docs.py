@@ -19,6 +19,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 
 
+def _load_sync():
+    """scripts/sync-doc-quotes as a module: the one place that renders what the docs quote."""
+    from importlib.machinery import SourceFileLoader
+    from importlib.util import module_from_spec, spec_from_loader
+    loader = SourceFileLoader("sync_doc_quotes", str(ROOT / "scripts" / "sync-doc-quotes"))
+    module = module_from_spec(spec_from_loader(loader.name, loader))
+    loader.exec_module(module)
+    return module
+
+
+SYNC = _load_sync()
+
+
 def test_the_site_builds_strictly(tmp_path):
     mkdocs = Path(sys.executable).parent / "mkdocs"   # installed by the test extra, next to this Python
     assert mkdocs.exists(), "mkdocs fehlt: scripts/setup --test installiert es (pyproject, Extra test)"
@@ -49,10 +62,10 @@ def test_readme_is_short_starts_with_the_two_commands_and_its_links_resolve():
 @pytest.mark.parametrize("game", sorted(GAME_CLASSES))
 def test_every_game_has_its_player_help_quoted_as_mailed_and_a_rules_page(game):
     page = (DOCS / "player-help" / f"{game}.md").read_text(encoding="utf-8")
-    helps = [TEMPLATE_DIR / game / "hilfe.txt"] + sorted(TEMPLATE_DIR.glob(f"*/{game}/hilfe.txt"))
-    for hilfe in helps:
-        text = hilfe.read_text(encoding="utf-8").rstrip("\n")
-        assert f"```text\n{text}\n```" in page, f"{hilfe.relative_to(TEMPLATE_DIR)} not quoted in {page[:40]!r}"
+    for lang in SYNC.HELP_LANGUAGES.get(game, ("de",)):
+        text = SYNC.player_help(game, lang)
+        assert len(text) > 500 and "{" not in text, text[:200]
+        assert f"```text\n{text}\n```" in page, f"the {lang} help of {game} not quoted (scripts/sync-doc-quotes)"
     assert (DOCS / "rules" / f"{game}.md").exists()
 
 
