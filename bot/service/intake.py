@@ -54,7 +54,8 @@ from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
 from bot.service.mailctx import Incoming
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
-from bot.submission import read_submission
+from bot.service.quoted import norm, own_lines, quoted_lines
+from bot.submission import ReadSubmission, read_submission
 
 log = logging.getLogger(__name__)
 
@@ -704,6 +705,30 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
     return text
 
 
+def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
+                 player_id: int) -> list[str]:
+    """Take the lines the bot itself sent to this player in this league out of ``read``
+    (:mod:`bot.service.quoted`): out of the move lines (a section left without moves
+    goes) and out of the unreadable ones. Returns the move lines taken out, as written,
+    for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
+    hits = quoted_lines(text, own_lines(conn, league_id, addresses, player_id))
+    if not hits:
+        return []
+    dropped: list[str] = []
+    keep_sections = []
+    for sec in read.sections:
+        had = bool(sec.moves)
+        rows = list(zip(sec.moves, sec.parsed, sec.lines))
+        dropped += [norm(line) for _, _, line in rows if norm(line) in hits]
+        rows = [r for r in rows if norm(r[2]) not in hits]
+        sec.moves, sec.parsed, sec.lines = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+        if sec.moves or not had:
+            keep_sections.append(sec)
+    read.sections[:] = keep_sections
+    read.ignored[:] = [line for line in read.ignored if norm(line) not in hits]
+    return dropped
+
+
 def _submission(ctx: Incoming, text: str) -> None:
     """Read the moves of a player's mail, record them (replacing the player's earlier
     submission for each Partie) and queue the acknowledgement. Its queries never need the
@@ -733,6 +758,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
+    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
@@ -788,11 +814,11 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
-               errors=errors, ignored=read.ignored)
+               errors=errors, ignored=read.ignored, quoted=quoted)
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang), quoted=quoted)
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 

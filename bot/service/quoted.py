@@ -1,0 +1,99 @@
+"""Lines of a player's mail that the bot itself wrote to that player (issue 24, item 2).
+
+A player who answers with a client that pastes the bot's mail without ``>`` marks and
+without a reply header the reply parser knows (:mod:`bot.mail.message`) sends the bot's
+own lines back: the example block of a start mail (``RUIL Q``), the rows of a standings
+table or of a board. Such a line is never read as a move: the acknowledgement lists it as
+"aus unserer Mail zitiert, nicht gewertet".
+
+How it is recognised, cheaply: the plain text of the last :data:`RECENT` mails the bot
+queued for the player's address in this league (the ``outbox`` table; each mail's lines
+are remembered per outbox row, its bytes never change) gives a set of lines, normalised
+(white space collapsed, ``>`` marks removed). The player's own earlier move lines are taken
+out of that set, because the acknowledgement echoes them (a player who sends the same move
+again means it). A line of the new mail counts as quoted only when at least
+:data:`MIN_QUOTED` lines of the mail are the bot's (a quote copies a passage; one line
+that happens to equal an example, ``PAS``, is the player's own).
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from collections import OrderedDict
+from typing import Iterable
+
+from sqlalchemy import select
+from sqlalchemy.engine import Connection
+
+from bot.mail.message import body_text
+from bot.storage.models import OutboxMail, Submission, SubmissionMove
+
+__all__ = ["own_lines", "norm", "RECENT", "MIN_QUOTED", "quoted_lines"]
+
+#: How many of the latest mails to the player are compared (the start mail, the last
+#: Auswertungen and acknowledgements: what a reply quotes).
+RECENT = 12
+#: How many lines of a mail must be the bot's before they count as quoted.
+MIN_QUOTED = 2
+#: Lines shorter than this (after normalising) are never taken as the bot's ("A", "--").
+MIN_CHARS = 2
+
+_WS = re.compile(r"\s+")
+_MARKS = re.compile(r"^(\s*>)+")
+_CACHE: OrderedDict[int, frozenset[str]] = OrderedDict()
+_CACHE_SIZE = 2048
+
+
+def norm(line: str) -> str:
+    """``line`` without quote marks, white space collapsed, stripped (case kept)."""
+    return _WS.sub(" ", _MARKS.sub("", line)).strip()
+
+
+def _lines_of(raw: bytes) -> frozenset[str]:
+    try:
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        text = body_text(msg)
+    except Exception:  # pragma: no cover - our own mails always parse
+        return frozenset()
+    return frozenset(n for n in (norm(l) for l in text.splitlines()) if len(n) >= MIN_CHARS)
+
+
+def own_lines(conn: Connection, league_id: int, addresses: Iterable[str], player_id: int) -> frozenset[str]:
+    """The normalised lines of the last :data:`RECENT` mails queued to ``addresses`` in
+    league ``league_id``, without the lines of player ``player_id``'s earlier moves there.
+    Two queries; each mail's lines are parsed once per process."""
+    addrs = sorted({a.lower() for a in addresses if a})
+    if not addrs:
+        return frozenset()
+    t = OutboxMail.__table__
+    ids = list(conn.execute(select(t.c.id).where(t.c.league_id == league_id, t.c.to_addr.in_(addrs))
+                            .order_by(t.c.id.desc()).limit(RECENT)).scalars())
+    missing = [i for i in ids if i not in _CACHE]
+    if missing:
+        for oid, raw in conn.execute(select(OutboxMail.id, OutboxMail.raw).where(OutboxMail.id.in_(missing))):
+            _CACHE[oid] = _lines_of(raw)
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    out: set[str] = set()
+    for i in ids:
+        out |= _CACHE.get(i, frozenset())
+    if not out:
+        return frozenset()
+    st, sm = Submission.__table__, SubmissionMove.__table__
+    mine = conn.execute(select(sm.c.text).join(st, st.c.id == sm.c.submission_id)
+                        .where(st.c.player_id == player_id)).scalars()
+    for text in mine:
+        for line in str(text).splitlines():
+            out.discard(norm(line))
+    return frozenset(out)
+
+
+def quoted_lines(text: str, own: frozenset[str]) -> set[str]:
+    """The normalised lines of ``text`` that are the bot's (in ``own``), when at least
+    :data:`MIN_QUOTED` are; else the empty set."""
+    if not own:
+        return set()
+    hits = {n for n in (norm(l) for l in text.splitlines()) if n in own}
+    return hits if len(hits) >= MIN_QUOTED else set()
