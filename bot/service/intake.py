@@ -669,6 +669,15 @@ _SUBMISSIONS = Submission.__table__
 _NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, _SUBMISSIONS.c.partie_id)
 _NEW_MOVES = insert(SubmissionMove.__table__)
 _NEWER = _SUBMISSIONS.alias("newer")
+_MOVES = SubmissionMove.__table__
+#: the move lines of the player's standing (not superseded) submissions of the round for
+#: these Partien, in order: what a later mail is merged with
+_STANDING = (select(_SUBMISSIONS.c.partie_id, _MOVES.c.text)
+             .join(_MOVES, _MOVES.c.submission_id == _SUBMISSIONS.c.id)
+             .where(_SUBMISSIONS.c.partie_id.in_(bindparam("partien", expanding=True)),
+                    _SUBMISSIONS.c.round_number == bindparam("round"),
+                    _SUBMISSIONS.c.player_id == bindparam("player"), _SUBMISSIONS.c.superseded_by.is_(None))
+             .order_by(_SUBMISSIONS.c.id, _MOVES.c.position))
 #: the player's earlier submissions of the round for these Partien superseded by the new
 #: one of the same Partie (the last, should a Partie come twice), in one statement that
 #: names the Partien it superseded in
@@ -784,6 +793,19 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
+    # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
+    merged: list[str] = []
+    if accepted:
+        standing: dict[int, list[str]] = {}
+        for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,
+                                                   "player": player.id}):
+            standing.setdefault(pid, []).append(mtext)
+        for k, (part, moves, parsed) in enumerate(accepted):
+            if part.id in standing:
+                now_moves = game.merge_move(standing[part.id], moves)
+                if now_moves != moves:
+                    accepted[k] = (part, now_moves, [None] * len(now_moves))
+                    merged.append(f"Partie {part.name}")
     # in bulk, with plain statements (no unit of work): the new submissions (one INSERT;
     # SQLite returns the ids of a multi-row INSERT in no guaranteed order, so each with its
     # Partie: one submission per Partie), their move lines (one executemany), the player's
@@ -806,7 +828,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                                                 "new": all_new, "newer": all_new}).scalars())
     sections, replaced = [], []
     for part, moves, parsed in accepted:
-        if part.id in earlier:
+        if part.id in earlier and f"Partie {part.name}" not in merged:
             replaced.append(f"Partie {part.name}")
         reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
@@ -818,7 +840,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang), quoted=quoted)
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang), quoted=quoted,
+                  merged=merged)
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 

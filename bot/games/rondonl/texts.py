@@ -20,6 +20,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "turn_pass": "Du passt: ein Strich und eine Karte vom Stapel. Dein Zug ist damit beendet.",
         "turn_exchange_only": "{n} Karte(n) getauscht, aber kein gültiges Wort: ein Strich und eine Karte "
                               "vom Stapel. Dein Zug ist damit beendet.",
+        "turn_exchange_pending": "Erst wird getauscht ({n} Karte(n), -{penalty} Punkte), dann gelegt: ob "
+                                 "{word} gilt, hängt von der gezogenen Karte ab (siehe oben). Dein Zug ist mit "
+                                 "dieser Mail beendet; die Auswertung kommt gleich.",
         "turn_invalid": "Kein gültiges Wort. Du kannst bis zum ZAT einen neuen Zug schicken; sonst gibt es "
                         "einen Strich und eine Karte vom Stapel.",
     },
@@ -35,6 +38,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "turn_pass": "Je past: een streep en een kaart van de stapel. Je beurt is daarmee voorbij.",
         "turn_exchange_only": "{n} kaart(en) geruild, maar geen geldig woord: een streep en een kaart van "
                               "de stapel. Je beurt is daarmee voorbij.",
+        "turn_exchange_pending": "Eerst wordt er geruild ({n} kaart(en), -{penalty} punten), dan gelegd: of "
+                                 "{word} telt, hangt af van de getrokken kaart (zie boven). Je beurt is met deze "
+                                 "mail voorbij; de uitslag komt zo.",
         "turn_invalid": "Geen geldig woord. Je kunt tot de deadline (ZAT) een nieuwe beurt sturen; anders "
                         "krijg je een streep en een kaart van de stapel.",
     },
@@ -56,7 +62,9 @@ _NL_REASONS = {
     "beginners": "Blind leggen mag alleen met de beginnersregel van de competitie.",
     "once": "Maar één kaart per beurt mag blind liggen.",
     "counted": "Niet meer geprobeerd.",
-    "pending": "Heeft kaarten nodig die je pas door het ruilen kunt krijgen: dat blijkt bij de uitslag.",
+    "pending": "Heeft {cards} nodig. Er wordt geruild voor het leggen (spelregel), in welke regel de ruil ook "
+               "staat: het woord telt alleen als je bij het ruilen {cards} trekt; anders een streep en een kaart "
+               "van de stapel.",
     "opening": "In de opening telt alleen een woord van drie kaarten uit je hand.",
 }
 
