@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
+from bot.games.base import GameRules
 from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
@@ -54,7 +55,7 @@ from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
 from bot.service.mailctx import Incoming
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
-from bot.service.quoted import norm, own_lines, quoted_lines
+from bot.service.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
 
 log = logging.getLogger(__name__)
@@ -718,9 +719,9 @@ def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresse
                  player_id: int) -> list[str]:
     """Take the lines the bot itself sent to this player in this league out of ``read``
     (:mod:`bot.service.quoted`): out of the move lines (a section left without moves
-    goes) and out of the unreadable ones. Returns the move lines taken out, as written,
-    for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
-    hits = quoted_lines(text, own_lines(conn, league_id, addresses, player_id))
+    goes) and out of the unreadable ones. Returns the move lines taken out (white space
+    collapsed), for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
+    hits = quoted_lines(conn, text, league_id, addresses, player_id)
     if not hits:
         return []
     dropped: list[str] = []
@@ -795,7 +796,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
     # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
     merged: list[str] = []
-    if accepted:
+    if accepted and type(game).merge_move is not GameRules.merge_move:  # the default replaces: no query
         standing: dict[int, list[str]] = {}
         for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,
                                                    "player": player.id}):

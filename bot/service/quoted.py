@@ -30,7 +30,7 @@ from sqlalchemy.engine import Connection
 from bot.mail.message import body_text
 from bot.storage.models import OutboxMail, Submission, SubmissionMove
 
-__all__ = ["own_lines", "norm", "RECENT", "MIN_QUOTED", "quoted_lines"]
+__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "RECENT", "MIN_QUOTED"]
 
 #: How many of the latest mails to the player are compared (the start mail, the last
 #: Auswertungen and acknowledgements: what a reply quotes).
@@ -60,10 +60,9 @@ def _lines_of(raw: bytes) -> frozenset[str]:
     return frozenset(n for n in (norm(l) for l in text.splitlines()) if len(n) >= MIN_CHARS)
 
 
-def own_lines(conn: Connection, league_id: int, addresses: Iterable[str], player_id: int) -> frozenset[str]:
+def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str]) -> frozenset[str]:
     """The normalised lines of the last :data:`RECENT` mails queued to ``addresses`` in
-    league ``league_id``, without the lines of player ``player_id``'s earlier moves there.
-    Two queries; each mail's lines are parsed once per process."""
+    league ``league_id`` (one query; each mail's lines are parsed once per process)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
         return frozenset()
@@ -79,21 +78,28 @@ def own_lines(conn: Connection, league_id: int, addresses: Iterable[str], player
     out: set[str] = set()
     for i in ids:
         out |= _CACHE.get(i, frozenset())
-    if not out:
-        return frozenset()
-    st, sm = Submission.__table__, SubmissionMove.__table__
-    mine = conn.execute(select(sm.c.text).join(st, st.c.id == sm.c.submission_id)
-                        .where(st.c.player_id == player_id)).scalars()
-    for text in mine:
-        for line in str(text).splitlines():
-            out.discard(norm(line))
     return frozenset(out)
 
 
-def quoted_lines(text: str, own: frozenset[str]) -> set[str]:
-    """The normalised lines of ``text`` that are the bot's (in ``own``), when at least
-    :data:`MIN_QUOTED` are; else the empty set."""
+def player_lines(conn: Connection, player_id: int) -> set[str]:
+    """The normalised lines of every move player ``player_id`` sent (one query)."""
+    st, sm = Submission.__table__, SubmissionMove.__table__
+    texts = conn.execute(select(sm.c.text).join(st, st.c.id == sm.c.submission_id)
+                         .where(st.c.player_id == player_id)).scalars()
+    return {norm(line) for text in texts for line in str(text).splitlines()}
+
+
+def quoted_lines(conn: Connection, text: str, league_id: int, addresses: Iterable[str],
+                 player_id: int) -> set[str]:
+    """The normalised lines of ``text`` that are the bot's (:func:`bot_lines`) and not one
+    of the player's own moves (:func:`player_lines`), when at least :data:`MIN_QUOTED`
+    are; else the empty set. The player's moves are only looked up when the mail has
+    that many of the bot's lines."""
+    own = bot_lines(conn, league_id, addresses)
     if not own:
         return set()
-    hits = {n for n in (norm(l) for l in text.splitlines()) if n in own}
+    hits = {n for n in (norm(line) for line in text.splitlines()) if n in own}
+    if len(hits) < MIN_QUOTED:
+        return set()
+    hits -= player_lines(conn, player_id)
     return hits if len(hits) >= MIN_QUOTED else set()
