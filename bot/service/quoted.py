@@ -42,7 +42,9 @@ MIN_CHARS = 2
 
 _WS = re.compile(r"\s+")
 _MARKS = re.compile(r"^(\s*>)+")
-_CACHE: OrderedDict[int, frozenset[str]] = OrderedDict()
+#: the lines of a queued mail by (database URL, row id, Message-ID): a Message-ID is made
+#: from the mail's key, so two databases (tests) can hold different mails under one
+_CACHE: OrderedDict[tuple[str, int, str], frozenset[str]] = OrderedDict()
 _CACHE_SIZE = 2048
 
 
@@ -62,22 +64,25 @@ def _lines_of(raw: bytes) -> frozenset[str]:
 
 def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str]) -> frozenset[str]:
     """The normalised lines of the last :data:`RECENT` mails queued to ``addresses`` in
-    league ``league_id`` (one query; each mail's lines are parsed once per process)."""
+    league ``league_id`` (one query, and one more for mails not seen before: each mail's
+    lines are parsed once per process)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
         return frozenset()
     t = OutboxMail.__table__
-    ids = list(conn.execute(select(t.c.id).where(t.c.league_id == league_id, t.c.to_addr.in_(addrs))
-                            .order_by(t.c.id.desc()).limit(RECENT)).scalars())
-    missing = [i for i in ids if i not in _CACHE]
+    rows = conn.execute(select(t.c.id, t.c.message_id).where(t.c.league_id == league_id, t.c.to_addr.in_(addrs))
+                        .order_by(t.c.id.desc()).limit(RECENT)).all()
+    db = str(conn.engine.url)
+    missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
     if missing:
-        for oid, raw in conn.execute(select(OutboxMail.id, OutboxMail.raw).where(OutboxMail.id.in_(missing))):
-            _CACHE[oid] = _lines_of(raw)
+        for oid, mid, raw in conn.execute(select(OutboxMail.id, OutboxMail.message_id, OutboxMail.raw)
+                                          .where(OutboxMail.id.in_(missing))):
+            _CACHE[(db, oid, mid)] = _lines_of(raw)
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
     out: set[str] = set()
-    for i in ids:
-        out |= _CACHE.get(i, frozenset())
+    for oid, mid in rows:
+        out |= _CACHE.get((db, oid, mid), frozenset())
     return frozenset(out)
 
 
