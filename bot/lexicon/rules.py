@@ -61,7 +61,7 @@ Marken- oder Familiennamen verwendet werden. Zeitwörter dürfen nur in ihrer Gr
    ``Pattex``). A capitalised entry with no flag but ``S`` that is not an initialism goes
    (:func:`is_bare_name`), unless it is a first name or a place -- german-nouns lists a
    sense ``Vorname`` or ``Toponym``, or the first-name list of the ``gender-guesser``
-   package (about 40 000 first names of Europe and beyond) has it -- or german-nouns
+   package (37 354 single first names of Europe and beyond) has it -- or german-nouns
    knows the lemma only as a common noun (``Krux``, ``Unzeit``). A lemma with a name
    sense *and* a common-noun sense stays only through an entry with common-noun flags:
    ``Einstein`` (a name first, and in igerman98 only ``Einstein/S``) goes.
