@@ -42,7 +42,7 @@ CLOSINGS = {
     "gruß", "gruss", "grüße", "gruesse", "grüsse", "viele", "beste", "liebe", "lg", "vg", "mfg", "bg",
     "tschüss", "tschüs", "tschuess", "ciao", "cheers", "regards", "best", "bis", "schöne", "schönen",
     "herzliche", "freundliche", "mit",
-    "groeten", "groet", "groetjes", "vriendelijke", "hartelijke", "doei", "mvg",  # Dutch
+    "groeten", "groet", "groetjes", "met", "vriendelijke", "hartelijke", "doei", "mvg",  # Dutch
     "kind", "kindest", "thanks", "yours",  # English
     "cordialement", "amicalement", "bises", "bisous", "salutations", "bien",  # French
 }

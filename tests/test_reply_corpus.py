@@ -98,3 +98,39 @@ def test_reply_yields_its_moves(env, name):
     # the bot's own example (RUIL Q) is neither a move nor an unreadable line
     rest = "\n".join(ln for ln in ack.splitlines() if "zitiert, nicht gewertet" not in ln and "geciteerd" not in ln)
     assert "RUIL Q" not in rest and "mo*NDES" not in rest
+
+
+def test_the_dutch_outlook_reply_of_the_issue_costs_no_card(env):
+    """Issue 24: the player on turn answers with Outlook in Dutch, the bot's whole mail
+    unquoted below "-----Oorspronkelijk bericht-----". Only RUIL G and the word are read;
+    the example line RUIL Q of the bot's own text never costs the player their Q."""
+    from bot.service.rounds import adjudicate_league
+    db, cfg, md = env
+    adjudicate_league(db, cfg, "Rondo-NL", force=True)  # the opening by NMR: the lot picks who begins
+    deliver(db, md, cfg)
+    with db.session() as s:
+        part = s.scalars(select(Partie).join(Partie.league).where(Partie.league.has(name="Rondo-NL"))).one()
+        st = dict(part.state)
+        mover = st["order"][0]
+        st["hands"] = dict(st["hands"], **{mover: "AGIKQUZ"})
+        part.state = st
+        email = next(e for (n, e), key in zip(NL_PLAYERS, st["players"]) if key == mover)
+        turn_mail = s.scalars(select(OutboxMail).where(OutboxMail.to_addr == email)
+                              .order_by(OutboxMail.id.desc())).first()
+        bot_text = text_of(turn_mail.raw).replace("\r\n", "\n")
+        start = text_of(s.scalars(select(OutboxMail).where(OutboxMail.to_addr == email)
+                                  .order_by(OutboxMail.id)).first().raw).replace("\r\n", "\n")
+    assert "RUIL Q" in start
+    body = ("RUIL G\nAzUKI\n\nMet vriendelijke groet,\nJan\n\n-----Oorspronkelijk bericht-----\n"
+            "Van: Spielleiter <spielleiter@example.org>\nVerzonden: dinsdag 24 november 2026 10:00\n"
+            f"Aan: {email}\nOnderwerp: Rondo-NL: jouw beurt\n\n{bot_text}\n\n{start}")
+    from tests.helpers import player_mail
+    md.deliver_to_inbox(player_mail(email, body, subject="RE: Rondo-NL"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R1": ["RUIL G", "AzUKI"]}, ack
+    deliver(db, md, cfg)
+    with db.session() as s:
+        after = dict(s.scalars(select(Partie).join(Partie.league).where(Partie.league.has(name="Rondo-NL"))).one().state)
+    assert after["turn"] == 1  # the exchange ended the turn at once
+    assert "Q" in after["hands"][mover] and after["history"][-1]["kind"] != "opening"
