@@ -796,7 +796,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
     # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
     merged: list[str] = []
-    if accepted and type(game).merge_move is not GameRules.merge_move:  # the default replaces: no query
+    parts = type(game).merge_move is not GameRules.merge_move  # False: a later mail replaces the whole move
+    if accepted and parts:  # the default replaces: no query
         standing: dict[int, list[str]] = {}
         for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,
                                                    "player": player.id}):
@@ -842,7 +843,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang), quoted=quoted,
-                  merged=merged)
+                  merged=merged, parts=parts)
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
 
