@@ -82,7 +82,8 @@ def test_crossword_follow_up_keeps_the_placement(tmp_path, env):
     moves, ack = _send(env, "anna@example.org", "Wunsch: T")
     assert moves == [f"{pairs}\nWunsch: T"]
     assert "diese Mail ergänzt deine frühere Einsendung für Partie P1" in ack and "ersetzt" not in ack.split("ZAT")[0]
-    assert f"Wunsch: T" in ack and pairs in ack
+    assert "Wunsch: T" in ack and pairs in ack
+    assert "Eine spätere Mail vor dem ZAT ersetzt nur die Teile dieses Zugs, die sie\nenthält" in ack
     # a whole new move (placement and wish): replaced as before
     other = pairs.replace("C1", "D1").replace("C2", "D2")
     moves, ack = _send(env, "anna@example.org", f"{other}\nWunsch: E")
@@ -112,3 +113,4 @@ def test_rondo_exchange_after_an_invalid_word_merges(tmp_path, env):
     assert moves == [f"RUIL {card}\nQQQQ"]
     assert "deze mail vult je eerdere inzending voor Partie R1 aan" in ack
     assert f"RUIL {card} / QQQQ" in ack
+    assert "vervangt alleen de delen van deze zet" in ack
