@@ -716,12 +716,12 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
 
 
 def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
-                 player_id: int) -> list[str]:
+                 player_id: int, in_reply_to: str | None = None) -> list[str]:
     """Take the lines the bot itself sent to this player in this league out of ``read``
     (:mod:`bot.service.quoted`): out of the move lines (a section left without moves
     goes) and out of the unreadable ones. Returns the move lines taken out (white space
     collapsed), for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
-    hits = quoted_lines(conn, text, league_id, addresses, player_id)
+    hits = quoted_lines(conn, text, league_id, addresses, player_id, in_reply_to)
     if not hits:
         return []
     dropped: list[str] = []
@@ -768,7 +768,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
-    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id)
+    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []

@@ -7,8 +7,9 @@ table or of a board. Such a line is never read as a move: the acknowledgement li
 "aus unserer Mail zitiert, nicht gewertet".
 
 How it is recognised, cheaply: the plain text of the last :data:`RECENT` mails the bot
-queued for the player's address in this league (the ``outbox`` table; each mail's lines
-are remembered per outbox row, its bytes never change) gives a set of lines, normalised
+queued for the player's address in this league, of its start mail and of the mail the
+reply answers (``In-Reply-To``) (the ``outbox`` table; each mail's lines are remembered
+per outbox row, its bytes never change) gives a set of lines, normalised
 (white space collapsed, ``>`` marks removed). The player's own earlier move lines are taken
 out of that set, because the acknowledgement echoes them (a player who sends the same move
 again means it). A line of the new mail counts as quoted only when at least
@@ -62,16 +63,21 @@ def _lines_of(raw: bytes) -> frozenset[str]:
     return frozenset(n for n in (norm(l) for l in text.splitlines()) if len(n) >= MIN_CHARS)
 
 
-def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str]) -> frozenset[str]:
-    """The normalised lines of the last :data:`RECENT` mails queued to ``addresses`` in
-    league ``league_id`` (one query, and one more for mails not seen before: each mail's
-    lines are parsed once per process)."""
+def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],
+              in_reply_to: str | None = None) -> frozenset[str]:
+    """The normalised lines of the mails queued to ``addresses`` in league ``league_id``
+    that a reply may quote: the last :data:`RECENT`, the start mail (its help and
+    examples) and the mail ``in_reply_to`` names. Two queries, and one more for mails not
+    seen before (each mail's lines are parsed once per process)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
         return frozenset()
     t = OutboxMail.__table__
-    rows = conn.execute(select(t.c.id, t.c.message_id).where(t.c.league_id == league_id, t.c.to_addr.in_(addrs))
-                        .order_by(t.c.id.desc()).limit(RECENT)).all()
+    mine = (t.c.league_id == league_id) & t.c.to_addr.in_(addrs)
+    rows = conn.execute(select(t.c.id, t.c.message_id).where(mine).order_by(t.c.id.desc()).limit(RECENT)).all()
+    more = (t.c.kind == "start") | (t.c.message_id == in_reply_to) if in_reply_to else (t.c.kind == "start")
+    seen = {oid for oid, _ in rows}
+    rows += [r for r in conn.execute(select(t.c.id, t.c.message_id).where(mine, more)).all() if r[0] not in seen]
     db = str(conn.engine.url)
     missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
     if missing:
@@ -95,12 +101,12 @@ def player_lines(conn: Connection, player_id: int) -> set[str]:
 
 
 def quoted_lines(conn: Connection, text: str, league_id: int, addresses: Iterable[str],
-                 player_id: int) -> set[str]:
+                 player_id: int, in_reply_to: str | None = None) -> set[str]:
     """The normalised lines of ``text`` that are the bot's (:func:`bot_lines`) and not one
     of the player's own moves (:func:`player_lines`), when at least :data:`MIN_QUOTED`
     are; else the empty set. The player's moves are only looked up when the mail has
     that many of the bot's lines."""
-    own = bot_lines(conn, league_id, addresses)
+    own = bot_lines(conn, league_id, addresses, in_reply_to)
     if not own:
         return set()
     hits = {n for n in (norm(line) for line in text.splitlines()) if n in own}
