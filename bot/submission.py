@@ -35,12 +35,16 @@ GREETINGS = {
     "hallo", "hi", "hey", "moin", "servus", "lieber", "liebe", "liebes", "sehr", "guten", "gruess", "grüß",
     "hier", "anbei", "danke", "vielen", "dank", "bitte", "meine", "mein", "ich", "und", "das", "die", "der",
     "hierbij", "bedankt", "goedemorgen", "goedemiddag", "goedenavond",  # Dutch; never a three-letter word
+    "dear", "hello", "thanks",  # English
+    "bonjour", "salut", "coucou", "merci", "voici",  # French
 }
 CLOSINGS = {
     "gruß", "gruss", "grüße", "gruesse", "grüsse", "viele", "beste", "liebe", "lg", "vg", "mfg", "bg",
     "tschüss", "tschüs", "tschuess", "ciao", "cheers", "regards", "best", "bis", "schöne", "schönen",
     "herzliche", "freundliche", "mit",
-    "groeten", "groet", "vriendelijke", "hartelijke", "doei",  # Dutch
+    "groeten", "groet", "groetjes", "met", "vriendelijke", "hartelijke", "doei", "mvg",  # Dutch
+    "kind", "kindest", "thanks", "yours",  # English
+    "cordialement", "amicalement", "bises", "bisous", "salutations", "bien",  # French
 }
 _WORD = re.compile(r"[\wäöüÄÖÜß]+")
 #: What an unknown section name must look like to be read as a (wrong) Partie name
@@ -64,10 +68,13 @@ class Section:
     moves: list[str] = field(default_factory=list)
     header_line: str | None = None
     parsed: list[Any] = field(default_factory=list)
+    #: each move's whole line as written (with its label: ``Ersatz: mondES``)
+    lines: list[str] = field(default_factory=list)
 
-    def add(self, text: str, parsed: Any) -> None:
+    def add(self, text: str, parsed: Any, line: str | None = None) -> None:
         self.moves.append(text)
         self.parsed.append(parsed)
+        self.lines.append(text if line is None else line)
 
 
 @dataclass
@@ -142,7 +149,7 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
         move_text = move_text.strip()
         if parsed is _UNREAD:
             parsed = _read(game, move_text)
-        current.add(move_text, None if game.multiline else parsed)
+        current.add(move_text, None if game.multiline else parsed, line)
 
     for raw in text.splitlines():
         line = raw.strip()
@@ -209,6 +216,7 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
         if key in merged:
             merged[key].moves.extend(sec.moves)
             merged[key].parsed.extend(sec.parsed)
+            merged[key].lines.extend(sec.lines)
         else:
             merged[key] = sec
             out.append(sec)

@@ -156,7 +156,7 @@ def test_check_line_does_not_reveal_the_deck():
     assert r.valid and r.detail["complete"]
     pic = "\n".join(r.detail["picture"])
     assert "A B C" not in pic and "Deine Hand: E1 K7 Q10 R2 T3 ?1 /-2" in pic
-    assert "erst durch den Tausch" in pic
+    assert "Braucht A. Getauscht wird vor dem Legen" in pic and "wenn du beim Tausch A ziehst" in pic
     nl = _play(_partie(), hands={"1": "EKQRT?/"}, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(nl, "katER\n", LEX, player="1")
     assert r.valid and r.message.startswith("KATER is geldig: 15 punten")
@@ -229,3 +229,38 @@ def test_demo_plays_a_dutch_table(tmp_path, capsys):
     assert "Demo-RONDO" in text and "Eindstand:" in text and "streep" in text
     body = files[-1].read_bytes()
     assert b"einduitslag" in body.lower() and b"text/html" in body
+
+
+def test_exchange_written_after_the_word_comes_first():
+    """Seed 004 "Ruilactie": the exchange is made before the word, in whatever line it
+    stands; the acknowledgement says so and that the turn is over (issue 24, item 3)."""
+    hands = {"1": "EKQRT?/"}  # one E: katER needs it, RUIL E gives it away
+    st = _play(_partie(language="de"), hands=hands, row="...KAT/..", deck="ABCDEFG")
+    r = G.check_line(st, "katER\nRUIL E", LEX, player="1")
+    pic = "\n".join(r.detail["picture"])
+    assert r.detail["complete"] and "2. RUIL E [ok] Tausch E: -2 Punkte." in pic
+    assert "1. katER [?] Braucht E. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile" in pic
+    assert r.message.startswith("Erst wird getauscht (1 Karte(n), -2 Punkte), dann gelegt: ob KATER gilt")
+    assert "Dein Zug ist mit dieser Mail beendet" in r.message
+    nl = _play(_partie(), hands=hands, row="...KAT/..", deck="ABCDEFG")
+    r = G.check_line(nl, "katER\nRUIL E", LEX, player="1")
+    assert "Heeft E nodig. Er wordt geruild voor het leggen" in "\n".join(r.detail["picture"])
+    # the Auswertung: E goes under the deck, the top card (A) is drawn, katER fails
+    rep = G.adjudicate(st, {"1": ["katER\nRUIL E"]}, LEX, seed="7", partie="T1")
+    assert rep.state_after["row"] == "...KAT/.." and rep.players[0].points == -2
+    assert rep.state_after["marks"]["1"] == 1
+    # ... and with an E on top of the deck the word counts after the exchange
+    st_e = _play(_partie(language="de"), hands=hands, row="...KAT/..", deck="EBCDFG")
+    rep = G.adjudicate(st_e, {"1": ["katER\nRUIL E"]}, LEX, seed="7", partie="T1")
+    assert rep.state_after["row"] == "...KATER." and rep.players[0].points == 15 - 2
+    assert rep.state_after["marks"]["1"] == 0
+
+
+def test_merge_keeps_the_part_a_later_mail_leaves_out():
+    """A later mail replaces the parts of the turn it contains: exchanges, or the word."""
+    assert G.merge_move(["katXR"], ["RUIL E"]) == ["RUIL E\nkatXR"]
+    assert G.merge_move(["RUIL E\nkatXR"], ["katER\nReserve: KAT"]) == ["RUIL E\nkatER\nReserve: KAT"]
+    assert G.merge_move(["katXR\nRUIL Q"], ["RUIL E"]) == ["RUIL E\nkatXR"]
+    assert G.merge_move(["RUIL Q\nkatXR"], ["katER\nRUIL E"]) == ["katER\nRUIL E"]  # both parts: as written
+    assert G.merge_move([], ["katER"]) == ["katER"]
+    assert get_game("rondo").merge_move(["KAT"], ["RAT"]) == ["RAT"]  # the default: replace

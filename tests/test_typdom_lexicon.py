@@ -70,7 +70,7 @@ def test_rule_layer_on_dictionary_entries():
     out, stats = typdom_entries(["spielen/BDIVXYW", "ging/VZ", "fährt/VX", "bekannt/ACLU", "aberkannt/AZ",
                                  "ist", "Tat/P", "Schmidt/S", "Haus/Sm"], frozenset({"Schmidt"}))
     assert out == ["spielen/BDV", "bekannt/ACLU", "aberkannt/A", "Tat/P", "Haus/Sm"]
-    assert stats == {"verb_entries": 1, "finite_stems": 3, "finite_forms": 1, "name_entries": 1}
+    assert stats == {"verb_entries": 1, "finite_stems": 3, "finite_forms": 1, "name_entries": 1, "bare_names": 0}
     assert "ist" in FINITE_FORMS and "Porsche" in BRANDS
 
 

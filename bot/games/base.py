@@ -398,6 +398,18 @@ class GameRules(ABC):
         """The public part of the state (for ``show --json``, the templates and the
         archive). Never contains private information (racks, hands, hidden grids)."""
 
+    def merge_move(self, earlier: Sequence[str], later: Sequence[str]) -> list[str]:
+        """The move texts that stand after a player's later mail ``later`` for a Partie
+        and round in which their mail ``earlier`` was read before (both as the service
+        stores them: the main move first, then the Ersatzzuege; one text of ``\n``-joined
+        lines for a :attr:`multiline` game). Default: the later mail replaces the earlier
+        one (RULES.md "Common to all games": "A later mail before the ZAT replaces the
+        earlier one"). A game whose move has parts (Crossword: placement, wish, word list;
+        RONDO: exchanges and word) returns the earlier move with only the parts the later
+        mail contains replaced (issue 24); the service then stores and acknowledges the
+        result as the whole move. Never raises: an unreadable text is replaced."""
+        return list(later)
+
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """What only ``player`` may see of ``state`` (their rack, hand or grid); ``{}``
         for games without private state. Rendered into that player's mails only; the

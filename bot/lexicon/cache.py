@@ -25,9 +25,10 @@ from bot.lexicon.rules import GAME_WORD_RULES
 from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes
 
 #: Version of the cache layout; :func:`load` rebuilds a cache written with another one
+#: (2: the Typ-Dom word rules drop bare name entries, issue 24)
 #: (a cache without the files of an alphabet, e.g. ``typdom`` with its word rules, is
 #: rebuilt too).
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 DEFAULT_DIC = _german.DIC
 DEFAULT_AFF = _german.AFF

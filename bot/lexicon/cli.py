@@ -34,7 +34,7 @@ def cli_build(cache_dir: Path | None = None, source: str | None = None) -> int:
         for name, r in (stats.get("rules") or {}).items():
             print(f"  Wortregeln {name}: {r['forms_removed']} Formen entfernt (forms removed): "
                   f"{r['verb_entries']} Verben nur im Infinitiv, {r['finite_stems']} finite Stämme, "
-                  f"{r['name_entries']} Namen")
+                  f"{r['name_entries']} Namen, {r.get('bare_names', 0)} bloße Namenseinträge (bare name entries)")
         print(f"Fertig in {stats['seconds']:.2f} s (done).")
     return 0
 

@@ -53,8 +53,20 @@ Marken- oder Familiennamen verwendet werden. Zeitwörter dürfen nur in ihrer Gr
    or a proper name of an organisation, product or the like (``Eigenname``) -- unless the
    same lemma is also listed as a common noun, a first name (``Vorname``) or a place
    (``Toponym``): ``Müller`` and ``Bach`` stay (the miller, the brook), ``Schmidt``,
-   ``Hoffmann``, ``Porsche`` go. Brands that neither source marks are in the hand list
-   :data:`BRANDS`. Everything else capitalised stays (first names, places, nouns).
+   ``Hoffmann``, ``Porsche`` go. Every sense (row) of a lemma counts, not only the first.
+   Brands that neither source marks are in the hand list :data:`BRANDS`.
+3. **Bare name entries** (issue 24): igerman98 gives a common noun its plural and
+   compound flags (``Müller/FNSm``, ``Bach/STmij``, places too: ``Berlin/Sm``), but a
+   proper name at most the genitive ``S`` (``Einstein/S``, ``Bismarck/S``, ``Nehru/S``,
+   ``Pattex``). A capitalised entry with no flag but ``S`` that is not an initialism goes
+   (:func:`is_bare_name`), unless it is a first name or a place -- german-nouns lists a
+   sense ``Vorname`` or ``Toponym``, or the first-name list of the ``gender-guesser``
+   package (37 354 single first names of Europe and beyond) has it -- or german-nouns
+   knows the lemma only as a common noun (``Krux``, ``Unzeit``). A lemma with a name
+   sense *and* a common-noun sense stays only through an entry with common-noun flags:
+   ``Einstein`` (a name first, and in igerman98 only ``Einstein/S``) goes.
+   The refused and kept shares of a list of brands, companies and family names and of a
+   list of ordinary words spelled like one are in docs/typdom-words.md.
 
 A league's ``allow_words``/``deny_words`` still win over the layer (RULES.md: a league may
 agree other word rules). Coverage figures are recorded in the cache manifest (``rules``)
@@ -65,6 +77,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 
@@ -143,6 +156,65 @@ def _nouns_csv() -> io.TextIOBase | None:
         return None
 
 
+#: The only flag a bare name entry may carry: the genitive (igerman98 ``S``).
+NAME_FLAGS = frozenset("S")
+
+
+def noun_kinds(source: io.TextIOBase | None = None) -> dict[str, frozenset[str]] | None:
+    """Every lemma of the german-nouns Wiktionary list with the union of the kinds of all
+    its senses (rows): ``{"Bach": {"Substantiv", "Nachname", "Toponym"}, ...}``; None
+    without the package."""
+    fh = source if source is not None else _nouns_csv()
+    if fh is None:
+        return None
+    kinds: dict[str, set[str]] = {}
+    with fh:
+        for row in csv.DictReader(fh):
+            lemma = row.get("lemma") or ""
+            if lemma and " " not in lemma:
+                kinds.setdefault(lemma, set()).update(p.strip() for p in (row.get("pos") or "").split(","))
+    return {k: frozenset(v) for k, v in kinds.items()}
+
+
+def first_names() -> frozenset[str]:
+    """The first names of the ``gender-guesser`` package's list (``data/nam_dict.txt``,
+    read as its own detector reads it; double names ``Jan+Peter`` left out); empty
+    without the package."""
+    try:
+        fh = resources.files("gender_guesser").joinpath("data", "nam_dict.txt").open(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError):
+        return frozenset()
+    out: set[str] = set()
+    with fh:
+        for line in fh:
+            parts = line.split()
+            if len(parts) < 2 or line[:1] in "#=":  # comments, lines of equivalent names
+                continue
+            if "+" not in parts[1]:  # "Jan+Peter": a double name
+                out.add(parts[1])
+    return frozenset(out)
+
+
+def is_bare_name(stem: str, flags: str) -> bool:
+    """Whether the igerman98 entry ``stem/flags`` has the shape of a proper name: upper
+    case first letter, a lower-case letter after it (not an initialism like ``UFO``), and
+    no flag but the genitive :data:`NAME_FLAGS`."""
+    return (stem[:1].isupper() and any(c.islower() for c in stem[1:]) and stem.isalpha()
+            and set(flags) <= NAME_FLAGS)
+
+
+def allowed_bare(stem: str, kinds: dict[str, frozenset[str]] | None, firsts: frozenset[str]) -> bool:
+    """Whether a bare name entry (:func:`is_bare_name`) stays: a first name or place
+    (german-nouns ``Vorname``/``Toponym``, or the gender-guesser list), or a lemma
+    german-nouns knows only as a common noun (no ``Nachname``/``Eigenname`` sense)."""
+    k = (kinds or {}).get(stem)
+    if k is not None and (k & set(_KEEP_KINDS)):
+        return True
+    if stem in firsts:
+        return True
+    return k is not None and not (k & set(_FORBIDDEN_KINDS))
+
+
 def forbidden_names(source: io.TextIOBase | None = None) -> tuple[frozenset[str], dict]:
     """Lemmas the Typ-Dom rules forbid as names: family names and proper names of
     organisations or products (german-nouns kinds ``Nachname``/``Eigenname``) that are
@@ -180,18 +252,24 @@ def _split(entry: str) -> tuple[str, str]:
     return stem, flags
 
 
-def typdom_entries(entries: list[str], names: frozenset[str]) -> tuple[list[str], dict]:
+def typdom_entries(entries: list[str], names: frozenset[str], *,
+                   keep_bare: Callable[[str], bool] | None = None) -> tuple[list[str], dict]:
     """The dictionary entries rewritten for the Typ-Dom rules (see the module docstring):
     verb entries without their conjugation flags, finite stems and :data:`FINITE_FORMS`
-    dropped, names in ``names`` dropped. Returns ``(entries, stats)``."""
+    dropped, names in ``names`` dropped, and bare name entries (:func:`is_bare_name`)
+    for whose stem ``keep_bare`` is False (None: bare entries are not judged).
+    Returns ``(entries, stats)``."""
     out: list[str] = []
-    stats = {"verb_entries": 0, "finite_stems": 0, "finite_forms": 0, "name_entries": 0}
+    stats = {"verb_entries": 0, "finite_stems": 0, "finite_forms": 0, "name_entries": 0, "bare_names": 0}
     for entry in entries:
         stem, flags = _split(entry)
         if not stem:
             continue
         if stem in names:
             stats["name_entries"] += 1
+            continue
+        if keep_bare is not None and is_bare_name(stem, flags) and not keep_bare(stem):
+            stats["bare_names"] += 1
             continue
         if stem[0].islower():
             if stem in FINITE_FORMS:
@@ -216,7 +294,8 @@ def apply_rules(name: str, entries: list[str]) -> tuple[list[str], dict]:
     if name != "typdom":
         raise KeyError(f"unknown word-rule layer {name!r}")
     names, nstats = forbidden_names()
-    rewritten, stats = typdom_entries(entries, names)
-    stats.update(nstats)
+    kinds, firsts = noun_kinds(), first_names()
+    rewritten, stats = typdom_entries(entries, names, keep_bare=lambda stem: allowed_bare(stem, kinds, firsts))
+    stats.update(nstats, first_names=len(firsts))
     return rewritten, stats
 

@@ -297,30 +297,45 @@ def _body(msg: Message) -> tuple[str, str | None]:
 # new_text: strip quotes, reply headers, signatures
 
 _SEP = r"[-_=*]{2,}"
+# Reply headers of the mail clients in the languages players write in: German, English,
+# Dutch (RONDO, seed 004) and French; Outlook, Gmail, Apple Mail, Thunderbird, GMX/web.de.
 _ORIGINAL_RE = re.compile(
-    rf"^\s*{_SEP}\s*(Urspr(ü|ue)ngliche Nachricht|Original\s*Message|Originalnachricht)\s*{_SEP}\s*$",
+    rf"^\s*{_SEP}\s*(Urspr(ü|ue)ngliche Nachricht|Original\s*Message|Originalnachricht"
+    r"|Oorspronkelijk bericht|Origineel bericht|Message d'origine|Message original)"
+    rf"\s*{_SEP}\s*$",
     re.IGNORECASE,
 )
 _FORWARD_RE = re.compile(
-    rf"^\s*({_SEP}\s*(Forwarded message|Weitergeleitete Nachricht)\s*{_SEP}"
-    r"|(Begin forwarded message|Anfang der weitergeleiteten Nachricht)\s*:)\s*$",
+    rf"^\s*({_SEP}\s*(Forwarded message|Weitergeleitete Nachricht|Doorgestuurd bericht|Message transf[ée]r[ée])"
+    rf"\s*{_SEP}"
+    r"|(Begin forwarded message|Anfang der weitergeleiteten Nachricht|Begin doorgestuurd bericht"
+    r"|D[ée]but du message (r[ée]exp[ée]di[ée]|transf[ée]r[ée]))\s*:)\s*$",
     re.IGNORECASE,
 )
-_DE_WROTE_RE = re.compile(r"^\s*Am\s.*\b(schrieb|geschrieben)\b.*:\s*$", re.IGNORECASE)
-_DE_WROTE_START = re.compile(r"^\s*Am\s", re.IGNORECASE)
-_DE_WROTE_END = re.compile(r"\b(schrieb|geschrieben)\b.*:\s*$", re.IGNORECASE)
+#: "Am ... schrieb ...:", "Op ... schreef ...:" (Dutch), "Le ... a écrit :" (French)
+_DE_WROTE_RE = re.compile(r"^\s*(Am|Op|Le)\s.*\b(schrieb|geschrieben|schreef|geschreven|a\s+écrit|écrit)\b.*:\s*$",
+                          re.IGNORECASE)
+_DE_WROTE_START = re.compile(r"^\s*(Am|Op|Le)\s", re.IGNORECASE)
+_DE_WROTE_END = re.compile(r"\b(schrieb|geschrieben|schreef|geschreven|a\s+écrit|écrit)\b.*:\s*$", re.IGNORECASE)
+_DE_WROTE_WORD = re.compile(r"\b(schrieb|geschrieben|schreef|geschreven|a\s+écrit|écrit)\b", re.IGNORECASE)
 _EN_WROTE_RE = re.compile(r"^\s*On\s.*\bwrote:\s*$", re.IGNORECASE)
 _EN_WROTE_START = re.compile(r"^\s*On\s", re.IGNORECASE)
 _EN_WROTE_END = re.compile(r"\bwrote:\s*$", re.IGNORECASE)
-_FROM_LINE = re.compile(r"^\s*\**\s*(Von|From)\s*:\**\s*\S", re.IGNORECASE)
+#: Outlook's header block: Von/From/Van/De, then Gesendet/Sent/Verzonden/Envoyé, An/To/Aan/À,
+#: Betreff/Subject/Onderwerp/Objet ... (French Outlook writes a space before the colon)
+_FROM_LINE = re.compile(r"^\s*\**\s*(Von|From|Van|De)\s*:\**\s*\S", re.IGNORECASE)
 _HEADER_LINE = re.compile(
-    r"^\s*\**\s*(Gesendet|Sent|Datum|Date|An|To|Betreff|Subject|Cc)\s*:", re.IGNORECASE
+    r"^\s*\**\s*(Gesendet|Sent|Verzonden|Envoy[ée]|Datum|Date|An|To|Aan|À|A|Betreff|Subject|Onderwerp|Objet"
+    r"|Cc)\s*:", re.IGNORECASE
 )
 _UNDERLINE = re.compile(r"^\s*_{10,}\s*$")
 _QUOTED = re.compile(r"^\s*>")
 _SIGNATURE = re.compile(r"^--\s?$")
 
-_reply_parser = EmailReplyParser(languages=["de", "en"])
+#: The languages whose reply headers mail-parser-reply looks for: every European language
+#: it knows (players use mail clients in many languages, whatever their league's).
+REPLY_LANGUAGES = ["de", "en", "nl", "fr", "it", "es", "da", "sv", "pl", "cs"]
+_reply_parser = EmailReplyParser(languages=REPLY_LANGUAGES)
 
 # The bot's own acknowledgement pasted back WITHOUT quote marks or reply header (some
 # clients do that): "  Hauptzug: mondE" / "Ersatzzug 1: ..." followed by a "    -> ..."
@@ -371,7 +386,7 @@ def _is_reply_header(lines: list[str], i: int) -> bool:
         return True
     # "Am 01.12.2026 um 10:00 schrieb Spielleiter\n<bot@x>:" wrapped over two lines
     if _DE_WROTE_START.match(line) and nxt and _DE_WROTE_END.search(line + " " + nxt) and (
-        _DE_WROTE_END.search(nxt) or re.search(r"\b(schrieb|geschrieben)\b", line)
+        _DE_WROTE_END.search(nxt) or _DE_WROTE_WORD.search(line)
     ):
         return True
     if _EN_WROTE_START.match(line) and nxt and _EN_WROTE_END.search(nxt):
@@ -392,9 +407,32 @@ def _header_block_end(lines: list[str], i: int) -> int:
     return j
 
 
+def _bottom_quote_end(lines: list[str], i: int) -> int | None:
+    """Bottom posting (Thunderbird, Apple Mail): when the "wrote" header at ``i`` (one or
+    two lines) is followed by ``>`` lines only and then by unquoted text, the index of the
+    first line after the quote; else None (the header starts the quoted rest)."""
+    line = lines[i]
+    if not (_DE_WROTE_START.match(line) or _EN_WROTE_START.match(line)):
+        return None
+    j = i + 1 if (_DE_WROTE_RE.match(line) or _EN_WROTE_RE.match(line)) else i + 2
+    quoted = False
+    while j < len(lines) and (not lines[j].strip() or _QUOTED.match(lines[j])):
+        quoted = quoted or bool(lines[j].strip())
+        j += 1
+    if quoted and j < len(lines) and not _SIGNATURE.match(lines[j]):
+        return j
+    return None
+
+
 def _cut(lines: list[str]) -> tuple[list[str], list[str] | None]:
-    """Cut at the first reply header/signature; return (kept, forwarded_rest)."""
-    for i, line in enumerate(lines):
+    """Cut at the first reply header/signature; return (kept, forwarded_rest). A "wrote"
+    header whose ``>`` quote is followed by fresh text (bottom posting) is dropped with
+    its quote, and the text below is read."""
+    lines = list(lines)
+    i = -1
+    while i + 1 < len(lines):
+        i += 1
+        line = lines[i]
         if _SIGNATURE.match(line):
             return lines[:i], None
         if _FORWARD_RE.match(line):
@@ -402,7 +440,15 @@ def _cut(lines: list[str]) -> tuple[list[str], list[str] | None]:
         if _own_mail_at(lines, i):
             return lines[: _own_mail_start(lines, i)], None
         if _is_reply_header(lines, i):
-            # an Outlook "_____" separator directly above belongs to the header
+            end = _bottom_quote_end(lines, i)
+            if end is not None:
+                del lines[i:end]
+                i -= 1
+                continue
+            # header lines directly above belong to the block (GMX, web.de: "Gesendet:"
+            # before "Von:"), as does an Outlook "_____" separator
+            while i > 0 and _HEADER_LINE.match(lines[i - 1]) and _FROM_LINE.match(line):
+                i -= 1
             k = i
             while k > 0 and (not lines[k - 1].strip() or _UNDERLINE.match(lines[k - 1])):
                 k -= 1
@@ -413,7 +459,7 @@ def _cut(lines: list[str]) -> tuple[list[str], list[str] | None]:
 
 
 def _library_cut(lines: list[str]) -> list[str]:
-    """Second pass with mail-parser-reply's header detection (de + en).
+    """Second pass with mail-parser-reply's header detection (:data:`REPLY_LANGUAGES`).
 
     The library normalises the text (strips every line), so its result is
     mapped back onto our lines by counting non-empty lines; signature and

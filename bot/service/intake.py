@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
+from bot.games.base import GameRules
 from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
@@ -54,7 +55,8 @@ from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
 from bot.service.mailctx import Incoming
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
-from bot.submission import read_submission
+from bot.service.quoted import norm, quoted_lines
+from bot.submission import ReadSubmission, read_submission
 
 log = logging.getLogger(__name__)
 
@@ -745,6 +747,15 @@ _SUBMISSIONS = Submission.__table__
 _NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, _SUBMISSIONS.c.partie_id)
 _NEW_MOVES = insert(SubmissionMove.__table__)
 _NEWER = _SUBMISSIONS.alias("newer")
+_MOVES = SubmissionMove.__table__
+#: the move lines of the player's standing (not superseded) submissions of the round for
+#: these Partien, in order: what a later mail is merged with
+_STANDING = (select(_SUBMISSIONS.c.partie_id, _MOVES.c.text)
+             .join(_MOVES, _MOVES.c.submission_id == _SUBMISSIONS.c.id)
+             .where(_SUBMISSIONS.c.partie_id.in_(bindparam("partien", expanding=True)),
+                    _SUBMISSIONS.c.round_number == bindparam("round"),
+                    _SUBMISSIONS.c.player_id == bindparam("player"), _SUBMISSIONS.c.superseded_by.is_(None))
+             .order_by(_SUBMISSIONS.c.id, _MOVES.c.position))
 #: the player's earlier submissions of the round for these Partien superseded by the new
 #: one of the same Partie (the last, should a Partie come twice), in one statement that
 #: names the Partien it superseded in
@@ -781,6 +792,30 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
     return text
 
 
+def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
+                 player_id: int, in_reply_to: str | None = None) -> list[str]:
+    """Take the lines the bot itself sent to this player in this league out of ``read``
+    (:mod:`bot.service.quoted`): out of the move lines (a section left without moves
+    goes) and out of the unreadable ones. Returns the move lines taken out (white space
+    collapsed), for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
+    hits = quoted_lines(conn, text, league_id, addresses, player_id, in_reply_to)
+    if not hits:
+        return []
+    dropped: list[str] = []
+    keep_sections = []
+    for sec in read.sections:
+        had = bool(sec.moves)
+        rows = list(zip(sec.moves, sec.parsed, sec.lines))
+        dropped += [norm(line) for _, _, line in rows if norm(line) in hits]
+        rows = [r for r in rows if norm(r[2]) not in hits]
+        sec.moves, sec.parsed, sec.lines = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+        if sec.moves or not had:
+            keep_sections.append(sec)
+    read.sections[:] = keep_sections
+    read.ignored[:] = [line for line in read.ignored if norm(line) not in hits]
+    return dropped
+
+
 def _submission(ctx: Incoming, text: str) -> None:
     """Read the moves of a player's mail, record them (replacing the player's earlier
     submission for each Partie) and queue the acknowledgement. Its queries never need the
@@ -815,6 +850,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
+    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
@@ -843,6 +879,20 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
+    # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
+    merged: list[str] = []
+    parts = type(game).merge_move is not GameRules.merge_move  # False: a later mail replaces the whole move
+    if accepted and parts:  # the default replaces: no query
+        standing: dict[int, list[str]] = {}
+        for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,
+                                                   "player": player.id}):
+            standing.setdefault(pid, []).append(mtext)
+        for k, (part, moves, parsed) in enumerate(accepted):
+            if part.id in standing:
+                now_moves = game.merge_move(standing[part.id], moves)
+                if now_moves != moves:
+                    accepted[k] = (part, now_moves, [None] * len(now_moves))
+                    merged.append(part.name)
     # in bulk, with plain statements (no unit of work): the new submissions (one INSERT;
     # SQLite returns the ids of a multi-row INSERT in no guaranteed order, so each with its
     # Partie: one submission per Partie), their move lines (one executemany), the player's
@@ -865,7 +915,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                                                 "new": all_new, "newer": all_new}).scalars())
     sections, replaced = [], []
     for part, moves, parsed in accepted:
-        if part.id in earlier:
+        if part.id in earlier and part.name not in merged:
             replaced.append(part.name)
         reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
@@ -873,12 +923,13 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
-               errors=errors, ignored=read.ignored)
+               errors=errors, ignored=read.ignored, quoted=quoted)
     refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
-                  multiline=game.multiline, turns=game.turn_rounds, refused=refused,
+                  multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
+                  merged=merged, parts=parts,
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)

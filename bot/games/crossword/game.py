@@ -56,7 +56,8 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
 from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
 from bot.games.crossword.grid import LETTERS, SIZE, Grid
-from bot.games.crossword.notation import Move, Pairs, format_claim, format_placement, parse_line, parse_move
+from bot.games.crossword.notation import (Move, Pairs, format_claim, format_move, format_placement, parse_line,
+                                          parse_move)
 
 PLAYERS = 6   # seed 003: "Die Zahl der Spieler ist auf sechs festgelegt."
 ROUNDS = 7    # seed 003: a wish, then six placements of six letters (36 fields)
@@ -127,6 +128,26 @@ class CrosswordRules(GameRules):
         if "\n" in text.strip():
             return parse_move(text)
         return parse_line(text)
+
+    def merge_move(self, earlier: Sequence[str], later: Sequence[str]) -> list[str]:
+        """A move has three parts (seed 003; NOTATION.md "Crossword"): the placement, the
+        wish and the word list. A later mail replaces the parts it contains and keeps the
+        earlier mail's others: a follow-up with only the word list keeps the placement and
+        the wish sent before. The merged move is written canonically
+        (:func:`~bot.games.crossword.notation.format_move`); when the later mail has every
+        part the earlier one has, or either cannot be read, it is kept as written."""
+        if not earlier or not later:
+            return list(later)
+        try:
+            old, new = parse_move(str(earlier[0])), parse_move(str(later[0]))
+        except NotationError:
+            return list(later)
+        kept = Move(new.placement if new.placement is not None else old.placement,
+                    new.wish if new.wish is not None else old.wish,
+                    new.claims if new.claims else old.claims)
+        if kept == new:
+            return list(later)
+        return [format_move(kept)]
 
     # -- judging one move -----------------------------------------------------------------
     def judge(self, state: Mapping[str, Any], text: str, player: str | None, index: int = 0, *,

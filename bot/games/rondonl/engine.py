@@ -220,9 +220,12 @@ def judge_turn(row: Row, hand: str, deck: str, lines: Sequence[str] | None, lexi
                 results.append(LineResult(i, text, "word", True, None, f"{out.word}: {out.score} Punkte",
                                           outcome=out, facedown=fd))
             elif not commit and exchanged and out.reason == "vorgabe":
+                need = _missing_cards(out)
                 results.append(LineResult(i, text, "word", False, "pending",
-                                          "Braucht Karten, die du erst durch den Tausch bekommen kannst: "
-                                          "das entscheidet sich bei der Auswertung.", outcome=out))
+                                          f"Braucht {need}. Getauscht wird vor dem Legen (Spielregel), in welcher "
+                                          f"Zeile der Tausch auch steht: das Wort gilt nur, wenn du beim Tausch "
+                                          f"{need} ziehst; sonst ein Strich und eine Karte vom Stapel.",
+                                          outcome=out, cards=need))
             else:
                 results.append(LineResult(i, text, "word", False, out.reason,
                                           _hand_message(out, cur_hand) if out.reason == "vorgabe" else out.message,

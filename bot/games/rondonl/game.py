@@ -48,9 +48,10 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import Row
-from bot.games.rondonl.cards import HAND_SIZE, full_deck, pretty_hand, sort_hand
+from bot.games.rondonl.cards import EXCHANGE_PENALTY, HAND_SIZE, full_deck, pretty_hand, sort_hand
 from bot.games.rondonl.engine import LineResult, Opening, Turn, best_word, judge_opening, judge_turn
-from bot.games.rondonl.notation import parse_line
+from bot.games.base import NotationError
+from bot.games.rondonl.notation import Exchange, parse_line
 from bot.games.rondonl import texts
 
 TURN_HOURS = 48.0
@@ -65,6 +66,19 @@ def _lines(submitted: Sequence[str] | None) -> list[str] | None:
     if submitted is None:
         return None
     return [ln.strip() for text in submitted for ln in str(text).splitlines() if ln.strip()]
+
+
+def _split_turn(lines: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the exchange lines, the other lines) of a turn, each in the order written; an
+    unreadable line goes with the word."""
+    exchanges, word = [], []
+    for ln in lines:
+        try:
+            is_exchange = isinstance(parse_line(ln), Exchange)
+        except NotationError:
+            is_exchange = False
+        (exchanges if is_exchange else word).append(ln)
+    return exchanges, word
 
 
 def side_of(state: Mapping[str, Any], player: str) -> str | None:
@@ -166,6 +180,22 @@ class RondoNLRules(GameRules):
         """One line of a turn (:func:`bot.games.rondonl.notation.parse_line`); NotationError."""
         return parse_line(text)
 
+    def merge_move(self, earlier: Sequence[str], later: Sequence[str]) -> list[str]:
+        """A turn has two parts (seed 004 "Ruilactie"): the exchanges (``RUIL``/``TAUSCH``
+        lines) and the word (the word lines with their Reserve words, ``PAS``, ``BLIND``).
+        A later mail replaces the parts it contains and keeps the earlier mail's other
+        part: "RUIL E" after a mail with a word adds the exchange to that word. The merged
+        turn lists the exchanges first, as they happen (before the word, whatever the
+        order of the lines); a later mail with both parts is kept as written."""
+        old, new = _lines(earlier) or [], _lines(later) or []
+        if not old or not new:
+            return list(later)
+        old_x, old_w = _split_turn(old)
+        new_x, new_w = _split_turn(new)
+        if (new_x or not old_x) and (new_w or not old_w):
+            return list(later)
+        return ["\n".join((new_x or old_x) + (new_w or old_w))]
+
     # -- turns -------------------------------------------------------------------------
     def movers(self, state: Mapping[str, Any]) -> list[str] | None:
         """Everyone in the opening; afterwards the one player whose turn it is."""
@@ -227,6 +257,10 @@ class RondoNLRules(GameRules):
             summary = texts.t(lang, "summary_word", word=turn.word.word, score=turn.score)
         elif turn.passed:
             msg = summary = texts.t(lang, "turn_pass")
+        elif turn.exchanged and any(r.reason == "pending" for r in turn.lines):
+            pending = next(r for r in turn.lines if r.reason == "pending")
+            msg = summary = texts.exchange_pending(lang, len(turn.exchanged),
+                                                   getattr(pending.outcome, "word", None) or pending.text.upper())
         elif turn.exchanged:
             msg = summary = texts.exchange_only(lang, len(turn.exchanged))
         else:

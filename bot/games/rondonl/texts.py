@@ -27,6 +27,17 @@ def marks_note(lang: str, n: int) -> str:
     return "  " + texts(lang).ngettext("{n} Strich", "{n} Striche", n)
 
 
+def exchange_pending(lang: str, n: int, word: str) -> str:
+    """The verdict of a turn whose word needs a card the exchange may bring: exchanges
+    first (the rules' order, whatever the order of the lines), then the word."""
+    return texts(lang).ngettext(
+        "Erst wird getauscht ({n} Karte, -{penalty} Punkte), dann gelegt: ob {word} gilt, hängt von der "
+        "gezogenen Karte ab (siehe oben). Dein Zug ist mit dieser Mail beendet; die Auswertung kommt gleich.",
+        "Erst wird getauscht ({n} Karten, -{penalty} Punkte), dann gelegt: ob {word} gilt, hängt von der "
+        "gezogenen Karte ab (siehe oben). Dein Zug ist mit dieser Mail beendet; die Auswertung kommt gleich.",
+        n, penalty=EXCHANGE_PENALTY * n, word=word)
+
+
 def exchange_only(lang: str, n: int) -> str:
     """The verdict of a turn with exchanges but no valid word."""
     return texts(lang).ngettext("{n} Karte getauscht, aber kein gültiges Wort: ein Strich und eine Karte vom "
@@ -51,7 +62,9 @@ _NL_REASONS = {
     "beginners": "Blind leggen mag alleen met de beginnersregel van de competitie.",
     "once": "Maar één kaart per beurt mag blind liggen.",
     "counted": "Niet meer geprobeerd.",
-    "pending": "Heeft kaarten nodig die je pas door het ruilen kunt krijgen: dat blijkt bij de uitslag.",
+    "pending": "Heeft {cards} nodig. Er wordt geruild voor het leggen (spelregel), in welke regel de ruil ook "
+               "staat: het woord telt alleen als je bij het ruilen {cards} trekt; anders een streep en een kaart "
+               "van de stapel.",
     "opening": "In de opening telt alleen een woord van drie kaarten uit je hand.",
 }
 

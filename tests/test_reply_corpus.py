@@ -1,0 +1,136 @@
+"""The reply corpus (issue 24, item 2): real-shaped replies of Outlook, Gmail, Apple Mail,
+Thunderbird and web mailers (GMX/web.de, Zimbra) in German, Dutch, English and French,
+quoted with and without ``>``, run through the whole intake (Maildir inbox ->
+``poll_once`` -> SQLite -> acknowledgement).
+
+Each ``tests/replies/<name>.eml`` has its expectation in ``tests/replies/expected.json``:
+the league (``nl``: a Dutch RONDO league, one Partie, the turn's lines; ``de``: a German
+Rondo league with Partien R1 and R2), the move lines the stored submission must hold, and
+the lines of the bot's own mail the acknowledgement must list as quoted and not counted
+(a reply that pastes the bot's start mail without header and without ``>``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from bot.config import embedded
+from bot.mail.maildir import MaildirTransport
+from bot.service.league import create_league, read_league_file
+from bot.service.outbox import deliver
+from bot.service.runner import poll_once
+from bot.storage.db import Database
+from bot.storage.models import InboundMail, OutboxMail, Partie, Submission
+from tests.helpers import league_toml, text_of
+
+CORPUS = Path(__file__).parent / "replies"
+EXPECTED = json.loads((CORPUS / "expected.json").read_text(encoding="utf-8"))
+NL_PLAYERS = [("Jan Jansen", "jan@example.nl"), ("Els de Vries", "els@example.nl"), ("Piet Pieters", "piet@example.nl")]
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A Dutch RONDO league (seed 4, in its opening: every player may send) and a German
+    Rondo league (Test-Rondo, R1/R2), their start mails sent; yields (db, cfg, md). Fresh
+    for each mail: what a player sent before changes what counts as quoted."""
+    tmp = tmp_path
+    cfg = embedded(tmp / "var")
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    zat = (datetime.now(timezone.utc) + timedelta(days=2)).replace(microsecond=0)
+    lines = ['name = "Rondo-NL"', 'game = "rondonl"', f'first_zat = "{zat.isoformat()}"', 'language = "nl"',
+             "seed = 4", "", "[options]", "full_rounds = 1", ""]
+    for n, e in NL_PLAYERS:
+        lines += ["[[players]]", f'name = "{n}"', f'email = "{e}"', ""]
+    (tmp / "nl.toml").write_text("\n".join(lines), encoding="utf-8")
+    with db.session() as s:
+        create_league(s, read_league_file(tmp / "nl.toml"), cfg)
+        create_league(s, read_league_file(league_toml(tmp / "de.toml")), cfg)
+    deliver(db, md, cfg)
+    yield db, cfg, md
+    db.dispose()
+
+
+def _last(db) -> tuple[dict[str, list[str]], str]:
+    """(Partie -> move lines of the newest inbound mail's submissions, its acknowledgement)."""
+    with db.session() as s:
+        mail = s.scalars(select(InboundMail).order_by(InboundMail.id.desc())).first()
+        assert mail.status == "processed", (mail.status, mail.parse, mail.error)
+        subs = s.scalars(select(Submission).where(Submission.mail_id == mail.id).order_by(Submission.id)).all()
+        moves = {s.get(Partie, x.partie_id).name: [ln for m in x.moves for ln in m.text.splitlines()] for x in subs}
+        ack = s.scalars(select(OutboxMail).where(OutboxMail.key == f"ack:{mail.id}")).one()
+        return moves, text_of(ack.raw)
+
+
+def test_corpus_is_broad():
+    """Every client family, every language, with and without '>'."""
+    names = set(EXPECTED)
+    assert len(names) >= 15 and {n.split("-")[0] for n in names} == {"de", "nl", "en", "fr"}
+    for client in ("outlook", "gmail", "apple", "thunderbird", "gmx", "zimbra", "pasted"):
+        assert any(client in n for n in names), client
+    assert all((CORPUS / f"{n}.eml").exists() for n in names)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_reply_yields_its_moves(env, name):
+    db, cfg, md = env
+    want = EXPECTED[name]
+    md.deliver_to_inbox((CORPUS / f"{name}.eml").read_bytes())
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    expected = {"R1": want["moves"]} if want["league"] == "nl" else want["moves"]
+    assert moves == expected, ack
+    quoted = want.get("quoted", [])
+    if quoted:
+        label = ("Uit onze mail geciteerd, niet meegeteld: " if want["league"] == "nl"
+                 else "Aus unserer Mail zitiert, nicht gewertet: ")
+        line = next((ln for ln in ack.splitlines() if ln.startswith(label)), ack)
+        assert line[len(label):].split(" | ") == quoted, ack
+    else:
+        assert "zitiert, nicht gewertet" not in ack and "geciteerd" not in ack
+    # the bot's own example (RUIL Q) is neither a move nor an unreadable line
+    rest = "\n".join(ln for ln in ack.splitlines() if "zitiert, nicht gewertet" not in ln and "geciteerd" not in ln)
+    assert "RUIL Q" not in rest and "mo*NDES" not in rest
+
+
+def test_the_dutch_outlook_reply_of_the_issue_costs_no_card(env):
+    """Issue 24: the player on turn answers with Outlook in Dutch, the bot's whole mail
+    unquoted below "-----Oorspronkelijk bericht-----". Only RUIL G and the word are read;
+    the example line RUIL Q of the bot's own text never costs the player their Q."""
+    from bot.service.rounds import adjudicate_league
+    db, cfg, md = env
+    adjudicate_league(db, cfg, "Rondo-NL", force=True)  # the opening by NMR: the lot picks who begins
+    deliver(db, md, cfg)
+    with db.session() as s:
+        part = s.scalars(select(Partie).join(Partie.league).where(Partie.league.has(name="Rondo-NL"))).one()
+        st = dict(part.state)
+        mover = st["order"][0]
+        st["hands"] = dict(st["hands"], **{mover: "AGIKQUZ"})
+        part.state = st
+        email = next(e for (n, e), key in zip(NL_PLAYERS, st["players"]) if key == mover)
+        turn_mail = s.scalars(select(OutboxMail).where(OutboxMail.to_addr == email)
+                              .order_by(OutboxMail.id.desc())).first()
+        bot_text = text_of(turn_mail.raw).replace("\r\n", "\n")
+        start = text_of(s.scalars(select(OutboxMail).where(OutboxMail.to_addr == email)
+                                  .order_by(OutboxMail.id)).first().raw).replace("\r\n", "\n")
+    assert "RUIL Q" in start
+    body = ("RUIL G\nAzUKI\n\nMet vriendelijke groet,\nJan\n\n-----Oorspronkelijk bericht-----\n"
+            "Van: Spielleiter <spielleiter@example.org>\nVerzonden: dinsdag 24 november 2026 10:00\n"
+            f"Aan: {email}\nOnderwerp: Rondo-NL: jouw beurt\n\n{bot_text}\n\n{start}")
+    from tests.helpers import player_mail
+    md.deliver_to_inbox(player_mail(email, body, subject="RE: Rondo-NL"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R1": ["RUIL G", "AzUKI"]}, ack
+    deliver(db, md, cfg)
+    with db.session() as s:
+        after = dict(s.scalars(select(Partie).join(Partie.league).where(Partie.league.has(name="Rondo-NL"))).one().state)
+    assert after["turn"] == 1  # the exchange ended the turn at once
+    assert "Q" in after["hands"][mover] and after["history"][-1]["kind"] != "opening"
