@@ -240,7 +240,7 @@ def test_exchange_written_after_the_word_comes_first():
     pic = "\n".join(r.detail["picture"])
     assert r.detail["complete"] and "2. RUIL E [ok] Tausch E: -2 Punkte." in pic
     assert "1. katER [?] Braucht E. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile" in pic
-    assert r.message.startswith("Erst wird getauscht (1 Karte(n), -2 Punkte), dann gelegt: ob KATER gilt")
+    assert r.message.startswith("Erst wird getauscht (1 Karte, -2 Punkte), dann gelegt: ob KATER gilt")
     assert "Dein Zug ist mit dieser Mail beendet" in r.message
     nl = _play(_partie(), hands=hands, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(nl, "katER\nRUIL E", LEX, player="1")

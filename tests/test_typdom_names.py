@@ -4,7 +4,7 @@ Firmen-, Marken- oder Familiennamen"; RULES.md "Typ-Dom": first names and places
 Two lists in tests/data: ``typdom_names.txt`` (well-known brands, companies and family
 names) and ``typdom_ordinary.txt`` (ordinary words spelled like one: MÜLLER, BACH). The
 shares measured with igerman98 2016-12, german-nouns 1.2 and gender-guesser 0.4 are in
-docs/typdom-words.md; the test holds the lexicon at least at that level.
+docs/rules/typdom-words.md; the test holds the lexicon at least at that level.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bot.lexicon.rules import allowed_bare, is_bare_name, typdom_entries
 
 DATA = Path(__file__).parent / "data"
 
-#: Measured (docs/typdom-words.md): the shares may grow, never fall.
+#: Measured (docs/rules/typdom-words.md): the shares may grow, never fall.
 MIN_NAMES_REFUSED = 0.95          # of all names in the list
 MIN_NAMES_REFUSED_LISTED = 0.90   # of the names igerman98 lists at all
 MIN_ORDINARY_KEPT = 0.93          # of all ordinary words in the list

@@ -66,7 +66,7 @@ Marken- oder Familiennamen verwendet werden. Zeitwörter dürfen nur in ihrer Gr
    sense *and* a common-noun sense stays only through an entry with common-noun flags:
    ``Einstein`` (a name first, and in igerman98 only ``Einstein/S``) goes.
    The refused and kept shares of a list of brands, companies and family names and of a
-   list of ordinary words spelled like one are in docs/typdom-words.md.
+   list of ordinary words spelled like one are in docs/rules/typdom-words.md.
 
 A league's ``allow_words``/``deny_words`` still win over the layer (RULES.md: a league may
 agree other word rules). Coverage figures are recorded in the cache manifest (``rules``)
