@@ -38,10 +38,12 @@ _TIME = re.compile(r"\d\d[.-]\d\d[.-]\d{4},\s+\d\d:\d\d(?::\d\d)?\s+(?:Uhr|uur)"
 _BY_ROUND = ("ack", "auswertung", "start", "reminder", "welcome")
 
 
-def normalize(text: str) -> str:
-    """``text`` with the ZATs and times replaced (they follow the date of the run)."""
-    text = _ZAT.sub("<ZAT>", text)
-    text = _TIME.sub("<Zeit>", text)
+def normalize(text: str, html: bool = False) -> str:
+    """``text`` with the ZATs and times replaced (they follow the date of the run); in
+    HTML escaped, so the browser shows the placeholder."""
+    lt, gt = ("&lt;", "&gt;") if html else ("<", ">")
+    text = _ZAT.sub(f"{lt}ZAT{gt}", text)
+    text = _TIME.sub(f"{lt}Zeit{gt}", text)
     return text.replace("\r\n", "\n")
 
 
@@ -152,7 +154,7 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
                     (folder / f"{stem}.txt").write_text(head + normalize(text), encoding="utf-8")
                     written.append(folder / f"{stem}.txt")
                     if html:
-                        (folder / f"{stem}.html").write_text(normalize(html), encoding="utf-8")
+                        (folder / f"{stem}.html").write_text(normalize(html, html=True), encoding="utf-8")
                         written.append(folder / f"{stem}.html")
         db.dispose()
         return written

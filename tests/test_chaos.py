@@ -21,7 +21,7 @@ SECONDS = float(os.environ.get("SPIELLEITER_CHAOS_SECONDS", "30"))
 @pytest.mark.parametrize("seed", [1])
 def test_chaos_on_sqlite(tmp_path, dovecot, seed):
     chaos = Chaos(tmp_path, dovecot, seed=seed)
-    chaos.play(SECONDS)
+    chaos.play(SECONDS, min_rounds=2)
     chaos.settle()
     f = chaos.check()
     assert f.mails > 20 and f.rounds >= 2 and f.faults["service"] >= 1, f
@@ -32,7 +32,7 @@ def test_chaos_on_sqlite(tmp_path, dovecot, seed):
 @pytest.mark.parametrize("seed", [2])
 def test_chaos_on_postgresql(tmp_path, dovecot, own_postgres, seed):
     chaos = Chaos(tmp_path, dovecot, own_postgres, seed=seed)
-    chaos.play(SECONDS)
+    chaos.play(SECONDS, min_rounds=2)
     chaos.settle()
     f = chaos.check()
     assert f.mails > 20 and f.rounds >= 2 and f.faults["database"] >= 1, f

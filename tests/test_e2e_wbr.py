@@ -100,7 +100,7 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     n = _poll(conf, smtpd)
     txt = _flat(_texts(smtpd, "Auswertung Runde 2", n)[a])
     assert "Bernd Becker: N13 S – legt S auf N13, baut an ESEL weiter" in txt
-    assert "Hauptzug L13 X EXESEL: Steine nicht auf deiner Bank" in txt
+    assert "Hauptzug L13 X EXESEL: Steine nicht auf der Bank" in txt
     assert "Am Zug: Clara Conrad" in txt
 
     # turn 3: Clara lets the ZAT pass: she buys a tile and is skipped; Anna's ESEL came round,

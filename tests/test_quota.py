@@ -124,8 +124,10 @@ def test_paced_in_order_each_once_and_quota_answers_pause(env, smtpd, tmp_path):
     # then the league's start mails and the Auswertungen, oldest first
     subjects = [header(m.raw, "Subject") for m in smtpd.messages]
     kinds = ["ack" if s.startswith("Re: Züge") else "auswertung" if s.startswith("Auswertung") else
-             "notice" if "brauchen länger" in s else "start" for s in subjects]
-    assert kinds == ["ack"] * 3 + ["notice"] + ["start"] * 3 + ["auswertung"] * 6, kinds
+             "notice" if "brauchen länger" in s else "gm-start" if "Liga angelegt" in s else "start"
+             for s in subjects]
+    # the GM's mail about the new league is a notice too, queued first
+    assert kinds == ["gm-start"] + ["ack"] * 3 + ["notice"] + ["start"] * 3 + ["auswertung"] * 6, kinds
     # the GM was told once: 6 Auswertungen at 5 an hour take longer than an hour
     assert len(notices) == 1 and notices[0].to_addr == GM
     assert max(times) - T0 > timedelta(days=1)  # 13 mails at 8 a day

@@ -43,7 +43,7 @@ def test_a_verdict_has_a_public_and_a_private_text():
 def test_a_private_state_game_without_public_text_shows_the_gloss_only():
     game = get_game("typdom")
     pl = PlayerRound("7", True, [MoveReport(0, "X", False, reason="rack", message="Bank ABCDEFG")], None, 0).to_json()
-    assert game.seen_by(pl, PUBLIC, {})["moves"][0]["message"] == "Steine nicht auf deiner Bank"
+    assert game.seen_by(pl, PUBLIC, {})["moves"][0]["message"] == "Steine nicht auf der Bank"
     rondo = get_game("rondo")  # no private state: the verdict is public as it is
     assert rondo.seen_by(pl, PUBLIC, {})["moves"][0]["message"] == "Bank ABCDEFG"
 

@@ -76,7 +76,7 @@ from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VALUES, VOWEL
 #: Reason codes (shared/conformance/README.md "Typ-Dom"), in checking order, with a German gloss.
 REASONS: dict[str, str] = {
     "syntax": "nicht lesbar",
-    "rack": "Steine nicht auf deiner Bank",
+    "rack": "Steine nicht auf der Bank",
     "off-board": "außerhalb des Tisches",
     "mismatch": "passt nicht zum Tisch",
     "gap": "Lücke im Wort",

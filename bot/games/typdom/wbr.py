@@ -123,7 +123,7 @@ __all__ = ["REASONS", "DUTIES", "Lay", "WbrTurn", "Outcome", "parse_turn", "form
 REASONS: dict[str, str] = {
     "syntax": "nicht lesbar",
     "duty": "jetzt nicht erlaubt",
-    "rack": "Steine nicht auf deiner Bank",
+    "rack": "Steine nicht auf der Bank",
     "off-board": "außerhalb des Tisches",
     "position": "falscher Platz",
     "jolly": "Jolly nicht erlaubt",
