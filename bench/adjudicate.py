@@ -43,7 +43,7 @@ from leaguegen import LEAGUE, db_bytes, emit, make_league, make_mails  # noqa: E
 def child(work: Path, profile: str | None) -> None:
     """Adjudicate the league in ``work`` (a fresh process: RSS and imports as in the CLI)."""
     from bot.config import embedded
-    from bot.service.rounds import adjudicate_league
+    from bot.service.stages.rounds import adjudicate_league
     from bot.storage.db import Database
 
     cfg = embedded(work)
@@ -94,7 +94,7 @@ def run(players: int, repeat: int, work: Path, profile: str | None) -> dict:
     db, cfg = make_league(base, players)
     mails = make_mails(db, cfg, players, players, ersatz=2)
     from bot.mail.maildir import MaildirTransport
-    from bot.service.runner import poll_inbox, send_outbox
+    from bot.service.operations.runner import poll_inbox, send_outbox
 
     size_start = db_bytes(cfg)
     md = MaildirTransport(cfg.maildir)

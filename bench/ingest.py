@@ -19,7 +19,7 @@ Measured in one run, on the same mails:
   transaction, made durable, moved to ``processed``), ``ingest`` that plus reading every
   stored mail (one transaction each: submission recorded, acknowledgement rendered into
   the outbox; the MIME front of reading done ahead in ``read_workers`` worker processes,
-  ``bot.service.readpool``), ``poll`` also the acknowledgements delivered into the
+  ``bot.service.stages.readpool``), ``poll`` also the acknowledgements delivered into the
   Maildir outbox; ``maildir_ingest_cpu_per_mail`` is the CPU time of the main process,
   ``maildir_ingest_workers_cpu_per_mail`` that of the workers (start-up included);
 - ``imap_*`` (unless ``--no-imap``, skipped without Dovecot): the same mails APPENDed to
@@ -140,7 +140,7 @@ def _poll(db, cfg):
     the server's folder) and ``send_outbox``, as ``spielleiter poll`` runs them; returns
     (mails, transport pass s, ingest s, delivery s, sent, ingest CPU s of this process,
     tidy s)."""
-    from bot.service import runner
+    from bot.service.operations import runner
 
     poller, _ = runner.transports(cfg)
     timed = _Timed(poller)
@@ -164,7 +164,7 @@ def store_pass_best(inbox, expected: int, players: int, work: Path, rounds: int 
     is): measured like the FETCH baseline, which is the best of 3 too. Each pass must
     store all ``expected`` mails."""
     from bot.mail.transport import MemoryPollState
-    from bot.service.intake import make_store
+    from bot.service.stages.intake import make_store
 
     best = float("inf")
     for k in range(rounds):
@@ -202,7 +202,7 @@ def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | N
         prof.disable()
         prof.dump_stats(profile)
         pstats.Stats(prof, stream=sys.stderr).sort_stats("cumulative").print_stats(30)
-    from bot.service import readpool
+    from bot.service.stages import readpool
     readpool._shutdown_all()  # the workers end: their CPU time is counted
     workers_cpu = _children_cpu() - children
     statements = sql[0]

@@ -71,8 +71,8 @@ def make_league(work: Path, players: int, *, url: str | None = None, rate_limit:
     with an empty outbox. ``rate_limit``: ``[bot] rate_limit_per_hour`` (0: none)."""
     from bot.config import embedded
     from bot.mail.maildir import MaildirTransport
-    from bot.service.league import create_league
-    from bot.service.outbox import deliver
+    from bot.service.operations.league import create_league
+    from bot.service.stages.outbox import deliver
     from bot.storage.db import Database
 
     cfg = embedded(work)
@@ -95,7 +95,7 @@ def ranked_moves(db, cfg) -> dict[str, list[tuple[str, int]]]:
     from sqlalchemy import select
 
     from bot.games import get_game
-    from bot.service.league import league_lexicon
+    from bot.service.operations.league import league_lexicon
     from bot.storage.models import League, Partie
 
     with db.session() as s:

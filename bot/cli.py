@@ -54,8 +54,8 @@ def _db(cfg, migrate: bool = True):
 def _deliver(db, cfg, args=None) -> int:
     """Deliver the outbox; print what happened to stderr. Returns 0, or the exit status
     of the SMTP failure that kept mails queued."""
-    from bot.service.mailer import transports
-    from bot.service.outbox import deliver
+    from bot.service.operations.mailer import transports
+    from bot.service.stages.outbox import deliver
     _, sender = transports(cfg)
     done = deliver(db, sender, cfg)
     if done.sent or done.failed:
@@ -84,7 +84,7 @@ def cmd_init(args, cfg) -> int:
 
 def cmd_league_create(args, cfg) -> int:
     from bot.render import format_zat
-    from bot.service.league import create_league, read_league_file
+    from bot.service.operations.league import create_league, read_league_file
     spec = read_league_file(args.file)
     db = _db(cfg)
     with db.session() as s:
@@ -97,7 +97,7 @@ def cmd_league_create(args, cfg) -> int:
 
 def _poll(db, cfg, args) -> tuple[int | None, int]:
     """Poll the inbox; returns (mails stored or None, exit status). A failure is printed."""
-    from bot.service.runner import poll_inbox
+    from bot.service.operations.runner import poll_inbox
     try:
         return poll_inbox(db, cfg), 0
     except ServerFailure as exc:
@@ -105,7 +105,7 @@ def _poll(db, cfg, args) -> tuple[int | None, int]:
 
 
 def cmd_poll(args, cfg) -> int:
-    from bot.service.reminders import send_reminders
+    from bot.service.stages.reminders import send_reminders
     db = _db(cfg)
     n, status = _poll(db, cfg, args)
     if n is not None:
@@ -116,8 +116,8 @@ def cmd_poll(args, cfg) -> int:
 
 
 def cmd_ingest(args, cfg) -> int:
-    """Feed .eml files as the poller would; ``--dry-run`` stores nothing (see bot.service.ingest)."""
-    from bot.service.ingest import ingest, print_reports
+    """Feed .eml files as the poller would; ``--dry-run`` stores nothing (see bot.service.stages.ingest)."""
+    from bot.service.stages.ingest import ingest, print_reports
     mails = []
     for f in args.files:
         try:
@@ -127,7 +127,7 @@ def cmd_ingest(args, cfg) -> int:
             return 2
     db = _db(cfg)
     if not args.dry_run:
-        from bot.service.intake import process_pending
+        from bot.service.stages.intake import process_pending
         process_pending(db, cfg)
     print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
     if not args.dry_run:
@@ -136,13 +136,13 @@ def cmd_ingest(args, cfg) -> int:
 
 
 def cmd_adjudicate(args, cfg) -> int:
-    from bot.service.gm import partien_words
-    from bot.service.rounds import adjudicate_league
+    from bot.service.conversations.gm import partien_words
+    from bot.service.stages.rounds import adjudicate_league
     db = _db(cfg)
     # first read what is in the inbox: mail sent before the ZAT counts; if the inbox cannot
     # be read, the round is adjudicated with what is stored and the GM's copy says so
     try:
-        from bot.service.runner import poll_inbox
+        from bot.service.operations.runner import poll_inbox
         poll_inbox(db, cfg)
         status, note = 0, None
     except ServerFailure as exc:
@@ -163,7 +163,7 @@ def cmd_adjudicate(args, cfg) -> int:
 
 
 def cmd_show(args, cfg) -> int:
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     db = _db(cfg)
     view = league_view(db, args.name)
     if args.json:
@@ -185,7 +185,7 @@ def cmd_show(args, cfg) -> int:
 
 
 def cmd_run(args, cfg) -> int:
-    from bot.service.runner import Service
+    from bot.service.operations.runner import Service
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     db = _wait_for_database(cfg)
@@ -199,7 +199,7 @@ def _wait_for_database(cfg):
     waits (one line, backoff, one line when it is back) instead of exiting, as it does
     for an outage later on."""
     import time
-    from bot.service.health import Outage
+    from bot.service.operations.health import Outage
     from bot.storage.db import database_failure
     outage = Outage("Datenbank", cfg.poll_interval)
     while True:
@@ -216,8 +216,8 @@ def _wait_for_database(cfg):
 
 
 def cmd_archive(args, cfg) -> int:
-    """Write the static archive (see bot.service.archive)."""
-    from bot.service.archive import ArchiveError, build_archive
+    """Write the static archive (see bot.service.presentation.archive)."""
+    from bot.service.presentation.archive import ArchiveError, build_archive
     out = args.out or cfg.archive_path
     if not out:
         print("Fehler: wohin? --out ORDNER angeben oder [archive] path in der Konfiguration.", file=sys.stderr)
@@ -237,7 +237,7 @@ def _refresh_archive(db, cfg) -> None:
     """After a command that may have adjudicated or changed a round: the archive at
     ``[archive] path`` follows (only when something changed)."""
     if cfg.archive_path:
-        from bot.service.archive import refresh_archive
+        from bot.service.presentation.archive import refresh_archive
         refresh_archive(db, cfg)
 
 
@@ -254,7 +254,7 @@ def cmd_lexicon_build(args, cfg) -> int:
 def cmd_lexicon_check(args, cfg) -> int:
     from bot.lexicon import cli_check
     if args.league:  # the league's word lists (its options: e.g. RONDO's dictionary) and its GM lists
-        from bot.service.league import find_league, league_lexicon
+        from bot.service.operations.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
             verdict = league_lexicon(find_league(s, args.league), cfg).check(args.word)
@@ -267,7 +267,7 @@ def cmd_lexicon_export(args, cfg) -> int:
     """Print the game's whole word list, one word a line (with a league's lists if given)."""
     from bot.lexicon import alphabet_for_game, load
     if args.league:  # the league's word lists (its options) and its GM lists
-        from bot.service.league import find_league, league_lexicon
+        from bot.service.operations.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
             lex = league_lexicon(find_league(s, args.league), cfg)
@@ -280,8 +280,8 @@ def cmd_lexicon_export(args, cfg) -> int:
 
 
 def cmd_gm(args, cfg) -> int:
-    """``spielleiter gm OP NAME ...``: the game master's operations (see bot.service.gm)."""
-    from bot.service.gm import run_cli
+    """``spielleiter gm OP NAME ...``: the game master's operations (see bot.service.conversations.gm)."""
+    from bot.service.conversations.gm import run_cli
     db = _db(cfg)
     kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode")
           if getattr(args, k, None) is not None}
@@ -300,7 +300,7 @@ def cmd_gm(args, cfg) -> int:
 
 def cmd_outbox(args, cfg) -> int:
     """List the mails waiting in the outbox (pending, held, failed), or those of ``--status``."""
-    from bot.service.outbox import WAITING, outbox_rows
+    from bot.service.stages.outbox import WAITING, outbox_rows
     statuses = WAITING if not args.status else \
         ("pending", "held", "failed", "sent") if args.status == "all" else (args.status,)
     rows = outbox_rows(_db(cfg), league=args.league, statuses=statuses)
@@ -324,7 +324,7 @@ def cmd_outbox(args, cfg) -> int:
 
 def cmd_outbox_retry(args, cfg) -> int:
     """Queue failed mails again (by id, or every failed one) and deliver."""
-    from bot.service.outbox import RequeueError, requeue
+    from bot.service.stages.outbox import RequeueError, requeue
     if not args.ids and not args.all_failed:
         print("Fehler: welche Mails? IDs angeben (spielleiter outbox zeigt sie) oder --all-failed.",
               file=sys.stderr)
@@ -341,7 +341,7 @@ def cmd_outbox_retry(args, cfg) -> int:
 
 def cmd_check(args, cfg) -> int:
     """Check config, database, inbox, outbox server and lexicon; one line each."""
-    from bot.service.check import run_checks
+    from bot.service.operations.check import run_checks
     lines = run_checks(cfg, lambda line: print(line, flush=True))
     bad = [ln for ln in lines if ln.status == "FEHLER"]
     if not bad:
@@ -366,7 +366,7 @@ def cmd_oauth_login(args, cfg) -> int:
         print("OAuth2: abgebrochen; nichts gespeichert.", file=sys.stderr)
         return 1
     print(f"OAuth2-Zugang gespeichert in {cfg.oauth.token_file} (nur für diesen Benutzer lesbar).", flush=True)
-    from bot.service.mailer import transports
+    from bot.service.operations.mailer import transports
     poller, sender = transports(cfg)
     for name, what in (("imap", poller), ("smtp", sender)):
         if getattr(what, "oauth", None) is not None:
@@ -507,7 +507,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:
-        from bot.service.league import LeagueError
+        from bot.service.operations.league import LeagueError
         from bot.storage.db import EXIT_DATABASE, database_failure
         if isinstance(exc, LeagueError):
             print(f"Fehler: {exc}", file=sys.stderr)

@@ -60,7 +60,7 @@ read. ``max_mail_bytes`` (default 10 MiB, at least 64 KiB): a larger mail is sto
 up to this size and answered "zu groß"; of any mail only the first 64 KiB of text are
 read for moves. ``read_workers`` (default: the number of CPUs, 1: off): worker
 processes that read the MIME of a batch of 20 or more stored mails ahead of the main
-process (:mod:`bot.service.readpool`).
+process (:mod:`bot.service.stages.readpool`).
 
 ``[imap] ca_file`` / ``[smtp] ca_file`` (unset by default): a PEM file of certificates the
 bot trusts in addition to the system's CAs when it checks the server's certificate: the
@@ -79,10 +79,10 @@ override the provider's presets); checked by :func:`bot.mail.oauth.settings_from
 the tokens come from ``spielleiter oauth login`` (docs/oauth2.md).
 
 ``[imap] idle`` (default true): ``spielleiter run`` waits in IMAP IDLE for new mail when
-the server offers it and reads it at once (:mod:`bot.service.idle`); false: polling
+the server offers it and reads it at once (:mod:`bot.service.stages.idle`); false: polling
 only. ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day`` (defaults 10, 100,
 300; 0: no limit in that window): the outbox never sends more within any minute, hour or
-day (:mod:`bot.service.quota`; the provider's limits: ``docs/providers.md``).
+day (:mod:`bot.service.stages.quota`; the provider's limits: ``docs/providers.md``).
 
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.

@@ -8,22 +8,22 @@ was not is lost. Without the variable a crash point does nothing.
 The crash points (the seams between two stages of the mail flow):
 
 ``after-store``
-    ``bot/service/intake.py`` (store callback): the raw mail is committed to
+    ``bot/service/stages/intake.py`` (store callback): the raw mail is committed to
     ``inbound_mails``, before the transport moves it and before it is read.
 ``after-read``
-    ``bot/service/intake.py`` (``process_pending``): the reading transaction of one
+    ``bot/service/stages/intake.py`` (``process_pending``): the reading transaction of one
     mail (submission, acknowledgement in the outbox) is committed, before the next one.
 ``before-move``
     ``bot/mail/imap.py`` (``tidy``): the mails are stored, made durable, the poll state
     advanced and the mails read, right before the stored mails are moved to the
     processed folder.
 ``after-adjudicate``
-    ``bot/cli.py`` (``adjudicate``) and ``bot/service/runner.py`` (``Service.fire``):
+    ``bot/cli.py`` (``adjudicate``) and ``bot/service/operations/runner.py`` (``Service.fire``):
     the adjudication is committed (Auswertungen in the outbox), before delivery.
 ``before-send``
-    ``bot/service/outbox.py`` (``deliver``): right before the SMTP send of a row.
+    ``bot/service/stages/outbox.py`` (``deliver``): right before the SMTP send of a row.
 ``after-send``
-    ``bot/service/outbox.py`` (``deliver``): the SMTP server accepted the mail, before
+    ``bot/service/stages/outbox.py`` (``deliver``): the SMTP server accepted the mail, before
     the row is marked sent (so the mail is sent again, byte-identical, on the next run).
 
 ``tests/test_crash.py`` runs the real ``spielleiter`` command with each of them.

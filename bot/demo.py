@@ -20,7 +20,7 @@ reads it; a player who bluffs with words he cannot finish); and a Dutch RONDO ta
 early by the mover's mail; one player exchanges a card now and then, one sometimes sends
 nothing, so that turn waits for its ZAT). Every
 Auswertung is written as an ``.eml`` file, and the final standings are printed. Last, the
-archive of every league played (``bot.service.archive``: standings with their charts,
+archive of every league played (``bot.service.presentation.archive``: standings with their charts,
 round pages, player pages) is written to ``<out>/archiv/``, and the path of its
 ``index.html`` is printed, to open in a browser.
 """
@@ -41,10 +41,10 @@ from bot.config import embedded
 from bot.games import get_game
 from bot.mail.compose import compose
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, league_lexicon
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, league_lexicon
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import League, OutboxMail, Partie
 
@@ -178,7 +178,7 @@ def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: rand
             words = ", ".join(f"{k}: {v or '–'}" for k, v in res["partien"].items())
             say(f"Runde {rnd:2d}: {words}")
     n = _save_auswertungen(db, league_id, out, f"{prefix}-runde")
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand" + (" (alle Partien zusammen):" if multi else " (Besser-Wertung):"
@@ -251,7 +251,7 @@ def _play_crossword(db: Database, cfg, md: MaildirTransport, spec: dict, rng: ra
     by_key = {key: pname for key, (pname, _) in players.items()}
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand (gelistete Wörter; bestmöglich):")
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     best = {by_key[k]: v["best"]["score"] for k, v in final.items()}
     for r in view["standings"]:
@@ -317,7 +317,7 @@ def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
                           for t in turns)
         say(f"Runde {rnd:2d}: {shown}")
     n = _save_auswertungen(db, league_id, out, f"{prefix}-runde")
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand:")
@@ -380,7 +380,7 @@ def _play_presto(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
         say(f"Partie {partie}: {ranking or 'niemand fertig'}; "
             f"{'zweites Kreuzwort schließt' if closed else 'ZAT'}; Suche: {found}/{len(keys)} Sätze mit Kreuzwort")
     n = _save_auswertungen(db, league_id, out, "presto-runde")
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand:")
     for r in league_view(db, name)["standings"]:
@@ -427,7 +427,7 @@ def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.R
         extra = "".join(f"; {keys[d['player']][0]} scheidet aus (zahlt {d['pays']})" for d in rec["dropouts"])
         say(f"Zug {turn:3d}: {pname.split()[0]}: {rec['summary'] or rec['kind']}{extra}")
     n = _save_auswertungen(db, league_id, out, "wbr-runde")
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand:")
@@ -501,7 +501,7 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
             ruil = f" (ruil x{lt['exchanges']})" if lt.get("exchanges") else ""
             say(f"  {lt['kind']:<6} {who:<16} {lt.get('word') or '–':<10} {lt.get('score', 0):>4}{ruil}")
     n = _save_auswertungen(db, league_id, out, "rondonl-ronde")
-    from bot.service.view import league_view
+    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} uitslagen als .eml in {out}")
     marks = view["partien"][0]["marks"]  # by address, as show --json names players
@@ -570,7 +570,7 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
 def write_archive(db: Database, folder: Path) -> Path:
     """The archive of every league in ``db`` (standings, charts, round and player pages),
     as ``spielleiter archive --out folder`` writes it; returns its ``index.html``."""
-    from bot.service.archive import build_archive
+    from bot.service.presentation.archive import build_archive
     build_archive(db, folder)
     return (folder / "index.html").resolve()
 

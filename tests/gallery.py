@@ -65,11 +65,11 @@ def _extras(work: Path) -> None:
 
     from bot.config import embedded
     from bot.mail.maildir import MaildirTransport
-    from bot.service import gm
-    from bot.service.league import create_league
-    from bot.service.outbox import deliver
-    from bot.service.rounds import adjudicate_league
-    from bot.service.runner import poll_once
+    from bot.service.conversations import gm
+    from bot.service.operations.league import create_league
+    from bot.service.stages.outbox import deliver
+    from bot.service.stages.rounds import adjudicate_league
+    from bot.service.operations.runner import poll_once
     from bot.storage.db import Database
     from tests.helpers import player_mail
 

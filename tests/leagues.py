@@ -25,9 +25,9 @@ from bot.config import Config, embedded
 from bot.games import get_game
 from bot.games.registry import GAME_CLASSES
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
+from bot.service.operations.league import create_league
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
 from bot.storage.db import Database
 
 #: players with umlauts in their names, so every page shows whether umlauts survive

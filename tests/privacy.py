@@ -30,11 +30,11 @@ from sqlalchemy import select
 from bot.config import embedded
 from bot.games import get_game
 from bot.mail.maildir import MaildirTransport
-from bot.service.archive import build_archive
-from bot.service.league import create_league
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
+from bot.service.presentation.archive import build_archive
+from bot.service.operations.league import create_league
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import Adjudication, League, Partie, Player
 
@@ -277,7 +277,7 @@ def boilerplate(game_key: str) -> str:
 def play(kind: str, seed: int, work: Path, *, rounds: int = 4, lexicon=None) -> Run:
     """Self-play one seeded league of ``kind`` (a key of :data:`PRIVATE_GAMES`) for up to
     ``rounds`` rounds and check every mail and archive page; returns the :class:`Run`."""
-    from bot.service.league import league_lexicon
+    from bot.service.operations.league import league_lexicon
     game_key, options, n, mover = PRIVATE_GAMES[kind]
     game = get_game(game_key)
     rng = random.Random(f"{kind}/{seed}")

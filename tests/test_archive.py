@@ -22,13 +22,13 @@ from bot.config import embedded, load_config
 from bot.games.registry import GAMES, register
 from bot.mail.maildir import MaildirTransport
 from bot.render import environment
-from bot.service import gm
-from bot.service.archive import build_archive, refresh_archive, slug
-from bot.service.chart import History, Series, layout, points_history
-from bot.service.league import create_league
-from bot.service.report import TEXT_WIDTH, fold_text, is_picture
-from bot.service.rounds import adjudicate_league
-from bot.service.standings import standings
+from bot.service.conversations import gm
+from bot.service.presentation.archive import build_archive, refresh_archive, slug
+from bot.service.presentation.chart import History, Series, layout, points_history
+from bot.service.operations.league import create_league
+from bot.service.presentation.report import TEXT_WIDTH, fold_text, is_picture
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.presentation.standings import standings
 from bot.storage.db import Database
 from bot.storage.models import Adjudication, League, OutboxMail, Partie, PlayerAddress
 from tests.helpers import player_mail
@@ -144,7 +144,7 @@ def test_private_parts_never_appear(tmp_path):
             state = s.scalar(select(Partie)).state
         first = state["seats"][0]
         md.deliver_to_inbox(player_mail(PLAYERS[0][1], state["hands"][first][0]))
-        from bot.service.runner import poll_once
+        from bot.service.operations.runner import poll_once
         poll_once(db, cfg)  # the mover's valid move ends the round at once
         with db.session() as s:
             gm_copy = s.scalar(select(OutboxMail).where(OutboxMail.to_addr == "gm@liga.invalid",
@@ -250,7 +250,7 @@ def test_cli_config_and_refresh_after_adjudication(tmp_path, capsys):
 
 def test_service_pass_refreshes_the_archive(tmp_path):
     """``run``: after each pass (poll or ZAT) the archive follows the league data."""
-    from bot.service.runner import Service
+    from bot.service.operations.runner import Service
     db, cfg = _small_league(tmp_path, rounds=3)
     cfg.archive_path = tmp_path / "web"
     svc = Service(db, cfg)

@@ -22,11 +22,11 @@ from bot.config import embedded
 from bot.mail.bounce import find_bounce
 from bot.mail.maildir import MaildirTransport
 from bot.mail.message import read_mail
-from bot.service.ingest import ingest
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
-from bot.service.view import league_view
+from bot.service.stages.ingest import ingest
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Player, PlayerAddress
 from tests.helpers import league_toml, player_mail

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.service.archive import build_archive, slug
-from bot.service.chart import points_history
+from bot.service.presentation.archive import build_archive, slug
+from bot.service.presentation.chart import points_history
 from bot.storage.models import League, OutboxMail
 
 CHROMIUM = os.environ.get("SPIELLEITER_CHROMIUM", "/usr/bin/chromium")

@@ -26,9 +26,9 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.intake import process_pending, store_raw_batch, RawMail
-from bot.service.league import create_league, read_league_file
-from bot.service.runner import Service
+from bot.service.stages.intake import process_pending, store_raw_batch, RawMail
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.operations.runner import Service
 from bot.storage.db import Database, EXIT_DATABASE
 from bot.storage.models import InboundMail, OutboxMail, Round, Submission
 from tests.helpers import PLAYERS, league_toml, player_mail, spielleiter_exe, text_of

@@ -18,11 +18,11 @@ from bot.config import embedded
 from bot.games.registry import GAMES, register
 from bot.mail.maildir import MaildirTransport
 from bot.render import environment
-from bot.service.league import LeagueError, create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
-from bot.service.view import league_view
+from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import Partie, Round
 from tests.helpers import header, player_mail, text_of

@@ -12,18 +12,18 @@ import pytest
 from sqlalchemy import select
 
 from bot.cli import main
-from bot.service.view import league_view
+from bot.service.presentation.view import league_view
 from bot.config import embedded
 from bot.games import get_game
 from bot.games.rondo.engine import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport, _delivery_order
-from bot.service.gm import GMError, parse_zat
-from bot.service.league import create_league, league_lexicon, read_league_file
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_due, adjudicate_league
-from bot.service.runner import Service, poll_once
+from bot.service.conversations.gm import GMError, parse_zat
+from bot.service.operations.league import create_league, league_lexicon, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_due, adjudicate_league
+from bot.service.operations.runner import Service, poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, League, OutboxMail, Partie, Player, Result, Round, Submission
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
@@ -539,7 +539,7 @@ def test_cli_gm_commands(tmp_path, capsys, monkeypatch):
 
 def test_monoscrabble_set_move_process_and_rollback_via_functions(tmp_path, db_url):
     from bot.games.monoscrabble.movegen import generate
-    from bot.service import gm
+    from bot.service.conversations import gm
     cfg = embedded(tmp_path / "var")
     cfg.database_url = db_url
     cfg.sender = "Spielleiter <spielleiter@example.org>"

@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 
 from bot.cli import main
 from bot.config import load_config
-from bot.service import idle as idle_mod
-from bot.service.runner import Service
+from bot.service.stages import idle as idle_mod
+from bot.service.operations.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import InboundMail
 from tests.helpers import header, league_toml, player_mail, server_config
@@ -120,7 +120,7 @@ def test_idle_off_polls_only(running, dovecot, smtpd):
 
 def test_a_server_without_idle_is_polled(tmp_path, dovecot_no_idle, smtpd, caplog):
     import logging
-    caplog.set_level(logging.INFO, "bot.service.idle")
+    caplog.set_level(logging.INFO, "bot.service.stages.idle")
     user = dovecot_no_idle.fresh_user()
     conf = server_config(tmp_path / "spielleiter.toml", dovecot_no_idle, smtpd, user,
                          db_url=f"sqlite:///{tmp_path / 'bot.sqlite'}", bot="poll_interval = 0.3")

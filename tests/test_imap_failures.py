@@ -20,8 +20,8 @@ from sqlalchemy import func, select
 from bot.cli import main
 from bot.config import load_config
 from bot.mail.transport import ServerFailure
-from bot.service.health import Outage, duration
-from bot.service.runner import Service
+from bot.service.operations.health import Outage, duration
+from bot.service.operations.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Round
 from tests.helpers import header, league_toml, player_mail, server_config, spielleiter_exe, text_of

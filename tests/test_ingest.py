@@ -12,9 +12,9 @@ from sqlalchemy import func, select
 from bot.cli import main
 from bot.config import Config, load_config
 from bot.mail.maildir import MaildirTransport
-from bot.service.ingest import ingest
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
+from bot.service.stages.ingest import ingest
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Submission, SubmissionMove
 from tests.helpers import league_toml, player_mail, spielleiter_exe, text_of

@@ -16,9 +16,9 @@ from sqlalchemy import select
 from bot.config import ConfigError, embedded, load_config
 from bot.mail.maildir import MaildirTransport, _delivery_order
 from bot.mail.message import read_mail
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, League, OutboxMail, Submission
 from tests.helpers import header, league_toml, player_mail, text_of
@@ -370,7 +370,7 @@ def test_reading_that_fails_deep_inside_still_tells_the_player(open_env, monkeyp
     """Parsing fails at any depth (here: deep in reading the submission): the mail stays
     stored as ``error``, is flagged, and the registered sender is told from its raw headers."""
     db, cfg, md = open_env
-    import bot.service.intake as intake
+    import bot.service.stages.intake as intake
 
     def boom(ctx, text):
         raise RecursionError("maximum recursion depth exceeded")
@@ -406,7 +406,7 @@ def test_content_hash_streams_like_the_plain_formula(monkeypatch):
     import hashlib
     import random
 
-    import bot.service.intake as intake
+    import bot.service.stages.intake as intake
     monkeypatch.setattr(intake, "_CHUNK", 7)
     r = random.Random(2026)
     for _ in range(2000):

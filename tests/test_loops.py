@@ -16,9 +16,9 @@ from bot.cli import main
 from bot.config import ConfigError, embedded, load_config
 from bot.mail.bounce import find_bounce
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail
 from tests.helpers import header, league_toml, player_mail, text_of, server_config

@@ -15,10 +15,10 @@ from sqlalchemy import select
 from bot.config import embedded
 from bot.games import get_game
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Partie, Submission
 from tests.helpers import player_mail, text_of

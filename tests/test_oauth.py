@@ -32,7 +32,7 @@ from bot.mail.imap import ImapInbox
 from bot.mail.oauth import OAuthError, TokenSource, login
 from bot.mail.smtp import SmtpTransport
 from bot.mail.transport import MemoryPollState, ServerFailure
-from bot.service.runner import Service
+from bot.service.operations.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail
 from tests.helpers import PLAYERS, header, league_toml, player_mail
@@ -514,6 +514,6 @@ def test_check_names_an_unknown_oauth_key_and_an_unused_grant(tmp_path, capsys):
     # [oauth] without auth = "oauth2" anywhere: a warning, not a failure
     path = tmp_path / "c.toml"
     path.write_text('[oauth]\nprovider = "microsoft"\nclient_id = "x"\ntoken_file = "t.json"\n')
-    from bot.service.check import check_oauth
+    from bot.service.operations.check import check_oauth
     line = check_oauth(load_config(path))
     assert line.status == "WARNUNG" and line.detail.endswith('(nicht benutzt: [imap]/[smtp] auth = "oauth2")')

@@ -6,16 +6,16 @@ from datetime import datetime, timezone
 
 from sqlalchemy import inspect, select
 
-from bot.service.view import league_view
+from bot.service.presentation.view import league_view
 from bot.config import Config
 from bot.games.rondo.engine import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import League, OutboxMail, Partie
 from tests.helpers import league_toml, player_mail, text_of

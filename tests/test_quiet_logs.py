@@ -9,10 +9,10 @@ from datetime import datetime, timezone
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service import activity
-from bot.service.activity import Activity, quiet_apscheduler
-from bot.service.league import create_league, read_league_file
-from bot.service.runner import Service
+from bot.service.operations import activity
+from bot.service.operations.activity import Activity, quiet_apscheduler
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.operations.runner import Service
 from bot.storage.db import Database
 from tests.helpers import league_toml, player_mail
 
@@ -31,7 +31,7 @@ def test_a_poll_logs_one_line_only_when_something_happened(tmp_path, caplog, mon
         create_league(s, read_league_file(league_toml(tmp_path / "l.toml")), cfg)
     now = [1000.0]
     monkeypatch.setattr(activity, "ACTIVITY", Activity(clock=lambda: now[0]))
-    import bot.service.runner as runner
+    import bot.service.operations.runner as runner
     monkeypatch.setattr(runner, "ACTIVITY", activity.ACTIVITY)
     service = Service(db, cfg)
     caplog.set_level(logging.INFO)

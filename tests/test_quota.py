@@ -16,9 +16,9 @@ from sqlalchemy import select
 from bot.config import Config, problems
 from bot.mail.smtp import SmtpTransport, quota_answer
 from bot.mail.transport import PermanentFailure, ServerFailure
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver, queue_mail
-from bot.service.quota import Budget, Limits
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver, queue_mail
+from bot.service.stages.quota import Budget, Limits
 from bot.storage.db import Database
 from bot.storage.models import OutboxMail
 from tests.helpers import header, league_toml
@@ -217,7 +217,7 @@ def test_check_names_the_limits_and_accepts_the_keys(tmp_path, dovecot, smtpd):
 
 def test_a_command_sends_what_the_limits_allow_and_says_the_rest_waits(tmp_path, dovecot, smtpd, capsys):
     from bot.cli import main
-    from bot.service.quota import pause_seconds
+    from bot.service.stages.quota import pause_seconds
     from tests.helpers import server_config
     conf = server_config(tmp_path / "s.toml", dovecot, smtpd, dovecot.fresh_user(),
                          db_url=f"sqlite:///{tmp_path / 'c.sqlite'}", smtp_limits="max_per_minute = 2")

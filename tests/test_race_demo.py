@@ -31,7 +31,7 @@ def test_demo_plays_presto_and_wbr(tmp_path, capsys):
 
 
 def test_demo_writes_the_archive_of_the_leagues_it_played(tmp_path, capsys):
-    """`spielleiter demo` ends with the archive (bot.service.archive) in <out>/archiv and
+    """`spielleiter demo` ends with the archive (bot.service.presentation.archive) in <out>/archiv and
     prints the index.html to open; the index links every league played, each league page
     has its standings chart."""
     out = tmp_path / "out"

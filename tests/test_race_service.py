@@ -15,10 +15,10 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import LeagueError, create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
-from bot.service.view import league_view
+from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import OutboxMail, Partie, Player, Round
 from tests.helpers import PLAYERS, league_toml, player_mail, text_of

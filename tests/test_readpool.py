@@ -1,4 +1,4 @@
-"""Reading stored mails in worker processes (``[bot] read_workers``, bot.service.readpool):
+"""Reading stored mails in worker processes (``[bot] read_workers``, bot.service.stages.readpool):
 the same statuses, flags and answers as reading in-process, in stored order; a worker
 that fails or dies loses nothing."""
 
@@ -15,11 +15,11 @@ from sqlalchemy import select
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
 from bot.mail.message import read_mail
-from bot.service import intake, readpool
-from bot.service.intake import make_store, process_pending
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.readpool import ReadPool
+from bot.service.stages import intake, readpool
+from bot.service.stages.intake import make_store, process_pending
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.stages.readpool import ReadPool
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Submission
 from tests.helpers import league_toml, player_mail, text_of
@@ -145,7 +145,7 @@ def test_a_failing_worker_loses_nothing(tmp_path, monkeypatch, reader, caplog):
     db2, cfg2 = _setup(tmp_path, "pool")
     monkeypatch.setattr(readpool, "CHUNK", 10)
     monkeypatch.setattr(readpool, "TASK", 2)
-    with caplog.at_level("WARNING", logger="bot.service.readpool"):
+    with caplog.at_level("WARNING", logger="bot.service.stages.readpool"):
         assert _run(db2, cfg2, monkeypatch, ReadPool(2, reader=reader, wait=True)) == len(_corpus())
     assert "reading them in-process" in caplog.text  # the worker did fail
     assert _outcome(db1) == _outcome(db2)  # the failed mails read in-process, in order

@@ -17,9 +17,9 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Submission
 from tests.helpers import league_toml, player_mail, text_of

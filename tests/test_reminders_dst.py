@@ -11,10 +11,10 @@ from sqlalchemy import select
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
 from bot.render import format_zat
-from bot.service.league import create_league, read_league_file, zat_of
-from bot.service.reminders import send_reminders
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file, zat_of
+from bot.service.stages.reminders import send_reminders
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import League, Player, Round
 from tests.helpers import header, league_toml, player_mail, text_of
@@ -64,7 +64,7 @@ def test_adjudication_across_dst_names_the_next_zat_in_local_time(league):
     with db.session() as s:
         r2 = s.scalar(select(Round).where(Round.number == 2))
         assert r2.zat == datetime(2027, 10, 31, 19, 0, tzinfo=timezone.utc)
-    from bot.service.outbox import deliver
+    from bot.service.stages.outbox import deliver
     deliver(db, md, cfg)
     report = text_of(next(r for r in md.sent() if "Auswertung Runde 1" in header(r, "Subject")))
     assert "Nächster ZAT: Sonntag, 31.10.2027, 20:00 Uhr (UTC+01:00)" in report
@@ -83,7 +83,7 @@ def test_reminders_once_to_players_without_moves_and_not_on_holiday(league):
     assert send_reminders(db, cfg, zat - timedelta(hours=30)) == 0  # too early
     assert send_reminders(db, cfg, zat - timedelta(hours=20)) == 2  # Anna (R2 missing), Bernd
     assert send_reminders(db, cfg, zat - timedelta(hours=10)) == 0  # once per round
-    from bot.service.outbox import deliver
+    from bot.service.stages.outbox import deliver
     deliver(db, md, cfg)
     rem = {header(r, "To"): text_of(r) for r in md.sent() if "Erinnerung" in header(r, "Subject")}
     assert set(rem) == {"anna@example.org", "bernd@example.org"}
@@ -110,7 +110,7 @@ def test_player_commands_by_mail(league):
     assert "Datum verstehe ich nicht" in urlaub
     # a move from the old address still counts; AUSWERTUNG n resends a report as a copy
     adjudicate_league(db, cfg, "Test-Rondo", force=True)
-    from bot.service.outbox import deliver
+    from bot.service.stages.outbox import deliver
     deliver(db, md, cfg)
     md.deliver_to_inbox(player_mail("bernd@example.org", "AUSWERTUNG 1"))
     poll_once(db, cfg)

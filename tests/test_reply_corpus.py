@@ -21,9 +21,9 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail, Partie, Submission
 from tests.helpers import league_toml, text_of
@@ -104,7 +104,7 @@ def test_the_dutch_outlook_reply_of_the_issue_costs_no_card(env):
     """Issue 24: the player on turn answers with Outlook in Dutch, the bot's whole mail
     unquoted below "-----Oorspronkelijk bericht-----". Only RUIL G and the word are read;
     the example line RUIL Q of the bot's own text never costs the player their Q."""
-    from bot.service.rounds import adjudicate_league
+    from bot.service.stages.rounds import adjudicate_league
     db, cfg, md = env
     adjudicate_league(db, cfg, "Rondo-NL", force=True)  # the opening by NMR: the lot picks who begins
     deliver(db, md, cfg)

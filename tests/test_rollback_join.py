@@ -18,11 +18,11 @@ from bot.config import embedded
 from bot.games import get_game
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport
-from bot.service import gm
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
-from bot.service.view import league_view
+from bot.service.conversations import gm
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, Partie, Player, Result, Round, Submission
 from tests.helpers import header, league_toml, player_mail, text_of

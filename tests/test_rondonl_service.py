@@ -16,10 +16,10 @@ from bot.games.rondonl.cards import take
 from bot.games.rondonl.engine import best_word
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.runner import poll_once
-from bot.service.view import league_view
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.operations.runner import poll_once
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import Partie
 from tests.helpers import header, player_mail, text_of
@@ -76,7 +76,7 @@ def test_german_rondo_league(tmp_path, env):
     deliver(db, md, cfg)
     st = _state(db)
     if st["phase"] == "opening":  # somebody had no German three-letter word: the opening waits for its ZAT
-        from bot.service.rounds import adjudicate_league
+        from bot.service.stages.rounds import adjudicate_league
         adjudicate_league(db, cfg, "R-DE", force=True)
         deliver(db, md, cfg)
         st = _state(db)

@@ -12,9 +12,9 @@ from bot.cli import main
 from bot.config import Config, embedded
 from bot.demo import run_demo
 from bot.mail.smtp import SmtpTransport
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver, queue_mail
-from bot.service.runner import Service
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver, queue_mail
+from bot.service.operations.runner import Service
 from bot.storage.db import Database
 from bot.storage.models import OutboxMail, Round
 from tests.helpers import CASES_DIR, league_toml, spielleiter_exe
@@ -151,7 +151,7 @@ def test_top_for_monoscrabble_positions_on_the_full_lexicon(tmp_path):
 
 
 def test_permanent_failure_tells_the_gm_once(tmp_path, smtpd, db_url):
-    from bot.service.league import create_league, read_league_file
+    from bot.service.operations.league import create_league, read_league_file
     cfg = Config(database_url=db_url, sender="spielleiter@example.org")
     db = Database(cfg.database_url)
     db.migrate()

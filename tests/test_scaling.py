@@ -19,11 +19,11 @@ from bot.mail.compose import Segments, _qp, compose, qp_lines
 from bot.mail.maildir import MaildirTransport
 from bot.mail.transport import MemoryPollState
 from bot.packing import Chunked, Packed, pack, unpack
-from bot.service import rounds
-from bot.service.intake import RawMail, make_store, process_pending, store_raw, store_raw_batch, store_raw_many
-from bot.service.league import create_league, read_league_file
-from bot.service.outbox import deliver, queue_mail, queue_mails
-from bot.service.runner import poll_once
+from bot.service.stages import rounds
+from bot.service.stages.intake import RawMail, make_store, process_pending, store_raw, store_raw_batch, store_raw_many
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.stages.outbox import deliver, queue_mail, queue_mails
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import CompressedBytes, InboundMail, OutboxMail
 from bot import submission
@@ -185,7 +185,7 @@ def test_answer_cap_counts_by_an_index_not_a_scan_of_the_outbox(env):
 
     from sqlalchemy import func
 
-    from bot.service.loops import HOUR, NOT_ANSWERS
+    from bot.service.conversations.loops import HOUR, NOT_ANSWERS
     db, _, _ = env
     now = datetime.now(timezone.utc)
     query = select(func.count()).select_from(OutboxMail).where(

@@ -7,10 +7,10 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.config import Config
-from bot.service.intake import store_raw
-from bot.service.league import create_league, read_league_file
-from bot.service.mailer import DbPollState
-from bot.service.runner import poll_once
+from bot.service.stages.intake import store_raw
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.operations.mailer import DbPollState
+from bot.service.operations.runner import poll_once
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, Submission
 from tests.helpers import league_toml, player_mail

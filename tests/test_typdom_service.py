@@ -13,11 +13,11 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.league import LeagueError, create_league, read_league_file
-from bot.service.outbox import deliver
-from bot.service.rounds import adjudicate_league
-from bot.service.runner import poll_once
-from bot.service.view import league_view
+from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from bot.service.operations.runner import poll_once
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import Partie, Player
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of

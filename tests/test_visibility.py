@@ -11,8 +11,8 @@ from markupsafe import escape
 from bot.config import embedded
 from bot.games import get_game
 from bot.games.base import GM_ONLY, PUBLIC, Audience, MoveReport, PlayerRound, PrivacyError, Redacted, Sealed, Withheld
-from bot.service.league import create_league, read_league_file
-from bot.service.view import league_view
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from tests.helpers import PLAYERS, league_toml
 

@@ -163,7 +163,7 @@ class ImapInbox:
         """Log in, make sure the folder exists and the processed folder exists (created if
         not, as a poll would), log out; reads and moves no mail. Returns what it found
         (``"INBOX: 3 Mails, Spielleiter/Verarbeitet vorhanden, IDLE"``: whether the server
-        offers IDLE, :mod:`bot.service.idle`); raises
+        offers IDLE, :mod:`bot.service.stages.idle`); raises
         :class:`ServerFailure` (a missing folder is kind ``folder``)."""
         client = self.connect()
         stage = "folder"

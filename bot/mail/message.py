@@ -710,7 +710,7 @@ def _first_lines(text: str, n: int) -> tuple[str, bool]:
 
 def read_all(raws: list[bytes], reader: Callable[[bytes], ReadMail] | None = None) -> list[ReadMail]:
     """``reader`` (default :func:`read_mail`) of every raw mail, in order: the task of a
-    reading worker process (``bot.service.readpool``)."""
+    reading worker process (``bot.service.stages.readpool``)."""
     reader = reader or read_mail
     return [reader(raw) for raw in raws]
 

@@ -104,7 +104,7 @@ class StoreUnavailable(Exception):
     cannot be used now (its database is down): no mail is at fault, so the transport
     stops the pass at once, leaves every mail not yet stored where it is, logs nothing
     and lets it propagate to the caller, which reports the outage once
-    (:class:`bot.service.health.Outage`)."""
+    (:class:`bot.service.operations.health.Outage`)."""
 
 
 class StoreCallback(Protocol):

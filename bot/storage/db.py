@@ -21,12 +21,12 @@ EXIT_DATABASE = 30
 class DatabaseUnavailable(StoreUnavailable):
     """The database cannot be used now: the server is down or restarting, the connection
     was cut, the SQLite file cannot be opened or stays locked. No mail and no command is at
-    fault; the service waits and tries again (:class:`bot.service.health.Outage`), a
+    fault; the service waits and tries again (:class:`bot.service.operations.health.Outage`), a
     command prints :meth:`line` and exits with :data:`EXIT_DATABASE`.
 
     ``where``: the database URL without its password; the message is the driver's first
     line. Has the interface of :class:`~bot.mail.transport.ServerFailure` that
-    :class:`~bot.service.health.Outage` uses (``line()``, ``kind``, ``KIND_TEXT``)."""
+    :class:`~bot.service.operations.health.Outage` uses (``line()``, ``kind``, ``KIND_TEXT``)."""
 
     KIND_TEXT = {"unreachable": "nicht erreichbar"}
     kind = "unreachable"

@@ -208,7 +208,7 @@ class InboundMail(Base):
     ``status``: ``stored`` (not yet read) -> ``processed`` | ``ignored`` | ``rejected`` | ``error``.
     ``sha256`` of the bytes as received: the same bytes are stored once. ``message_id``,
     ``content_sha256`` and ``received_at`` (the arrival time) are read from the headers at
-    reading (:func:`bot.service.intake.identify`; until then ``received_at`` is the time
+    reading (:func:`bot.service.stages.intake.identify`; until then ``received_at`` is the time
     of storing): a re-delivery, the same Message-ID with the same content, is read as a
     repeat (``ignored``, ``parse["duplicate_of"]``), while a different mail reusing a
     Message-ID is read as a new one. A mail larger than
@@ -225,7 +225,7 @@ class InboundMail(Base):
     uid: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     message_id: Mapped[str | None] = mapped_column(String(500), nullable=True, index=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    #: :func:`bot.service.intake.content_hash`: with ``message_id`` it tells a re-delivery
+    #: :func:`bot.service.stages.intake.content_hash`: with ``message_id`` it tells a re-delivery
     #: (same content) from a different mail reusing a Message-ID
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
@@ -331,7 +331,7 @@ class OutboxMail(Base):
     sent_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
 
-#: the answers to an address within an hour (bot.service.loops.gate_answers compares
+#: the answers to an address within an hour (bot.service.conversations.loops.gate_answers compares
 #: lower-cased addresses): without it each mail's answer cap would scan the outbox
 Index("ix_outbox_to_created", func.lower(OutboxMail.to_addr), OutboxMail.created_at)
 

@@ -1,6 +1,6 @@
 """indexes for the lookups done per mail and per round (issue "fast at every league
 size"): a player's submissions of a round, the answers to an address within an hour
-(the answer cap of bot.service.loops.gate_answers, by lower-cased address), the mails
+(the answer cap of bot.service.conversations.loops.gate_answers, by lower-cased address), the mails
 and outbox rows waiting by status
 
 Revision ID: 0006

@@ -13,9 +13,9 @@ The front of the reading decides who may change what (issue "nobody can silence 
 player"): bounces and automatic mails are never answered; a mail too large or
 unreadable is answered from its raw headers; a mail whose sender our server did not
 authenticate (``[bot] authserv_id``), or without the right code, changes nothing and its
-owner is told at most once an hour (:func:`bot.service.loops.auth_failure`); every other
+owner is told at most once an hour (:func:`bot.service.conversations.loops.auth_failure`); every other
 mail is read, and only the answers are capped per address and hour
-(:func:`bot.service.loops.gate_answers`); a mail with the right code is always answered.
+(:func:`bot.service.conversations.loops.gate_answers`); a mail with the right code is always answered.
 """
 
 from __future__ import annotations
@@ -44,18 +44,18 @@ from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
-from bot.service.league import league_lexicon
-from bot.service.rounds import adjudicate_passed, closed_note, passed_zats, playing
-from bot.service.outbox import queue_mail
-from bot.service.readpool import pool_for
+from bot.service.operations.league import league_lexicon
+from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zats, playing
+from bot.service.stages.outbox import queue_mail
+from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
-from bot.service.commands import find_command
-from bot.service.identity import check_code, take_code
-from bot.service.loops import auth_failure, gate_answers, handle_bounce, proven
-from bot.service.mailctx import Incoming
+from bot.service.conversations.commands import find_command
+from bot.service.conversations.identity import check_code, take_code
+from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven
+from bot.service.conversations.mailctx import Incoming
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
-from bot.service.quoted import norm, quoted_lines
+from bot.service.conversations.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
 
 log = logging.getLogger(__name__)
@@ -336,7 +336,7 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> i
     poll pass has just stored, or left by a crash); first their headers, a chunk at a
     time (:func:`identify_stored`), then each mail in its own transaction.
     The MIME front of reading (:func:`~bot.mail.message.read_mail`) is done ahead in
-    worker processes for a batch (``[bot] read_workers``, :mod:`bot.service.readpool`).
+    worker processes for a batch (``[bot] read_workers``, :mod:`bot.service.stages.readpool`).
     Returns how many."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
@@ -616,7 +616,7 @@ def _finished_player(ctx: Incoming) -> bool:
 def _game_over(ctx: Incoming) -> None:
     """A registered player's mail after their league ended: "Die Partie ist beendet" and
     the final standings, in the league's language; nothing is stored as a move."""
-    from bot.service.commands import standings_text
+    from bot.service.conversations.commands import standings_text
     ctx.record("ignored", "ignored", reason="league finished")
     lang = ctx.lang
     ctx.reply(tr(lang, "game_over", league=ctx.league.name) + "\n\n" + standings_text(ctx.s, ctx.league, lang))
@@ -660,7 +660,7 @@ def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
     """A mail without the right personal code (in a league that requires one), or whose
     sender our mail server did not authenticate and that carries no right code, changes
     nothing. The player is told at the registered address (the real player even when the
-    sender was forged), at most once an hour (:func:`bot.service.loops.auth_failure`);
+    sender was forged), at most once an hour (:func:`bot.service.conversations.loops.auth_failure`);
     the code is never echoed."""
     reason = f"sender not authenticated: {auth.reason}" if auth.failed and not (
         ctx.league.require_code and code) else "code missing" if not code else "code wrong"
@@ -726,7 +726,7 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
 _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
-               .order_by(Round.number).limit(1))  # as bot.service.league.open_round, without the ORM
+               .order_by(Round.number).limit(1))  # as bot.service.operations.league.open_round, without the ORM
 _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
                                                                Round.number == bindparam("number"))
 
@@ -795,7 +795,7 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
 def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
                  player_id: int, in_reply_to: str | None = None) -> list[str]:
     """Take the lines the bot itself sent to this player in this league out of ``read``
-    (:mod:`bot.service.quoted`): out of the move lines (a section left without moves
+    (:mod:`bot.service.conversations.quoted`): out of the move lines (a section left without moves
     goes) and out of the unreadable ones. Returns the move lines taken out (white space
     collapsed), for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
     hits = quoted_lines(conn, text, league_id, addresses, player_id, in_reply_to)

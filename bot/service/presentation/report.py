@@ -20,7 +20,7 @@ everybody (issue "fast at every league size"):
   the recipient's own, and every player's in the game master's copy, never in anyone
   else's mail;
 - the frame ``auswertung.{txt,html}.j2`` stitches them per recipient; the HTML frame puts
-  the standings chart (``chart.html.j2``, data from :mod:`bot.service.chart`) below the table;
+  the standings chart (``chart.html.j2``, data from :mod:`bot.service.presentation.chart`) below the table;
 - the text part is kept within :data:`TEXT_WIDTH` characters a line (:func:`fold_text`),
   board pictures excepted.
 
@@ -205,7 +205,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     recipient only their own moves and private part (the game master: everybody's) and
     the frame are rendered, so the cost of a round grows with the number of players, not
     with its square (every Auswertung carries the round's table). ``chart``: the standings
-    chart (:func:`bot.service.chart.league_chart`), shown below the table of the HTML part,
+    chart (:func:`bot.service.presentation.chart.league_chart`), shown below the table of the HTML part,
     also shared. ``next_zat``: the next ZAT as text, or a function of the language giving
     it. The text part is folded to :data:`TEXT_WIDTH` (:func:`fold_text`), the shared
     parts once."""

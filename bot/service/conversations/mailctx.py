@@ -13,7 +13,7 @@ from bot.config import Config
 from bot.mail.message import ReadMail
 from bot.i18n import DEFAULT, league_language
 from bot.render import render
-from bot.service.outbox import queue_mail
+from bot.service.stages.outbox import queue_mail
 from bot.storage.models import InboundMail, League, Player
 
 

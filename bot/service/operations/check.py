@@ -91,7 +91,7 @@ def check_outbox(cfg: Config, sender) -> CheckLine:
     if cfg.smtp is None:
         return CheckLine("OK", "Versand", f"Maildir {cfg.maildir / 'outbox'}")
     try:
-        from bot.service.quota import Limits
+        from bot.service.stages.quota import Limits
         return CheckLine("OK", "SMTP", f"{sender.host}:{sender.port}, {sender.check()}, "
                                        f"Versandgrenzen {Limits.from_config(cfg).text()}")
     except ServerFailure as exc:
@@ -132,7 +132,7 @@ def check_lexicon(cfg: Config) -> list[CheckLine]:
 def run_checks(cfg: Config, emit: Callable[[CheckLine], None]) -> list[CheckLine]:
     """Run every check in order, calling ``emit`` with each line as it is known; returns
     all lines. Nothing is sent and no mail is moved."""
-    from bot.service.mailer import transports
+    from bot.service.operations.mailer import transports
     lines: list[CheckLine] = []
 
     def add(line: CheckLine) -> None:

@@ -4,8 +4,8 @@ The service runs three independent stages:
 
 - the inbox loop: read stored mail, poll the inbox, queue reminders, (re)schedule the
   ZATs; every ``poll_interval`` seconds, with backoff while IMAP fails
-  (:class:`bot.service.health.Outage`), one run at a time; woken at once when the IMAP
-  IDLE watch (:mod:`bot.service.idle`) hears of new mail;
+  (:class:`bot.service.operations.health.Outage`), one run at a time; woken at once when the IMAP
+  IDLE watch (:mod:`bot.service.stages.idle`) hears of new mail;
 - the outbox loop: deliver due mail every ``poll_interval`` seconds whether or not the
   poll worked, with its own backoff while SMTP fails; woken at once when new mail waits;
 - the ZATs: APScheduler date jobs on the ZATs stored in the database as aware UTC times
@@ -14,7 +14,7 @@ The service runs three independent stages:
   fails the round is adjudicated anyway with what was stored, and the GM's copy says so.
   Every inbox pass also adjudicates a ZAT that has passed (one whose job failed while the
   database was down), and reading puts a delayed ZAT before the first mail that arrived
-  after it (:func:`bot.service.intake.process_pending`): at start-up, mails that reached
+  after it (:func:`bot.service.stages.intake.process_pending`): at start-up, mails that reached
   the server before a missed ZAT count for its round, those after it for the next.
 
 The database may fail like a mail server: every stage treats an unreachable database
@@ -34,16 +34,16 @@ from datetime import datetime, timezone
 from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
-from bot.service.idle import start_idle
-from bot.service.quota import pause_seconds
-from bot.service.health import Outage, inbox_alarm, inbox_recovered
-from bot.service.activity import ACTIVITY, quiet_apscheduler
-from bot.service.archive import refresh_archive
-from bot.service.intake import make_store, process_pending
-from bot.service.mailer import DbPollState, transports
-from bot.service.outbox import Delivery, deliver
-from bot.service.reminders import send_reminders
-from bot.service.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
+from bot.service.stages.idle import start_idle
+from bot.service.stages.quota import pause_seconds
+from bot.service.operations.health import Outage, inbox_alarm, inbox_recovered
+from bot.service.operations.activity import ACTIVITY, quiet_apscheduler
+from bot.service.presentation.archive import refresh_archive
+from bot.service.stages.intake import make_store, process_pending
+from bot.service.operations.mailer import DbPollState, transports
+from bot.service.stages.outbox import Delivery, deliver
+from bot.service.stages.reminders import send_reminders
+from bot.service.stages.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
 from bot.storage.db import Database, database_failure
 
 log = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def poll_inbox(db: Database, cfg: Config) -> int:
 
 
 def send_outbox(db: Database, cfg: Config) -> Delivery:
-    """Deliver every due outbox mail (:func:`bot.service.outbox.deliver`)."""
+    """Deliver every due outbox mail (:func:`bot.service.stages.outbox.deliver`)."""
     _, sender = transports(cfg)
     return deliver(db, sender, cfg)
 
@@ -107,7 +107,7 @@ class Service:
         self.alarmed = False
         self.stopping = threading.Event()
         self.wake_outbox = threading.Event()
-        self.wake_inbox = threading.Event()  # set by the IMAP IDLE watch (bot.service.idle)
+        self.wake_inbox = threading.Event()  # set by the IMAP IDLE watch (bot.service.stages.idle)
         self.idle = None
         quiet_apscheduler()
         self.scheduler = BlockingScheduler(timezone=timezone.utc,
@@ -256,7 +256,7 @@ class Service:
 
     def catch_up(self) -> None:
         """At start-up: read the stored mail and the inbox (each mail before the ZATs
-        missed after its arrival, see :func:`~bot.service.intake.process_pending`), run the
+        missed after its arrival, see :func:`~bot.service.stages.intake.process_pending`), run the
         missed ZATs, deliver."""
         with self.lock:
             process_pending(self.db, self.cfg)

@@ -25,11 +25,11 @@ from bot.games import get_game
 from bot.games.base import GameRules
 from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat
-from bot.service.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
-from bot.service.outbox import queue_mails
-from bot.service.chart import MAIL_LINES, league_chart
-from bot.service.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
-from bot.service.standings import standings
+from bot.service.operations.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
+from bot.service.stages.outbox import queue_mails
+from bot.service.presentation.chart import MAIL_LINES, league_chart
+from bot.service.presentation.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
+from bot.service.presentation.standings import standings
 from bot.storage.db import Database
 from bot.storage.models import (Adjudication, InboundMail, League, Partie, Player, Result, Round, Submission,
                                 SubmissionMove, Vorgabe)
@@ -114,7 +114,7 @@ def joiner_nmr_points(s: Session, partie_id: int, number: int) -> int:
 
 def rescore_joiners(s: Session, league: League, partien: Iterable[Partie], number: int) -> None:
     """Score again the NMR rows of round ``number`` of the players who joined after it
-    (only after the round was rolled back and is adjudicated anew: :func:`bot.service.gm.rollback`
+    (only after the round was rolled back and is adjudicated anew: :func:`bot.service.conversations.gm.rollback`
     keeps those rows, facts of the joining): each row gets the Besser-Wertung of the new
     adjudication (:func:`joiner_nmr_points`); a missing row is made, so every joiner has
     exactly one row per Partie and round."""

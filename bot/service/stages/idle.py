@@ -3,7 +3,7 @@
 :class:`IdleWatch` keeps one more IMAP connection of its own, with the folder opened
 read-only (``EXAMINE``) and in IDLE, and only listens: when the server says the folder
 holds more mails (``* n EXISTS``) it wakes the inbox stage of the service, which polls
-as always (:func:`bot.service.runner.poll_inbox`: store, read, tidy; the outbox loop
+as always (:func:`bot.service.operations.runner.poll_inbox`: store, read, tidy; the outbox loop
 then sends the acknowledgement). The watch never fetches, stores or moves a mail, so
 exactly-once storage and the crash seams stay those of the poll.
 
@@ -11,7 +11,7 @@ exactly-once storage and the crash seams stay those of the poll.
   an IDLE after 30 minutes, RFC 2177 asks clients to renew before 29).
 - When the connection drops (or cannot be opened), the watch wakes the inbox stage once:
   its poll either reads what came or fails and starts the usual backoff
-  (:class:`~bot.service.health.Outage`). While the inbox stage fails, the watch waits
+  (:class:`~bot.service.operations.health.Outage`). While the inbox stage fails, the watch waits
   without connecting; it connects again ``poll_interval`` seconds (or the backoff) after
   a drop, once the inbox works.
 - The poll every ``poll_interval`` seconds stays as the safety net and is all there is
@@ -158,7 +158,7 @@ class IdleWatch:
 
 
 def start_idle(service) -> threading.Thread | None:
-    """Start the IDLE watch of a :class:`~bot.service.runner.Service` in a daemon thread
+    """Start the IDLE watch of a :class:`~bot.service.operations.runner.Service` in a daemon thread
     (``spielleiter-idle``), waking ``service.wake_inbox``; returns the thread, or None
     when IDLE is off (no ``[imap]``, or ``[imap] idle = false``). The watch is kept as
     ``service.idle``."""
@@ -166,7 +166,7 @@ def start_idle(service) -> threading.Thread | None:
     if not idle_enabled(cfg):
         return None
     from bot.mail.imap import ImapInbox
-    from bot.service.mailer import transports
+    from bot.service.operations.mailer import transports
     inbox, _ = transports(cfg)
     if not isinstance(inbox, ImapInbox):
         return None

@@ -145,7 +145,7 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
     to go out at the pace of ``budget``; once per league and round (the notice's key).
     Returns the ids of the leagues told now."""
     from bot.render import format_zat, render
-    from bot.service.outbox import queue_mail
+    from bot.service.stages.outbox import queue_mail
     last: dict[tuple[int, int], int] = {}
     first: dict[tuple[int, int], datetime] = {}
     for pos, row in enumerate(waiting):

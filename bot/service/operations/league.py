@@ -17,8 +17,8 @@ from bot.config import Config
 from bot.games import get_game
 from bot.i18n import league_language, tr
 from bot.render import format_zat, render
-from bot.service.identity import hash_code
-from bot.service.outbox import queue_mail
+from bot.service.conversations.identity import hash_code
+from bot.service.stages.outbox import queue_mail
 from bot.storage.models import League, Partie, Player, PlayerAddress, Round, Vorgabe
 
 
@@ -155,7 +155,7 @@ def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
     """Queue the game master's mail about a new league (in the GM's language): players,
     Partien, rounds, the players' language, the first ZAT and the GM commands."""
     from bot.i18n import gm_language, texts
-    from bot.service.commands import COMMANDS, _load_gm
+    from bot.service.conversations.commands import COMMANDS, _load_gm
     _load_gm()
     game = get_game(league.game)
     lang = gm_language(league.options)

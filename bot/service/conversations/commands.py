@@ -3,7 +3,7 @@
 A command is the first word of the subject or of the first line of the mail (German,
 with English and Dutch aliases), e.g. ``HILFE``, ``STAND``, ``AUSWERTUNG 3``; its help line
 (for HILFE) is a message of the catalogs, in the league's language (bot.i18n). Player commands act
-for the sender; game-master commands (``gm=True``, in :mod:`bot.service.gm`) check the
+for the sender; game-master commands (``gm=True``, in :mod:`bot.service.conversations.gm`) check the
 GM's address and code themselves. Every command is answered by mail.
 """
 
@@ -20,10 +20,10 @@ from bot.games import get_game, load_games
 from bot.mail.compose import compose, make_message_id
 from bot.i18n import N_, league_language, texts, tr
 from bot.render import format_zat, render
-from bot.service.league import open_round, partie_views
-from bot.service.mailctx import Incoming
-from bot.service.outbox import queue_mail
-from bot.service.rounds import joiner_nmr_points
+from bot.service.operations.league import open_round, partie_views
+from bot.service.conversations.mailctx import Incoming
+from bot.service.stages.outbox import queue_mail
+from bot.service.stages.rounds import joiner_nmr_points
 from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress, Result
 
 Handler = Callable[[Incoming, str], None]
@@ -70,9 +70,9 @@ def find_command(subject: str, text: str) -> tuple[Command, str] | None:
 
 def _load_gm() -> None:
     try:
-        import bot.service.gm  # noqa: F401  (registers the game-master commands)
+        import bot.service.conversations.gm  # noqa: F401  (registers the game-master commands)
     except ModuleNotFoundError as exc:
-        if exc.name != "bot.service.gm":
+        if exc.name != "bot.service.conversations.gm":
             raise
 
 
@@ -96,7 +96,7 @@ def standings_text(s, league, lang: str) -> str:
     """The standings of ``league`` as the ``STAND`` answer gives them (in ``lang``), with
     each game's note after the points (RONDO's marks), where each running Partie stands
     and who is on turn, and the next ZAT while it runs."""
-    from bot.service.standings import standings
+    from bot.service.presentation.standings import standings
     table = standings(s, league)
     game = get_game(league.game)
     partien = list(s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)))
@@ -162,8 +162,8 @@ def _auswertung_alle(ctx: Incoming, n: int) -> None:
     """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
     Ersatzzuege, verdicts), rendered from the stored reports as the asking player may see
     them: their own whole, everybody else's public verdicts only (docs/development/privacy.md)."""
-    from bot.service.report import render_all_moves
-    from bot.service.rounds import round_data
+    from bot.service.presentation.report import render_all_moves
+    from bot.service.stages.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)
     if not data:
         return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")

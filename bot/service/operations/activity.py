@@ -18,7 +18,7 @@ import time
 
 __all__ = ["Activity", "ACTIVITY", "quiet_apscheduler", "HEARTBEAT"]
 
-log = logging.getLogger("bot.service.runner")
+log = logging.getLogger("bot.service.operations.runner")
 
 #: Seconds without a logged line after which a poll logs that the service is alive.
 HEARTBEAT = 3600.0

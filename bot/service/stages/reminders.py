@@ -14,10 +14,10 @@ from sqlalchemy import select
 from bot.config import Config
 from bot.i18n import league_language, tr
 from bot.render import format_zat, render
-from bot.service.outbox import queue_mail
+from bot.service.stages.outbox import queue_mail
 from bot.storage.db import Database
 from bot.games import get_game
-from bot.service.rounds import active_partien
+from bot.service.stages.rounds import active_partien
 from bot.storage.models import League, Round, Submission
 
 

@@ -36,7 +36,7 @@ class Delivery(tuple):
     """What one :func:`deliver` pass did: a ``(sent, failed)`` pair (unpacks and compares
     as one) with ``problem``, the :class:`ServerFailure` that stopped the pass (None if
     none), ``waiting``, the mails still pending after it, and ``paused_until``: when the
-    pass stopped because the send limits were reached (:mod:`bot.service.quota`), the
+    pass stopped because the send limits were reached (:mod:`bot.service.stages.quota`), the
     time the next mail may go (aware UTC), else None."""
 
     problem: ServerFailure | None
@@ -142,12 +142,12 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     :class:`Delivery` (sent, failed).
 
     Order: answers and notices first, then Auswertungen, announcements and reminders
-    (:func:`bot.service.quota.order_key`), each oldest first. The send limits
-    (``[smtp] max_per_minute/hour/day``, :class:`bot.service.quota.Budget`, counted from
+    (:func:`bot.service.stages.quota.order_key`), each oldest first. The send limits
+    (``[smtp] max_per_minute/hour/day``, :class:`bot.service.stages.quota.Budget`, counted from
     the ``sent_at`` of the rows) are kept: when the next mail would cross one, the pass
     stops, ``Delivery.paused_until`` says when it may go, and when a round's
     Auswertungen will take longer than an hour its GM is told once
-    (:func:`bot.service.quota.warn_slow`). ``clock`` (aware UTC) gives the send times
+    (:func:`bot.service.stages.quota.warn_slow`). ``clock`` (aware UTC) gives the send times
     and the time the limits are checked at (default: the real clock); ``now`` the time
     due dates are checked at (default: ``clock()``).
 
@@ -160,7 +160,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     meet it too): ``Delivery.problem`` says what happened, and the caller tells the
     operator and tries again later; so is a provider's quota answer (kind ``quota``:
     no mail is failed for it). Never raises for a sending error."""
-    from bot.service.quota import Budget, Limits, order_key, warn_slow
+    from bot.service.stages.quota import Budget, Limits, order_key, warn_slow
     clock = clock or (lambda: datetime.now(timezone.utc))
     now = now or clock()
     sent = failed = 0
@@ -233,7 +233,7 @@ def outbox_rows(db: Database, *, league: str | None = None, statuses: tuple[str,
     """The outbox rows with one of ``statuses`` (of league ``league`` if given), oldest
     first, as dicts ``{id, key, kind, status, to, subject, attempts, last_error,
     created_at, next_attempt_at}``. Raises ``LeagueError`` for an unknown league."""
-    from bot.service.league import find_league
+    from bot.service.operations.league import find_league
     with db.session() as s:
         q = select(OutboxMail).where(OutboxMail.status.in_(statuses)).order_by(OutboxMail.id)
         if league is not None:

@@ -1,8 +1,8 @@
 """Loops, floods and noise: nobody can make the bot send without bound, and nobody can
 silence a player (issue "nobody can silence a player").
 
-All of it runs inside :func:`bot.service.intake.process_mail`'s transaction, on an
-:class:`~bot.service.mailctx.Incoming`:
+All of it runs inside :func:`bot.service.stages.intake.process_mail`'s transaction, on an
+:class:`~bot.service.conversations.mailctx.Incoming`:
 
 - :func:`gate_answers`: every mail is read; what is capped is what the bot sends back.
   Each address gets at most ``cfg.rate_limit_per_hour`` answers and notices within an
@@ -42,8 +42,8 @@ from bot.i18n import gm_language, league_language, texts, tr
 from bot.mail.bounce import find_bounce
 from bot.mail.compose import compose
 from bot.render import render
-from bot.service.mailctx import Incoming
-from bot.service.outbox import queue_mail
+from bot.service.conversations.mailctx import Incoming
+from bot.service.stages.outbox import queue_mail
 from bot.storage.models import InboundMail, League, OutboxMail, Player, PlayerAddress
 
 #: Default of ``[bot] rate_limit_per_hour``.

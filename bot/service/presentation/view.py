@@ -10,8 +10,8 @@ from sqlalchemy import func, select
 from bot.games import get_game
 from bot.games.base import GameRules
 from bot.render import format_zat
-from bot.service.league import find_league, open_round
-from bot.service.standings import standings
+from bot.service.operations.league import find_league, open_round
+from bot.service.presentation.standings import standings
 from bot.storage.models import Round
 
 

@@ -139,7 +139,7 @@ def _gm_addresses(db: Database) -> list[tuple[int, str, str]]:
 def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
     """Queue one mail to every GM: the inbox cannot be read, since when, why. Keyed by the
     outage's start, so it is queued once. Returns the number of mails queued."""
-    from bot.service.outbox import queue_mail
+    from bot.service.stages.outbox import queue_mail
     n = 0
     for league_id, tz, gm in _gm_addresses(db):
         body = (f"der Posteingang des Spielleiter-Bots kann seit {format_zat(outage.since, tz)} nicht gelesen "
@@ -158,7 +158,7 @@ def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
 def inbox_recovered(db: Database, cfg: Config, since: datetime, seconds: float, attempts: int) -> int:
     """Queue the all-clear to every GM who got :func:`inbox_alarm` for the outage that
     began at ``since``. Returns the number of mails queued."""
-    from bot.service.outbox import queue_mail
+    from bot.service.stages.outbox import queue_mail
     from bot.storage.models import OutboxMail
     n = 0
     for league_id, tz, gm in _gm_addresses(db):

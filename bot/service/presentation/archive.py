@@ -10,11 +10,11 @@ Layout of ``DIR``::
     <liga>/runde-01.pdf ...         with ``--pdf`` (WeasyPrint), also <liga>/tabelle.pdf
     .spielleiter-archiv.json        what the archive wrote (to remove pages that are gone)
 
-Built GENERICALLY from the parts of each game's Auswertung (``bot/service/report.py``):
+Built GENERICALLY from the parts of each game's Auswertung (``bot/service/presentation/report.py``):
 a round page shows each Partie's public ``partie`` part (board or row, the move on the
 table, the top, one line per player) and every player's ``moves`` part (public after the
 round, as in ``AUSWERTUNG n ALLE``); the league page the game's ``table`` part and the
-chart of :mod:`bot.service.chart`. A game's ``private`` part is never used: no racks,
+chart of :mod:`bot.service.presentation.chart`. A game's ``private`` part is never used: no racks,
 hands, hidden grids; no addresses and no codes anywhere (the standings are passed without
 ``email``; each player's round data without ``private`` and without the acknowledgement's
 ``picture`` of a move). What a game's public view shows at the end is public.
@@ -52,10 +52,10 @@ from bot import __version__
 from bot.games import get_game
 from bot.games.base import PUBLIC, GameRules
 from bot.render import environment, format_zat, render
-from bot.service.chart import chart_title, league_chart
-from bot.service.league import find_league
-from bot.service.report import PartieRound, partie_round, round_rows
-from bot.service.standings import standings
+from bot.service.presentation.chart import chart_title, league_chart
+from bot.service.operations.league import find_league
+from bot.service.presentation.report import PartieRound, partie_round, round_rows
+from bot.service.presentation.standings import standings
 from bot.storage.models import Adjudication, League, Partie, Player, Result, Round
 
 log = logging.getLogger(__name__)
@@ -345,7 +345,7 @@ def build_archive(db, out: str | Path, league: str | None = None, *, pdf: bool =
     for ``league`` (a league name) or every league, its pages. Only changed files are
     written; pages the archive wrote before that no longer exist are removed. Raises
     :class:`ArchiveError` (German message) when the folder cannot be written and
-    :class:`~bot.service.league.LeagueError` for an unknown league."""
+    :class:`~bot.service.operations.league.LeagueError` for an unknown league."""
     root = Path(out)
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -36,12 +36,12 @@ from bot.i18n import Texts, gm_language, league_language, texts
 from bot.games import get_game
 from bot.mail.compose import compose
 from bot.render import format_zat, render
-from bot.service.commands import _PREFIX, ALIASES, command
-from bot.service.identity import check_code, take_code
-from bot.service.league import LeagueError, find_league, league_lexicon, open_round
-from bot.service.loops import auth_failure, proven
-from bot.service.mailctx import Incoming
-from bot.service.outbox import queue_mail
+from bot.service.conversations.commands import _PREFIX, ALIASES, command
+from bot.service.conversations.identity import check_code, take_code
+from bot.service.operations.league import LeagueError, find_league, league_lexicon, open_round
+from bot.service.conversations.loops import auth_failure, proven
+from bot.service.conversations.mailctx import Incoming
+from bot.service.stages.outbox import queue_mail
 from bot.storage.models import (Adjudication, InboundMail, League, OutboxMail, Partie, Player, PlayerAddress,
                                 Result, Round, Submission, SubmissionMove, Vorgabe)
 
@@ -248,7 +248,7 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
 
 def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
     """Adjudicate the open round at once (also in a paused league)."""
-    from bot.service.rounds import adjudicate_league
+    from bot.service.stages.rounds import adjudicate_league
     league, now = _league(s, league), _utcnow(now)
     rnd = _open_round(s, league)
     res = adjudicate_league(None, cfg, league.name, now, force=True, session=s)
@@ -316,7 +316,7 @@ def _auswertungen(s: Session, league: League, number: int) -> list[OutboxMail]:
 def _readjudicate_held(s: Session, cfg: Config, league: League, now: datetime) -> int | None:
     """When the last adjudicated round's Auswertungen are all still held (review mode),
     roll it back and adjudicate it again (new lists); returns its number, else None."""
-    from bot.service.rounds import adjudicate_league
+    from bot.service.stages.rounds import adjudicate_league
     last = _last_adjudicated(s, league)
     if last is None:
         return None
@@ -428,7 +428,7 @@ def _rollback_rows(s: Session, league: League, rnd: Round) -> tuple[int, int]:
         p.state, p.finished = before, bool(before.get("finished"))
         s.delete(a)
     # the NMR rows of players who joined after round n are facts of their joining: they stay
-    # (one per Partie) and are scored again when the round is (bot.service.rounds.rescore_joiners)
+    # (one per Partie) and are scored again when the round is (bot.service.stages.rounds.rescore_joiners)
     late = {p.id for p in league.players if p.joined_round > n}
     for r in s.scalars(select(Result).where(Result.partie_id.in_(ids), Result.round_number == n)):
         if r.player_id not in late:
@@ -619,7 +619,7 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
                "GM code missing": "ohne den Spielleiter-Code",
                "GM code wrong": "mit einem falschen Spielleiter-Code"}[reason]
-        if league.gm_email:  # at most one notice an hour, however many arrive (bot.service.loops)
+        if league.gm_email:  # at most one notice an hour, however many arrive (bot.service.conversations.loops)
             auth_failure(ctx, owner=f"gm:{league.id}", to=league.gm_email, name="Spielleiter",
                          subject=f"{league.name}: Spielleiter-Befehl abgelehnt",
                          first_text=f"ein Spielleiter-Befehl {name} für {league.name} kam {why} und wurde nicht "
