@@ -25,6 +25,7 @@ from jinja2 import TemplateNotFound
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from bot.games.registry import get_game
 from bot.i18n import N_, texts
 from bot.render import environment, render
 from bot.storage.models import League, Partie, Result
@@ -110,14 +111,15 @@ def _nice_step(span: float, ticks: int = 5) -> int:
     return int(10 * mag)
 
 
-def layout(history: History, title: str, lang: str = "de") -> dict[str, Any] | None:
+def layout(history: History, title: str, lang: str = "de", turns: bool = False) -> dict[str, Any] | None:
     """The geometry of the chart for ``templates/chart.html.j2``, or None before the first
     round: ``width``, ``height``, ``title``, ``desc`` (every player's final value, for
     screen readers), the plot box, ``yticks``/``xticks`` (``pos``, ``label``), and per
     player ``lines`` (``name``, ``colour``, ``dash``, ``points`` as an SVG points string
     starting at round 0 with 0, ``dots``, ``final``, legend position ``lx``/``ly``).
     None as well while every value is 0: flat lines say nothing (Crossword scores only at
-    the end; a round in which nobody moved)."""
+    the end; a round in which nobody moved). ``turns``: the game's rounds are turns
+    (RONDO), and the axis says so."""
     if not history.rounds or not history.series or not any(v for s in history.series for v in s.values):
         return None
     n = len(history.rounds)
@@ -155,8 +157,11 @@ def layout(history: History, title: str, lang: str = "de") -> dict[str, Any] | N
     desc = "; ".join(f"{s.name}: {s.values[-1]}" for s in history.series)
     t = texts(lang)
     return {"width": WIDTH, "height": legend_top + len(lines) * LEGEND_ROW, "title": title,
-            "heading": t.gettext("{title} nach Runden", title=title),
-            "desc": t.gettext("{title} nach Runde {n}: {desc}.", title=title, n=n, desc=desc),
+            "heading": (t.gettext("{title} nach Zügen", title=title) if turns
+                        else t.gettext("{title} nach Runden", title=title)),
+            "desc": (t.gettext("{title} nach Zug {n}: {desc}.", title=title, n=n, desc=desc) if turns
+                     else t.gettext("{title} nach Runde {n}: {desc}.", title=title, n=n, desc=desc)),
+            "xtitle": t.gettext("Zug Nr.") if turns else t.gettext("Runde"),
             "x0": x0, "x1": x1, "y0": y0, "y1": y1, "zero": Y(0), "yticks": yticks, "xticks": xticks,
             "xlabel_y": y1 + 16, "xtitle_y": y1 + 30, "lines": lines, "rounds": n}
 
@@ -166,14 +171,15 @@ def layout(history: History, title: str, lang: str = "de") -> dict[str, Any] | N
 MAIL_LINES = 10
 
 
-def render_chart(history: History, title: str, limit: int | None = None, lang: str = "de") -> str:
+def render_chart(history: History, title: str, limit: int | None = None, lang: str = "de",
+                 turns: bool = False) -> str:
     """The inline SVG (with its heading) of ``history``, or "" while there is nothing to draw
     (before the first round, or while every player has 0). ``limit``: draw only the first
     that many players of the standings (the heading says so)."""
     total = len(history.series)
     if limit is not None and total > limit:
         history = History(history.rounds, history.series[:limit])
-    data = layout(history, title, lang)
+    data = layout(history, title, lang, turns)
     if data and len(history.series) < total:
         note = texts(lang).gettext("die ersten {n} von {total} Spielern", n=len(history.series), total=total)
         data["heading"] += f" ({note})"
@@ -185,5 +191,6 @@ def league_chart(s: Session, league: League, upto: int | None = None, limit: int
                  lang: str = "de") -> str:
     """The rendered chart of ``league`` up to round ``upto`` (default: every round) in
     ``lang``; ``limit``: the first that many players only (:data:`MAIL_LINES` in an Auswertung)."""
-    return render_chart(points_history(s, league, upto), chart_title(league.game, lang), limit, lang)
+    return render_chart(points_history(s, league, upto), chart_title(league.game, lang), limit, lang,
+                        turns=get_game(league.game).turn_rounds)
 
