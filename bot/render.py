@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from bot import TEMPLATE_DIR
-from bot.i18n import DEFAULT, WEEKDAYS_DE as WEEKDAYS, texts, translation, weekday
+from bot.i18n import DEFAULT, texts, translation, weekday
 
 
 def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
@@ -86,6 +86,16 @@ def render(template: str, lang: str = DEFAULT, **context: Any) -> str:
     """Render ``templates/<name>`` in ``lang`` (its gettext catalog, bot.i18n) with
     ``context``; StrictUndefined: a missing key raises. ``lang`` is passed to the template too."""
     return template_for(template, lang).render(lang=lang, **context)
+
+
+def has_template(name: str) -> bool:
+    """Whether ``templates/<name>`` exists (a game's optional part, e.g. its private box)."""
+    from jinja2 import TemplateNotFound
+    try:
+        environment().get_template(name)
+        return True
+    except TemplateNotFound:
+        return False
 
 
 def template_for(template: str, lang: str = DEFAULT):

@@ -48,7 +48,7 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import Row
-from bot.games.rondonl.cards import EXCHANGE_PENALTY, HAND_SIZE, full_deck, pretty_hand, sort_hand
+from bot.games.rondonl.cards import HAND_SIZE, full_deck, pretty_hand, sort_hand
 from bot.games.rondonl.engine import LineResult, Opening, Turn, best_word, judge_opening, judge_turn
 from bot.games.base import NotationError
 from bot.games.rondonl.notation import Exchange, parse_line

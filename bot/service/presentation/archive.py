@@ -43,7 +43,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable
 
-from jinja2 import TemplateNotFound
 from markupsafe import Markup
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -51,7 +50,7 @@ from sqlalchemy.orm import Session
 from bot import __version__
 from bot.games import get_game
 from bot.games.base import PUBLIC, GameRules
-from bot.render import environment, format_zat, render
+from bot.render import format_zat, has_template, render
 from bot.service.presentation.chart import chart_title, league_chart
 from bot.service.operations.league import find_league
 from bot.service.presentation.report import PartieRound, partie_round, round_rows
@@ -139,19 +138,11 @@ class _Writer:
 
 # -- data ----------------------------------------------------------------------------
 
-def _has(name: str) -> bool:
-    try:
-        environment().get_template(name)
-        return True
-    except TemplateNotFound:
-        return False
-
-
 def part_template(game: str, part: str) -> str:
     """The template of an archive part: ``<game>/archive/<part>.html.j2`` if the game has
     one, else ``<game>/auswertung/<part>.html.j2``, else ``archive/<part>.html.j2``."""
     for name in (f"{game}/archive/{part}.html.j2", f"{game}/auswertung/{part}.html.j2"):
-        if _has(name):
+        if has_template(name):
             return name
     return f"archive/{part}.html.j2"
 

@@ -35,14 +35,13 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from jinja2 import TemplateNotFound
 from markupsafe import Markup
 
 from bot.games.base import GM_ONLY, PUBLIC, Audience, GameRules, PrivacyError, Sealed, Visibility
 from bot.mail.compose import Segments, qp_lines
 from bot.packing import Chunked
 from bot.i18n import DEFAULT
-from bot.render import environment, render
+from bot.render import has_template, render
 
 FORMATS = ("txt", "html")
 #: Longest line of a text part (board pictures excepted), for every mail client.
@@ -73,14 +72,6 @@ def fold_text(text: str, width: int = TEXT_WIDTH) -> str:
         out.extend(textwrap.wrap(line.strip(), width=width, initial_indent=indent, subsequent_indent=indent + "  ",
                                  break_long_words=False, break_on_hyphens=False))
     return "\n".join(out)
-
-
-def _has(name: str) -> bool:
-    try:
-        environment().get_template(name)
-        return True
-    except TemplateNotFound:
-        return False
 
 
 def _part(game: GameRules, part: str, fmt: str, lang: str = DEFAULT, **ctx: Any) -> str:
@@ -210,7 +201,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     it. The text part is folded to :data:`TEXT_WIDTH` (:func:`fold_text`), the shared
     parts once."""
     common = dict(league=league, round=round)
-    has_private = _has(f"{game.name}/auswertung/private.txt.j2")
+    has_private = has_template(f"{game.name}/auswertung/private.txt.j2")
     per_lang: dict[str, dict[str, Any]] = {}
     moves_cache: dict[tuple[str, int, str], dict[str, str]] = {}
     rows = round_rows(standings, partien)
