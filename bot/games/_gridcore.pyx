@@ -1,0 +1,868 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Compiled search core of the word-grid move generators (Monoscrabble, Typ-Dom).
+
+The same Appel-Jacobson search as the pure-Python reference
+:func:`bot.games.gridgen.search_reference` (anchors, cross-checks, left parts, extension
+over the word graph of :mod:`bot.wordgraph`; the game's geometry and scoring come as data
+in a :class:`bot.games.gridgen.GridSpec`), in C through Cython, with the same answers:
+the same raw records for the same moves (``tests/test_gridcore.py`` compares the two on
+seeded random positions).  On top of the reference it prunes by score (branch and bound):
+the anchors of both passes are searched by an upper bound of the score a move through
+them can reach, best first, and every extension step stops when the bound of the score
+still reachable (:c:func:`_Search.ext_bound`) is below the caller's ``threshold[0]``.
+Listing queries (threshold below 1) visit everything.
+
+The word graph's nested dicts are converted once per graph (memoised by the root
+object) into flat arrays: per node a 64-bit mask of its out-letters, the index of its
+first edge, the children sorted by letter index (a child is found by a popcount), a
+word-end flag and the height (the most letters a path can still add).
+"""
+
+from libc.stdlib cimport malloc, free, qsort
+from libc.string cimport memset
+from libc.stdint cimport int32_t, uint64_t, uint8_t
+
+cdef extern from *:
+    """
+    static inline int sl_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int sl_ctz(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int sl_popcount(unsigned long long x) nogil
+    int sl_ctz(unsigned long long x) nogil
+
+cdef extern from "Python.h":
+    object PyUnicode_FromKindAndData(int kind, const void *buffer, Py_ssize_t size)
+    int PyUnicode_4BYTE_KIND
+
+cdef enum:
+    MAXS = 32      # the most squares per side
+    MAXL = 63      # the most letters of a graph (index 63: a letter the graph lacks)
+    NOLETTER = 63
+    EMPTY = -1
+    MAXK = 4       # the most kinds of blank
+    MAXA = 2 * MAXS * MAXS
+
+END = "$"
+
+__all__ = ["search", "compiled_graph"]
+
+
+cdef class CGraph:
+    """A word graph as flat arrays (see the module doc).  ``letters``: index -> letter."""
+    cdef int32_t *first
+    cdef int32_t *child
+    cdef uint64_t *mask
+    cdef uint8_t *term
+    cdef uint8_t *height
+    cdef public int n
+    cdef public int nl
+    cdef public dict index
+    cdef public list letters
+    cdef public object root
+    cdef dict specs
+    cdef Py_UCS4 lchar[64]
+
+    def __cinit__(self):
+        self.first = NULL
+        self.child = NULL
+        self.mask = NULL
+        self.term = NULL
+        self.height = NULL
+
+    def __dealloc__(self):
+        free(self.first)
+        free(self.child)
+        free(self.mask)
+        free(self.term)
+        free(self.height)
+
+    cdef inline int32_t get(self, int32_t node, int li) noexcept nogil:
+        cdef uint64_t m = self.mask[node]
+        cdef uint64_t bit
+        if li >= MAXL:
+            return -1
+        bit = (<uint64_t>1) << li
+        if not (m & bit):
+            return -1
+        return self.child[self.first[node] + sl_popcount(m & (bit - 1))]
+
+
+cdef int _heights(CGraph g, int32_t node) noexcept:
+    cdef int h, x
+    cdef int32_t e
+    if g.height[node] != 255:
+        return g.height[node]
+    h = 0
+    for e in range(g.first[node], g.first[node + 1]):
+        x = 1 + _heights(g, g.child[e])
+        if x > h:
+            h = x
+    g.height[node] = <uint8_t>h
+    return h
+
+
+cdef CGraph _convert(dict root):
+    cdef CGraph g = CGraph()
+    cdef dict ids = {id(root): 0}
+    cdef list nodes = [root]
+    cdef list stack = [root]
+    cdef dict index = {}
+    cdef list letters = []
+    cdef Py_ssize_t nedges = 0
+    cdef int i, j
+    cdef dict node
+    while stack:
+        node = stack.pop()
+        for k, c in node.items():
+            if k == END:
+                continue
+            nedges += 1
+            if k not in index:
+                if len(letters) >= MAXL:
+                    raise ValueError("the word graph has more than 63 letters")
+                index[k] = len(letters)
+                letters.append(k)
+            if id(c) not in ids:
+                ids[id(c)] = len(nodes)
+                nodes.append(c)
+                stack.append(c)
+    n = len(nodes)
+    g.n = n
+    g.nl = len(letters)
+    g.index = index
+    g.letters = letters
+    g.first = <int32_t *>malloc((n + 1) * sizeof(int32_t))
+    g.child = <int32_t *>malloc((nedges + 1) * sizeof(int32_t))
+    g.mask = <uint64_t *>malloc(n * sizeof(uint64_t))
+    g.term = <uint8_t *>malloc(n * sizeof(uint8_t))
+    g.height = <uint8_t *>malloc(n * sizeof(uint8_t))
+    if not (g.first and g.child and g.mask and g.term and g.height):
+        raise MemoryError()
+    cdef int32_t e = 0
+    cdef uint64_t m
+    for i in range(n):
+        node = nodes[i]
+        g.first[i] = e
+        g.term[i] = 1 if END in node else 0
+        g.height[i] = 255
+        edges = sorted((index[k], ids[id(c)]) for k, c in node.items() if k != END)
+        m = 0
+        for li, ci in edges:
+            m |= (<uint64_t>1) << <int>li
+            g.child[e] = ci
+            e += 1
+        g.mask[i] = m
+    g.first[n] = e
+    for i in range(n):
+        _heights(g, i)
+    for i in range(len(letters)):
+        g.lchar[i] = ord(letters[i]) if len(letters[i]) == 1 else u'?'
+    g.root = root
+    g.specs = {}
+    return g
+
+
+_GRAPHS = {}
+
+
+def compiled_graph(root):
+    """The flat-array form of the word graph whose root node is ``root`` (a dict of
+    :mod:`bot.wordgraph`), converted on first use and memoised per root object."""
+    hit = _GRAPHS.get(id(root))
+    if hit is not None and hit.root is root:
+        return hit
+    g = _convert(root)
+    if len(_GRAPHS) >= 16:
+        _GRAPHS.pop(next(iter(_GRAPHS)))
+    _GRAPHS[id(root)] = g
+    return g
+
+
+cdef class CSpec:
+    """A GridSpec's numbers for one graph's letter indices."""
+    cdef int size, cr, cc, bingo_tiles, bingo_bonus, cross_score, require_old, dedupe_single
+    cdef int nkinds
+    cdef int val[64]
+    cdef int kind_of[64]
+    cdef int lm[MAXS][MAXS]
+    cdef int wm[MAXS][MAXS]
+    cdef object blank_chars   # dict char -> kind
+
+
+cdef CSpec _cspec(CGraph g, spec):
+    hit = g.specs.get(id(spec))
+    if hit is not None and hit[0] is spec:
+        return hit[1]
+    cdef CSpec s = CSpec()
+    cdef int i, r, c
+    s.size = spec.size
+    if s.size > MAXS or s.size < 1:
+        raise ValueError(f"board size {s.size} not supported by the compiled core (at most {MAXS})")
+    s.cr = spec.centre[0] - 1
+    s.cc = spec.centre[1] - 1
+    s.bingo_tiles = spec.bingo_tiles
+    s.bingo_bonus = spec.bingo_bonus
+    s.cross_score = 1 if spec.cross_score else 0
+    s.require_old = 1 if spec.require_old else 0
+    s.dedupe_single = 0 if spec.single_both_ways else 1
+    kinds = list(spec.blanks)
+    if len(kinds) > MAXK:
+        raise ValueError("too many kinds of blank")
+    s.nkinds = len(kinds)
+    s.blank_chars = {ch: i for i, ch in enumerate(kinds)}
+    for i in range(64):
+        s.val[i] = 0
+        s.kind_of[i] = -1
+    for i in range(g.nl):
+        s.val[i] = spec.values.get(g.letters[i], 0)
+        if s.val[i] < 0:
+            raise ValueError("negative letter value")
+    for i, letters in enumerate(spec.blanks.values()):
+        for ch in letters:
+            li = g.index.get(ch)
+            if li is not None and s.kind_of[li] < 0:
+                s.kind_of[li] = i
+    lm, wm, _lt, _wt = spec.tables()
+    for r in range(s.size):
+        for c in range(s.size):
+            s.lm[r][c] = lm[r][c]
+            s.wm[r][c] = wm[r][c]
+            if not (1 <= s.lm[r][c] <= 3 and 1 <= s.wm[r][c] <= 3 and s.lm[r][c] * s.wm[r][c] <= 3):
+                raise ValueError("premiums must multiply by 1, 2 or 3")
+    g.specs[id(spec)] = (spec, s)
+    return s
+
+
+cdef struct AnchorJob:
+    int bound
+    int p
+    int r
+    int a
+
+
+cdef int _cmp_job(const void *x, const void *y) noexcept nogil:
+    cdef int bx = (<AnchorJob *>x).bound
+    cdef int by = (<AnchorJob *>y).bound
+    if bx != by:
+        return -1 if bx > by else 1
+    # stable order otherwise: pass, line, anchor
+    cdef int kx = ((<AnchorJob *>x).p * MAXS + (<AnchorJob *>x).r) * MAXS + (<AnchorJob *>x).a
+    cdef int ky = ((<AnchorJob *>y).p * MAXS + (<AnchorJob *>y).r) * MAXS + (<AnchorJob *>y).a
+    return -1 if kx < ky else (1 if kx > ky else 0)
+
+
+cdef inline int _pair(const int *P, int n3, int n2, int n1) noexcept nogil:
+    """Sum of the best values (prefix sums ``P``, best first) times 3, 2, 1 for n3, n2, n1
+    squares."""
+    return 3 * P[n3] + 2 * (P[n3 + n2] - P[n3]) + (P[n3 + n2 + n1] - P[n3 + n2])
+
+
+cdef class _Search:
+    cdef CGraph g
+    cdef CSpec s
+    cdef int size
+    # per pass (0: across on the board, 1: down, on the transposed board)
+    cdef int grid[2][MAXS][MAXS]        # letter index, EMPTY, or NOLETTER
+    cdef Py_UCS4 chars[2][MAXS][MAXS]   # the letters as characters
+    cdef int bval[2][MAXS][MAXS]        # board tile values
+    cdef uint64_t allowed[2][MAXS][MAXS]
+    cdef int xsum[2][MAXS][MAXS]        # -1: no cross word
+    cdef int lm[2][MAXS][MAXS]
+    cdef int wm[2][MAXS][MAXS]
+    cdef int nxt[2][MAXS][MAXS + 1]
+    cdef int line_on[2][MAXS]
+    cdef list parts
+    # rack
+    cdef int counts[64]
+    cdef int bl[MAXK]
+    cdef int nbl
+    cdef int left
+    cdef int total
+    cdef int P[64]          # prefix sums of the rack's tile values, best first
+    cdef int R              # tiles that can be placed
+    # the line being searched
+    cdef int p, r, anchor, start, first_placed
+    cdef int *line
+    cdef Py_UCS4 *lch
+    cdef int *lbv
+    cdef uint64_t *lok
+    cdef int *lxs
+    cdef int *llm
+    cdef int *lwm
+    cdef int *lnxt
+    cdef int blank_at[MAXS]
+    cdef int is_new[MAXS]
+    cdef int lp_li[MAXS]
+    cdef int lp_b[MAXS]
+    # query
+    cdef int require_old, min_tiles, nxt_on, maxlen, empty_board
+    cdef long thr
+    cdef object thr_list
+    cdef object sink
+
+    cdef int set_line(self, int p, int r) except -1:
+        self.p = p
+        self.r = r
+        self.line = &self.grid[p][r][0]
+        self.lch = &self.chars[p][r][0]
+        self.lbv = &self.bval[p][r][0]
+        self.lok = &self.allowed[p][r][0]
+        self.lxs = &self.xsum[p][r][0]
+        self.llm = &self.lm[p][r][0]
+        self.lwm = &self.wm[p][r][0]
+        self.lnxt = &self.nxt[p][r][0]
+        return 0
+
+    cdef int record(self, int end, int msum, int wmul, int xs, int nt) except -1:
+        cdef int start = self.start
+        cdef int i, size = self.size
+        cdef long score
+        if end - start < 2:
+            return 0
+        if self.require_old and nt == end - start:
+            return 0
+        if nt < self.min_tiles:
+            return 0
+        if self.s.dedupe_single and self.p == 1 and nt == 1 and self.lxs[self.first_placed] >= 0:
+            return 0
+        if self.nxt_on and self.lnxt[start] >= end:
+            return 0
+        score = <long>msum * wmul
+        if self.s.cross_score:
+            score += xs
+        if self.s.bingo_tiles and nt >= self.s.bingo_tiles:
+            score += self.s.bingo_bonus
+        if score < self.thr:
+            return 0
+        word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &self.lch[start], end - start)
+        pl = []
+        for i in range(start, end):
+            if self.is_new[i]:
+                pl.append((i, self.lch[i], bool(self.blank_at[i])))
+        self.sink((score, nt, self.p == 1, self.r, start, word, tuple(pl), self.parts[self.p]))
+        self.thr = self.thr_list[0]
+        return 0
+
+    cdef long ext_bound(self, int col, int32_t node, int msum, int wmul, int xs, int nt) noexcept:
+        """The most a move continuing from ``col`` (the word's node ``node``) can score:
+        it fills the empties from ``col`` on, at most the tiles left and within the
+        node's height; letter values paired best first with the multipliers."""
+        cdef int hmax = col + self.g.height[node]
+        cdef int c, j = 0, B = 0, wmp = 1, X = 0
+        cdef int n[4]
+        cdef int nc[4]
+        cdef int lmc, cm
+        cdef long out
+        n[1] = n[2] = n[3] = 0
+        nc[1] = nc[2] = nc[3] = 0
+        if hmax > self.size:
+            hmax = self.size
+        for c in range(col, hmax):
+            if self.line[c] == EMPTY:
+                if j == self.left:
+                    break
+                j += 1
+                lmc = self.llm[c]
+                n[lmc] += 1
+                wmp *= self.lwm[c]
+                if self.lxs[c] >= 0:
+                    X += self.lxs[c] * self.lwm[c]
+                    cm = lmc * self.lwm[c]
+                    if cm > 3:
+                        cm = 3
+                    nc[cm] += 1
+            else:
+                B += self.lbv[c]
+        out = <long>(msum + B + _pair(self.P, n[3], n[2], n[1])) * wmul * wmp
+        if self.s.cross_score:
+            out += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
+        if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
+            out += self.s.bingo_bonus
+        return out
+
+    cdef int extend(self, int32_t node, int col, int msum, int wmul, int xs, int nt) except -1:
+        cdef CGraph g = self.g
+        cdef int size = self.size
+        cdef int t, h, li, k, v, lmc, wmc, xc
+        cdef int32_t e, ch
+        cdef uint64_t m, ok, bit
+        while col < size:
+            t = self.line[col]
+            if t == EMPTY:
+                break
+            node = g.get(node, t)
+            if node < 0:
+                return 0
+            msum += self.lbv[col]
+            col += 1
+        if col > self.anchor and g.term[node]:
+            self.record(col, msum, wmul, xs, nt)
+        if col >= size or self.left == 0:
+            return 0
+        h = g.height[node]
+        if h == 0:
+            return 0
+        if self.nxt_on and col + h <= self.lnxt[self.start]:
+            return 0
+        if self.min_tiles:
+            if nt + (h if h < self.total - nt else self.total - nt) < self.min_tiles:
+                return 0
+        if self.thr > 0 and self.ext_bound(col, node, msum, wmul, xs, nt) < self.thr:
+            return 0
+        ok = self.lok[col]
+        lmc = self.llm[col]
+        wmc = self.lwm[col]
+        xc = self.lxs[col]
+        m = g.mask[node]
+        e = g.first[node]
+        if nt == 0:
+            self.first_placed = col
+        self.is_new[col] = 1
+        while m:
+            li = sl_ctz(m)
+            bit = (<uint64_t>1) << li
+            m ^= bit
+            ch = g.child[e]
+            e += 1
+            if not (ok & bit):
+                continue
+            k = self.s.kind_of[li]
+            if self.counts[li] == 0 and (k < 0 or self.bl[k] == 0):
+                continue
+            self.line[col] = li
+            self.lch[col] = g.lchar[li]
+            if self.counts[li]:
+                self.counts[li] -= 1
+                self.left -= 1
+                v = self.s.val[li] * lmc
+                self.extend(ch, col + 1, msum + v, wmul * wmc, xs if xc < 0 else xs + (xc + v) * wmc, nt + 1)
+                self.left += 1
+                self.counts[li] += 1
+            if k >= 0 and self.bl[k]:
+                self.bl[k] -= 1
+                self.nbl -= 1
+                self.left -= 1
+                self.blank_at[col] = 1
+                self.extend(ch, col + 1, msum, wmul * wmc, xs if xc < 0 else xs + xc * wmc, nt + 1)
+                self.blank_at[col] = 0
+                self.left += 1
+                self.nbl += 1
+                self.bl[k] += 1
+        self.line[col] = EMPTY
+        self.lch[col] = u'.'
+        self.is_new[col] = 0
+        return 0
+
+    cdef int with_left(self, int32_t node, int depth, int limit, int a) except -1:
+        """Every left part of the rack (in the recursion's arrays) ending left of
+        anchor ``a``, then extended right from ``a``."""
+        cdef CGraph g = self.g
+        cdef int i, c, s, msum, wmul, li, k
+        cdef int32_t e, ch
+        cdef uint64_t m, bit
+        if depth > 0 and g.mask[node] != 0:
+            s = a - depth
+            if not (self.nxt_on and self.lnxt[s] >= self.size):
+                msum = 0
+                wmul = 1
+                for i in range(depth):
+                    c = s + i
+                    li = self.lp_li[i]
+                    self.line[c] = li
+                    self.lch[c] = g.lchar[li]
+                    self.blank_at[c] = self.lp_b[i]
+                    self.is_new[c] = 1
+                    if not self.lp_b[i]:
+                        msum += self.s.val[li] * self.llm[c]
+                    wmul *= self.lwm[c]
+                self.start = s
+                self.first_placed = s
+                self.extend(node, a, msum, wmul, 0, depth)
+                for i in range(depth):
+                    c = s + i
+                    self.line[c] = EMPTY
+                    self.lch[c] = u'.'
+                    self.blank_at[c] = 0
+                    self.is_new[c] = 0
+        if depth >= limit or depth >= self.maxlen:
+            return 0
+        m = g.mask[node]
+        e = g.first[node]
+        while m:
+            li = sl_ctz(m)
+            bit = (<uint64_t>1) << li
+            m ^= bit
+            ch = g.child[e]
+            e += 1
+            self.lp_li[depth] = li
+            if self.counts[li]:
+                self.counts[li] -= 1
+                self.left -= 1
+                self.lp_b[depth] = 0
+                self.with_left(ch, depth + 1, limit, a)
+                self.left += 1
+                self.counts[li] += 1
+            k = self.s.kind_of[li]
+            if k >= 0 and self.bl[k]:
+                self.bl[k] -= 1
+                self.nbl -= 1
+                self.left -= 1
+                self.lp_b[depth] = 1
+                self.with_left(ch, depth + 1, limit, a)
+                self.lp_b[depth] = 0
+                self.left += 1
+                self.nbl += 1
+                self.bl[k] += 1
+        return 0
+
+    cdef int anchor_bound(self, int a, int lo) noexcept:
+        """The most any move through anchor ``a`` starting at ``lo`` or later can score:
+        the board tiles of the squares it can reach, the rack's best values on the best
+        letter multipliers, the best word multipliers, the best cross words, the bingo."""
+        cdef int c, j = 0, B = 0, R = self.R
+        cdef int n[4]
+        cdef int nw[4]
+        cdef int nc[4]
+        cdef int xv[MAXS]
+        cdef int nx = 0, i, q, tmp, X = 0, wmp = 1, cm, take
+        cdef long out
+        n[1] = n[2] = n[3] = 0
+        nw[1] = nw[2] = nw[3] = 0
+        nc[1] = nc[2] = nc[3] = 0
+        for c in range(lo, self.size):
+            if self.line[c] == EMPTY:
+                if c >= a:
+                    if j == R:
+                        break
+                    j += 1
+                n[self.llm[c]] += 1
+                nw[self.lwm[c]] += 1
+                if self.lxs[c] >= 0:
+                    xv[nx] = self.lxs[c] * self.lwm[c]
+                    nx += 1
+                    cm = self.llm[c] * self.lwm[c]
+                    if cm > 3:
+                        cm = 3
+                    nc[cm] += 1
+            else:
+                B += self.lbv[c]
+        # the best R of each kind of square
+        take = R
+        for q in range(3, 0, -1):
+            if n[q] > take:
+                n[q] = take
+            take -= n[q]
+        take = R
+        for q in range(3, 0, -1):
+            if nw[q] > take:
+                nw[q] = take
+            take -= nw[q]
+            for i in range(nw[q]):
+                wmp *= q
+        take = R
+        for q in range(3, 0, -1):
+            if nc[q] > take:
+                nc[q] = take
+            take -= nc[q]
+        # the R best cross sums
+        for i in range(1, nx):
+            tmp = xv[i]
+            q = i - 1
+            while q >= 0 and xv[q] < tmp:
+                xv[q + 1] = xv[q]
+                q -= 1
+            xv[q + 1] = tmp
+        for i in range(nx if nx < R else R):
+            X += xv[i]
+        out = (B + _pair(self.P, n[3], n[2], n[1])) * wmp
+        if self.s.cross_score:
+            out += X + _pair(self.P, nc[3], nc[2], nc[1])
+        if self.s.bingo_tiles and R >= self.s.bingo_tiles:
+            out += self.s.bingo_bonus
+        return out
+
+    cdef int run_anchor(self, int p, int r, int a) except -1:
+        cdef CGraph g = self.g
+        cdef int s, c, msum, limit, size = self.size
+        cdef int32_t node
+        self.set_line(p, r)
+        self.anchor = a
+        if a > 0 and self.line[a - 1] != EMPTY:
+            s = a - 1
+            while s > 0 and self.line[s - 1] != EMPTY:
+                s -= 1
+            node = 0
+            msum = 0
+            for c in range(s, a):
+                node = g.get(node, self.line[c])
+                if node < 0:
+                    return 0
+                msum += self.lbv[c]
+            if self.nxt_on and self.lnxt[s] >= size:
+                return 0
+            self.start = s
+            self.extend(node, a, msum, 1, 0, 0)
+            return 0
+        limit = 0
+        c = a - 1
+        while c >= 0 and self.line[c] == EMPTY and not self.is_anchor(c):
+            limit += 1
+            c -= 1
+        if self.nxt_on and self.lnxt[a - limit] >= size:
+            return 0
+        self.start = a
+        self.extend(0, a, 0, 1, 0, 0)
+        if limit:
+            self.with_left(0, 0, limit, a)
+        return 0
+
+    cdef int is_anchor(self, int c) noexcept:
+        """Whether square ``c`` of the current line is an anchor."""
+        cdef int r = self.r, p = self.p, size = self.size
+        if self.empty_board:
+            return c == (self.s.cc if p == 0 else self.s.cr) and r == (self.s.cr if p == 0 else self.s.cc)
+        if self.grid[p][r][c] != EMPTY:
+            return 0
+        if c > 0 and self.grid[p][r][c - 1] != EMPTY:
+            return 1
+        if c < size - 1 and self.grid[p][r][c + 1] != EMPTY:
+            return 1
+        if r > 0 and self.grid[p][r - 1][c] != EMPTY:
+            return 1
+        if r < size - 1 and self.grid[p][r + 1][c] != EMPTY:
+            return 1
+        return 0
+
+
+cdef int _letter_index(CGraph g, str ch):
+    li = g.index.get(ch)
+    return NOLETTER if li is None else li
+
+
+def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_tiles=0, cache=None):
+    """Compiled :func:`bot.games.gridgen.search`: the same arguments, the same raw
+    records ``(score, ntiles, transposed, line_index, start, word, placed, xparts)`` for
+    the same moves (each passed to ``sink`` when its score is >= ``threshold[0]``, which
+    ``sink`` may raise; the order of the calls differs: anchors best bound first).
+    ``cache`` is accepted and unused.  Raises ValueError for a malformed board, a touch
+    square without a tile, or a board larger than 32 squares a side."""
+    cdef CGraph g = compiled_graph(root)
+    cdef CSpec s = _cspec(g, spec)
+    cdef _Search S = _Search()
+    cdef int size = s.size
+    cdef int p, r, c, i, q, li, k, v, n, a, lo, njobs
+    cdef int ntotal = 0
+    S.g = g
+    S.s = s
+    S.parts = []
+    S.size = size
+    rows = list(board_rows)
+    if len(rows) != size or any(len(x) != size for x in rows):
+        raise ValueError(f"board must be {size} strings of {size} characters")
+    # parse the board (as bot.games.gridgen._parse)
+    up_rows = []
+    empty = True
+    for r in range(size):
+        row = rows[r]
+        ur = []
+        for c in range(size):
+            ch = row[c]
+            if ch == "." or ch == " ":
+                S.grid[0][r][c] = EMPTY
+                S.bval[0][r][c] = 0
+                S.chars[0][r][c] = u'.'
+                ur.append(".")
+            elif ch.isupper():
+                S.grid[0][r][c] = _letter_index(g, ch)
+                S.bval[0][r][c] = spec.values.get(ch, 0)
+                S.chars[0][r][c] = ord(ch)
+                ur.append(ch)
+                empty = False
+            elif ch.islower():
+                u = ch.upper()
+                S.grid[0][r][c] = _letter_index(g, u)
+                S.bval[0][r][c] = 0
+                S.chars[0][r][c] = ord(u) if len(u) == 1 else ord(ch)
+                ur.append(u)
+                empty = False
+            else:
+                raise ValueError(f"bad board character {ch!r}")
+        up_rows.append(ur)
+    for r in range(size):
+        for c in range(size):
+            S.grid[1][c][r] = S.grid[0][r][c]
+            S.bval[1][c][r] = S.bval[0][r][c]
+            S.chars[1][c][r] = S.chars[0][r][c]
+            S.lm[0][r][c] = s.lm[r][c]
+            S.wm[0][r][c] = s.wm[r][c]
+            S.lm[1][c][r] = s.lm[r][c]
+            S.wm[1][c][r] = s.wm[r][c]
+    S.empty_board = 1 if empty else 0
+    # the rack (as bot.games.gridgen._parse_rack)
+    memset(S.counts, 0, sizeof(S.counts))
+    for k in range(MAXK):
+        S.bl[k] = 0
+    vals = []
+    for ch in rack:
+        if ch in s.blank_chars:
+            S.bl[s.blank_chars[ch]] += 1
+            vals.append(0)
+            ntotal += 1
+        elif ch == "*" and s.nkinds:
+            S.bl[0] += 1
+            vals.append(0)
+            ntotal += 1
+        elif ch.isalpha():
+            u = ch.upper()
+            ntotal += 1
+            li = _letter_index(g, u)
+            if li != NOLETTER:
+                S.counts[li] += 1
+                vals.append(spec.values.get(u, 0))
+    if ntotal == 0 or min_tiles > ntotal:
+        return
+    vals.sort(reverse=True)
+    S.R = len(vals)
+    S.left = S.R
+    S.total = ntotal
+    S.nbl = 0
+    for k in range(MAXK):
+        S.nbl += S.bl[k]
+    for i in range(64):
+        S.P[i] = 0
+    for i in range(1, 64):
+        S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < len(vals) else 0)
+    S.maxlen = min(ntotal - 1, size - 1)
+    S.min_tiles = min_tiles
+    S.require_old = 1 if (s.require_old and not empty) else 0
+    S.sink = sink
+    S.thr_list = threshold
+    S.thr = threshold[0]
+    memset(S.blank_at, 0, sizeof(S.blank_at))
+    memset(S.is_new, 0, sizeof(S.is_new))
+    # touch: the lines and squares a move must reach (as gridgen._touch_lines)
+    S.nxt_on = 0
+    for p in range(2):
+        for r in range(size):
+            S.line_on[p][r] = 1
+    if touch is not None:
+        tl = [(r0 - 1, c0 - 1) for r0, c0 in touch]
+        for r, c in tl:
+            if S.grid[0][r][c] == EMPTY:
+                raise ValueError("touch squares must hold tiles")
+        if empty or not tl:
+            return
+        S.nxt_on = 1
+        for p in range(2):
+            need = {}
+            for r, c in tl:
+                ln, pos = (c, r) if p else (r, c)
+                need.setdefault(ln, set()).add(pos)
+                i = ln - 1
+                while i >= 0 and S.grid[p][i][pos] != EMPTY:
+                    i -= 1
+                if i >= 0:
+                    need.setdefault(i, set()).add(pos)
+                i = ln + 1
+                while i < size and S.grid[p][i][pos] != EMPTY:
+                    i += 1
+                if i < size:
+                    need.setdefault(i, set()).add(pos)
+            for r in range(size):
+                S.line_on[p][r] = 1 if r in need else 0
+                if r in need:
+                    ps = need[r]
+                    S.nxt[p][r][size] = size
+                    for q in range(size - 1, -1, -1):
+                        S.nxt[p][r][q] = q if q in ps else S.nxt[p][r][q + 1]
+    # cross-checks (as gridgen._cross_info) and the cross-word parts per pass
+    cdef uint64_t ALL = ~(<uint64_t>0)
+    cdef int32_t node, n2
+    cdef int j, up, down, sm
+    cdef uint64_t ok, mm, bit
+    cdef int32_t e
+    for p in range(2):
+        parts = [[None] * size for _ in range(size)]
+        S.parts.append(parts)
+        perp = ["".join(up_rows[x][y] for x in range(size)) for y in range(size)] if p == 0 else \
+            ["".join(row) for row in up_rows]
+        for c in range(size):
+            for r in range(size):
+                S.allowed[p][r][c] = ALL
+                S.xsum[p][r][c] = -1
+                if S.grid[p][r][c] != EMPTY or not S.line_on[p][r]:
+                    continue
+                up = r > 0 and S.grid[p][r - 1][c] != EMPTY
+                down = r < size - 1 and S.grid[p][r + 1][c] != EMPTY
+                if not up and not down:
+                    continue
+                sm = 0
+                i = r - 1
+                while i >= 0 and S.grid[p][i][c] != EMPTY:
+                    sm += S.bval[p][i][c]
+                    i -= 1
+                j = r + 1
+                while j < size and S.grid[p][j][c] != EMPTY:
+                    sm += S.bval[p][j][c]
+                    j += 1
+                ok = 0
+                node = 0
+                for q in range(i + 1, r):
+                    node = g.get(node, S.grid[p][q][c])
+                    if node < 0:
+                        break
+                if node >= 0:
+                    mm = g.mask[node]
+                    e = g.first[node]
+                    while mm:
+                        li = sl_ctz(mm)
+                        bit = (<uint64_t>1) << li
+                        mm ^= bit
+                        n2 = g.child[e]
+                        e += 1
+                        for q in range(r + 1, j):
+                            n2 = g.get(n2, S.grid[p][q][c])
+                            if n2 < 0:
+                                break
+                        if n2 >= 0 and g.term[n2]:
+                            ok |= bit
+                S.allowed[p][r][c] = ok
+                S.xsum[p][r][c] = sm
+                col_s = perp[c]
+                parts[r][c] = (col_s[i + 1:r], col_s[r + 1:j])
+    # the anchors of both passes, best bound first
+    cdef AnchorJob *jobs = <AnchorJob *>malloc(MAXA * sizeof(AnchorJob))
+    if jobs == NULL:
+        raise MemoryError()
+    njobs = 0
+    try:
+        for p in range(2):
+            for r in range(size):
+                if not S.line_on[p][r]:
+                    continue
+                if empty and r != (s.cr if p == 0 else s.cc):
+                    continue
+                S.set_line(p, r)
+                for a in range(size):
+                    if not S.is_anchor(a):
+                        continue
+                    if a > 0 and S.line[a - 1] != EMPTY:
+                        lo = a - 1
+                        while lo > 0 and S.line[lo - 1] != EMPTY:
+                            lo -= 1
+                    else:
+                        lo = a
+                        while lo > 0 and S.line[lo - 1] == EMPTY and not S.is_anchor(lo - 1):
+                            lo -= 1
+                    jobs[njobs].bound = S.anchor_bound(a, lo)
+                    jobs[njobs].p = p
+                    jobs[njobs].r = r
+                    jobs[njobs].a = a
+                    njobs += 1
+        qsort(jobs, njobs, sizeof(AnchorJob), _cmp_job)
+        for i in range(njobs):
+            if jobs[i].bound < S.thr:
+                break
+            S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a)
+    finally:
+        free(jobs)
