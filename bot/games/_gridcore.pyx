@@ -54,6 +54,7 @@ cdef class CGraph:
     cdef uint64_t *mask
     cdef uint8_t *term
     cdef uint8_t *height
+    cdef uint64_t *reach
     cdef public int n
     cdef public int nl
     cdef public dict index
@@ -68,8 +69,10 @@ cdef class CGraph:
         self.mask = NULL
         self.term = NULL
         self.height = NULL
+        self.reach = NULL
 
     def __dealloc__(self):
+        free(self.reach)
         free(self.first)
         free(self.child)
         free(self.mask)
@@ -88,16 +91,21 @@ cdef class CGraph:
 
 
 cdef int _heights(CGraph g, int32_t node) noexcept:
+    """Fill in the height and the reachable letters of ``node`` and below."""
     cdef int h, x
     cdef int32_t e
+    cdef uint64_t r
     if g.height[node] != 255:
         return g.height[node]
     h = 0
+    r = g.mask[node]
     for e in range(g.first[node], g.first[node + 1]):
         x = 1 + _heights(g, g.child[e])
         if x > h:
             h = x
+        r |= g.reach[g.child[e]]
     g.height[node] = <uint8_t>h
+    g.reach[node] = r
     return h
 
 
@@ -136,7 +144,8 @@ cdef CGraph _convert(dict root):
     g.mask = <uint64_t *>malloc(n * sizeof(uint64_t))
     g.term = <uint8_t *>malloc(n * sizeof(uint8_t))
     g.height = <uint8_t *>malloc(n * sizeof(uint8_t))
-    if not (g.first and g.child and g.mask and g.term and g.height):
+    g.reach = <uint64_t *>malloc(n * sizeof(uint64_t))
+    if not (g.first and g.child and g.mask and g.term and g.height and g.reach):
         raise MemoryError()
     cdef int32_t e = 0
     cdef uint64_t m
@@ -407,6 +416,10 @@ cdef class _Search:
         if self.min_tiles:
             if nt + (h if h < self.total - nt else self.total - nt) < self.min_tiles:
                 return 0
+            if nt + self.empties(col, col + h, self.min_tiles - nt) < self.min_tiles:
+                return 0  # too few empty squares within the longest continuation
+            if nt + self.usable(node) < self.min_tiles:
+                return 0  # too few rack tiles whose letters a continuation holds
         if self.thr > 0 and self.ext_bound(col, node, msum, wmul, xs, nt) < self.thr:
             return 0
         ok = self.lok[col]
@@ -453,6 +466,29 @@ cdef class _Search:
         self.is_new[col] = 0
         return 0
 
+    cdef int usable(self, int32_t node) noexcept:
+        """The rack tiles left that a continuation from ``node`` can use: the blanks and
+        the letters the node reaches."""
+        cdef uint64_t m = self.g.reach[node]
+        cdef int n = self.nbl, li
+        while m:
+            li = sl_ctz(m)
+            m &= m - 1
+            n += self.counts[li]
+        return n
+
+    cdef int empties(self, int lo, int hi, int enough) noexcept:
+        """The empty squares of the line in ``lo .. hi-1`` (counted up to ``enough``)."""
+        cdef int c, n = 0
+        if hi > self.size:
+            hi = self.size
+        for c in range(lo, hi):
+            if self.line[c] == EMPTY:
+                n += 1
+                if n >= enough:
+                    break
+        return n
+
     cdef int with_left(self, int32_t node, int depth, int limit, int a) except -1:
         """Every left part of the rack (in the recursion's arrays) ending left of
         anchor ``a``, then extended right from ``a``."""
@@ -460,6 +496,13 @@ cdef class _Search:
         cdef int i, c, s, msum, wmul, li, k
         cdef int32_t e, ch
         cdef uint64_t m, bit
+        cdef int h
+        if self.min_tiles and depth > 0:
+            h = g.height[node]
+            if depth + (h if h < self.left else self.left) < self.min_tiles:
+                return 0
+            if depth + self.usable(node) < self.min_tiles:
+                return 0
         if depth > 0 and g.mask[node] != 0:
             s = a - depth
             if not (self.nxt_on and self.lnxt[s] >= self.size):
@@ -854,6 +897,8 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
                         lo = a
                         while lo > 0 and S.line[lo - 1] == EMPTY and not S.is_anchor(lo - 1):
                             lo -= 1
+                    if min_tiles and S.empties(lo, size, min_tiles) < min_tiles:
+                        continue  # too few empty squares for enough tiles
                     jobs[njobs].bound = S.anchor_bound(a, lo)
                     jobs[njobs].p = p
                     jobs[njobs].r = r

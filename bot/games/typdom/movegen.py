@@ -184,18 +184,33 @@ def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: st
     for v in vals:
         top.append(top[-1] + v)
     k = len(vals)
-    letters, values = gridgen._parse(rows2, SPEC)
     best = 0
     for tr in (False, True):
-        L = [list(c) for c in zip(*letters)] if tr else letters
-        V = [list(c) for c in zip(*values)] if tr else values
-        need = gridgen._touch_lines(L, SIZE, [(c, r) if tr else (r, c) for r, c in squares])
+        L = ["".join(c) for c in zip(*rows2)] if tr else list(rows2)
+        need = set()
+        for r, c in squares:
+            ln, pos = (c, r) if tr else (r, c)
+            need.add(ln)
+            i = ln - 1
+            while i >= 0 and L[i][pos] not in _EMPTY:
+                i -= 1
+            if i >= 0:
+                need.add(i)
+            i = ln + 1
+            while i < SIZE and L[i][pos] not in _EMPTY:
+                i += 1
+            if i < SIZE:
+                need.add(i)
         for ln in need:
-            line, vl = L[ln], V[ln]
+            line = L[ln]
             pre = [0]
-            for v in vl:
-                pre.append(pre[-1] + v)
-            empties = [i for i, x in enumerate(line) if x is None]
+            empties = []
+            for i, ch in enumerate(line):
+                if ch in _EMPTY:
+                    empties.append(i)
+                    pre.append(pre[-1])
+                else:
+                    pre.append(pre[-1] + (VALUES.get(ch, 0) if ch.isupper() else 0))
             if len(empties) <= k:
                 best = max(best, pre[SIZE] + top[len(empties)])
                 continue
@@ -204,6 +219,25 @@ def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: st
                 hi = empties[i + k] if i + k < len(empties) else SIZE
                 best = max(best, pre[hi] - pre[lo] + top[k])
     return best
+
+
+_EMPTY = frozenset(". ")
+
+
+def _multiset_code(tiles: dict[str, int], fields: dict[str, int]) -> int:
+    """The tile counts ``tiles`` as one integer, 6 bits a tile kind (``fields``: kind ->
+    field index; counts up to 31): :func:`_fits_code` compares two in one subtraction."""
+    out = 0
+    for ch, n in tiles.items():
+        out |= n << (6 * fields[ch])
+    return out
+
+
+def _fits_code(use: int, have: int, guard: int) -> bool:
+    """Whether the rack coded ``have`` holds the tiles coded ``use``
+    (:func:`_multiset_code`; ``guard``: 32 in every field): every field of
+    ``have + guard - use`` keeps its guard bit exactly when no count goes below zero."""
+    return (have + guard - use) & guard == guard
 
 
 def _fits(use, have: dict[str, int]) -> bool:
@@ -240,7 +274,9 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     groups: dict[tuple, list[int]] = {}
     for i, r in enumerate(ranked):
         groups.setdefault(tuple(sorted(_usage(r).items())), []).append(i)
-    group_list = list(groups.items())
+    fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
+    guard = sum(32 << (6 * i) for i in fields.values())
+    group_list = [(_multiset_code(dict(use), fields), members) for use, members in groups.items()]
     zones: dict[int, frozenset] = {}
     top_score = max(r[0] for r in raws)
     rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
@@ -260,7 +296,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
             break
         m = gridgen.to_move(raw)
         rows2, rack2 = _after(rows, rack, m)
-        have = Counter(rack2)
+        have = _multiset_code(Counter(rack2), fields)
         m_sq = _squares(raw)
         m_set = set(m_sq)
         n1 = gen_notation(m, rows)
@@ -273,7 +309,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
             top = ranked[members[0]]
             if _key(m.score + top[0], len(m.tiles) + top[1], variant) < best[0]:
                 break  # no later one makes a plan as good as the best
-            if not _fits(use, have):
+            if not _fits_code(use, have, guard):
                 continue
             for i in members:
                 r2 = ranked[i]
