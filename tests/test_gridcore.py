@@ -195,3 +195,41 @@ def test_a_board_larger_than_the_core_allows_is_an_error():
     root = {"A": {"A": {"$": 1}}}
     with pytest.raises(ValueError):
         gridgen.search(["." * 40] * 40, "AA", root, lambda raw: None, [-1], spec)
+
+
+def test_typdom_touch_bound_compiled_equals_python(td_lex):
+    """The compiled bound of the second placements (``TouchBound``) gives
+    ``movegen._touch_bound``'s numbers after random joining and plain placements."""
+    rng = random.Random(3)
+    bag = full_set()
+    seen = 0
+    for _ in range(15):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(2, 12))))
+        moves = td.placements(rows, rack, td_lex)
+        bounder = _gridcore.TouchBound(rows, td.VALUES)
+        for m in rng.sample(moves, min(20, len(moves))):
+            rows2, rack2 = td._after(rows, rack, m)
+            squares = [(r - 1, c - 1) for r, c, _ch, _b in m.tiles]
+            got = bounder.bound([(r - 1, c - 1, 0 if b else td.VALUES.get(ch, 0)) for r, c, ch, b in m.tiles],
+                                [td.VALUES.get(ch, 0) for ch in rack2])
+            assert got == td._touch_bound(rows2, squares, rack2)
+            seen += 1
+    assert seen > 100
+
+
+def test_multiset_index_finds_the_groups_a_rack_holds():
+    rng = random.Random(4)
+    kinds = "ABCDEFGHIJKLMNOPQRSTUVWXY#?"
+    fields = {ch: i for i, ch in enumerate(kinds)}
+    uses = ["".join(rng.choices(kinds, k=rng.randrange(0, 8))) for _ in range(300)]
+    from collections import Counter
+    index = _gridcore.MultisetIndex([td._multiset_code(Counter(u), fields) for u in uses], len(fields))
+    for _ in range(50):
+        rack = Counter(rng.choices(kinds, k=rng.randrange(0, 19)))
+        index.set_have(td._multiset_code(rack, fields))
+        got, i = [], index.next_fit(0)
+        while i >= 0:
+            got.append(i)
+            i = index.next_fit(i + 1)
+        assert got == [j for j, u in enumerate(uses) if not Counter(u) - rack]

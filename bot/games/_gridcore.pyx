@@ -911,3 +911,156 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
             S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a)
     finally:
         free(jobs)
+
+
+cdef class TouchBound:
+    """Typ-Dom's bound of the second placements touching a first one
+    (:func:`bot.games.typdom.movegen._touch_bound`, the same numbers) for one table,
+    parsed once: ``TouchBound(rows, values)``; ``bound(tiles, rack_values)`` with the
+    first placement's new tiles as ``(row, col, value)`` (0-based squares, the value the
+    tile has on the table: 0 for a Jolly) and the values of the rack it leaves."""
+    cdef int size
+    cdef int occ[MAXS][MAXS]
+    cdef int val[MAXS][MAXS]
+
+    def __init__(self, rows, values):
+        cdef int r, c
+        self.size = len(rows)
+        if self.size > MAXS or any(len(x) != self.size for x in rows):
+            raise ValueError("bad table")
+        for r in range(self.size):
+            row = rows[r]
+            for c in range(self.size):
+                ch = row[c]
+                if ch == "." or ch == " ":
+                    self.occ[r][c] = 0
+                    self.val[r][c] = 0
+                else:
+                    self.occ[r][c] = 1
+                    self.val[r][c] = values.get(ch, 0) if ch.isupper() else 0
+
+    cdef inline int at_occ(self, int tr, int ln, int pos) noexcept:
+        return self.occ[pos][ln] if tr else self.occ[ln][pos]
+
+    cdef inline int at_val(self, int tr, int ln, int pos) noexcept:
+        return self.val[pos][ln] if tr else self.val[ln][pos]
+
+    def bound(self, tiles, rack_values):
+        cdef int size = self.size
+        cdef int top[64]
+        cdef int pre[MAXS + 1]
+        cdef int emp[MAXS]
+        cdef int need[MAXS]
+        cdef int k, i, tr, ln, pos, ne, lo, hi, best = 0, x, r, c, v
+        vals = sorted(rack_values, reverse=True)
+        k = len(vals)
+        if k > 63:
+            raise ValueError("rack too large")
+        top[0] = 0
+        for i in range(k):
+            top[i + 1] = top[i] + <int>vals[i]
+        placed = [(<int>t[0], <int>t[1], <int>t[2]) for t in tiles]
+        for r, c, v in placed:
+            self.occ[r][c] = 1
+            self.val[r][c] = v
+        try:
+            for tr in range(2):
+                for i in range(size):
+                    need[i] = 0
+                for r, c, v in placed:
+                    ln, pos = (c, r) if tr else (r, c)
+                    need[ln] = 1
+                    i = ln - 1
+                    while i >= 0 and self.at_occ(tr, i, pos):
+                        i -= 1
+                    if i >= 0:
+                        need[i] = 1
+                    i = ln + 1
+                    while i < size and self.at_occ(tr, i, pos):
+                        i += 1
+                    if i < size:
+                        need[i] = 1
+                for ln in range(size):
+                    if not need[ln]:
+                        continue
+                    pre[0] = 0
+                    ne = 0
+                    for i in range(size):
+                        if self.at_occ(tr, ln, i):
+                            pre[i + 1] = pre[i] + self.at_val(tr, ln, i)
+                        else:
+                            pre[i + 1] = pre[i]
+                            emp[ne] = i
+                            ne += 1
+                    if ne <= k:
+                        x = pre[size] + top[ne]
+                        if x > best:
+                            best = x
+                        continue
+                    for i in range(ne - k + 1):
+                        lo = emp[i - 1] + 1 if i else 0
+                        hi = emp[i + k] if i + k < ne else size
+                        x = pre[hi] - pre[lo] + top[k]
+                        if x > best:
+                            best = x
+        finally:
+            for r, c, v in placed:
+                self.occ[r][c] = 0
+                self.val[r][c] = 0
+        return best
+
+
+cdef class MultisetIndex:
+    """Tile multisets coded as by :func:`bot.games.typdom.movegen._multiset_code` (6 bits a
+    tile kind, counts up to 31, a guard bit 32 per field), for finding the ones a rack
+    holds: ``MultisetIndex(codes, nfields)``; ``set_have(code)`` the rack; ``next_fit(i)``
+    the first index ``>= i`` whose multiset the rack holds, or -1."""
+    cdef uint64_t *codes
+    cdef int n, w
+    cdef uint64_t have[8]
+    cdef uint64_t guard[8]
+
+    def __cinit__(self, codes, int nfields):
+        cdef int i, j, f
+        self.codes = NULL
+        self.n = len(codes)
+        self.w = (nfields + 9) // 10
+        if self.w > 8:
+            raise ValueError("too many kinds of tile")
+        if self.w == 0:
+            self.w = 1
+        self.codes = <uint64_t *>malloc((self.n * self.w + 1) * sizeof(uint64_t))
+        if self.codes == NULL:
+            raise MemoryError()
+        mask = (1 << 60) - 1
+        for i in range(self.n):
+            code = codes[i]
+            for j in range(self.w):
+                self.codes[i * self.w + j] = <uint64_t>((code >> (60 * j)) & mask)
+        for j in range(self.w):
+            self.guard[j] = 0
+            self.have[j] = 0
+        for f in range(nfields):
+            self.guard[f // 10] |= (<uint64_t>32) << (6 * (f % 10))
+
+    def __dealloc__(self):
+        free(self.codes)
+
+    def set_have(self, have):
+        cdef int j
+        mask = (1 << 60) - 1
+        for j in range(self.w):
+            self.have[j] = <uint64_t>((have >> (60 * j)) & mask) + self.guard[j]
+
+    def next_fit(self, int i):
+        cdef int j, w = self.w
+        cdef uint64_t *c
+        while i < self.n:
+            c = &self.codes[i * w]
+            for j in range(w):
+                if ((self.have[j] - c[j]) & self.guard[j]) != self.guard[j]:
+                    break
+            else:
+                return i
+            i += 1
+        return -1

@@ -45,9 +45,10 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Sequence
 
-from bot.games import gridgen
+from bot.games import _gridcore, gridgen
 from bot.games.gridgen import GenMove, GridSpec
 from bot.games.typdom.engine import Outcome, evaluate
 from bot.games.typdom.notation import Placement, Token, format_placement
@@ -226,18 +227,12 @@ _EMPTY = frozenset(". ")
 
 def _multiset_code(tiles: dict[str, int], fields: dict[str, int]) -> int:
     """The tile counts ``tiles`` as one integer, 6 bits a tile kind (``fields``: kind ->
-    field index; counts up to 31): :func:`_fits_code` compares two in one subtraction."""
+    field index; counts up to 31): :class:`bot.games._gridcore.MultisetIndex` finds the
+    ones a rack holds, with a guard bit 32 per field (a count below zero clears it)."""
     out = 0
     for ch, n in tiles.items():
         out |= n << (6 * fields[ch])
     return out
-
-
-def _fits_code(use: int, have: int, guard: int) -> bool:
-    """Whether the rack coded ``have`` holds the tiles coded ``use``
-    (:func:`_multiset_code`; ``guard``: 32 in every field): every field of
-    ``have + guard - use`` keeps its guard bit exactly when no count goes below zero."""
-    return (have + guard - use) & guard == guard
 
 
 def _fits(use, have: dict[str, int]) -> bool:
@@ -265,22 +260,26 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     plan = (single[0], prefix + [single[2]])
     if best is None or _better(plan, best):
         best = plan
-    joining = [r for r in raws if r[1] < len(rack) and _raw_runs(r) >= 2]
+    n_rack = len(rack)
+    joining = [r for r in raws if r[1] < n_rack and len(r[5]) - r[1] >= 2 and _raw_runs(r) >= 2]
     if not joining:
         return best
-    ranked = sorted(raws, key=lambda r: _key(r[0], r[1], variant), reverse=True)
+    ranked = sorted(raws, key=itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1), reverse=True)
     # the placements of the first search grouped by the rack tiles they use, the groups
     # in the order of their best placement: a group's tiles are checked once per m
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[str, list[int]] = {}
+    jolly = {ch: jolly_for(ch) for ch in VALUES}
     for i, r in enumerate(ranked):
-        groups.setdefault(tuple(sorted(_usage(r).items())), []).append(i)
+        groups.setdefault("".join(sorted([jolly.get(ch, ch) if b else ch for _p, ch, b in r[6]])), []).append(i)
     fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
-    guard = sum(32 << (6 * i) for i in fields.values())
-    group_list = [(_multiset_code(dict(use), fields), members) for use, members in groups.items()]
+    group_members = list(groups.values())
+    index = _gridcore.MultisetIndex([_multiset_code(Counter(use), fields) for use in groups], len(fields))
+    keys = [_key(r[0], r[1], variant) for r in ranked]
     zones: dict[int, frozenset] = {}
     top_score = max(r[0] for r in raws)
     rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
     line_best = _line_bound(rows)
+    bounder = _gridcore.TouchBound(rows, VALUES)
     cache: dict = {}
     cands = []
     for raw in joining:
@@ -295,46 +294,52 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         if ub < best[0]:
             break
         m = gridgen.to_move(raw)
-        rows2, rack2 = _after(rows, rack, m)
-        have = _multiset_code(Counter(rack2), fields)
+        left = Counter(rack)
+        for _r, _c, ch, b in m.tiles:
+            left[jolly_for(ch) if b else ch] -= 1
+        rack2 = sort_rack(left.elements())
+        have = _multiset_code(left, fields)
         m_sq = _squares(raw)
         m_set = set(m_sq)
         n1 = gen_notation(m, rows)
         # (a) the best placement of the first search that m leaves untouched
         sec = None
-        for use, members in group_list:
-            k_top = _key(ranked[members[0]][0], ranked[members[0]][1], variant)
-            if sec is not None and k_top < sec[0]:
-                break  # groups in the order of their best placement
-            top = ranked[members[0]]
-            if _key(m.score + top[0], len(m.tiles) + top[1], variant) < best[0]:
-                break  # no later one makes a plan as good as the best
-            if not _fits_code(use, have, guard):
-                continue
+        mk = _key(m.score, len(m.tiles), variant)
+        lim = (best[0][0] - mk[0], best[0][1] - mk[1])  # key(m + r2) < best  <=>  key(r2) < lim
+        index.set_have(have)
+        gi = index.next_fit(0)  # only the groups whose tiles the rack left holds
+        while gi >= 0:
+            members = group_members[gi]
+            k_top = keys[members[0]]
+            if k_top < lim or (sec is not None and k_top < sec[0]):
+                break  # groups in the order of their best placement: no later one is better
             for i in members:
-                r2 = ranked[i]
-                k2 = _key(r2[0], r2[1], variant)
-                if sec is not None and k2 < sec[0]:
-                    break
-                if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
+                k2 = keys[i]
+                if k2 < lim or (sec is not None and k2 < sec[0]):
                     break
                 z = zones.get(i)
                 if z is None:
+                    r2 = ranked[i]
                     z = zones[i] = _zone(r2)
                 if not m_set.isdisjoint(z):
                     continue
+                r2 = ranked[i]
                 n2 = gen_notation(gridgen.to_move(r2), rows)
                 if sec is None or k2 > sec[0] or n2 < sec[3]:
                     sec = (k2, r2[0], r2[1], n2)
+            gi = index.next_fit(gi + 1)
         if sec is not None:
             plan = (_key(m.score + sec[1], len(m.tiles) + sec[2], variant), prefix + [n1, sec[3]])
             if _better(plan, best):
                 best = plan
         # (b) the placements using m's tiles: searched below, best bound first, once
         # every (a) has been tried (the best plan is then as good as it gets cheaply)
-        ub_b = _key(m.score + _touch_bound(rows2, m_sq, rack2), len(rack), variant)
+        # (_touch_bound, compiled: the same numbers)
+        tb = bounder.bound([(r - 1, c - 1, 0 if b else VALUES.get(ch, 0)) for r, c, ch, b in m.tiles],
+                           [VALUES.get(ch, 0) for ch in rack2])
+        ub_b = _key(m.score + tb, len(rack), variant)
         if not ub_b < best[0]:
-            later.append((ub_b, n1, m, m_sq, rows2, rack2))
+            later.append((ub_b, n1, m, m_sq, _after(rows, rack, m)[0], rack2))
     later.sort(key=lambda t: (t[0], t[1]), reverse=True)
     for ub_b, n1, m, m_sq, rows2, rack2 in later:
         if ub_b < best[0]:
