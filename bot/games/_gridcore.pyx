@@ -62,6 +62,7 @@ cdef class CGraph:
     cdef public object root
     cdef dict specs
     cdef Py_UCS4 lchar[64]
+    cdef uint8_t cpidx[1024]   # letter index of a code point below 1024 (NOLETTER: none)
 
     def __cinit__(self):
         self.first = NULL
@@ -164,8 +165,12 @@ cdef CGraph _convert(dict root):
     g.first[n] = e
     for i in range(n):
         _heights(g, i)
+    for i in range(1024):
+        g.cpidx[i] = NOLETTER
     for i in range(len(letters)):
         g.lchar[i] = ord(letters[i]) if len(letters[i]) == 1 else u'?'
+        if len(letters[i]) == 1 and ord(letters[i]) < 1024:
+            g.cpidx[ord(letters[i])] = i
     g.root = root
     g.specs = {}
     return g
@@ -677,6 +682,15 @@ cdef class _Search:
         return 0
 
 
+cdef str _column(_Search S, int p, int c, int lo, int hi):
+    """The letters of squares ``lo .. hi-1`` of column ``c`` in pass ``p``."""
+    cdef Py_UCS4 buf[MAXS]
+    cdef int i
+    for i in range(lo, hi):
+        buf[i - lo] = S.chars[p][i][c]
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, hi - lo)
+
+
 cdef int _letter_index(CGraph g, str ch):
     li = g.index.get(ch)
     return NOLETTER if li is None else li
@@ -703,34 +717,34 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     if len(rows) != size or any(len(x) != size for x in rows):
         raise ValueError(f"board must be {size} strings of {size} characters")
     # parse the board (as bot.games.gridgen._parse)
-    up_rows = []
+    cdef Py_UCS4 ch, uch
+    cdef str row
     empty = True
     for r in range(size):
         row = rows[r]
-        ur = []
-        for c in range(size):
-            ch = row[c]
-            if ch == "." or ch == " ":
+        c = 0
+        for ch in row:
+            if ch == u'.' or ch == u' ':
                 S.grid[0][r][c] = EMPTY
                 S.bval[0][r][c] = 0
                 S.chars[0][r][c] = u'.'
-                ur.append(".")
             elif ch.isupper():
-                S.grid[0][r][c] = _letter_index(g, ch)
-                S.bval[0][r][c] = spec.values.get(ch, 0)
-                S.chars[0][r][c] = ord(ch)
-                ur.append(ch)
+                li = g.cpidx[ch] if ch < 1024 else NOLETTER
+                if li == NOLETTER and ch >= 1024:
+                    li = _letter_index(g, row[c])
+                S.grid[0][r][c] = li
+                S.bval[0][r][c] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
+                S.chars[0][r][c] = ch
                 empty = False
             elif ch.islower():
-                u = ch.upper()
+                u = row[c].upper()
                 S.grid[0][r][c] = _letter_index(g, u)
                 S.bval[0][r][c] = 0
-                S.chars[0][r][c] = ord(u) if len(u) == 1 else ord(ch)
-                ur.append(u)
+                S.chars[0][r][c] = ord(u) if len(u) == 1 else ch
                 empty = False
             else:
-                raise ValueError(f"bad board character {ch!r}")
-        up_rows.append(ur)
+                raise ValueError(f"bad board character {row[c]!r}")
+            c += 1
     for r in range(size):
         for c in range(size):
             S.grid[1][c][r] = S.grid[0][r][c]
@@ -746,17 +760,17 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     for k in range(MAXK):
         S.bl[k] = 0
     vals = []
-    for ch in rack:
-        if ch in s.blank_chars:
-            S.bl[s.blank_chars[ch]] += 1
+    for rch in rack:
+        if rch in s.blank_chars:
+            S.bl[s.blank_chars[rch]] += 1
             vals.append(0)
             ntotal += 1
-        elif ch == "*" and s.nkinds:
+        elif rch == "*" and s.nkinds:
             S.bl[0] += 1
             vals.append(0)
             ntotal += 1
-        elif ch.isalpha():
-            u = ch.upper()
+        elif rch.isalpha():
+            u = rch.upper()
             ntotal += 1
             li = _letter_index(g, u)
             if li != NOLETTER:
@@ -825,10 +839,11 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     cdef uint64_t ok, mm, bit
     cdef int32_t e
     for p in range(2):
-        parts = [[None] * size for _ in range(size)]
+        parts = [None] * size  # the lines searched get their list (what to_move reads)
         S.parts.append(parts)
-        perp = ["".join(up_rows[x][y] for x in range(size)) for y in range(size)] if p == 0 else \
-            ["".join(row) for row in up_rows]
+        for r in range(size):
+            if S.line_on[p][r]:
+                parts[r] = [None] * size
         for c in range(size):
             for r in range(size):
                 S.allowed[p][r][c] = ALL
@@ -871,8 +886,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
                             ok |= bit
                 S.allowed[p][r][c] = ok
                 S.xsum[p][r][c] = sm
-                col_s = perp[c]
-                parts[r][c] = (col_s[i + 1:r], col_s[r + 1:j])
+                parts[r][c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
     # the anchors of both passes, best bound first
     cdef AnchorJob *jobs = <AnchorJob *>malloc(MAXA * sizeof(AnchorJob))
     if jobs == NULL:

@@ -795,4 +795,15 @@ def best_move(board_rows: Sequence[str], rack: str, lexicon, spec: GridSpec) -> 
     search(board_rows, rack, graph_root(lexicon), sink, threshold, spec)
     if not best:
         return None
-    return min((to_move(raw) for raw in best), key=move_key)
+    return to_move(min(best, key=_raw_key))
+
+
+def _raw_key(raw):
+    """:func:`move_key` of a raw record without building the :class:`GenMove` (ties of
+    the best score can be hundreds: a word in many places, blanks in many letters).
+    The tiles compare as ``placed``: the same word at the same place has its new tiles
+    on the same squares, so only letters and blank flags differ, in the same order."""
+    score, nt, transposed, r, start, word, placed, _parts = raw
+    if transposed:
+        return (-score, -nt, start + 1, r + 1, "s", word, placed)
+    return (-score, -nt, r + 1, start + 1, "w", word, placed)
