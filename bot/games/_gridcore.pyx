@@ -288,6 +288,7 @@ cdef class _Search:
     cdef list parts
     # rack
     cdef int counts[64]
+    cdef uint64_t rmask     # the letters with a count above 0
     cdef int bl[MAXK]
     cdef int nbl
     cdef int left
@@ -451,11 +452,14 @@ cdef class _Search:
             self.lch[col] = g.lchar[li]
             if self.counts[li]:
                 self.counts[li] -= 1
+                if self.counts[li] == 0:
+                    self.rmask ^= bit
                 self.left -= 1
                 v = self.s.val[li] * lmc
                 self.extend(ch, col + 1, msum + v, wmul * wmc, xs if xc < 0 else xs + (xc + v) * wmc, nt + 1)
                 self.left += 1
                 self.counts[li] += 1
+                self.rmask |= bit
             if k >= 0 and self.bl[k]:
                 self.bl[k] -= 1
                 self.nbl -= 1
@@ -474,7 +478,7 @@ cdef class _Search:
     cdef int usable(self, int32_t node) noexcept:
         """The rack tiles left that a continuation from ``node`` can use: the blanks and
         the letters the node reaches."""
-        cdef uint64_t m = self.g.reach[node]
+        cdef uint64_t m = self.g.reach[node] & self.rmask
         cdef int n = self.nbl, li
         while m:
             li = sl_ctz(m)
@@ -545,11 +549,14 @@ cdef class _Search:
             self.lp_li[depth] = li
             if self.counts[li]:
                 self.counts[li] -= 1
+                if self.counts[li] == 0:
+                    self.rmask ^= bit
                 self.left -= 1
                 self.lp_b[depth] = 0
                 self.with_left(ch, depth + 1, limit, a)
                 self.left += 1
                 self.counts[li] += 1
+                self.rmask |= bit
             k = self.s.kind_of[li]
             if k >= 0 and self.bl[k]:
                 self.bl[k] -= 1
@@ -778,6 +785,10 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
                 vals.append(spec.values.get(u, 0))
     if ntotal == 0 or min_tiles > ntotal:
         return
+    S.rmask = 0
+    for i in range(g.nl):
+        if S.counts[i]:
+            S.rmask |= (<uint64_t>1) << i
     vals.sort(reverse=True)
     S.R = len(vals)
     S.left = S.R

@@ -43,6 +43,8 @@ rules' own.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter
 from dataclasses import dataclass
 from operator import itemgetter
@@ -381,6 +383,26 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
     rows = list(rows)
     if not rack:
         return None
+    with _gc_paused():
+        return _best_turn(rows, rack, lexicon, variant)
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """The cyclic garbage collector off for a block: a large rack lists hundreds of
+    thousands of placements (tuples), and every collection walked them and the word
+    graph's dicts again (a sixth of the time). Cycles made meanwhile are collected
+    after the block; if the collector was off already, it stays off."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
     best = _best_plan(rows, rack, lexicon, variant, [])
     table = Table.from_rows(rows)
     for r, c, letter in table.jollys():
