@@ -27,10 +27,10 @@ A turn is then one of:
   cuts the search where no word can still lay enough tiles: by the longest continuation
   in the word graph and, per letter, the most times a continuation holds it). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
-  CPU time per rack in ``bench/typdom_bench.py`` (88 self-played positions): median
-  about 0.06 s in both variants; worst 6.5 s (Point-Typ-Dom) and 23 s (Kreuzwort-Spiel:
-  a 15-tile rack with a Jolly, where every plan laying all 15 tiles has to be compared);
-  a made-up 16-tile rack with both Jollys takes about 2.5 minutes in the Kreuzwort-Spiel;
+  CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
+  compiled search core (issue 25, ``docs/performance-movegen.md``): median 6-8 ms, worst
+  0.3 s (Point-Typ-Dom) and 0.8 s (Kreuzwort-Spiel: a 15-tile rack with a Jolly); a
+  16-tile rack with both Jollys 0.1-5.7 s (the pure-Python search: about 2.5 minutes);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
 
