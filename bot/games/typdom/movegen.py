@@ -350,6 +350,10 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         # only second placements that can make a plan as good as the best are listed
         if variant == "kreuzwort":
             need = {"min_tiles": max(0, best[0][0] - len(m.tiles))}
+            if best[0][0] >= len(rack):
+                # the best plan lays every tile: a second placement must lay all the
+                # tiles left and reach its score
+                need["threshold"] = best[0][1] - m.score
         else:
             need = {"threshold": best[0][0] - m.score}
         sec_b = _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
