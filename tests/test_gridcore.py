@@ -233,3 +233,54 @@ def test_multiset_index_finds_the_groups_a_rack_holds():
             got.append(i)
             i = index.next_fit(i + 1)
         assert got == [j for j, u in enumerate(uses) if not Counter(u) - rack]
+
+
+# --- Presto's crossword search (bot.games.typdom.search) -----------------------------
+
+
+def test_presto_spellings_equal_the_reference(td_lex):
+    """The compiled spelling of words (``_gridcore.spellings``) lists the same
+    ``(word, k, red, black)`` as the pure-Python ``search._spellings_reference``, on
+    random tiles (0-12, with Jollys), crossable letters and required letters."""
+    from collections import Counter
+
+    from bot.games.typdom import search
+
+    root = gridgen.graph_root(td_lex)
+    rng = random.Random(12)
+    letters = [c for c in full_set() if c.isalpha()]
+    for _ in range(CASES * 4 or 150):
+        counts = Counter(rng.sample(letters, rng.randrange(0, 13)))
+        red, black = rng.randrange(0, 3), rng.randrange(0, 3)
+        cross = frozenset(rng.sample(letters, rng.randrange(1, 6))) if rng.random() < 0.5 else None
+        must = rng.choice(sorted(counts) + ["Q", "X"]) if counts and rng.random() < 0.4 else None
+        got = search._spellings(root, counts, red, black, cross, must)
+        ref = search._spellings_reference(root, counts, red, black, cross, must)
+        assert sorted(got, key=repr) == sorted(ref, key=repr), (counts, red, black, cross, must)
+        assert bool(search._spellings(root, counts, red, black, cross, must, first_only=True)) == bool(ref)
+
+
+def test_presto_search_equals_the_reference(td_lex):
+    """``find_crossword`` with the compiled spelling gives the reference's whole answer
+    (status, crossword, words, steps, lonely letter) on dealt sets of 4-6 players and on
+    random sets, with the full budget and with small ones (where it ends ``open``)."""
+    from bot.games.typdom import search
+    from bot.games.typdom.game import deal
+    from bot.games.typdom.presto_game import SETS
+
+    rng = random.Random(13)
+    bag = full_set()
+    racks = []
+    for n, (black, red) in SETS.items():
+        racks += list(deal(f"gridcore/{n}", "P1", [str(i) for i in range(n)], black, red)[0].values())[:2]
+    for _ in range(CASES or 8):
+        racks.append("".join(sorted(rng.sample(bag, rng.randrange(6, 20)))))
+    statuses = set()
+    for rack in racks:
+        for budget in (search.STEPS, rng.randrange(1, 200)):
+            got = search.find_crossword(rack, td_lex, budget=budget)
+            with search.reference_spellings():
+                ref = search.find_crossword(rack, td_lex, budget=budget)
+            assert got.to_json() == ref.to_json(), (rack, budget)
+            statuses.add(got.status)
+    assert statuses >= {"found", "open"}
