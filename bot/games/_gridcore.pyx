@@ -201,6 +201,35 @@ cdef class CSpec:
     cdef int lm[MAXS][MAXS]
     cdef int wm[MAXS][MAXS]
     cdef object blank_chars   # dict char -> kind
+    cdef int plain            # no premium squares
+    cdef int *vmax            # per node: the most the letters of a path to a word's end are worth
+
+    def __cinit__(self):
+        self.vmax = NULL
+
+    def __dealloc__(self):
+        free(self.vmax)
+
+
+cdef int _vmax(CGraph g, CSpec s, int32_t node) noexcept:
+    """Fill in ``s.vmax`` for ``node`` and below (letter values by ``s.val``)."""
+    cdef int best, x, li
+    cdef int32_t e
+    cdef uint64_t m
+    if s.vmax[node] >= 0:
+        return s.vmax[node]
+    best = 0
+    m = g.mask[node]
+    e = g.first[node]
+    while m:
+        li = sl_ctz(m)
+        m &= m - 1
+        x = s.val[li] + _vmax(g, s, g.child[e])
+        e += 1
+        if x > best:
+            best = x
+    s.vmax[node] = best
+    return best
 
 
 cdef CSpec _cspec(CGraph g, spec):
@@ -243,6 +272,18 @@ cdef CSpec _cspec(CGraph g, spec):
             s.wm[r][c] = wm[r][c]
             if not (1 <= s.lm[r][c] <= 3 and 1 <= s.wm[r][c] <= 3 and s.lm[r][c] * s.wm[r][c] <= 3):
                 raise ValueError("premiums must multiply by 1, 2 or 3")
+    s.plain = 1
+    for r in range(s.size):
+        for c in range(s.size):
+            if s.lm[r][c] != 1 or s.wm[r][c] != 1:
+                s.plain = 0
+    s.vmax = <int *>malloc(g.n * sizeof(int))
+    if s.vmax == NULL:
+        raise MemoryError()
+    for i in range(g.n):
+        s.vmax[i] = -1
+    for i in range(g.n):
+        _vmax(g, s, i)
     g.specs[id(spec)] = (spec, s)
     return s
 
@@ -366,7 +407,7 @@ cdef class _Search:
         cdef int c, j = 0, B = 0, wmp = 1, X = 0
         cdef int n[4]
         cdef int nc[4]
-        cdef int lmc, cm
+        cdef int lmc, cm, rem
         cdef long out
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
@@ -388,7 +429,10 @@ cdef class _Search:
                     nc[cm] += 1
             else:
                 B += self.lbv[c]
-        out = <long>(msum + B + _pair(self.P, n[3], n[2], n[1])) * wmul * wmp
+        rem = B + _pair(self.P, n[3], n[2], n[1])
+        if self.s.plain and self.s.vmax[node] < rem:
+            rem = self.s.vmax[node]  # no premiums: the rest of the word is worth at most its letters
+        out = <long>(msum + rem) * wmul * wmp
         if self.s.cross_score:
             out += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
         if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
@@ -498,7 +542,7 @@ cdef class _Search:
                     break
         return n
 
-    cdef int with_left(self, int32_t node, int depth, int limit, int a) except -1:
+    cdef int with_left(self, int32_t node, int depth, int limit, int a, int lsum) except -1:
         """Every left part of the rack (in the recursion's arrays) ending left of
         anchor ``a``, then extended right from ``a``."""
         cdef CGraph g = self.g
@@ -512,6 +556,13 @@ cdef class _Search:
                 return 0
             if depth + self.usable(node) < self.min_tiles:
                 return 0
+            # the rest of the word: at most h letters, on the left squares still free
+            # (all empty) and the squares from the anchor on (empty ones take tiles)
+            if depth + (limit - depth) + self.empties(a, a + h, self.min_tiles) < self.min_tiles:
+                return 0
+        if depth > 0 and self.thr > 0 and self.s.plain and not self.s.cross_score:
+            if self.left_bound(node, depth, a, lsum) < self.thr:
+                return 0  # no word through this left part reaches the threshold
         if depth > 0 and g.mask[node] != 0:
             s = a - depth
             if not (self.nxt_on and self.lnxt[s] >= self.size):
@@ -553,7 +604,7 @@ cdef class _Search:
                     self.rmask ^= bit
                 self.left -= 1
                 self.lp_b[depth] = 0
-                self.with_left(ch, depth + 1, limit, a)
+                self.with_left(ch, depth + 1, limit, a, lsum + self.s.val[li])
                 self.left += 1
                 self.counts[li] += 1
                 self.rmask |= bit
@@ -563,12 +614,32 @@ cdef class _Search:
                 self.nbl -= 1
                 self.left -= 1
                 self.lp_b[depth] = 1
-                self.with_left(ch, depth + 1, limit, a)
+                self.with_left(ch, depth + 1, limit, a, lsum)
                 self.lp_b[depth] = 0
                 self.left += 1
                 self.nbl += 1
                 self.bl[k] += 1
         return 0
+
+    cdef long left_bound(self, int32_t node, int depth, int a, int lsum) noexcept:
+        """Without premiums or cross-word points: the most a word whose left part (``depth``
+        rack tiles worth ``lsum``) ends in ``node`` can score: the rest of the word is worth
+        at most the best path from ``node`` (``vmax``) and at most the best tiles left plus
+        the board tiles within the node's height right of anchor ``a``."""
+        cdef int h = self.g.height[node], c, hi, B = 0, rem
+        cdef long out
+        hi = a + h
+        if hi > self.size:
+            hi = self.size
+        for c in range(a, hi):
+            B += self.lbv[c]
+        rem = self.P[self.left] + B
+        if self.s.vmax[node] < rem:
+            rem = self.s.vmax[node]
+        out = lsum + rem
+        if self.s.bingo_tiles and depth + self.left >= self.s.bingo_tiles:
+            out += self.s.bingo_bonus
+        return out
 
     cdef int anchor_bound(self, int a, int lo) noexcept:
         """The most any move through anchor ``a`` starting at ``lo`` or later can score:
@@ -668,7 +739,7 @@ cdef class _Search:
         self.start = a
         self.extend(0, a, 0, 1, 0, 0)
         if limit:
-            self.with_left(0, 0, limit, a)
+            self.with_left(0, 0, limit, a, 0)
         return 0
 
     cdef int is_anchor(self, int c) noexcept:
