@@ -140,8 +140,9 @@ def _best_of(raws: list, rows: Sequence[str], variant: str):
     """(key, GenMove, notation) of the best raw record (ties: smallest notation)."""
     if not raws:
         return None
-    top = max(_key(r[0], r[1], variant) for r in raws)
-    tied = [gridgen.to_move(r) for r in raws if _key(r[0], r[1], variant) == top]
+    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
+    top = max(map(keyget, raws))
+    tied = [gridgen.to_move(r) for r in raws if keyget(r) == top]
     best = min(tied, key=lambda m: gen_notation(m, rows))
     return top, best, gen_notation(best, rows)
 
@@ -263,22 +264,25 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     if best is None or _better(plan, best):
         best = plan
     n_rack = len(rack)
-    joining = [r for r in raws if r[1] < n_rack and len(r[5]) - r[1] >= 2 and _raw_runs(r) >= 2]
+    joining = _gridcore.joining(raws, n_rack)  # (the compiled scan of _raw_runs >= 2)
     if not joining:
         return best
-    ranked = sorted(raws, key=itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1), reverse=True)
-    # the placements of the first search grouped by the rack tiles they use, the groups
-    # in the order of their best placement: a group's tiles are checked once per m
-    groups: dict[str, list[int]] = {}
-    jolly = {ch: jolly_for(ch) for ch in VALUES}
-    for i, r in enumerate(ranked):
-        groups.setdefault("".join(sorted([jolly.get(ch, ch) if b else ch for _p, ch, b in r[6]])), []).append(i)
+    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)
+    ranked = sorted(raws, key=keyget, reverse=True)
+    # the placements of the first search grouped by the rack tiles they use (as one
+    # integer, _multiset_code), the groups in the order of their best placement: a
+    # group's tiles are checked once per m
     fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
+    inc = {ch: 1 << (6 * fields[ch]) if ch in fields else 0 for ch in VALUES}
+    inc_blank = {ch: 1 << (6 * fields[jolly_for(ch)]) if jolly_for(ch) in fields else 0 for ch in VALUES}
+    groups: dict[int, list[int]] = {}
+    for i, code in enumerate(_gridcore.usage_codes(ranked, inc, inc_blank)):
+        groups.setdefault(code, []).append(i)
     group_members = list(groups.values())
-    index = _gridcore.MultisetIndex([_multiset_code(Counter(use), fields) for use in groups], len(fields))
-    keys = [_key(r[0], r[1], variant) for r in ranked]
+    index = _gridcore.MultisetIndex(list(groups), len(fields))
+    keys = list(map(keyget, ranked))
     zones: dict[int, frozenset] = {}
-    top_score = max(r[0] for r in raws)
+    top_score = max(map(itemgetter(0), raws))
     rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
     line_best = _line_bound(rows)
     bounder = _gridcore.TouchBound(rows, VALUES)
