@@ -161,7 +161,8 @@ def test_typdom_listing_and_second_placement_queries_equal_the_reference(td_lex)
         touch = rng.sample(tiles, min(len(tiles), rng.randrange(1, 4)))
         for kw in ({"touch": touch}, {"touch": touch, "min_tiles": rng.randrange(1, len(rack) + 1)},
                    {"min_tiles": rng.randrange(1, len(rack) + 1)},
-                   {"touch": touch, "threshold": rng.randrange(0, 40)}, {"threshold": rng.randrange(0, 60)}):
+                   {"touch": touch, "threshold": rng.randrange(0, 40)}, {"threshold": rng.randrange(0, 60)},
+                   {"touch": touch, "min_tiles": rng.randrange(1, len(rack) + 1), "threshold": rng.randrange(0, 40)}):
             out, ref = _listing(rows, rack, root, td.SPEC, **kw)
             _same(out, ref)
     assert jollys >= n // 10
@@ -284,3 +285,30 @@ def test_presto_search_equals_the_reference(td_lex):
             assert got.to_json() == ref.to_json(), (rack, budget)
             statuses.add(got.status)
     assert statuses >= {"found", "open"}
+
+
+def test_typdom_plan_scans_equal_python(td_lex):
+    """The compiled scans of the first listing in ``_best_plan`` (``joining``,
+    ``usage_codes``) give what the Python definitions give (``_raw_runs``, the usage
+    as ``_multiset_code``)."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import jolly_for
+
+    rng = random.Random(6)
+    bag = full_set()
+    root = gridgen.graph_root(td_lex)
+    seen = 0
+    for _ in range(25):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(2, 13))))
+        raws = td._search(rows, rack, root)
+        want = [r for r in raws if r[1] < len(rack) and len(r[5]) - r[1] >= 2 and td._raw_runs(r) >= 2]
+        assert _gridcore.joining(raws, len(rack)) == want
+        fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
+        inc = {ch: 1 << (6 * fields[ch]) if ch in fields else 0 for ch in td.VALUES}
+        inc_blank = {ch: 1 << (6 * fields[jolly_for(ch)]) if jolly_for(ch) in fields else 0 for ch in td.VALUES}
+        assert _gridcore.usage_codes(raws, inc, inc_blank) == [td._multiset_code(Counter(td._usage(r)), fields)
+                                                               for r in raws]
+        seen += len(want)
+    assert seen > 20
