@@ -55,6 +55,7 @@ cdef class CGraph:
     cdef uint8_t *term
     cdef uint8_t *height
     cdef uint64_t *reach
+    cdef uint8_t *most       # per node and letter: the most times a path to a word's end holds it (lazy)
     cdef public int n
     cdef public int nl
     cdef public dict index
@@ -71,9 +72,11 @@ cdef class CGraph:
         self.term = NULL
         self.height = NULL
         self.reach = NULL
+        self.most = NULL
 
     def __dealloc__(self):
         free(self.reach)
+        free(self.most)
         free(self.first)
         free(self.child)
         free(self.mask)
@@ -108,6 +111,54 @@ cdef int _heights(CGraph g, int32_t node) noexcept:
     g.height[node] = <uint8_t>h
     g.reach[node] = r
     return h
+
+
+cdef int _most(CGraph g, int32_t node, uint8_t *done) noexcept:
+    """Fill in ``g.most`` for ``node`` and below."""
+    cdef int32_t e, c
+    cdef uint64_t m
+    cdef int li, l, nl = g.nl, v
+    cdef uint8_t *row
+    if done[node]:
+        return 0
+    row = &g.most[<Py_ssize_t>node * nl]
+    for l in range(nl):
+        row[l] = 0
+    m = g.mask[node]
+    e = g.first[node]
+    while m:
+        li = sl_ctz(m)
+        m &= m - 1
+        c = g.child[e]
+        e += 1
+        _most(g, c, done)
+        for l in range(nl):
+            v = g.most[<Py_ssize_t>c * nl + l] + (1 if l == li else 0)
+            if v > 255:
+                v = 255
+            if v > row[l]:
+                row[l] = <uint8_t>v
+    done[node] = 1
+    return 0
+
+
+cdef int _ensure_most(CGraph g) except -1:
+    cdef uint8_t *done
+    cdef int32_t i
+    if g.most != NULL:
+        return 0
+    g.most = <uint8_t *>malloc(<Py_ssize_t>g.n * g.nl + 1)
+    done = <uint8_t *>malloc(g.n)
+    if g.most == NULL or done == NULL:
+        free(done)
+        free(g.most)
+        g.most = NULL
+        raise MemoryError()
+    memset(done, 0, g.n)
+    for i in range(g.n):
+        _most(g, i, done)
+    free(done)
+    return 0
 
 
 cdef CGraph _convert(dict root):
@@ -520,14 +571,17 @@ cdef class _Search:
         return 0
 
     cdef int usable(self, int32_t node) noexcept:
-        """The rack tiles left that a continuation from ``node`` can use: the blanks and
-        the letters the node reaches."""
+        """The rack tiles left that a continuation from ``node`` can use: the blanks and,
+        per letter the node reaches, the tiles of it up to the most times one path holds
+        that letter."""
         cdef uint64_t m = self.g.reach[node] & self.rmask
-        cdef int n = self.nbl, li
+        cdef int n = self.nbl, li, k
+        cdef uint8_t *most = &self.g.most[<Py_ssize_t>node * self.g.nl]
         while m:
             li = sl_ctz(m)
             m &= m - 1
-            n += self.counts[li]
+            k = most[li]  # no path holds the letter more often
+            n += self.counts[li] if self.counts[li] < k else k
         return n
 
     cdef int empties(self, int lo, int hi, int enough) noexcept:
@@ -873,6 +927,8 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
         S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < len(vals) else 0)
     S.maxlen = min(ntotal - 1, size - 1)
     S.min_tiles = min_tiles
+    if min_tiles:
+        _ensure_most(g)  # (usable: the letters' counts per path)
     S.require_old = 1 if (s.require_old and not empty) else 0
     S.sink = sink
     S.thr_list = threshold
