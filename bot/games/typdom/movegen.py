@@ -30,7 +30,7 @@ A turn is then one of:
   CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
   compiled search core (issue 25, ``docs/performance-movegen.md``): median 6-8 ms, worst
   0.3 s (Point-Typ-Dom) and 0.8 s (Kreuzwort-Spiel: a 15-tile rack with a Jolly); a
-  16-tile rack with both Jollys 0.1-5.7 s (the pure-Python search: about 2.5 minutes);
+  16-tile rack with both Jollys 0.1-4.5 s (the pure-Python search: about 2.5 minutes);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
 
@@ -296,21 +296,20 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         cands.append((ub, raw))
     cands.sort(key=lambda t: t[0], reverse=True)
     later = []
+    rack_counts = Counter(rack)
     for ub, raw in cands:
         if ub < best[0]:
             break
-        m = gridgen.to_move(raw)
-        left = Counter(rack)
-        for _r, _c, ch, b in m.tiles:
+        s1, nt1, placed = raw[0], raw[1], raw[6]
+        left = rack_counts.copy()
+        for _p, ch, b in placed:
             left[jolly_for(ch) if b else ch] -= 1
-        rack2 = sort_rack(left.elements())
         have = _multiset_code(left, fields)
         m_sq = _squares(raw)
         m_set = set(m_sq)
-        n1 = gen_notation(m, rows)
         # (a) the best placement of the first search that m leaves untouched
         sec = None
-        mk = _key(m.score, len(m.tiles), variant)
+        mk = _key(s1, nt1, variant)
         lim = (best[0][0] - mk[0], best[0][1] - mk[1])  # key(m + r2) < best  <=>  key(r2) < lim
         index.set_have(have)
         gi = index.next_fit(0)  # only the groups whose tiles the rack left holds
@@ -335,21 +334,28 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
                     sec = (k2, r2[0], r2[1], n2)
             gi = index.next_fit(gi + 1)
         if sec is not None:
-            plan = (_key(m.score + sec[1], len(m.tiles) + sec[2], variant), prefix + [n1, sec[3]])
-            if _better(plan, best):
-                best = plan
+            key = _key(s1 + sec[1], nt1 + sec[2], variant)
+            if not key < best[0]:  # (m's notation only for a plan that can win)
+                plan = (key, prefix + [gen_notation(gridgen.to_move(raw), rows), sec[3]])
+                if _better(plan, best):
+                    best = plan
         # (b) the placements using m's tiles: searched below, best bound first, once
         # every (a) has been tried (the best plan is then as good as it gets cheaply)
         # (_touch_bound, compiled: the same numbers)
-        tb = bounder.bound([(r - 1, c - 1, 0 if b else VALUES.get(ch, 0)) for r, c, ch, b in m.tiles],
-                           [VALUES.get(ch, 0) for ch in rack2])
-        ub_b = _key(m.score + tb, len(rack), variant)
+        tb = bounder.bound([(r, c, 0 if b else VALUES.get(ch, 0)) for (r, c), (_p, ch, b) in zip(m_sq, placed)],
+                           [VALUES.get(ch, 0) for ch in left.elements()])
+        ub_b = _key(s1 + tb, len(rack), variant)
         if not ub_b < best[0]:
-            later.append((ub_b, n1, m, m_sq, _after(rows, rack, m)[0], rack2))
-    later.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    for ub_b, n1, m, m_sq, rows2, rack2 in later:
+            later.append((ub_b, raw, m_sq))
+    # best bound first (the order does not change the answer: a joining placement is
+    # only passed over when its bound is below the best plan, and every search lists
+    # all the second placements that tie with it)
+    later.sort(key=itemgetter(0), reverse=True)
+    for ub_b, raw, m_sq in later:
         if ub_b < best[0]:
             break
+        m = gridgen.to_move(raw)
+        rows2, rack2 = _after(rows, rack, m)
         touch = [(r + 1, c + 1) for r, c in m_sq]
         # only second placements that can make a plan as good as the best are listed
         if variant == "kreuzwort":
@@ -364,7 +370,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
-        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [n1, n2])
+        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2])
         if _better(plan, best):
             best = plan
     return best
