@@ -7,11 +7,17 @@ them (whatever a game adds: no per-file lists), found at run time through
 The gettext catalogs (``translations/<lang>/LC_MESSAGES/messages.po``) are compiled to ``.mo``
 into the build with Babel (the build step below), so a wheel and ``pip install .`` ship
 compiled translations; ``.mo`` files are never committed. A checkout without them compiles
-the ``.po`` in memory at first use (bot/i18n.py)."""
+the ``.po`` in memory at first use (bot/i18n.py).
+
+The compiled search core of the word-grid move generators, ``bot.games._gridcore``
+(Cython, ``bot/games/_gridcore.pyx``; issue 25), is built here: ``pip install``,
+``pip install -e`` and ``pip wheel`` compile it (Cython comes from ``[build-system]
+requires``; a C compiler and the Python headers from ``scripts/setup``)."""
 
 from pathlib import Path
 
-from setuptools import find_namespace_packages, find_packages, setup
+from Cython.Build import cythonize
+from setuptools import Extension, find_namespace_packages, find_packages, setup
 from setuptools.command.build_py import build_py
 
 DATA = ("templates", "grammar", "migrations", "translations")
@@ -43,6 +49,10 @@ setup(
     packages=find_packages(include=["bot", "bot.*"]) + list(data_packages),
     package_dir={name: path for name, path in data_packages.items() if name.count(".") == 1},
     package_data={name: ["*"] for name in data_packages},
-    exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot"]},
+    exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot", "*.pyx", "*.c"]},
     cmdclass={"build_py": build_py_with_catalogs},
+    ext_modules=cythonize(
+        [Extension("bot.games._gridcore", ["bot/games/_gridcore.pyx"], extra_compile_args=["-O2"])],
+        compiler_directives={"language_level": "3"},
+    ),
 )

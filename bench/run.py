@@ -7,6 +7,8 @@ Rondo: a fixed set of positions (``bench/rondo_positions.json``), made reproduci
 self-play (``RondoRules().new_partie(seed, partie)``, then every round adjudicated with the
 best move as the only submission). For each position the time to list every valid move
 (``list(generate_moves(position, lexicon))``) is measured; the best of ``REPEAT`` runs counts.
+Issue 25: the compiled listing (``list_moves``, raw records) on the same positions and the
+ratio of the totals (the move sets are compared in ``bench/rondonl_bench.py`` and the tests).
 """
 
 from __future__ import annotations
@@ -85,6 +87,24 @@ def rondo_bench(regenerate: bool = False) -> dict:
             best = dt if best is None else min(best, dt)
         times.append(best)
         counts.append(len(moves))
+    # issue 25: the compiled listing (list_moves) on the same positions, and the ratio
+    from bot.games import _gridcore
+    from bot.games.rondo.engine import list_moves
+    from bot.wordgraph import graph_for
+    _gridcore.compiled_graph(graph_for(lexicon).root)
+    fast = []
+    for p in positions:
+        position = Position.from_codes(p["row"], p["vorgabe"], p["round"])
+        best = None
+        for _ in range(REPEAT):
+            t = time.perf_counter()
+            list_moves(position, lexicon)
+            dt = time.perf_counter() - t
+            best = dt if best is None else min(best, dt)
+        fast.append(best)
+    results["rondo_list_moves_median"] = (statistics.median(fast) * 1e3, "ms")
+    results["rondo_list_moves_worst"] = (max(fast) * 1e3, "ms")
+    results["rondo_list_moves_speedup_total"] = (sum(times) / sum(fast), "x (generate_moves / list_moves)")
     total = sum(times)
     worst = max(range(len(times)), key=times.__getitem__)
     results["rondo_positions"] = (len(positions), "positions")

@@ -12,8 +12,16 @@ single placements, second placements, Jolly takes; exhaustive in both variants),
 and worst, split by racks with and without a Jolly; placements per second; the slowest
 position (index and rack).
 
-Run: ``python bench/typdom_bench.py [--games N] [--variant point|kreuzwort]`` (default 6
-games, 88 positions). Prints ``name: value unit`` lines; asserts nothing.
+Issue 25 (compiled search core): ``--compare K`` also times the pure-Python reference
+(``gridgen.reference_search``) on every K-th position (default 4; 0: none) and prints
+the ratio of the medians, checking both give the same turn; ``--big`` times racks of
+12-19 tiles with Jollys on self-played tables (the compiled core only: the reference
+takes minutes there) and a 10 + 8 Point-Typ-Dom round adjudicated with the best turns
+(``game.adjudicate(..., best=True)``).
+
+Run: ``python bench/typdom_bench.py [--games N] [--variant point|kreuzwort] [--compare K]
+[--big]`` (default 6 games, 84 positions). Prints ``name: value unit`` lines; asserts
+nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot import wordgraph  # noqa: E402
-from bot.games import get_game  # noqa: E402
+from bot.games import get_game, gridgen  # noqa: E402
 from bot.games.typdom.movegen import best_turn, gen_notation, placements  # noqa: E402
 from bot.lexicon import load  # noqa: E402
 
@@ -55,6 +63,8 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=6)
     ap.add_argument("--variant", default="point")
+    ap.add_argument("--compare", type=int, default=4)
+    ap.add_argument("--big", action="store_true")
     args = ap.parse_args()
     t = time.perf_counter()
     lex = load("typdom")
@@ -88,6 +98,65 @@ def main() -> None:
         print(f"best_turn_cpu_worst_with_jolly: {max(jolly_t) * 1000:.1f} ms")
     worst = max(range(len(pos)), key=lambda i: best_t[i])
     print(f"best_turn_slowest: position {worst}, rack {pos[worst][1]}")
+    if args.compare:
+        compare(lex, pos, args.variant, args.compare)
+    if args.big:
+        big(lex, pos)
+
+
+def compare(lex, pos, variant: str, every: int) -> None:
+    """The compiled core against the pure-Python reference on every ``every``-th position."""
+    comp, ref, diff = [], [], 0
+    for rows, rack in pos[::every]:
+        t = time.process_time()
+        a = best_turn(rows, rack, lex, variant)
+        comp.append(time.process_time() - t)
+        with gridgen.reference_search():
+            t = time.process_time()
+            b = best_turn(rows, rack, lex, variant)
+            ref.append(time.process_time() - t)
+        diff += (a and a.to_json()) != (b and b.to_json())
+    cm, rm = statistics.median(comp), statistics.median(ref)
+    print(f"compare_positions: {len(comp)} (every {every}th), different turns: {diff}")
+    print(f"compare_compiled_median: {cm * 1000:.1f} ms, worst {max(comp) * 1000:.1f} ms")
+    print(f"compare_reference_median: {rm * 1000:.1f} ms, worst {max(ref) * 1000:.1f} ms")
+    print(f"compare_speedup_median: {rm / cm:.1f}x, worst-to-worst {max(ref) / max(comp):.1f}x, "
+          f"total {sum(ref) / sum(comp):.1f}x")
+
+
+def big(lex, pos) -> None:
+    """Racks of 12-19 tiles with Jollys, both variants, and a 10 + 8 round (compiled only)."""
+    import random
+
+    from bot.games.typdom.tiles import full_set, sort_rack
+
+    rng = random.Random(5)
+    letters = [c for c in full_set() if c.isalpha()]
+    for n, jollys in ((12, "?"), (14, "#"), (16, "?#"), (19, "?#")):
+        for pi in (5, 20):
+            rows = pos[pi][0]
+            rack = sort_rack(list(jollys) + rng.sample(letters, n - len(jollys)))
+            for variant in ("point", "kreuzwort"):
+                t = time.process_time()
+                b = best_turn(rows, rack, lex, variant)
+                print(f"big_rack_{n}_{variant}: {time.process_time() - t:.2f} s (position {pi}, rack {rack}, "
+                      f"{b.notation if b else 'KAUFEN'})")
+    game = get_game("typdom")
+    st = game.new_partie(seed="bench", partie="R1", options={"variant": "point"}, players=["a", "b"])
+    for _ in range(3):
+        subs = {}
+        for p in st["seat_order"]:
+            ms = placements(st["board"], st["racks"][p], lex)
+            best = max(ms, key=lambda m: (m.score, len(m.tiles)), default=None)
+            subs[p] = [gen_notation(best, st["board"])] if best else ["KAUFEN"]
+        st = game.adjudicate(st, subs, lex, seed="bench", partie="R1", best=False).state_after
+    st = dict(st)
+    rr = random.Random(8)
+    st["racks"] = {"a": sort_rack(["?"] + rr.sample(letters, 9)), "b": sort_rack(["#"] + rr.sample(letters, 7))}
+    t = time.process_time()
+    game.adjudicate(st, {"a": ["KAUFEN"], "b": ["KAUFEN"]}, lex, seed="bench", partie="R1", best=True)
+    print(f"round_10_8_point: {time.process_time() - t:.2f} s (racks {st['racks']['a']}, {st['racks']['b']}; "
+          f"adjudicate with best turns)")
 
 if __name__ == "__main__":
     main()

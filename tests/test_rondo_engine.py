@@ -446,3 +446,89 @@ def test_seed_question_27_points(full_lexicon):
     # the seed's own 24-point moves are valid with the real dictionary too
     assert evaluate(p, "mo*NDES", full_lexicon).score == 24
     assert evaluate(p, "ST*AnDE", full_lexicon).score == 24
+
+
+# --- the compiled move listing (issue 25) against the pure-Python reference ------------
+
+import os  # noqa: E402
+import random  # noqa: E402
+
+from bot.games.rondo import engine as rondo_engine  # noqa: E402
+from bot.games.rondo.cards import full_deck  # noqa: E402
+from bot.games.rondonl.cards import full_deck as nl_deck  # noqa: E402
+from bot.games.rondonl.engine import best_word, hand_vorgabe  # noqa: E402
+
+LISTING_CASES = int(os.environ.get("SPIELLEITER_RONDO_CASES", "0"))
+
+
+def _outcome_key(o):
+    return (o.score, o.row.code, o.move.cards, o.field, o.word, o.bonus, o.new_cards, o.new_loescher)
+
+
+def _random_positions(rng, lexicon, n):
+    """``n`` positions of a seeded random self-play (each turn a random move of the
+    reference listing; an empty row again now and then), Rondo's Vorgaben (reusable
+    Loescher) and RONDO's hands (each wis-kaart one card), and rows of random cards."""
+    deck, nl = full_deck() + ["/"] * 4, nl_deck()
+    row = Row.empty()
+    for i in range(n):
+        if i % 5 == 4:  # random cards on a random stretch, gaps and Loescher included
+            a = rng.randrange(1, 8)
+            b = rng.randrange(a, 10)
+            code = "".join(rng.choice("ABDEINORSTUz/.") if a <= f <= b else "." for f in range(1, 10))
+            code = code if code.strip(".") else "....E...."
+            yield Position(Row.from_code(code[:a - 1] + code[a - 1].replace(".", "E") + code[a:]),
+                           Vorgabe.parse("".join(rng.sample(deck, rng.randrange(0, 9)))))
+            continue
+        if i % 2:
+            vorgabe = hand_vorgabe("".join(rng.sample(nl, rng.randrange(0, 11))))
+        else:
+            vorgabe = Vorgabe.parse("".join(rng.sample(deck, rng.randrange(0, 9))))
+        pos = Position(row, vorgabe)
+        yield pos
+        moves = list(generate_moves(pos, lexicon))
+        row = rng.choice(moves).row if moves and rng.random() < 0.9 else Row.empty()
+
+
+from bot.games.rondo.cards import Vorgabe  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def rondo_lex():
+    from bot.lexicon import load
+    return load("rondo")
+
+
+def test_compiled_listing_equals_the_reference(rondo_lex):
+    """``list_moves`` (compiled) gives exactly the moves ``generate_moves`` judges valid,
+    field for field, on seeded random positions of Rondo and RONDO (the German list);
+    more with ``SPIELLEITER_RONDO_CASES=N``."""
+    rng = random.Random(25)
+    n_moves = 0
+    for pos in _random_positions(rng, rondo_lex, LISTING_CASES or 150):
+        ref = sorted(_outcome_key(o) for o in generate_moves(pos, rondo_lex))
+        got = sorted(tuple(r) for r in rondo_engine.list_moves(pos, rondo_lex))
+        assert got == ref, (pos.row.code, pos.vorgabe)
+        n_moves += len(ref)
+    assert n_moves > 1000
+
+
+def test_compiled_listing_on_the_small_list_and_best_moves_agree():
+    """With the small test list too (its own word graph), and ``best_moves`` and RONDO's
+    ``best_word`` (also with the beginners' rule) give the reference's answers."""
+    rng = random.Random(26)
+    for pos in _random_positions(rng, LEX, 60):
+        ref = sorted(_outcome_key(o) for o in generate_moves(pos, LEX))
+        assert sorted(tuple(r) for r in rondo_engine.list_moves(pos, LEX)) == ref
+        got = best_moves(pos, LEX, 3)
+        with rondo_engine.reference_listing():
+            want = best_moves(pos, LEX, 3)
+        assert [(o.notation(pos), o.score, o.notes) for o in got] == [(o.notation(pos), o.score, o.notes)
+                                                                        for o in want]
+    for _ in range(40):
+        row = Row.from_code(rng.choice(["...MOND..", "...TOR...", "..STAND..", ".........", "...T/RE.."]))
+        hand = "".join(rng.sample("MONDESTRAE?//", 7))
+        for beginners in (False, True):
+            got = best_word(row, hand, LEX, beginners=beginners)
+            with rondo_engine.reference_listing():
+                assert got == best_word(row, hand, LEX, beginners=beginners)

@@ -20,13 +20,32 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def wheel_venv(tmp_path_factory):
-    """A new venv with only the wheel of this tree (and its dependencies) installed."""
+def wheel_file(tmp_path_factory):
+    """The wheel of this tree, built by ``pip wheel --no-deps`` as CI does."""
     base = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(base / "dist"), str(REPO)],
                    check=True, capture_output=True, text=True, timeout=600)
     wheels = list((base / "dist").glob("spielleiter-*.whl"))
     assert len(wheels) == 1
+    return wheels[0]
+
+
+def test_wheel_is_a_platform_wheel_with_the_compiled_search_core(wheel_file):
+    """Issue 25: the move generators' search core is compiled into the wheel (no .pyx or
+    generated .c shipped), so the wheel is tagged for this platform, not ``none-any``."""
+    import zipfile
+
+    names = zipfile.ZipFile(wheel_file).namelist()
+    assert [n for n in names if n.startswith("bot/games/_gridcore.") and n.endswith(".so")]
+    assert not [n for n in names if n.endswith((".pyx", "_gridcore.c"))]
+    assert not wheel_file.name.endswith("-none-any.whl")
+
+
+@pytest.fixture(scope="module")
+def wheel_venv(wheel_file, tmp_path_factory):
+    """A new venv with only the wheel of this tree (and its dependencies) installed."""
+    base = wheel_file.parent.parent
+    wheels = [wheel_file]
     venv = base / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     proc = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", str(wheels[0])],
@@ -64,6 +83,10 @@ def test_wheel_in_an_empty_venv_plays_a_round(wheel_venv, tmp_path):
                             "print((locale_dir() / 'nl' / 'LC_MESSAGES' / 'messages.mo').is_file())"],
                            cwd=run_dir, env=_env(tmp_path), capture_output=True, text=True, check=True).stdout
     assert dutch.splitlines() == ["deze partij is afgelopen.", "True"]
+    core = subprocess.run([str(wheel_venv / "bin" / "python"), "-c",
+                           "from bot.games import gridgen; print(gridgen._gridcore.__file__)"],
+                          cwd=run_dir, env=_env(tmp_path), capture_output=True, text=True, check=True).stdout.strip()
+    assert str(wheel_venv) in core and core.endswith(".so")
 
     conf = run_dir / "spielleiter.toml"
     conf.write_text('[database]\nurl = "sqlite:///liga.sqlite"\n\n[maildir]\npath = "mail"\n', encoding="utf-8")

@@ -25,17 +25,28 @@ Across moves are generated on the board, down moves on the transposed board.  Pe
   cross-check and walking over board tiles, scoring incrementally.
 
 A move is generated once: by its leftmost anchor in its pass.
+
+Two implementations of the search, with the same answers: the compiled core
+:mod:`bot.games._gridcore` (Cython, built by ``pip install``; it also prunes by score,
+branch and bound, see its module doc) is what :func:`search` and everything built on it
+run; the pure-Python :func:`search_reference` below is the executable reference the
+tests compare it with (``tests/test_gridcore.py``) and the benches measure it against.
+The compiled core is no optional speed-up: if it fails to import, importing this
+module fails (reinstall with ``pip install -e .``).  :func:`reference_search` switches
+:func:`search` to the reference for a block (tests and benches only).
 """
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Callable, Collection, Iterator, Mapping, Sequence
 
+from bot.games import _gridcore
 from bot.wordgraph import END, WordGraph, graph_for
 
-__all__ = ["GridSpec", "GenMove", "move_key", "search", "all_moves", "generate", "count_moves",
-           "best_move", "graph_root", "to_move"]
+__all__ = ["GridSpec", "GenMove", "move_key", "search", "search_reference", "reference_search",
+           "all_moves", "generate", "count_moves", "best_move", "graph_root", "to_move"]
 
 
 @dataclass(frozen=True)
@@ -354,7 +365,32 @@ _MOST: dict[int, tuple[dict, dict]] = {}
 def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, threshold: list,
            spec: GridSpec, touch: Collection[tuple[int, int]] | None = None, *, min_tiles: int = 0,
            cache: dict | None = None) -> None:
-    """Run both passes, calling ``sink(raw)`` for each move whose score is >= the
+    """The move search: the compiled core (:func:`bot.games._gridcore.search`), or the
+    reference inside :func:`reference_search`.  Arguments, records and errors as
+    :func:`search_reference`; the order of the ``sink`` calls may differ."""
+    _ACTIVE[0](board_rows, rack, root, sink, threshold, spec, touch, min_tiles=min_tiles, cache=cache)
+
+
+_ACTIVE: list[Callable] = [_gridcore.search]
+
+
+@contextlib.contextmanager
+def reference_search():
+    """Within the block, :func:`search` (and so every game's move generation) runs the
+    pure-Python :func:`search_reference` instead of the compiled core.  For tests and
+    benches: it switches the whole process (not thread-safe)."""
+    old = _ACTIVE[0]
+    _ACTIVE[0] = search_reference
+    try:
+        yield
+    finally:
+        _ACTIVE[0] = old
+
+
+def search_reference(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, threshold: list,
+                     spec: GridSpec, touch: Collection[tuple[int, int]] | None = None, *, min_tiles: int = 0,
+                     cache: dict | None = None) -> None:
+    """The pure-Python reference of the search. Run both passes, calling ``sink(raw)`` for each move whose score is >= the
     current ``threshold[0]`` (``sink`` may raise the threshold).
 
     ``raw`` = ``(score, ntiles, transposed, line_index, start, word, placed, xparts)``
@@ -759,4 +795,15 @@ def best_move(board_rows: Sequence[str], rack: str, lexicon, spec: GridSpec) -> 
     search(board_rows, rack, graph_root(lexicon), sink, threshold, spec)
     if not best:
         return None
-    return min((to_move(raw) for raw in best), key=move_key)
+    return to_move(min(best, key=_raw_key))
+
+
+def _raw_key(raw):
+    """:func:`move_key` of a raw record without building the :class:`GenMove` (ties of
+    the best score can be hundreds: a word in many places, blanks in many letters).
+    The tiles compare as ``placed``: the same word at the same place has its new tiles
+    on the same squares, so only letters and blank flags differ, in the same order."""
+    score, nt, transposed, r, start, word, placed, _parts = raw
+    if transposed:
+        return (-score, -nt, start + 1, r + 1, "s", word, placed)
+    return (-score, -nt, r + 1, start + 1, "w", word, placed)

@@ -15,13 +15,22 @@ Readings where the texts are silent (documented in docs/rules/rondo.md):
   TORE -> TOR by a Loescher is a change, MOND -> MOND by stacking is not);
 - an empty Auslage (round 1, or no word was ever placed) takes a 3-letter word on
   fields 4-6; a longer word there is ``extension``, a shorter one ``too-short``.
+
+Move search (issue 25, ``docs/performance-movegen.md``): :func:`list_moves` lists every
+valid move in the compiled core (:func:`bot.games._gridcore.rondo_moves`, over the
+lexicon's word graph); :func:`best_moves` / :func:`ranked_moves` rank its records and
+judge each move they hand out by :func:`evaluate`. :func:`generate_moves` (candidates
+pruned by word prefixes, each judged by :func:`evaluate`) stays as the executable
+reference (:func:`reference_listing`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 from collections import Counter
 from dataclasses import dataclass, field as dc_field
-from typing import Iterator, Protocol
+from typing import Iterator, NamedTuple, Protocol
 
 from bot.games.base import NotationError
 from bot.games.rondo.cards import (FIELDS, LETTER_VALUES, LOESCHER_VALUE, JOKER_VALUE, MIDDLE, Card, Row,
@@ -351,18 +360,108 @@ def _candidates(position: Position, lexicon: WordList) -> Iterator[Move]:
 def generate_moves(position: Position, lexicon: WordList) -> Iterator[Outcome]:
     """Every valid move of ``position``, judged by :func:`evaluate` (so the generator can
     never disagree with validation). Moves that lead to the same Auslage but place
-    different cards (stacking a letter on itself earns bonus) are distinct moves."""
+    different cards (stacking a letter on itself earns bonus) are distinct moves.
+
+    The pure-Python listing: the executable reference of the compiled
+    :func:`list_moves` (``tests/test_rondo_engine.py`` compares both)."""
     for move in _candidates(position, lexicon):
         out = evaluate(position, move, lexicon)
         if out.valid:
             yield out
 
 
+class RawMove(NamedTuple):
+    """A valid move as the compiled listing gives it (the fields of its :class:`Outcome`):
+    ``score``, ``row`` (the Auslage's code after it), ``cards`` (the notation without the
+    field), ``field``, ``word``, ``bonus``, ``new_cards``, ``new_loescher``."""
+
+    score: int
+    row: str
+    cards: str
+    field: int
+    word: str
+    bonus: int
+    new_cards: str
+    new_loescher: int
+
+    def move(self) -> Move:
+        return Move(_tokens(self.cards), self.field)
+
+
+#: The most new Loescher a reusable Loescher allows in one move (more than the fields).
+_MANY = 99
+
+
+def list_moves(position: Position, lexicon: WordList) -> list[RawMove]:
+    """Every valid move of ``position`` (the moves :func:`generate_moves` yields, in no
+    particular order) as :class:`RawMove` records, listed by the compiled core
+    (:func:`bot.games._gridcore.rondo_moves`) over the lexicon's word graph. Issue 25."""
+    from bot.games import _gridcore
+    from bot.wordgraph import graph_for
+    vorgabe = position.vorgabe
+    er = vorgabe.loeschers
+    raws = _gridcore.rondo_moves(graph_for(lexicon).root, position.row.code, vorgabe.letters, vorgabe.jokers,
+                                 _MANY if er == float("inf") else int(er), _windows(position.row), LETTER_VALUES,
+                                 JOKER_VALUE, LOESCHER_VALUE, BONUS_PER_CARD, MIN_WORD)
+    return [RawMove(*r) for r in raws]
+
+
 def _rank(o: Outcome) -> tuple:
     return (-o.score, o.row.code, o.move.cards)  # type: ignore[union-attr]
 
 
+def ranked_moves(position: Position, lexicon: WordList) -> Iterator[Outcome]:
+    """Every valid move, best first (most points, then the row code, then the cards), each
+    judged by :func:`evaluate` as it is taken: listed by the compiled :func:`list_moves`
+    (with a lexicon that has a word graph), else (or inside :func:`reference_listing`)
+    by the pure-Python :func:`generate_moves`."""
+    if _REFERENCE[0] or not hasattr(lexicon, "words"):
+        yield from sorted(generate_moves(position, lexicon), key=_rank)
+        return
+    raws = list_moves(position, lexicon)
+    raws.sort(key=lambda r: (-r.score, r.row, r.cards))
+    for r in raws:
+        out = evaluate(position, r.move(), lexicon)
+        if not out.valid or out.score != r.score or out.row.code != r.row:  # type: ignore[union-attr]
+            raise RuntimeError(f"Zuggenerator und Regeln widersprechen sich: {r}")
+        yield out
+
+
+def _tokens(cards: str) -> tuple[Token, ...]:
+    """The tokens of a move's card string as the listing writes it (``ST*And/``)."""
+    out: list[Token] = []
+    i = 0
+    while i < len(cards):
+        ch = cards[i]
+        if ch == "*":
+            out.append(Token("joker", cards[i + 1]))
+            i += 2
+            continue
+        if ch == "/":
+            out.append(Token("loescher"))
+        elif ch.islower():
+            out.append(Token("old", ch.upper()))
+        else:
+            out.append(Token("new", ch))
+        i += 1
+    return tuple(out)
+
+
+_REFERENCE = [False]
+
+
+@contextlib.contextmanager
+def reference_listing():
+    """Within the block, :func:`best_moves` and :func:`ranked_moves` list moves with the
+    pure-Python :func:`generate_moves` (tests and benches; switches the whole process)."""
+    old = _REFERENCE[0]
+    _REFERENCE[0] = True
+    try:
+        yield
+    finally:
+        _REFERENCE[0] = old
+
+
 def best_moves(position: Position, lexicon: WordList, limit: int | None = 1) -> list[Outcome]:
     """The highest-scoring valid moves, best first (ties in a stable order of the row code)."""
-    outs = sorted(generate_moves(position, lexicon), key=_rank)
-    return outs if limit is None else outs[:limit]
+    return list(itertools.islice(ranked_moves(position, lexicon), limit))

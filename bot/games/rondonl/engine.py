@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from bot.games.base import NotationError
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe
-from bot.games.rondo.engine import Outcome, Position, WordList, best_moves, evaluate
+from bot.games.rondo.engine import Outcome, Position, WordList, best_moves, evaluate, ranked_moves
 from bot.games.rondonl.cards import (EXCHANGE_PENALTY, HAND_SIZE, OPENING_LETTERS, card_value, missing, sort_hand,
                                      take)
 from bot.games.rondonl.notation import Exchange, FaceDown, Pass, Word, parse_line
@@ -325,7 +325,7 @@ def best_word(row: Row, hand: str, lexicon: WordList, *, beginners: bool = False
     o, fd = (best[0], None) if best else (None, None)
     if beginners:
         wis = hand.count(LOESCHER)
-        for cand in best_moves(Position(row, hand_vorgabe(hand + LOESCHER)), lexicon, None):
+        for cand in ranked_moves(Position(row, hand_vorgabe(hand + LOESCHER)), lexicon):  # judged as taken
             if o is not None and (cand.score or 0) <= (o.score or 0):
                 break  # sorted best first: nothing better with a face-down card
             if cand.new_loescher <= wis:

@@ -27,10 +27,10 @@ A turn is then one of:
   cuts the search where no word can still lay enough tiles: by the longest continuation
   in the word graph and, per letter, the most times a continuation holds it). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
-  CPU time per rack in ``bench/typdom_bench.py`` (88 self-played positions): median
-  about 0.06 s in both variants; worst 6.5 s (Point-Typ-Dom) and 23 s (Kreuzwort-Spiel:
-  a 15-tile rack with a Jolly, where every plan laying all 15 tiles has to be compared);
-  a made-up 16-tile rack with both Jollys takes about 2.5 minutes in the Kreuzwort-Spiel;
+  CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
+  compiled search core (issue 25, ``docs/performance-movegen.md``): median 6-8 ms, worst
+  0.3 s (Point-Typ-Dom) and 0.8 s (Kreuzwort-Spiel: a 15-tile rack with a Jolly); a
+  16-tile rack with both Jollys 0.1-4.5 s (the pure-Python search: about 2.5 minutes);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
 
@@ -43,11 +43,14 @@ rules' own.
 
 from __future__ import annotations
 
+import contextlib
+import gc
 from collections import Counter
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Any, Sequence
 
-from bot.games import gridgen
+from bot.games import _gridcore, gridgen
 from bot.games.gridgen import GenMove, GridSpec
 from bot.games.typdom.engine import Outcome, evaluate
 from bot.games.typdom.notation import Placement, Token, format_placement
@@ -137,8 +140,9 @@ def _best_of(raws: list, rows: Sequence[str], variant: str):
     """(key, GenMove, notation) of the best raw record (ties: smallest notation)."""
     if not raws:
         return None
-    top = max(_key(r[0], r[1], variant) for r in raws)
-    tied = [gridgen.to_move(r) for r in raws if _key(r[0], r[1], variant) == top]
+    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
+    top = max(map(keyget, raws))
+    tied = [gridgen.to_move(r) for r in raws if keyget(r) == top]
     best = min(tied, key=lambda m: gen_notation(m, rows))
     return top, best, gen_notation(best, rows)
 
@@ -184,18 +188,33 @@ def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: st
     for v in vals:
         top.append(top[-1] + v)
     k = len(vals)
-    letters, values = gridgen._parse(rows2, SPEC)
     best = 0
     for tr in (False, True):
-        L = [list(c) for c in zip(*letters)] if tr else letters
-        V = [list(c) for c in zip(*values)] if tr else values
-        need = gridgen._touch_lines(L, SIZE, [(c, r) if tr else (r, c) for r, c in squares])
+        L = ["".join(c) for c in zip(*rows2)] if tr else list(rows2)
+        need = set()
+        for r, c in squares:
+            ln, pos = (c, r) if tr else (r, c)
+            need.add(ln)
+            i = ln - 1
+            while i >= 0 and L[i][pos] not in _EMPTY:
+                i -= 1
+            if i >= 0:
+                need.add(i)
+            i = ln + 1
+            while i < SIZE and L[i][pos] not in _EMPTY:
+                i += 1
+            if i < SIZE:
+                need.add(i)
         for ln in need:
-            line, vl = L[ln], V[ln]
+            line = L[ln]
             pre = [0]
-            for v in vl:
-                pre.append(pre[-1] + v)
-            empties = [i for i, x in enumerate(line) if x is None]
+            empties = []
+            for i, ch in enumerate(line):
+                if ch in _EMPTY:
+                    empties.append(i)
+                    pre.append(pre[-1])
+                else:
+                    pre.append(pre[-1] + (VALUES.get(ch, 0) if ch.isupper() else 0))
             if len(empties) <= k:
                 best = max(best, pre[SIZE] + top[len(empties)])
                 continue
@@ -204,6 +223,19 @@ def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: st
                 hi = empties[i + k] if i + k < len(empties) else SIZE
                 best = max(best, pre[hi] - pre[lo] + top[k])
     return best
+
+
+_EMPTY = frozenset(". ")
+
+
+def _multiset_code(tiles: dict[str, int], fields: dict[str, int]) -> int:
+    """The tile counts ``tiles`` as one integer, 6 bits a tile kind (``fields``: kind ->
+    field index; counts up to 31): :class:`bot.games._gridcore.MultisetIndex` finds the
+    ones a rack holds, with a guard bit 32 per field (a count below zero clears it)."""
+    out = 0
+    for ch, n in tiles.items():
+        out |= n << (6 * fields[ch])
+    return out
 
 
 def _fits(use, have: dict[str, int]) -> bool:
@@ -231,20 +263,29 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     plan = (single[0], prefix + [single[2]])
     if best is None or _better(plan, best):
         best = plan
-    joining = [r for r in raws if r[1] < len(rack) and _raw_runs(r) >= 2]
+    n_rack = len(rack)
+    joining = _gridcore.joining(raws, n_rack)  # (the compiled scan of _raw_runs >= 2)
     if not joining:
         return best
-    ranked = sorted(raws, key=lambda r: _key(r[0], r[1], variant), reverse=True)
-    # the placements of the first search grouped by the rack tiles they use, the groups
-    # in the order of their best placement: a group's tiles are checked once per m
-    groups: dict[tuple, list[int]] = {}
-    for i, r in enumerate(ranked):
-        groups.setdefault(tuple(sorted(_usage(r).items())), []).append(i)
-    group_list = list(groups.items())
+    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)
+    ranked = sorted(raws, key=keyget, reverse=True)
+    # the placements of the first search grouped by the rack tiles they use (as one
+    # integer, _multiset_code), the groups in the order of their best placement: a
+    # group's tiles are checked once per m
+    fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
+    inc = {ch: 1 << (6 * fields[ch]) if ch in fields else 0 for ch in VALUES}
+    inc_blank = {ch: 1 << (6 * fields[jolly_for(ch)]) if jolly_for(ch) in fields else 0 for ch in VALUES}
+    groups: dict[int, list[int]] = {}
+    for i, code in enumerate(_gridcore.usage_codes(ranked, inc, inc_blank)):
+        groups.setdefault(code, []).append(i)
+    group_members = list(groups.values())
+    index = _gridcore.MultisetIndex(list(groups), len(fields))
+    keys = list(map(keyget, ranked))
     zones: dict[int, frozenset] = {}
-    top_score = max(r[0] for r in raws)
+    top_score = max(map(itemgetter(0), raws))
     rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
     line_best = _line_bound(rows)
+    bounder = _gridcore.TouchBound(rows, VALUES)
     cache: dict = {}
     cands = []
     for raw in joining:
@@ -255,65 +296,81 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         cands.append((ub, raw))
     cands.sort(key=lambda t: t[0], reverse=True)
     later = []
+    rack_counts = Counter(rack)
     for ub, raw in cands:
         if ub < best[0]:
             break
-        m = gridgen.to_move(raw)
-        rows2, rack2 = _after(rows, rack, m)
-        have = Counter(rack2)
+        s1, nt1, placed = raw[0], raw[1], raw[6]
+        left = rack_counts.copy()
+        for _p, ch, b in placed:
+            left[jolly_for(ch) if b else ch] -= 1
+        have = _multiset_code(left, fields)
         m_sq = _squares(raw)
         m_set = set(m_sq)
-        n1 = gen_notation(m, rows)
         # (a) the best placement of the first search that m leaves untouched
         sec = None
-        for use, members in group_list:
-            k_top = _key(ranked[members[0]][0], ranked[members[0]][1], variant)
-            if sec is not None and k_top < sec[0]:
-                break  # groups in the order of their best placement
-            top = ranked[members[0]]
-            if _key(m.score + top[0], len(m.tiles) + top[1], variant) < best[0]:
-                break  # no later one makes a plan as good as the best
-            if not _fits(use, have):
-                continue
+        mk = _key(s1, nt1, variant)
+        lim = (best[0][0] - mk[0], best[0][1] - mk[1])  # key(m + r2) < best  <=>  key(r2) < lim
+        index.set_have(have)
+        gi = index.next_fit(0)  # only the groups whose tiles the rack left holds
+        while gi >= 0:
+            members = group_members[gi]
+            k_top = keys[members[0]]
+            if k_top < lim or (sec is not None and k_top < sec[0]):
+                break  # groups in the order of their best placement: no later one is better
             for i in members:
-                r2 = ranked[i]
-                k2 = _key(r2[0], r2[1], variant)
-                if sec is not None and k2 < sec[0]:
-                    break
-                if _key(m.score + r2[0], len(m.tiles) + r2[1], variant) < best[0]:
+                k2 = keys[i]
+                if k2 < lim or (sec is not None and k2 < sec[0]):
                     break
                 z = zones.get(i)
                 if z is None:
+                    r2 = ranked[i]
                     z = zones[i] = _zone(r2)
                 if not m_set.isdisjoint(z):
                     continue
+                r2 = ranked[i]
                 n2 = gen_notation(gridgen.to_move(r2), rows)
                 if sec is None or k2 > sec[0] or n2 < sec[3]:
                     sec = (k2, r2[0], r2[1], n2)
+            gi = index.next_fit(gi + 1)
         if sec is not None:
-            plan = (_key(m.score + sec[1], len(m.tiles) + sec[2], variant), prefix + [n1, sec[3]])
-            if _better(plan, best):
-                best = plan
+            key = _key(s1 + sec[1], nt1 + sec[2], variant)
+            if not key < best[0]:  # (m's notation only for a plan that can win)
+                plan = (key, prefix + [gen_notation(gridgen.to_move(raw), rows), sec[3]])
+                if _better(plan, best):
+                    best = plan
         # (b) the placements using m's tiles: searched below, best bound first, once
         # every (a) has been tried (the best plan is then as good as it gets cheaply)
-        ub_b = _key(m.score + _touch_bound(rows2, m_sq, rack2), len(rack), variant)
+        # (_touch_bound, compiled: the same numbers)
+        tb = bounder.bound([(r, c, 0 if b else VALUES.get(ch, 0)) for (r, c), (_p, ch, b) in zip(m_sq, placed)],
+                           [VALUES.get(ch, 0) for ch in left.elements()])
+        ub_b = _key(s1 + tb, len(rack), variant)
         if not ub_b < best[0]:
-            later.append((ub_b, n1, m, m_sq, rows2, rack2))
-    later.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    for ub_b, n1, m, m_sq, rows2, rack2 in later:
+            later.append((ub_b, raw, m_sq))
+    # best bound first (the order does not change the answer: a joining placement is
+    # only passed over when its bound is below the best plan, and every search lists
+    # all the second placements that tie with it)
+    later.sort(key=itemgetter(0), reverse=True)
+    for ub_b, raw, m_sq in later:
         if ub_b < best[0]:
             break
+        m = gridgen.to_move(raw)
+        rows2, rack2 = _after(rows, rack, m)
         touch = [(r + 1, c + 1) for r, c in m_sq]
         # only second placements that can make a plan as good as the best are listed
         if variant == "kreuzwort":
             need = {"min_tiles": max(0, best[0][0] - len(m.tiles))}
+            if best[0][0] >= len(rack):
+                # the best plan lays every tile: a second placement must lay all the
+                # tiles left and reach its score
+                need["threshold"] = best[0][1] - m.score
         else:
             need = {"threshold": best[0][0] - m.score}
         sec_b = _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
-        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [n1, n2])
+        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2])
         if _better(plan, best):
             best = plan
     return best
@@ -340,6 +397,26 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
     rows = list(rows)
     if not rack:
         return None
+    with _gc_paused():
+        return _best_turn(rows, rack, lexicon, variant)
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """The cyclic garbage collector off for a block: a large rack lists hundreds of
+    thousands of placements (tuples), and every collection walked them and the word
+    graph's dicts again (a sixth of the time). Cycles made meanwhile are collected
+    after the block; if the collector was off already, it stays off."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
     best = _best_plan(rows, rack, lexicon, variant, [])
     table = Table.from_rows(rows)
     for r, c, letter in table.jollys():

@@ -26,6 +26,12 @@ names the letter). Then two phases over the word graph of the lexicon
    crossing. If phase 2 ends without a crossword, no tree crossword exists for the set
    (status ``"none"``).
 
+The words are spelled by the compiled core (:func:`bot.games._gridcore.spellings`, over
+the flat-array word graph; issue 25, ``docs/performance-movegen.md``). The pure-Python
+:func:`_spellings_reference` stays as the executable reference:
+:func:`reference_spellings` switches to it, and ``tests/test_gridcore.py`` compares both,
+and the whole search with each, on seeded random sets.
+
 Both phases count steps (one step = one crossword extended) against a budget, never
 wall-clock time, so the answer is the same on every machine and every re-run of an
 Auswertung. A set whose search ends at the budget is ``"open"``: none found, none
@@ -35,22 +41,29 @@ searched; a player may well find one (and it is judged by the full rules).
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot.games import _gridcore
 
 from bot.games.typdom.presto import Crossword, judge
 from bot.games.typdom.table import SIZE
 from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, VOWELS
 from bot.wordgraph import END, graph_for
 
-__all__ = ["Proof", "find_crossword", "STEPS"]
+__all__ = ["Proof", "find_crossword", "STEPS", "reference_spellings"]
 
 #: Letters from rarest to most frequent in German text (the order a search lays them in).
 RARITY = {ch: i for i, ch in enumerate("QXYJVCPZWKBFGMOHULDAITSRNE")}
 #: Step budget of a search (phase 1 and 2 together), and of one spine in phase 1.
 STEPS = 4000
 SPINE_STEPS = 60
+
+
+#: The weight of each letter in :func:`_hardness` (upper-case letters; the rest weigh 0).
+_HARD = {ch: (12 - r) ** 2 for ch, r in RARITY.items() if r < 12}
 
 
 def _hardness(word: str) -> int:
@@ -84,11 +97,44 @@ class _Budget(Exception):
 
 
 def _spellings(root: dict, counts: Counter, red: int, black: int, cross: frozenset[str] | None,
-               must: str | None) -> list[tuple[str, int | None, int, int]]:
+               must: str | None, first_only: bool = False) -> list[tuple[str, int | None, int, int]]:
     """Every word the tiles spell: ``(word, k, red left, black left)``; a Jolly's letter is
     lower case. With ``cross`` (letters that may be crossed) exactly one letter, at
     position ``k``, is a crossed tile from that set (not from the tiles). ``must``: the
-    word must use that letter from the tiles."""
+    word must use that letter from the tiles. The compiled core
+    (:func:`bot.games._gridcore.spellings`), or inside :func:`reference_spellings` the
+    pure-Python :func:`_spellings_reference`; the order of the list differs, which the
+    callers' sorts do not see (their keys tell every two different entries apart).
+    ``first_only``: the compiled core stops at the first word (the list is empty
+    exactly when the full one is; the reference ignores it)."""
+    if _ACTIVE[0] is _spellings_reference:
+        return _spellings_reference(root, counts, red, black, cross, must)
+    return _gridcore.spellings(root, counts, red, black, cross, must, VOWELS, first_only)
+
+
+def _spellings_compiled(root: dict, counts: Counter, red: int, black: int, cross: frozenset[str] | None,
+                        must: str | None) -> list[tuple[str, int | None, int, int]]:
+    return _gridcore.spellings(root, counts, red, black, cross, must, VOWELS)
+
+
+_ACTIVE = [_spellings_compiled]
+
+
+@contextlib.contextmanager
+def reference_spellings():
+    """Within the block, the search spells words with the pure-Python reference
+    :func:`_spellings_reference` (tests and benches; switches the whole process)."""
+    old = _ACTIVE[0]
+    _ACTIVE[0] = _spellings_reference
+    try:
+        yield
+    finally:
+        _ACTIVE[0] = old
+
+
+def _spellings_reference(root: dict, counts: Counter, red: int, black: int, cross: frozenset[str] | None,
+                         must: str | None) -> list[tuple[str, int | None, int, int]]:
+    """The pure-Python reference of :func:`_spellings` (the executable specification)."""
     out: list[tuple[str, int | None, int, int]] = []
     word: list[str] = []
     cnt = dict(counts)
@@ -138,7 +184,10 @@ class _Search:
         """Phase 1 (``heuristic``: each spine gets at most :data:`SPINE_STEPS` steps,
         hard letters first) or phase 2 (every spine, every word, to the end)."""
         spines = _spellings(self.root, counts, red, black, None, None)
-        spines.sort(key=lambda s: (-_hardness(s[0]), -len(s[0]), s[0]))
+        if _ACTIVE[0] is _spellings_reference:
+            spines.sort(key=lambda s: (-_hardness(s[0]), -len(s[0]), s[0]))
+        else:  # the same order, the keys computed in C
+            spines = _gridcore.sort_spines(spines, _HARD)
         for word, _, r, b in dict.fromkeys(spines):
             grid = {(0, i): ch for i, ch in enumerate(word)}
             left = counts - Counter(ch for ch in word if ch.isupper())
@@ -234,7 +283,7 @@ def find_crossword(rack: str, lexicon: Any, *, budget: int = STEPS) -> Proof:
     red, black = rack.count(RED_JOLLY), rack.count(BLACK_JOLLY)
     root = graph_for(lexicon).root
     for letter in sorted(counts, key=lambda ch: (RARITY.get(ch, 99), ch)):
-        if not _spellings(root, counts, red, black, None, letter):
+        if not _spellings(root, counts, red, black, None, letter, first_only=True):
             # every tile lies in a word spelled from the set's own tiles: a proof for
             # every crossword, not only tree-shaped ones
             return Proof("none", lonely=letter)

@@ -1,0 +1,314 @@
+"""The compiled search core (``bot.games._gridcore``, issue 25) against the pure-Python
+reference (:func:`bot.games.gridgen.search_reference`), per game, on seeded random
+positions: the same set of moves with the same scores, words, cross words and tiles
+(listing), the same best move (Monoscrabble's top, with the score pruning of the core),
+and for Typ-Dom the same answers to the second-placement queries (``touch``,
+``min_tiles``, a fixed ``threshold``).
+
+Positions: boards made by a seeded random self-play (each turn a random move of the
+compiled generator, so the boards hold blanks/Jollys and joined words), racks of 0 to 19
+tiles drawn from the game's bag with its blanks or Jollys.  The suite runs a few hundred;
+``SPIELLEITER_GRIDCORE_CASES=N`` runs N positions per game (thousands: about a minute per
+thousand Monoscrabble positions, longer for Typ-Dom's large racks)."""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from bot.games import _gridcore, gridgen
+from bot.games.monoscrabble import movegen as ms
+from bot.games.monoscrabble.tiles import LETTERS as MS_LETTERS
+from bot.games.typdom import movegen as td
+from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, full_set
+from bot.lexicon import load
+
+CASES = int(os.environ.get("SPIELLEITER_GRIDCORE_CASES", "0"))
+
+MS_BAG = {  # the 102 German Monoscrabble tiles (bench/monoscrabble_bench.py)
+    "E": 15, "N": 9, "S": 7, "I": 6, "R": 6, "T": 6, "U": 6, "A": 5, "D": 4, "H": 4, "G": 3, "L": 3,
+    "O": 3, "M": 4, "B": 2, "W": 1, "Z": 1, "C": 2, "F": 2, "K": 2, "P": 1, "Ä": 1, "J": 1, "Ü": 1,
+    "V": 1, "Ö": 1, "X": 1, "Q": 1, "Y": 1, "?": 2,
+}
+
+
+def test_the_compiled_core_is_what_search_runs():
+    """No silent fallback: gridgen imports the compiled module, and search runs it."""
+    assert _gridcore.__file__.endswith((".so", ".pyd"))
+    assert gridgen._ACTIVE[0] is _gridcore.search
+    with gridgen.reference_search():
+        assert gridgen._ACTIVE[0] is gridgen.search_reference
+    assert gridgen._ACTIVE[0] is _gridcore.search
+
+
+@pytest.fixture(scope="module")
+def ms_lex():
+    return load("monoscrabble")
+
+
+@pytest.fixture(scope="module")
+def td_lex():
+    return load("typdom")
+
+
+def _board_after(rows, moves):
+    grid = [list(r) for r in rows]
+    for m in moves:
+        for r, c, ch, b in m.tiles:
+            grid[r - 1][c - 1] = ch.lower() if b else ch
+    return ["".join(r) for r in grid]
+
+
+def _random_board(rng, lexicon, spec, bag, turns, rack_len):
+    """A board after ``turns`` random moves (racks of ``rack_len`` from ``bag``)."""
+    n = spec.size
+    rows = ["." * n] * n
+    for _ in range(turns):
+        rack = "".join(rng.sample(bag, rack_len))
+        moves = gridgen.all_moves(rows, rack, lexicon, spec)
+        if not moves:
+            continue
+        rows = _board_after(rows, [rng.choice(moves)])
+    return rows
+
+
+def _listing(rows, rack, root, spec, touch=None, threshold=-1, min_tiles=0):
+    """(compiled, reference) raw records of one query."""
+    out: list = []
+    gridgen.search(rows, rack, root, out.append, [threshold], spec, touch, min_tiles=min_tiles)
+    ref: list = []
+    gridgen.search_reference(rows, rack, root, ref.append, [threshold], spec, touch, min_tiles=min_tiles)
+    return out, ref
+
+
+def _same(out, ref):
+    a = sorted(r[:7] for r in out)
+    b = sorted(r[:7] for r in ref)
+    assert len(a) == len(set(a)), "a move reported twice"
+    assert a == b
+    # the cross words and groups of table tiles too (to_move reads the pass's cross parts)
+    assert {gridgen.to_move(r) for r in out} == {gridgen.to_move(r) for r in ref}
+
+
+def _positions(seed, n, lexicon, spec, bag, max_rack, rack_len, blanks):
+    """``n`` random (index, board, rack); about four racks in ten get one of ``blanks``
+    in place of a letter, one in ten two."""
+    rng = random.Random(seed)
+    for i in range(n):
+        rows = _random_board(rng, lexicon, spec, bag, rng.randrange(0, 9), rack_len)
+        k = rng.randrange(0, max_rack + 1)
+        rack = rng.sample(bag, min(k, len(bag)))
+        x = rng.random()
+        for j in range(2 if x < 0.1 else 1 if x < 0.4 else 0):
+            if j < len(rack):
+                rack[j] = rng.choice(blanks)
+        yield i, rows, "".join(rack)
+
+
+def test_monoscrabble_listing_and_top_equal_the_reference(ms_lex):
+    """Every move (set, scores, words) and the top move, compiled vs reference, on random
+    boards with racks of 0-8 tiles (and up to 19 in the long run) with Blankos."""
+    root = gridgen.graph_root(ms_lex)
+    bag = [ch for ch, k in MS_BAG.items() for _ in range(k)]
+    n = CASES or 150
+    blanks = 0
+    for i, rows, rack in _positions(25, n, ms_lex, ms.SPEC, bag, 19 if CASES else 8, 8, "?"):
+        if CASES == 0 and rack.count("?") == 2 and len(rack) > 7:
+            rack = rack.replace("?", "E", 1)  # the suite: one two-blank 8-rack is slow in the reference
+        out, ref = _listing(rows, rack, root, ms.SPEC)
+        _same(out, ref)
+        best = gridgen.best_move(rows, rack, ms_lex, ms.SPEC)
+        with gridgen.reference_search():
+            best_ref = gridgen.best_move(rows, rack, ms_lex, ms.SPEC)
+        assert best == best_ref, (i, rows, rack)
+        if ref:
+            assert best.score == max(r[0] for r in ref)
+        blanks += "?" in rack
+    assert blanks >= n // 10
+
+
+def test_monoscrabble_two_blanks_and_letters_outside_the_alphabet(ms_lex):
+    root = gridgen.graph_root(ms_lex)
+    rng = random.Random(7)
+    bag = [ch for ch, k in MS_BAG.items() for _ in range(k)]
+    rows = _random_board(rng, ms_lex, ms.SPEC, bag, 6, 8)
+    for rack in ("AEOQRU??", "??", "?", "ß1E", "EEEEEEEE", "XYQÄÖÜ?"):
+        out, ref = _listing(rows, rack, root, ms.SPEC)
+        _same(out, ref)
+        for thr in (10, 40, 80):
+            out, ref = _listing(rows, rack, root, ms.SPEC, threshold=thr)
+            _same(out, ref)
+
+
+def test_typdom_listing_and_second_placement_queries_equal_the_reference(td_lex):
+    """Typ-Dom's four kinds of query (all placements; touching given tiles; laying at
+    least n tiles; worth at least a threshold) on random tables with racks of 0-9 tiles
+    (up to 19 in the long run) with red and black Jollys."""
+    root = gridgen.graph_root(td_lex)
+    bag = full_set()
+    rng = random.Random(2025)
+    n = CASES or 60
+    jollys = 0
+    for i, rows, rack in _positions(2025, n, td_lex, td.SPEC, bag, 19 if CASES else 9, 8, RED_JOLLY + BLACK_JOLLY):
+        out, ref = _listing(rows, rack, root, td.SPEC)
+        _same(out, ref)
+        jollys += RED_JOLLY in rack or BLACK_JOLLY in rack
+        tiles = [(r + 1, c + 1) for r in range(td.SIZE) for c in range(td.SIZE) if rows[r][c] != "."]
+        if not tiles or not rack:
+            continue
+        touch = rng.sample(tiles, min(len(tiles), rng.randrange(1, 4)))
+        for kw in ({"touch": touch}, {"touch": touch, "min_tiles": rng.randrange(1, len(rack) + 1)},
+                   {"min_tiles": rng.randrange(1, len(rack) + 1)},
+                   {"touch": touch, "threshold": rng.randrange(0, 40)}, {"threshold": rng.randrange(0, 60)},
+                   {"touch": touch, "min_tiles": rng.randrange(1, len(rack) + 1), "threshold": rng.randrange(0, 40)}):
+            out, ref = _listing(rows, rack, root, td.SPEC, **kw)
+            _same(out, ref)
+    assert jollys >= n // 10
+
+
+def test_typdom_best_turn_equals_the_reference(td_lex):
+    """The whole best turn (single, joining plus second placement, Jolly takes) in both
+    variants, compiled vs reference, on random tables and racks of up to 8 tiles."""
+    rng = random.Random(11)
+    bag = full_set()
+    for i in range(CASES // 10 or 12):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(1, 9))))
+        for variant in ("point", "kreuzwort"):
+            got = td.best_turn(rows, rack, td_lex, variant)
+            with gridgen.reference_search():
+                ref = td.best_turn(rows, rack, td_lex, variant)
+            assert (got and got.to_json()) == (ref and ref.to_json()), (rows, rack, variant)
+
+
+def test_compiled_graph_is_memoised_and_matches_the_dict_graph(ms_lex):
+    root = gridgen.graph_root(ms_lex)
+    g = _gridcore.compiled_graph(root)
+    assert _gridcore.compiled_graph(root) is g
+    assert set(g.letters) == set(MS_LETTERS)
+    assert g.n == gridgen.graph_for(ms_lex).node_count()
+
+
+def test_a_board_larger_than_the_core_allows_is_an_error():
+    spec = gridgen.GridSpec(size=40, centre=(20, 20), values={"A": 1})
+    root = {"A": {"A": {"$": 1}}}
+    with pytest.raises(ValueError):
+        gridgen.search(["." * 40] * 40, "AA", root, lambda raw: None, [-1], spec)
+
+
+def test_typdom_touch_bound_compiled_equals_python(td_lex):
+    """The compiled bound of the second placements (``TouchBound``) gives
+    ``movegen._touch_bound``'s numbers after random joining and plain placements."""
+    rng = random.Random(3)
+    bag = full_set()
+    seen = 0
+    for _ in range(15):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(2, 12))))
+        moves = td.placements(rows, rack, td_lex)
+        bounder = _gridcore.TouchBound(rows, td.VALUES)
+        for m in rng.sample(moves, min(20, len(moves))):
+            rows2, rack2 = td._after(rows, rack, m)
+            squares = [(r - 1, c - 1) for r, c, _ch, _b in m.tiles]
+            got = bounder.bound([(r - 1, c - 1, 0 if b else td.VALUES.get(ch, 0)) for r, c, ch, b in m.tiles],
+                                [td.VALUES.get(ch, 0) for ch in rack2])
+            assert got == td._touch_bound(rows2, squares, rack2)
+            seen += 1
+    assert seen > 100
+
+
+def test_multiset_index_finds_the_groups_a_rack_holds():
+    rng = random.Random(4)
+    kinds = "ABCDEFGHIJKLMNOPQRSTUVWXY#?"
+    fields = {ch: i for i, ch in enumerate(kinds)}
+    uses = ["".join(rng.choices(kinds, k=rng.randrange(0, 8))) for _ in range(300)]
+    from collections import Counter
+    index = _gridcore.MultisetIndex([td._multiset_code(Counter(u), fields) for u in uses], len(fields))
+    for _ in range(50):
+        rack = Counter(rng.choices(kinds, k=rng.randrange(0, 19)))
+        index.set_have(td._multiset_code(rack, fields))
+        got, i = [], index.next_fit(0)
+        while i >= 0:
+            got.append(i)
+            i = index.next_fit(i + 1)
+        assert got == [j for j, u in enumerate(uses) if not Counter(u) - rack]
+
+
+# --- Presto's crossword search (bot.games.typdom.search) -----------------------------
+
+
+def test_presto_spellings_equal_the_reference(td_lex):
+    """The compiled spelling of words (``_gridcore.spellings``) lists the same
+    ``(word, k, red, black)`` as the pure-Python ``search._spellings_reference``, on
+    random tiles (0-12, with Jollys), crossable letters and required letters."""
+    from collections import Counter
+
+    from bot.games.typdom import search
+
+    root = gridgen.graph_root(td_lex)
+    rng = random.Random(12)
+    letters = [c for c in full_set() if c.isalpha()]
+    for _ in range(CASES * 4 or 150):
+        counts = Counter(rng.sample(letters, rng.randrange(0, 13)))
+        red, black = rng.randrange(0, 3), rng.randrange(0, 3)
+        cross = frozenset(rng.sample(letters, rng.randrange(1, 6))) if rng.random() < 0.5 else None
+        must = rng.choice(sorted(counts) + ["Q", "X"]) if counts and rng.random() < 0.4 else None
+        got = search._spellings(root, counts, red, black, cross, must)
+        ref = search._spellings_reference(root, counts, red, black, cross, must)
+        assert sorted(got, key=repr) == sorted(ref, key=repr), (counts, red, black, cross, must)
+        assert bool(search._spellings(root, counts, red, black, cross, must, first_only=True)) == bool(ref)
+
+
+def test_presto_search_equals_the_reference(td_lex):
+    """``find_crossword`` with the compiled spelling gives the reference's whole answer
+    (status, crossword, words, steps, lonely letter) on dealt sets of 4-6 players and on
+    random sets, with the full budget and with small ones (where it ends ``open``)."""
+    from bot.games.typdom import search
+    from bot.games.typdom.game import deal
+    from bot.games.typdom.presto_game import SETS
+
+    rng = random.Random(13)
+    bag = full_set()
+    racks = []
+    for n, (black, red) in SETS.items():
+        racks += list(deal(f"gridcore/{n}", "P1", [str(i) for i in range(n)], black, red)[0].values())[:2]
+    for _ in range(CASES or 8):
+        racks.append("".join(sorted(rng.sample(bag, rng.randrange(6, 20)))))
+    statuses = set()
+    for rack in racks:
+        for budget in (search.STEPS, rng.randrange(1, 200)):
+            got = search.find_crossword(rack, td_lex, budget=budget)
+            with search.reference_spellings():
+                ref = search.find_crossword(rack, td_lex, budget=budget)
+            assert got.to_json() == ref.to_json(), (rack, budget)
+            statuses.add(got.status)
+    assert statuses >= {"found", "open"}
+
+
+def test_typdom_plan_scans_equal_python(td_lex):
+    """The compiled scans of the first listing in ``_best_plan`` (``joining``,
+    ``usage_codes``) give what the Python definitions give (``_raw_runs``, the usage
+    as ``_multiset_code``)."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import jolly_for
+
+    rng = random.Random(6)
+    bag = full_set()
+    root = gridgen.graph_root(td_lex)
+    seen = 0
+    for _ in range(25):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(2, 13))))
+        raws = td._search(rows, rack, root)
+        want = [r for r in raws if r[1] < len(rack) and len(r[5]) - r[1] >= 2 and td._raw_runs(r) >= 2]
+        assert _gridcore.joining(raws, len(rack)) == want
+        fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
+        inc = {ch: 1 << (6 * fields[ch]) if ch in fields else 0 for ch in td.VALUES}
+        inc_blank = {ch: 1 << (6 * fields[jolly_for(ch)]) if jolly_for(ch) in fields else 0 for ch in td.VALUES}
+        assert _gridcore.usage_codes(raws, inc, inc_blank) == [td._multiset_code(Counter(td._usage(r)), fields)
+                                                               for r in raws]
+        seen += len(want)
+    assert seen > 20
