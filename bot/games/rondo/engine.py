@@ -16,7 +16,7 @@ Readings where the texts are silent (documented in docs/rules/rondo.md):
 - an empty Auslage (round 1, or no word was ever placed) takes a 3-letter word on
   fields 4-6; a longer word there is ``extension``, a shorter one ``too-short``.
 
-Move search (issue 25, ``docs/performance-movegen.md``): :func:`list_moves` lists every
+Move search (issue 25, ``docs/development/performance-movegen.md``): :func:`list_moves` lists every
 valid move in the compiled core (:func:`bot.games._gridcore.rondo_moves`, over the
 lexicon's word graph); :func:`best_moves` / :func:`ranked_moves` rank its records and
 judge each move they hand out by :func:`evaluate`. :func:`generate_moves` (candidates

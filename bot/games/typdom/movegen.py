@@ -28,7 +28,7 @@ A turn is then one of:
   in the word graph and, per letter, the most times a continuation holds it). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
   CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
-  compiled search core (issue 25, ``docs/performance-movegen.md``): median 6-8 ms, worst
+  compiled search core (issue 25, ``docs/development/performance-movegen.md``): median 6-8 ms, worst
   0.3 s (Point-Typ-Dom) and 0.8 s (Kreuzwort-Spiel: a 15-tile rack with a Jolly); a
   16-tile rack with both Jollys 0.1-4.5 s (the pure-Python search: about 2.5 minutes);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at

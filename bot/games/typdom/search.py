@@ -27,7 +27,7 @@ names the letter). Then two phases over the word graph of the lexicon
    (status ``"none"``).
 
 The words are spelled by the compiled core (:func:`bot.games._gridcore.spellings`, over
-the flat-array word graph; issue 25, ``docs/performance-movegen.md``). The pure-Python
+the flat-array word graph; issue 25, ``docs/development/performance-movegen.md``). The pure-Python
 :func:`_spellings_reference` stays as the executable reference:
 :func:`reference_spellings` switches to it, and ``tests/test_gridcore.py`` compares both,
 and the whole search with each, on seeded random sets.
