@@ -151,7 +151,10 @@ def find_leaks(text: str, secrets: dict[str, set[str]], mine: set[str], where: s
                 if re.search(rf"(?<![A-Za-z0-9]){re.escape(tok)}(?![A-Za-z0-9])", text):
                     out.append(Leak(where, owner, tok, text))
                 continue
-            if tok in text:
+            # a code of letters (a rack, a hand) counts as a whole word: another player's red
+            # tiles AAEEOU are not in the recipient's own AAEEOUY
+            if (re.search(rf"(?<![A-Za-z?*#]){re.escape(tok)}(?![A-Za-z?*#])", text)
+                    if re.fullmatch(r"[A-Za-z?*#]+", tok) else tok in text):
                 out.append(Leak(where, owner, tok, text))
                 continue
             ms = _multiset(tok)
