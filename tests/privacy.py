@@ -151,10 +151,10 @@ def find_leaks(text: str, secrets: dict[str, set[str]], mine: set[str], where: s
                 if re.search(rf"(?<![A-Za-z0-9]){re.escape(tok)}(?![A-Za-z0-9])", text):
                     out.append(Leak(where, owner, tok, text))
                 continue
-            # a code of letters (a rack, a hand) counts as a whole word: another player's red
-            # tiles AAEEOU are not in the recipient's own AAEEOUY
-            if (re.search(rf"(?<![A-Za-z?*#]){re.escape(tok)}(?![A-Za-z?*#])", text)
-                    if re.fullmatch(r"[A-Za-z?*#]+", tok) else tok in text):
+            # a token counts as a whole: another player's red tiles AAEEOU are not in the
+            # recipient's own AAEEOUY, nor "rot: A" in "rot: A A E E E" (a list of tiles goes on)
+            if re.search(rf"(?<![A-Za-z?*#])(?<![A-Z?*#] ){re.escape(tok)}(?![A-Za-z?*#])(?! [A-Z?*#](?![A-Za-z]))",
+                         text):
                 out.append(Leak(where, owner, tok, text))
                 continue
             ms = _multiset(tok)
