@@ -103,7 +103,7 @@ def test_presto_race_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert "Die Partie endete mit dem zweiten gültigen Kreuzwort (Anna Albers," in flat
     assert "1. Bernd Becker, " in flat and f"{when(42)} Uhr: alle Steine, 4 Punkte" in flat
     assert "2. Anna Albers, " in flat and f"{when(65)} Uhr: alle Steine, 2 Punkte" in flat
-    assert "Clara Conrad: fremde Steine" in flat and "Dieter Dahl: kein Kreuzwort eingegangen" in flat
+    assert "Clara Conrad: fremde Steine" in flat and "Dieter Dahl: kein Kreuzwort vor dem Ende des Rennens" in flat
     assert " 1  N E S T" in txt and " 3  · · · E" in txt and " 1  H A U S" in txt
     # every set with the search's answer; Dieter's ABCDE spells no word with the D... or has a crossword
     assert "Die Sätze und was die Suche des Bots dazu fand:" in txt
