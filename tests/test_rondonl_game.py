@@ -156,7 +156,9 @@ def test_check_line_does_not_reveal_the_deck():
     assert r.valid and r.detail["complete"]
     pic = "\n".join(r.detail["picture"])
     assert "A B C" not in pic and "Deine Hand: E1 K7 Q10 R2 T3 ?1 /-2" in pic
-    assert "Braucht A. Getauscht wird vor dem Legen" in pic and "wenn du beim Tausch A ziehst" in pic
+    flat = " ".join(pic.split())  # the picture's lines are wrapped at 66
+    assert "Braucht A. Getauscht wird vor dem Legen" in flat and "wenn du beim Tausch A ziehst" in flat
+    assert max(len(ln) for ln in r.detail["picture"]) <= 66
     nl = _play(_partie(), hands={"1": "EKQRT?/"}, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(nl, "katER\n", LEX, player="1")
     assert r.valid and r.message.startswith("KATER is geldig: 15 punten")
@@ -239,7 +241,7 @@ def test_exchange_written_after_the_word_comes_first():
     r = G.check_line(st, "katER\nRUIL E", LEX, player="1")
     pic = "\n".join(r.detail["picture"])
     assert r.detail["complete"] and "2. RUIL E [ok] Tausch E: -2 Punkte." in pic
-    assert "1. katER [?] Braucht E. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile" in pic
+    assert "1. katER [?] Braucht E. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile" in " ".join(pic.split())
     assert r.message.startswith("Erst wird getauscht (1 Karte, -2 Punkte), dann gelegt: ob KATER gilt")
     assert "Dein Zug ist mit dieser Mail beendet" in r.message
     nl = _play(_partie(), hands=hands, row="...KAT/..", deck="ABCDEFG")

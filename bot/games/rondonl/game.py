@@ -240,7 +240,8 @@ class RondoNLRules(GameRules):
         hand = state["hands"][side_of(state, player)]
         if state.get("phase") == "opening":
             op = judge_opening(hand, lines, lexicon)
-            picture = [texts.line_verdict(lang, r) for r in op.lines] + [texts.t(lang, "hand", hand=pretty_hand(hand))]
+            picture = [ln for r in op.lines for ln in texts.verdict_lines(lang, r)] + [
+                texts.t(lang, "hand", hand=pretty_hand(hand))]
             if op.value is None:
                 return MoveReport(index, text, False, reason=_first_reason(op.lines),
                                   message=texts.t(lang, "opening_none"), detail={"picture": picture})
@@ -249,7 +250,7 @@ class RondoNLRules(GameRules):
                               detail={"picture": picture, "word": op.word, "value": op.value,
                                       "summary": texts.t(lang, "summary_opening", word=op.word, value=op.value)})
         turn = self._judge(state, player, lines, lexicon, commit=False)
-        picture = [texts.line_verdict(lang, r) for r in turn.lines]
+        picture = [ln for r in turn.lines for ln in texts.verdict_lines(lang, r)]
         picture.append(texts.t(lang, "hand", hand=pretty_hand(hand)))
         summary = None
         if turn.word is not None:

@@ -101,3 +101,17 @@ def line_verdict(lang: str, r) -> str:
     """One line of the acknowledgement picture: ``1. TAUSCH Q -> Tausch Q: -2 Punkte.``"""
     mark = "ok" if r.valid else ("?" if r.reason == "pending" else "--")
     return f"{r.index + 1}. {r.text} [{mark}] {line_message(lang, r)}"
+
+
+#: The width of a verdict line in the acknowledgement's picture (indented by 6 there).
+PICTURE_WIDTH = 66
+
+
+def verdict_lines(lang: str, r) -> list[str]:
+    """:func:`line_verdict` wrapped for the picture: continuation lines under the text
+    after the line number, no word broken."""
+    import textwrap
+    text = line_verdict(lang, r)
+    indent = " " * (len(str(r.index + 1)) + 2)
+    return textwrap.wrap(text, PICTURE_WIDTH, subsequent_indent=indent, break_long_words=False,
+                         break_on_hyphens=False) or [text]
