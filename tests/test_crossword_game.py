@@ -137,3 +137,21 @@ def test_a_removed_player_keeps_the_grid_but_has_no_result(game):
     rep = game.adjudicate(st, subs, LEX, seed="s", partie="C1")
     assert [p.player for p in rep.players] == KEYS[:5]
     assert len(rep.state_after["letters"]) == 6 and "6" in rep.state_after["grids"]
+
+
+def test_gm_picture_names_every_grid_whole():
+    """``spielleiter show``: the round, its letters and all six grids, headed by whole
+    names (two Annas told apart), four side by side."""
+    from bot.games.registry import get_game
+    game = get_game("crossword")
+    keys = [str(i) for i in range(1, 7)]
+    state = {"round": 3, "rounds": 7, "letters": "ABCDEF", "players": keys,
+             "grids": {k: ["A.....", "......", "......", "......", "......", f"....{chr(64 + int(k))}."] for k in keys}}
+    names = dict(zip(keys, ["Anna Albers", "Anna Ammann", "Clara Conrad", "Dieter Dahl", "Edith Ernst", "Fritz Fuchs"]))
+    lines = game.gm_picture(state, names, zat="So 20:00")
+    assert lines[0] == "Runde 3 von 7, ZAT So 20:00, Buchstaben A B C D E F"
+    text = "\n".join(lines)
+    assert "Anna Albers" in text and "Anna Ammann" in text and "Fritz Fuchs" in text
+    assert lines[2].split() == ["Anna", "Albers", "Anna", "Ammann", "Clara", "Conrad", "Dieter", "Dahl"]
+    assert lines[9].split() == ["F", "····A·", "····B·", "····C·", "····D·"]
+    assert max(len(ln) for ln in lines) <= 72

@@ -358,12 +358,17 @@ class CrosswordRules(GameRules):
                     + (f"Buchstaben {' '.join(letters)}" if letters else "Wunschrunde"))
         keys = list(state.get("players") or state.get("grids", {}))
         grids = state.get("grids", {})
-        lines = [head, "     " + "".join(f"{names.get(k, k).split()[0][:8]:<9}" for k in keys).rstrip(),
-                 "     " + "123456   " * len(keys)]
-        lines[-1] = lines[-1].rstrip()
-        for r in range(SIZE):
-            lines.append(f"  {'ABCDEF'[r]}  " + "   ".join(Grid(grids.get(k) or Grid.empty().rows).rows[r]
-                                                          .replace(".", "·") for k in keys))
+        # whole names (two Annas must be told apart), four grids side by side per block
+        width = min(24, max([9] + [len(names.get(k, k)) + 2 for k in keys]))
+        lines = [head]
+        for start in range(0, len(keys), 4):
+            block = keys[start:start + 4]
+            lines += ["", "     " + "".join(f"{names.get(k, k)[:width - 1]:<{width}}" for k in block).rstrip(),
+                      "     " + "".join(f"{'123456':<{width}}" for _ in block).rstrip()]
+            for r in range(SIZE):
+                lines.append(f"  {'ABCDEF'[r]}  " + "".join(
+                    f"{Grid(grids.get(k) or Grid.empty().rows).rows[r].replace('.', '·'):<{width}}"
+                    for k in block).rstrip())
         return lines
 
     # -- conformance cases (shared/conformance/README.md) ------------------------------
