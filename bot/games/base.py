@@ -310,6 +310,9 @@ class GameRules(ABC):
     #: True when each round after the opening is one player's turn (RONDO): the mails
     #: then name the turn ("Auswertung Zug 3", the public view's ``turn``), not the round.
     turn_rounds: bool = False
+    #: Rounds before the first turn of a :attr:`turn_rounds` game (RONDO's opening: 1);
+    #: the standings chart counts turns from the end of these (turn 0).
+    opening_rounds: int = 0
     #: Rounds of a league when its file gives none. None: the game ends by itself (a
     #: player is out, the deck is empty; see :meth:`finished`) and ``rounds`` in a
     #: league file is only an upper bound.

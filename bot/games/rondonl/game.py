@@ -120,6 +120,7 @@ class RondoNLRules(GameRules):
     private_state = True  # the hands (docs/development/privacy.md)
     public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
     turn_rounds = True
+    opening_rounds = 1  # the opening round: who begins, no turn
 
     # -- setup -------------------------------------------------------------------------
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:

@@ -64,7 +64,8 @@ class History:
 def points_history(s: Session, league: League, upto: int | None = None) -> History:
     """Every active player's cumulative standings points after each adjudicated round
     (1..``upto``, default the last with results), from the ``results`` table; players in
-    the order of the standings (most points first, then raw score, then name)."""
+    the order of the standings (most points first, then raw score, then name). A game's
+    :attr:`~bot.games.base.GameRules.opening_rounds` are left out (their points still count)."""
     partien = list(s.scalars(select(Partie.id).where(Partie.league_id == league.id)))
     per: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
     raw: dict[int, int] = defaultdict(int)
@@ -90,7 +91,8 @@ def points_history(s: Session, league: League, upto: int | None = None) -> Histo
             values.append(acc)
         series.append((p, values))
     series.sort(key=lambda x: (-(x[1][-1] if x[1] else 0), -raw[x[0].id], x[0].name.lower()))
-    return History(rounds, [Series(p.name, v) for p, v in series])
+    skip = get_game(league.game).opening_rounds  # a game of turns: the chart counts turns (RONDO's opening is none)
+    return History(rounds[skip:], [Series(p.name, v[skip:]) for p, v in series])
 
 
 def chart_title(game_name: str, lang: str = "de") -> str:
