@@ -120,4 +120,7 @@ def test_show_crossword_draws_every_grid(tmp_path, env):
         create_league(s, read_league_file(path), cfg)
     pic = league_view(db, "C")["partien"][0]["picture"]
     assert pic[0].startswith("Runde 1 von 7") and "Wunschrunde" in pic[0]
-    assert pic[1].split() == ["Spieler"] * 6 and len(pic) == 3 + 6 and pic[3].startswith("  A  ······")
+    # whole names, four grids side by side, then the other two
+    assert pic[2].split() == ["Spieler", "0", "Spieler", "1", "Spieler", "2", "Spieler", "3"]
+    assert pic[11].split() == ["Spieler", "4", "Spieler", "5"]
+    assert len(pic) == 1 + 2 * (3 + 6) and pic[4].startswith("  A  ······")
