@@ -38,20 +38,49 @@ def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) ->
 
 
 #: what a line break must not split: a parenthesis of up to 60 characters, a list of single
-#: letters ("C E K R U Z", a rack or the letters of a round), a field and its letter ("A2 B")
+#: letters ("C E K R U Z", a rack or the letters of a round), a field and its letter ("A2 B"),
+#: a command and its argument ("URLAUB von-bis", "AUSWERTUNG 3", "KAUFEN rot")
 _KEEP = re.compile(r"\([^()\n]{1,60}\)|(?<![^\s(])(?:[A-ZÄÖÜ?*/] ){2,}[A-ZÄÖÜ?*/](?![^\s).,;:])"
-                   r"|\b[A-Z]\d{1,2} [A-ZÄÖÜ](?![^\s.,;:])")
+                   r"|\b[A-Z]\d{1,2} [A-ZÄÖÜ](?![^\s.,;:])"
+                   r"|\b[A-ZÄÖÜ]{4,} [a-zäöü0-9][^\s]{0,11}(?!\S)")  # a command and its argument: URLAUB von-bis
+
+
+#: a short last word ("6.", "1,") is not left alone on a line: it keeps the word before it
+_ORPHAN = re.compile(r" (\S{1,3})$")
+
+
+def _kept(line: str) -> str:
+    """``line`` with the spaces that must not break made non-breaking (:data:`_KEEP`,
+    :data:`_ORPHAN`)."""
+    return _ORPHAN.sub("\u00a0\\1", _KEEP.sub(lambda m: m.group(0).replace(" ", "\u00a0"), line))
 
 
 def wrap(text: str, width: int = 72) -> str:
     """``text`` wrapped at ``width`` (each line on its own, as jinja's ``wordwrap``; an
-    indented line is left alone) but never inside a short parenthesis or a list of letters
-    (template filter ``wrap``)."""
-    kept = _KEEP.sub(lambda m: m.group(0).replace(" ", "\u00a0"), str(text))
+    indented line is left alone) but never inside a short parenthesis or a list of letters,
+    and never with a short last word alone on the last line (template filter ``wrap``)."""
     lines = [line if line[:1].isspace() else  # an indented line (a listing, a board) stays as it is
-             textwrap.fill(line, width, break_long_words=False, break_on_hyphens=False) or ""
-             for line in kept.split("\n")]
+             textwrap.fill(_kept(line), width, break_long_words=False, break_on_hyphens=False) or ""
+             for line in str(text).split("\n")]
     return "\n".join(lines).replace("\u00a0", " ")
+
+
+def wordwrap(text: object, width: int = 79, break_long_words: bool = True, wrapstring: str | None = None,
+             break_on_hyphens: bool = True) -> str:
+    """jinja's ``wordwrap`` with :func:`wrap`'s rules (the template filter ``wordwrap``):
+    each line of ``text`` filled to ``width``, continuation lines joined by ``wrapstring``
+    (default a newline); no word and no hyphenated word broken, no letter list, field,
+    short parenthesis or name kept by ``nobreak`` split, no short last word alone."""
+    sep = "\n" if wrapstring is None else wrapstring
+    out = [sep.join(textwrap.wrap(_kept(line), width, break_long_words=False, break_on_hyphens=False)) or ""
+           for line in str(text).split("\n")]
+    return "\n".join(out).replace("\u00a0", " ")
+
+
+def nobreak(text: object) -> str:
+    """``text`` that :func:`wrap` keeps on one line ("Bernd Becker 1": a name and its
+    number); its spaces come back as plain spaces (template filter ``nobreak``)."""
+    return str(text).replace(" ", "\u00a0")
 
 
 def _cell(text: str, width: int = 4) -> str:
@@ -76,6 +105,8 @@ def _environment(lang: str) -> Environment:
     env.install_gettext_translations(translation(lang), newstyle=True)
     env.filters["cell"] = _cell
     env.filters["wrap"] = wrap
+    env.filters["wordwrap"] = wordwrap
+    env.filters["nobreak"] = nobreak
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
     env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
     env.globals["lang"] = lang

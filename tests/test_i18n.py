@@ -94,3 +94,17 @@ def test_wrap_never_splits_a_letter_list_a_parenthesis_or_a_field():
     out = wrap("Gelegt: A2 B, A6 E, B6 R, C6 E, F2 D, F3 H. 20 Wörter gelistet", 24)
     assert all(pair in out for pair in ("A2 B", "A6 E", "B6 R", "C6 E", "F2 D", "F3 H")), out
     assert wrap("  HAUS A1-A4      von links nach rechts, eine lange eingerückte Zeile", 20).startswith("  HAUS A1-A4      von")
+
+
+def test_wrap_keeps_a_short_last_word_a_command_and_a_nobreak_together():
+    from bot.render import nobreak, wordwrap, wrap
+    assert wrap("Bram Jansen begint en legt een woord van drie letters op de vakken 4 tot 6.", 72).endswith(
+        "\ntot 6.")
+    out = wrap("Ohne Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis.", 72)
+    assert "URLAUB von-bis." in out.splitlines()[-1], out
+    line = "Steine auf der Bank: " + ", ".join(nobreak(f"{n} {k}") for n, k in
+                                              [("Clara Conrad", 1), ("Anna Albers", 0), ("Bernd Becker", 1)])
+    for width in range(30, 70):
+        out = wordwrap(line, width, wrapstring="\n    ")
+        assert all(x in out for x in ("Clara Conrad 1", "Anna Albers 0", "Bernd Becker 1")), out
+        assert "\u00a0" not in out
