@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import email
 import email.policy
-import os
 import random
 import signal
 import subprocess
-import threading
 import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -111,37 +109,41 @@ class Chaos:
     def _db(self) -> Database:
         return Database(self.db_url)
 
+    def _in_db(self, work, default=None):
+        """``work(session)`` on a fresh connection, or ``default`` while (or when) the
+        database is down."""
+        if self.db_down:
+            return default
+        db = self._db()
+        try:
+            with db.session() as s:
+                return work(s)
+        except Exception:
+            return default  # the database went down meanwhile
+        finally:
+            db.dispose()
+
     def move_zat(self) -> None:
         """The GM moves the open round's ZAT a few seconds ahead (skipped while the
         database is down)."""
-        if self.db_down:
-            return
-        db = self._db()
-        try:
-            with db.session() as s:
-                rnd = s.scalar(select(Round).where(Round.status == "open"))
-                now = datetime.now(timezone.utc)
-                if rnd is not None and rnd.zat > now + timedelta(seconds=ZAT_STEP * 2):
-                    rnd.zat = now + timedelta(seconds=ZAT_STEP)
-        except Exception:
-            pass  # the database went down meanwhile
-        finally:
-            db.dispose()
+        def move(s):
+            rnd = s.scalar(select(Round).where(Round.status == "open"))
+            now = datetime.now(timezone.utc)
+            if rnd is not None and rnd.zat > now + timedelta(seconds=ZAT_STEP * 2):
+                rnd.zat = now + timedelta(seconds=ZAT_STEP)
+        self._in_db(move)
 
-    # -- the run --------------------------------------------------------------------------
     def rounds_done(self) -> int:
         """How many rounds are adjudicated so far (0 while the database is down)."""
-        if self.db_down:
-            return 0
-        db = self._db()
-        try:
-            with db.session() as s:
-                return len(s.scalars(select(Round).where(Round.status == "adjudicated")).all())
-        except Exception:
-            return 0
-        finally:
-            db.dispose()
+        return self._in_db(lambda s: len(s.scalars(select(Round).where(Round.status == "adjudicated")).all()), 0)
 
+    def _tick(self) -> None:
+        """One step of the players and the GM: the ZAT moved ahead, maybe a burst of mail."""
+        self.move_zat()
+        if self.rng.random() < 0.6:
+            self.deliver(self.rng.randint(1, 8))
+
+    # -- the run --------------------------------------------------------------------------
     def play(self, seconds: float, min_rounds: int = 0) -> Figures:
         """Mail bursts and faults for ``seconds``; then every server up and the service
         running. With ``min_rounds``, mail and ZATs (no more faults) go on after that until
@@ -157,9 +159,7 @@ class Chaos:
         down: dict[str, float] = {}  # what is down until when
         while time.monotonic() - t0 < seconds:
             now = time.monotonic()
-            self.move_zat()
-            if self.rng.random() < 0.6:
-                self.deliver(self.rng.randint(1, 8))
+            self._tick()
             for what, until in list(down.items()):
                 if now >= until:
                     self._up(what)
@@ -174,9 +174,7 @@ class Chaos:
         for what in list(down):
             self._up(what)
         while self.rounds_done() < min_rounds and time.monotonic() - t0 < 5 * seconds:
-            self.move_zat()
-            if self.rng.random() < 0.6:
-                self.deliver(self.rng.randint(1, 8))
+            self._tick()
             time.sleep(self.rng.uniform(0.3, 1.0))
         self.figures.seconds = time.monotonic() - t0
         self.figures.mails = self.sent

@@ -1,5 +1,9 @@
 import pytest
 
+from bot.config import embedded
+from bot.mail.maildir import MaildirTransport
+from bot.storage.db import Database
+
 pytest_plugins = ["tests.mailservers", "tests.pgserver", "tests.leagues", "tests.oauthserver"]
 
 
@@ -10,3 +14,16 @@ def db_url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'db' / 'spielleiter.sqlite'}"
     return request.getfixturevalue("postgres_url")
+
+
+@pytest.fixture
+def env(tmp_path, db_url):
+    """(database, config, Maildir) of an embedded service on ``db_url``, migrated; a test
+    module with its own ``env`` overrides it."""
+    cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    yield db, cfg, MaildirTransport(cfg.maildir)
+    db.dispose()

@@ -5,28 +5,13 @@ angemeldet"."""
 
 from __future__ import annotations
 
-import pytest
 
-from bot.config import embedded
-from bot.mail.maildir import MaildirTransport
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.view import league_view
-from bot.storage.db import Database
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
-
-
-@pytest.fixture
-def env(tmp_path, db_url):
-    cfg = embedded(tmp_path / "var")
-    cfg.database_url = db_url
-    cfg.sender = "Spielleiter <spielleiter@example.org>"
-    db = Database(cfg.database_url)
-    db.migrate()
-    yield db, cfg, MaildirTransport(cfg.maildir)
-    db.dispose()
 
 
 def _answer(md, n, to):

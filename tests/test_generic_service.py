@@ -14,16 +14,13 @@ import pytest
 from jinja2 import ChoiceLoader, FileSystemLoader
 from sqlalchemy import select
 
-from bot.config import embedded
 from bot.games.registry import GAMES, register
-from bot.mail.maildir import MaildirTransport
 from bot.render import environment
 from bot.service.operations.league import LeagueError, create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.view import league_view
-from bot.storage.db import Database
 from bot.storage.models import Partie, Round
 from tests.helpers import header, player_mail, text_of
 from tests.toygame import ToyLines, ToyRules
@@ -55,17 +52,6 @@ def _league(tmp_path, game="toy", players=PLAYERS, extra=""):
     path = tmp_path / "t.toml"
     path.write_text("\n".join(lines), encoding="utf-8")
     return path
-
-
-@pytest.fixture
-def env(tmp_path, db_url):
-    cfg = embedded(tmp_path / "var")
-    cfg.database_url = db_url
-    cfg.sender = "Spielleiter <spielleiter@example.org>"
-    db = Database(cfg.database_url)
-    db.migrate()
-    yield db, cfg, MaildirTransport(cfg.maildir)
-    db.dispose()
 
 
 def _create(db, cfg, path):

@@ -13,28 +13,14 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
-from bot.config import embedded
-from bot.mail.maildir import MaildirTransport
 from bot.service.operations.league import LeagueError, create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.view import league_view
-from bot.storage.db import Database
 from bot.storage.models import OutboxMail, Partie, Player, Round
 from tests.helpers import PLAYERS, league_toml, player_mail, text_of
 
 PLAYERS4 = PLAYERS + [("Dora Dietz", "dora@example.org")]
-
-
-@pytest.fixture
-def env(tmp_path, db_url):
-    cfg = embedded(tmp_path / "var")
-    cfg.database_url = db_url
-    cfg.sender = "Spielleiter <spielleiter@example.org>"
-    db = Database(cfg.database_url)
-    db.migrate()
-    yield db, cfg, MaildirTransport(cfg.maildir)
-    db.dispose()
 
 
 def _league(tmp_path, game, players, extra="", name="Race"):

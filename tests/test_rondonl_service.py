@@ -7,36 +7,21 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import pytest
 from sqlalchemy import select
 
-from bot.config import embedded
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.cards import take
 from bot.games.rondonl.engine import best_word
 from bot.lexicon import load
-from bot.mail.maildir import MaildirTransport
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.view import league_view
-from bot.storage.db import Database
 from bot.storage.models import Partie
 from tests.helpers import header, player_mail, text_of
 
 PLAYERS = [("Anna Albers", "anna@example.org"), ("Bernd Becker", "bernd@example.org"),
            ("Clara Conrad", "clara@example.org")]
-
-
-@pytest.fixture
-def env(tmp_path, db_url):
-    cfg = embedded(tmp_path / "var")
-    cfg.database_url = db_url
-    cfg.sender = "Spielleiter <spielleiter@example.org>"
-    db = Database(cfg.database_url)
-    db.migrate()
-    yield db, cfg, MaildirTransport(cfg.maildir)
-    db.dispose()
 
 
 def _state(db):

@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from sqlalchemy import select, text
 
-from bot.config import embedded
 from bot.games import get_game
 from bot.games.base import GameRules, MoveReport, NotationError
 from bot.games.rondo import notation as rondo_notation
 from bot.mail.compose import Segments, _qp, compose, qp_lines
-from bot.mail.maildir import MaildirTransport
 from bot.mail.transport import MemoryPollState
 from bot.packing import Chunked, Packed, pack, unpack
 from bot.service.stages import rounds
@@ -24,21 +21,9 @@ from bot.service.stages.intake import RawMail, make_store, process_pending, stor
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver, queue_mail, queue_mails
 from bot.service.operations.runner import poll_once
-from bot.storage.db import Database
 from bot.storage.models import CompressedBytes, InboundMail, OutboxMail
 from bot import submission
 from tests.helpers import header, league_toml, player_mail, text_of
-
-
-@pytest.fixture
-def env(tmp_path, db_url):
-    cfg = embedded(tmp_path / "var")
-    cfg.database_url = db_url
-    cfg.sender = "Spielleiter <spielleiter@example.org>"
-    db = Database(cfg.database_url)
-    db.migrate()
-    yield db, cfg, MaildirTransport(cfg.maildir)
-    db.dispose()
 
 
 def _league(db, cfg, md, tmp_path, players, **kw):

@@ -11,14 +11,11 @@ import email.policy
 import pytest
 from sqlalchemy import select
 
-from bot.config import embedded
-from bot.mail.maildir import MaildirTransport
 from bot.service.operations.league import LeagueError, create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.view import league_view
-from bot.storage.db import Database
 from bot.storage.models import Partie, Player
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
 
@@ -31,17 +28,6 @@ def _board(*words):
             r, c = (row, col + i) if d == "w" else (row + i, col)
             g[r - 1][c - 1] = ch
     return ["".join(r) for r in g]
-
-
-@pytest.fixture
-def env(tmp_path, db_url):
-    cfg = embedded(tmp_path / "var")
-    cfg.database_url = db_url
-    cfg.sender = "Spielleiter <spielleiter@example.org>"
-    db = Database(cfg.database_url)
-    db.migrate()
-    yield db, cfg, MaildirTransport(cfg.maildir)
-    db.dispose()
 
 
 def _league(tmp_path, extra="", players=PLAYERS, partien=("T1", "T2")):

@@ -5,6 +5,8 @@ code (shared/conformance/README.md and :class:`bot.games.rondonl.engine.LineResu
 
 from __future__ import annotations
 
+import textwrap
+
 from bot.games.rondonl.cards import EXCHANGE_PENALTY
 from bot.i18n import N_, texts
 
@@ -110,7 +112,6 @@ PICTURE_WIDTH = 66
 def verdict_lines(lang: str, r) -> list[str]:
     """:func:`line_verdict` wrapped for the picture: continuation lines under the text
     after the line number, no word broken."""
-    import textwrap
     text = line_verdict(lang, r)
     indent = " " * (len(str(r.index + 1)) + 2)
     return textwrap.wrap(text, PICTURE_WIDTH, subsequent_indent=indent, break_long_words=False,
