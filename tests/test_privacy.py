@@ -21,7 +21,9 @@ def test_no_private_token_reaches_another_player(kind, tmp_path):
 def test_the_property_finds_a_leak_when_the_projection_is_off(kind, tmp_path, monkeypatch):
     """The detector itself: with every audience seeing the mover's whole data (the defect
     of issue 23), the same self-play reports leaks."""
-    from bot.games.base import GameRules
-    monkeypatch.setattr(GameRules, "seen_by", lambda self, pl, audience, state: dict(pl))
+    from bot.games.base import GM_ONLY, GameRules
+    whole = GameRules.seen_by
+    monkeypatch.setattr(GameRules, "seen_by",
+                        lambda self, pl, audience, state, lang="de": whole(self, pl, GM_ONLY, state, lang))
     leaks = [leak for seed in (1, 2, 3) for leak in play(kind, seed, tmp_path / str(seed), rounds=3).leaks]
     assert leaks, f"{kind}: no leak found although every player sees every verdict"

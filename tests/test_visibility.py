@@ -11,6 +11,7 @@ from markupsafe import escape
 from bot.config import embedded
 from bot.games import get_game
 from bot.games.base import GM_ONLY, PUBLIC, Audience, MoveReport, PlayerRound, PrivacyError, Redacted, Sealed, Withheld
+from bot.games.verdict import N_, Verdict, Visibility, mover, verdict
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.presentation.view import league_view
 from bot.storage.db import Database
@@ -19,39 +20,65 @@ from tests.helpers import PLAYERS, league_toml
 
 def _typdom_round():
     game = get_game("typdom")
-    rep = MoveReport(1, "P9s QOLLeN", False, reason="rack", message="Nicht auf deiner Bank (JLLNNOUUU): Q.",
-                     public="Steine, die nicht auf der Bank sind: Q.", notes=["n"], public_notes=["n"],
-                     detail={"picture": ["secret"]})
+    rep = MoveReport(1, "P9s QOLLeN", False, reason="rack",
+                     verdict=verdict("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."),
+                                     rack=mover("JLLNNOUUU"), missing=mover("Q")),
+                     notes=[verdict("n", "n")], detail={"picture": ["secret"]})
     pl = PlayerRound("7", True, [rep], None, 0, private={"rack": "JLLNNOUUU"}).to_json()
     return game, pl
 
 
-def test_a_verdict_has_a_public_and_a_private_text():
+def test_a_verdict_is_data_rendered_per_audience():
     game, pl = _typdom_round()
     mine = game.seen_by(pl, Audience(viewer="7"), {})
     assert mine["moves"][0]["message"] == "Nicht auf deiner Bank (JLLNNOUUU): Q."
+    assert mine["moves"][0]["notes"] == ["n"]
     assert mine["private"]["rack"] == "JLLNNOUUU"
     assert game.seen_by(pl, GM_ONLY, {})["moves"][0]["message"].startswith("Nicht auf deiner Bank (JLLNNOUUU)")
     for audience in (PUBLIC, Audience(viewer="8")):
         other = game.seen_by(pl, audience, {})
-        assert other["moves"][0]["message"] == "Steine, die nicht auf der Bank sind: Q."
+        # issue 31: a line that was not played names nothing (no letter, no count, no reason)
+        assert other["moves"][0]["message"] == "ungültig" and other["moves"][0]["reason"] is None
+        assert other["moves"][0]["text"] != "P9s QOLLeN" and other["moves"][0]["notes"] == []
         assert "picture" not in other["moves"][0]["detail"] and "JLLNNOUUU" not in repr(other)
+        assert "QOLL" not in repr(other)
         with pytest.raises(PrivacyError):
             other["private"].get("rack")
+    v = verdict("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."), rack=mover("JL"), missing=mover("Q"))
+    with pytest.raises(PrivacyError):
+        v.render("de", PUBLIC, "7")
+    with pytest.raises(PrivacyError):
+        v.render("de", Audience(viewer="8"), "7")
+    with pytest.raises(PrivacyError):
+        str(v)
+    assert v.render("de", Audience(viewer="7"), "7") == "Nicht auf deiner Bank (JL): Q."
+    # a public sentence cannot carry a private parameter out
+    w = verdict("word", N_("{word} steht nicht im Wörterbuch."), seen=Visibility.PUBLIC, word=mover("QOLL"))
+    assert not w.visible(PUBLIC, "7")
+    with pytest.raises(PrivacyError):
+        w.render("de", PUBLIC, "7")
+    assert Verdict.from_json(v.to_json()) == v
 
 
-def test_a_private_state_game_without_public_text_shows_the_gloss_only():
+def test_lines_after_the_counted_one_are_not_tried_for_others():
     game = get_game("typdom")
-    pl = PlayerRound("7", True, [MoveReport(0, "X", False, reason="rack", message="Bank ABCDEFG")], None, 0).to_json()
-    assert game.seen_by(pl, PUBLIC, {})["moves"][0]["message"] == "Steine nicht auf der Bank"
-    rondo = get_game("rondo")  # no private state: the verdict is public as it is
-    assert rondo.seen_by(pl, PUBLIC, {})["moves"][0]["message"] == "Bank ABCDEFG"
+    reps = [MoveReport(0, "A1w QUARK", False, reason="word", message=verdict("w", "kein Wort")),
+            MoveReport(1, "A1w HAUS", True, score=4, message=verdict("ok", "HAUS", seen=Visibility.PUBLIC)),
+            MoveReport(2, "A1w MAUS", True, score=4, message=verdict("ok", "MAUS", seen=Visibility.PUBLIC))]
+    pl = PlayerRound("7", True, reps, 1, 4).to_json()
+    seen = game.seen_by(pl, PUBLIC, {})["moves"]
+    assert [m["message"] for m in seen] == ["ungültig", "HAUS", "nicht mehr probiert"]
+    assert seen[1]["text"] == "A1w HAUS" and "QUARK" not in repr(seen) and "MAUS" not in repr(seen)
+    assert [m["message"] for m in game.seen_by(pl, PUBLIC, {}, "nl")["moves"]][0] != ""
+    rondo = get_game("rondo")  # no private state: every public verdict as it is
+    assert [m["text"] for m in rondo.seen_by(pl, PUBLIC, {})["moves"]] == ["A1w QUARK", "A1w HAUS", "A1w MAUS"]
 
 
 def test_crossword_moves_are_hidden_until_the_end():
     game = get_game("crossword")
-    rep = MoveReport(0, "B3 E, C4 R\nWunsch: N", True, score=0, message="Gelegt: B3 E.", public="Legung abgegeben.",
-                     detail={"summary": "Gelegt: B3 E."})
+    rep = MoveReport(0, "B3 E, C4 R\nWunsch: N", True, score=0, message="Gelegt: B3 E.",
+                     public=verdict("laid", "Legung abgegeben.", seen=Visibility.PUBLIC),
+                     detail={"summary": verdict("sum", "Gelegt: {f}.", f=mover("B3 E"))})
     pl = PlayerRound("1", True, [rep], 0, 0).to_json()
     running = game.seen_by(pl, PUBLIC, {"finished": False})["moves"][0]
     assert running["text"] == game.hidden_move_text and running["detail"] == {} and "B3" not in repr(running)
@@ -71,7 +98,7 @@ def test_a_public_context_cannot_render_a_private_text():
     with pytest.raises(PrivacyError):
         Redacted({}, {"hand"})["hand"]
     assert Redacted({"partner_turn": True}, {"hand"}).get("partner_turn") is True
-    assert Sealed(pl, game, {}).open(PUBLIC)["moves"][0]["message"].startswith("Steine, die nicht")
+    assert Sealed(pl, game, {}).open(PUBLIC)["moves"][0]["message"] == "ungültig"
 
 
 @pytest.fixture

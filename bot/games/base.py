@@ -32,44 +32,8 @@ class NotationError(ValueError):
         self.meant = meant
 
 
-class Visibility(enum.Enum):
-    """Who may see a piece of what a game returns for display (docs/development/privacy.md):
-    ``PUBLIC`` every player and the archive, ``MOVER`` the player it belongs to (and the
-    game master), ``GM`` the game master alone."""
-
-    PUBLIC = "public"
-    MOVER = "mover"
-    GM = "gm"
-
-
-class PrivacyError(RuntimeError):
-    """A private text was about to be rendered for someone who may not see it: a bug in
-    the service or a template, never a player's fault (the mail is not sent)."""
-
-
-@dataclass(frozen=True)
-class Audience:
-    """Who a rendering is for: ``viewer`` the player key (None: no player, e.g. the
-    archive or ``AUSWERTUNG n ALLE`` for others), ``gm`` the game master's copy or view
-    (sees everything). :data:`PUBLIC` and :data:`GM_ONLY` are the two fixed ones."""
-
-    viewer: str | None = None
-    gm: bool = False
-
-    def sees(self, owner: str | None, visibility: Visibility) -> bool:
-        """Whether this audience may see something of ``owner`` (a player key, None for
-        the Partie) with ``visibility``."""
-        if visibility is Visibility.PUBLIC or self.gm:
-            return True
-        if visibility is Visibility.MOVER:
-            return owner is not None and owner == self.viewer
-        return False
-
-
-#: Every player and the archive.
-PUBLIC = Audience()
-#: The game master.
-GM_ONLY = Audience(gm=True)
+from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
+from bot.games.verdict import N_, INVALID, NOT_TRIED, VALID_UNUSED, Verdict, as_verdict, legacy
 
 
 class Withheld:
@@ -134,9 +98,10 @@ class Sealed:
         object.__setattr__(self, "_game", game)
         object.__setattr__(self, "_state", state)
 
-    def open(self, audience: "Audience") -> dict[str, Any]:
-        """The round data as ``audience`` may see it (:meth:`GameRules.seen_by`)."""
-        return self._game.seen_by(self._raw, audience, self._state)
+    def open(self, audience: "Audience", lang: str = "de") -> dict[str, Any]:
+        """The round data as ``audience`` may see it, rendered in ``lang``
+        (:meth:`GameRules.seen_by`)."""
+        return self._game.seen_by(self._raw, audience, self._state, lang)
 
     @property
     def owner(self) -> str:
@@ -153,47 +118,129 @@ class Sealed:
         self._refuse()
 
 
-@dataclass
 class MoveReport:
     """What the rules made of one submitted move line.
 
     ``index`` 0 is the main move, 1.. the Ersatzzuege in order. ``score`` is None for
-    an invalid move. ``reason`` is a conformance reason code (``syntax``, ``word``, ...),
-    ``message`` the German explanation, ``notes`` German remarks that do not change the
-    outcome (a wrong claimed score, a wrong card value, a lenient reading).
+    an invalid move. ``reason`` is a conformance reason code (``syntax``, ``word``, ...).
 
-    Visibility (docs/development/privacy.md): ``message`` and ``notes`` are for the mover (their
-    acknowledgement and own Auswertung) and the game master. ``public`` is the verdict
-    as every other player and the archive see it (no rack, hand or grid detail, e.g.
-    "Steine, die nicht auf der Bank sind: Q"), ``public_notes`` the notes they see. In a
-    game with :attr:`GameRules.private_state`, a missing ``public`` is shown as the
-    reason's plain gloss (:meth:`GameRules.reason_gloss`) and missing ``public_notes``
-    as none; in other games both default to the mover's texts.
+    Verdicts are data (issue 31, :mod:`bot.games.verdict`): ``verdict`` says what the
+    rules made of the line, for the mover (their acknowledgement and own Auswertung) and
+    the game master; ``notes`` are remarks that do not change the outcome (a wrong claimed
+    score, a lenient reading); ``public`` and ``public_notes`` are what every other player
+    and the archive may read of the line when it was played (no rack, hand or grid
+    detail). Each is a :class:`~bot.games.verdict.Verdict` whose parameters are typed by
+    who may see them; the service renders them per recipient and language
+    (:meth:`GameRules.seen_by`). ``message`` is the mover's German sentence (read only
+    for tests and logs; setting it sets ``verdict``); a plain string given for a verdict is
+    read as :func:`~bot.games.verdict.legacy` (the mover's, or public for ``public``).
+
+    In a game with :attr:`GameRules.private_state`, others never see a line that was not
+    played: they learn only that it was invalid or not tried (docs/development/privacy.md).
     """
 
-    index: int
-    text: str
-    valid: bool
-    score: int | None = None
-    bonus: int | None = None
-    reason: str | None = None
-    message: str = ""
-    notes: list[str] = field(default_factory=list)
-    detail: dict[str, Any] = field(default_factory=dict)
-    public: str | None = None
-    public_notes: list[str] | None = None
+    __slots__ = ("index", "text", "valid", "score", "bonus", "reason", "verdict", "notes", "detail", "public",
+                 "public_notes")
+
+    def __init__(self, index: int, text: str, valid: bool, score: int | None = None, bonus: int | None = None,
+                 reason: str | None = None, message: Verdict | str | None = None, notes: Sequence[Any] | None = None,
+                 detail: dict[str, Any] | None = None, public: Verdict | str | None = None,
+                 public_notes: Sequence[Any] | None = None, *, verdict: Verdict | None = None) -> None:
+        self.index = index
+        self.text = text
+        self.valid = valid
+        self.score = score
+        self.bonus = bonus
+        self.reason = reason
+        self.verdict: Verdict = verdict or as_verdict(message if message is not None else "")  # type: ignore[assignment]
+        self.notes: list[Any] = list(notes or [])
+        self.detail: dict[str, Any] = dict(detail or {})
+        self.public: Verdict | None = as_verdict(public, Visibility.PUBLIC)
+        self.public_notes: list[Any] | None = list(public_notes) if public_notes is not None else None
+
+    @property
+    def message(self) -> str:
+        """The verdict as the mover reads it, in German."""
+        return self.verdict.text("de")
+
+    @message.setter
+    def message(self, value: Verdict | str) -> None:
+        self.verdict = as_verdict(value)  # type: ignore[assignment]
+
+    @property
+    def note_texts(self) -> list[str]:
+        """The notes as the mover reads them, in German."""
+        return [as_verdict(n).text("de") for n in self.notes]  # type: ignore[union-attr]
+
+    def __repr__(self) -> str:
+        return (f"MoveReport({self.index}, {self.text!r}, valid={self.valid}, score={self.score}, "
+                f"reason={self.reason!r}, verdict={self.verdict.code!r})")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MoveReport) and self.to_json() == other.to_json()
 
     def to_json(self) -> dict[str, Any]:
         out = {
             "index": self.index, "text": self.text, "valid": self.valid, "score": self.score,
-            "bonus": self.bonus, "reason": self.reason, "message": self.message,
-            "notes": list(self.notes), "detail": dict(self.detail),
+            "bonus": self.bonus, "reason": self.reason, "verdict": self.verdict.to_json(),
+            "notes": [as_verdict(n).to_json() for n in self.notes],  # type: ignore[union-attr]
+            "detail": _detail_json(self.detail),
         }
         if self.public is not None:
-            out["public"] = self.public
+            out["public"] = self.public.to_json()
         if self.public_notes is not None:
-            out["public_notes"] = list(self.public_notes)
+            out["public_notes"] = [as_verdict(n, Visibility.PUBLIC).to_json() for n in self.public_notes]  # type: ignore[union-attr]
         return out
+
+
+def _detail_json(detail: Mapping[str, Any]) -> dict[str, Any]:
+    """``detail`` with every :class:`Verdict` value as its JSON (``{"verdict": ...}``)."""
+    return {k: {"verdict": v.to_json()} if isinstance(v, Verdict) else v for k, v in detail.items()}
+
+
+def render_move(m: Mapping[str, Any], lang: str, audience: Audience, owner: str | None) -> dict[str, Any]:
+    """One stored move (:meth:`MoveReport.to_json`) with its verdicts rendered for an
+    ``audience`` that sees the mover's side (the mover or the game master): ``message``
+    and ``notes`` as text in ``lang``, a ``detail`` verdict (``summary``) as text. A
+    verdict this audience may not see whole is replaced by the public one, or left out
+    (a note). Reports stored before issue 31 (``message`` a sentence) are read as they are."""
+    out = dict(m)
+    main = _stored_verdict(m)
+    pub = as_verdict(m.get("public"), Visibility.PUBLIC)
+    if main.visible(audience, owner):
+        out["message"] = main.render(lang, audience, owner)
+    elif pub is not None and pub.visible(audience, owner):
+        out["message"] = pub.render(lang, audience, owner)
+    else:
+        out["message"] = (INVALID if not m.get("valid") else VALID_UNUSED).render(lang, audience, owner)
+    out["notes"] = [v.render(lang, audience, owner) for v in map(as_verdict, m.get("notes") or [])
+                    if v is not None and v.visible(audience, owner)]
+    out["detail"] = _render_detail(m.get("detail") or {}, lang, audience, owner)
+    for k in ("verdict", "public", "public_notes"):
+        out.pop(k, None)
+    return out
+
+
+def _stored_verdict(m: Mapping[str, Any]) -> Verdict:
+    if m.get("verdict") is not None:
+        return as_verdict(m["verdict"])  # type: ignore[return-value]
+    return legacy(str(m.get("message") or ""))
+
+
+def _render_detail(detail: Mapping[str, Any], lang: str, audience: Audience, owner: str | None) -> dict[str, Any]:
+    out = {}
+    for k, v in detail.items():
+        if isinstance(v, dict) and "verdict" in v and len(v) == 1:
+            vv = Verdict.from_json(v["verdict"])
+            if not vv.visible(audience, owner):
+                continue
+            v = vv.render(lang, audience, owner)
+        elif isinstance(v, Verdict):
+            if not v.visible(audience, owner):
+                continue
+            v = v.render(lang, audience, owner)
+        out[k] = v
+    return out
 
 
 @dataclass
@@ -326,7 +373,7 @@ class GameRules(ABC):
     #: keep them; every other key raises when read there).
     public_round_keys: frozenset[str] = frozenset()
     #: What others see instead of a move line while :meth:`move_text_public` is False.
-    hidden_move_text: str = "(verdeckt bis zum Ende der Partie)"
+    hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")
 
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
         """A German sentence saying why a league with these players (keys, seat order)
@@ -469,32 +516,61 @@ class GameRules(ABC):
         names fields and letters of a private grid). Default: True."""
         return True
 
-    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any]) -> dict[str, Any]:
+    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any],
+                lang: str = "de") -> dict[str, Any]:
         """One player's round data (the :class:`PlayerRound` JSON) as ``audience`` may see
-        it, ``state`` the Partie's state after the round. The mover and the game master
-        get it whole; everybody else the public verdicts (``message`` := the move's
-        ``public`` text, ``notes`` := ``public_notes``), the detail without
-        :attr:`private_detail`, the move line itself only when :meth:`move_text_public`,
-        and ``private`` as a :class:`Redacted` dict that raises when a private key is read."""
+        it, its verdicts rendered in ``lang`` (:mod:`bot.games.verdict`); ``state`` the
+        Partie's state after the round. The mover and the game master get it whole
+        (:func:`render_move`). Everybody else gets, per move line:
+
+        - in a game without private state: the verdict and notes wherever every parameter
+          is public (else the ``public`` verdict, else "ungültig");
+        - in a game with :attr:`private_state` (docs/development/privacy.md, issue 31): the
+          counted line with its ``public`` verdict and public notes; every other line only
+          as "ungültig" (tried before the counted one, or nothing counted) or "nicht mehr
+          probiert" (after it), with no text, reason, notes or detail: which check failed,
+          and in which order, depends on what the player holds;
+
+        the move line itself only when :meth:`move_text_public`, the detail without
+        :attr:`private_detail`, and ``private`` as a :class:`Redacted` dict that raises
+        when a private key is read."""
+        from bot.i18n import texts
         owner = str(pl["player"])
         if audience.sees(owner, Visibility.MOVER):
-            return dict(pl, moves=[dict(m) for m in pl.get("moves", [])])
+            return dict(pl, moves=[render_move(m, lang, audience, owner) for m in pl.get("moves", [])])
         text_public = self.move_text_public(state)
+        hidden = texts(lang).gettext(self.hidden_move_text)
+        counted = pl.get("counted")
         moves = []
         for m in pl.get("moves", []):
-            if self.private_state:
-                msg = m["public"] if m.get("public") is not None else self.reason_gloss(m.get("reason"))
-                notes = list(m.get("public_notes") or [])
+            if self.private_state and m.get("index") != counted:
+                generic = NOT_TRIED if counted is not None and m.get("index", 0) > counted else INVALID
+                moves.append({"index": m.get("index"), "text": hidden, "valid": False, "score": None,
+                              "bonus": None, "reason": None, "message": generic.render(lang, audience, owner),
+                              "notes": [], "detail": {}})
+                continue
+            main = _stored_verdict(m)
+            pub = as_verdict(m.get("public"), Visibility.PUBLIC)
+            if not self.private_state and main.visible(audience, owner):
+                msg = main.render(lang, audience, owner)
+            elif pub is not None and pub.visible(audience, owner):
+                msg = pub.render(lang, audience, owner)
+            elif main.visible(audience, owner):
+                msg = main.render(lang, audience, owner)
             else:
-                msg = m["public"] if m.get("public") is not None else m.get("message", "")
-                notes = list(m["public_notes"] if m.get("public_notes") is not None else m.get("notes", []))
-            detail = {k: v for k, v in (m.get("detail") or {}).items() if k not in self.private_detail}
-            seen = dict(m, message=msg, notes=notes, detail=detail)
-            seen.pop("public", None)
-            seen.pop("public_notes", None)
+                msg = (VALID_UNUSED if m.get("valid") else INVALID).render(lang, audience, owner)
+            raw_notes = m.get("public_notes")
+            if raw_notes is None and not self.private_state:
+                raw_notes = m.get("notes")
+            notes = [v.render(lang, audience, owner) for v in map(as_verdict, raw_notes or [])
+                     if v is not None and v.visible(audience, owner)]
+            detail = _render_detail({k: v for k, v in (m.get("detail") or {}).items()
+                                     if k not in self.private_detail}, lang, audience, owner)
+            seen = {k: v for k, v in m.items() if k not in ("verdict", "public", "public_notes")}
+            seen.update(message=msg, notes=notes, detail=detail)
             if not text_public:
-                seen.update(text=self.hidden_move_text, detail={}, notes=[],
-                            message=m["public"] if m.get("public") is not None else "")
+                seen.update(text=hidden, detail={}, notes=[], message=pub.render(lang, audience, owner)
+                            if pub is not None and pub.visible(audience, owner) else "")
             moves.append(seen)
         priv = pl.get("private") or {}
         shown = {k: v for k, v in priv.items() if k in self.public_round_keys}

@@ -349,7 +349,7 @@ class TypdomRules(GameRules):
                                           message="nicht mehr probiert", public="nicht mehr probiert"))
             turn = _turn(player=player, seat=seat, counted=hit[0] if hit else None,
                          failed=[{"index": r.index, "text": r.text, "reason": r.reason,
-                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.public or ""}
+                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.public.text() if r.public else ""}
                                  for r in reports if not r.valid and r.reason])
             score = 0
             buy_n, buy_colour = 0, None

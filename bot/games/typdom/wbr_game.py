@@ -146,7 +146,7 @@ class WbrRules(GameRules):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
                                           message="nicht mehr probiert", public="nicht mehr probiert"))
             failed = [{"index": r.index, "text": r.text, "reason": r.reason, "gloss": wbr.REASONS.get(r.reason or "", ""),
-                       "message": r.public or ""} for r in reports if not r.valid and r.reason]
+                       "message": r.public.text() if r.public else ""} for r in reports if not r.valid and r.reason]
             if hit is not None:
                 after, rec = wbr.apply(state, mover, hit[1], lexicon)
                 rec["failed"] = failed

@@ -380,7 +380,7 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
             label = t.gettext("Zug") if game.multiline else (t.gettext("Hauptzug") if i == 0 else
                                                                  t.gettext("Ersatzzug {n}", n=i))
             verdict = (t.ngettext("gültig, {n} Punkt", "gültig, {n} Punkte", r.score or 0) if r.valid else
-                       t.gettext("ungültig: {why}", why=r.message or r.reason))
+                       t.gettext("ungültig: {why}", why=r.verdict.render(t.lang) or r.reason))
             out.append(f"  {label}: {line} – {verdict}")
         return "\n".join(out)
 

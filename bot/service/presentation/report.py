@@ -99,18 +99,18 @@ class PartieRound:
     views: dict[str, dict[str, Any]] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
 
-    def seen(self, key: str, audience: Audience) -> dict[str, Any]:
+    def seen(self, key: str, audience: Audience, lang: str = DEFAULT) -> dict[str, Any]:
         """The :class:`PlayerRound` JSON of ``key`` plus ``name`` as ``audience`` may see
-        it (a bare one when they did not play)."""
+        it, its verdicts rendered in ``lang`` (a bare one when they did not play)."""
         sealed = self.full.get(key)
         if sealed is None:
             return {"player": key, "name": self.names.get(key, key), "submitted": False,
                     "moves": [], "counted": None, "points": 0, "score": 0, "private": {}}
-        return dict(sealed.open(audience), name=self.names.get(key, key))
+        return dict(sealed.open(audience, lang), name=self.names.get(key, key))
 
-    def player(self, key: str, audience: Audience = PUBLIC) -> dict[str, Any]:
+    def player(self, key: str, audience: Audience = PUBLIC, lang: str = DEFAULT) -> dict[str, Any]:
         """:meth:`seen` (default: as everybody sees it)."""
-        return self.seen(key, audience)
+        return self.seen(key, audience, lang)
 
 
 def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict[str, str],
@@ -239,7 +239,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             raise PrivacyError(f"Züge von {key} als eigene Züge für einen anderen Empfänger")
         if (lang, i, key) not in moves_cache:
             pr = partien[i]
-            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience), **common)
+            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang), **common)
         return moves_cache[(lang, i, key)]
 
     def private(lang: str, i: int, key: str, audience: Audience) -> dict[str, str] | None:
@@ -248,7 +248,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             return None
         if not audience.sees(key, Visibility.MOVER):
             raise PrivacyError(f"privater Teil von {key} für einen anderen Empfänger")
-        return _both(game, "private", lang, p=pr.p, pl=pr.seen(key, audience), view=pr.views[key], **common)
+        return _both(game, "private", lang, p=pr.p, pl=pr.seen(key, audience, lang), view=pr.views[key], **common)
 
     out: dict[str, tuple[Segments, Segments]] = {}
     for rc in recipients:
@@ -312,7 +312,7 @@ def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
     common = dict(league=league, round=round)
     parts = []
     for pr in partien:
-        lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pr.seen(k, audience), **common) for k in pr.full]
+        lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pr.seen(k, audience, lang), **common) for k in pr.full]
         parts.append({"name": pr.p["name"], "moves": lines})
     return fold_text(render("alle.txt.j2", lang, partien=parts, **common))
 

@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session
 from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
-from bot.games.base import GameRules
+from bot.games.base import Audience, GameRules, render_move
 from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
@@ -917,12 +917,14 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     for part, moves, parsed in accepted:
         if part.id in earlier and part.name not in merged:
             replaced.append(part.name)
-        reports = [game.check_read(part.state, t, m, lexicon, i, player=key)
+        # the verdicts rendered for the mover, in their language (bot.games.verdict)
+        reports = [render_move(game.check_read(part.state, t, m, lexicon, i, player=key).to_json(), lang,
+                               Audience(viewer=key), key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
     ctx.record("processed", "submission",
-               sections=[{"partie": x["partie"], "moves": [m.text for m in x["moves"]]} for x in sections],
+               sections=[{"partie": x["partie"], "moves": [m["text"] for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored, quoted=quoted)
     refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
     if not sections and not errors:

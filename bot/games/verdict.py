@@ -1,0 +1,210 @@
+"""Verdicts as data (issue 31): what a game says about a move, a note or a turn, as a
+code with parameters, each parameter typed by who may see it; never a sentence.
+
+A game's engine returns :class:`Verdict` values. The service renders them per recipient,
+in the recipient's language, from the gettext catalogs (:mod:`bot.i18n`; German is the
+source language, so the ``msgid`` is the German sentence with ``{name}`` fields):
+
+>>> v = verdict("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."),
+...             rack=mover("JLLNNOU"), missing=mover("Q"))
+>>> v.render("de", GM_ONLY, owner="7")
+'Nicht auf deiner Bank (JLLNNOU): Q.'
+>>> v.render("de", PUBLIC, owner="7")
+Traceback (most recent call last):
+bot.games.base.PrivacyError: ...
+
+Who may see a rendering is decided twice: the verdict's own ``seen`` (a sentence written
+to the mover, "Nicht auf deiner Bank", is ``MOVER`` even without a parameter), and each
+:class:`Param`'s ``seen``. :meth:`Verdict.render` for an audience that may not see one of
+them raises :class:`~bot.games.base.PrivacyError`, as ``Sealed`` does: a public text can
+only be built from public parameters. :meth:`Verdict.visible` asks first.
+
+Stored as JSON (:meth:`Verdict.to_json`, :meth:`Verdict.from_json`) in a round's report,
+so an Auswertung rendered later, in another language, or for the archive is rendered from
+the data, not from a sentence written at the time. Reports stored before issue 31 carry
+German sentences; :func:`legacy` reads them as verdicts seen by the mover alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility
+from bot.i18n import N_, translation
+
+__all__ = ["Param", "Verdict", "verdict", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
+           "VALID_UNUSED", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
+
+Scalar = Any  # str | int | Verdict | list of those
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a verdict: ``value`` (a ``str``, an ``int``, a nested
+    :class:`Verdict`, or a list of those, joined by ``", "``) and who may see it."""
+
+    value: Scalar
+    seen: Visibility = Visibility.PUBLIC
+
+    def to_json(self) -> dict[str, Any]:
+        return {"v": _value_json(self.value), "s": self.seen.value}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Param":
+        return cls(_value_from_json(data["v"]), Visibility(data.get("s", "mover")))
+
+
+def public(value: Scalar) -> Param:
+    """A parameter every player and the archive may see (the public table, a played word)."""
+    return Param(value, Visibility.PUBLIC)
+
+
+def mover(value: Scalar) -> Param:
+    """A parameter only the mover (and the game master) may see: ``Private[mover]`` (a
+    rack, a hand, a grid, the letters of a line that was not played)."""
+    return Param(value, Visibility.MOVER)
+
+
+def gm(value: Scalar) -> Param:
+    """A parameter only the game master may see."""
+    return Param(value, Visibility.GM)
+
+
+def _value_json(value: Scalar) -> Any:
+    if isinstance(value, Verdict):
+        return {"verdict": value.to_json()}
+    if isinstance(value, (list, tuple)):
+        return [_value_json(v) for v in value]
+    return value
+
+
+def _value_from_json(data: Any) -> Scalar:
+    if isinstance(data, dict) and "verdict" in data:
+        return Verdict.from_json(data["verdict"])
+    if isinstance(data, list):
+        return [_value_from_json(v) for v in data]
+    return data
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A game's verdict: ``code`` (stable, for tests and the conformance cases, e.g.
+    ``"rack"``), ``msgid`` (the German sentence with ``{name}`` fields, marked with
+    :func:`~bot.i18n.N_` where it is written so Babel extracts it), ``params`` (name ->
+    :class:`Param`), ``plural`` (the plural msgid when the sentence depends on the count
+    ``params["n"]``: ``ngettext``) and ``seen`` (who the sentence itself is for)."""
+
+    code: str
+    msgid: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+    plural: str | None = None
+    seen: Visibility = Visibility.MOVER
+
+    # -- who may see it -----------------------------------------------------------------
+    def visible(self, audience: Audience, owner: str | None) -> bool:
+        """Whether ``audience`` may see this verdict of the player ``owner`` whole: the
+        sentence and every parameter (nested verdicts included)."""
+        if not audience.sees(owner, self.seen):
+            return False
+        return all(audience.sees(owner, p.seen) and _nested_visible(p.value, audience, owner)
+                   for p in self.params.values())
+
+    def render(self, lang: str = "de", audience: Audience = GM_ONLY, owner: str | None = None) -> str:
+        """The sentence in ``lang`` for ``audience`` (the verdict belongs to ``owner``, a
+        player key). Raises :class:`PrivacyError` when the audience may not see the
+        sentence or one of its parameters."""
+        if not audience.sees(owner, self.seen):
+            raise PrivacyError(f"Urteil {self.code!r} ist nur für {self.seen.value}")
+        values = {}
+        for name, p in self.params.items():
+            if not audience.sees(owner, p.seen):
+                raise PrivacyError(f"privater Parameter {name!r} des Urteils {self.code!r} in einer Ansicht, "
+                                   "die ihn nicht zeigen darf")
+            values[name] = _render_value(p.value, lang, audience, owner)
+        t = translation(lang)
+        if self.plural is not None:
+            n = self.params["n"].value
+            text = t.ngettext(self.msgid, self.plural, int(n))
+        else:
+            text = t.gettext(self.msgid)
+        return text.format(**values) if values else text
+
+    def text(self, lang: str = "de") -> str:
+        """The whole sentence as the mover and the game master read it (every parameter)."""
+        return self.render(lang, GM_ONLY, None)
+
+    # -- data ---------------------------------------------------------------------------
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"code": self.code, "msgid": self.msgid, "seen": self.seen.value}
+        if self.params:
+            out["params"] = {k: p.to_json() for k, p in self.params.items()}
+        if self.plural is not None:
+            out["plural"] = self.plural
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Verdict":
+        return cls(code=data["code"], msgid=data["msgid"],
+                   params={k: Param.from_json(v) for k, v in (data.get("params") or {}).items()},
+                   plural=data.get("plural"), seen=Visibility(data.get("seen", "mover")))
+
+    def __str__(self) -> str:  # never rendered implicitly: a template must say for whom
+        raise PrivacyError(f"Urteil {self.code!r} ohne Empfänger gerendert (render(lang, audience, owner))")
+
+    __html__ = __str__
+
+
+def _nested_visible(value: Scalar, audience: Audience, owner: str | None) -> bool:
+    if isinstance(value, Verdict):
+        return value.visible(audience, owner)
+    if isinstance(value, (list, tuple)):
+        return all(_nested_visible(v, audience, owner) for v in value)
+    return True
+
+
+def _render_value(value: Scalar, lang: str, audience: Audience, owner: str | None) -> str:
+    if isinstance(value, Verdict):
+        return value.render(lang, audience, owner)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_render_value(v, lang, audience, owner) for v in value)
+    return str(value)
+
+
+def verdict(code: str, msgid: str, *, plural: str | None = None, seen: Visibility = Visibility.MOVER,
+            **params: Param | Scalar) -> Verdict:
+    """A :class:`Verdict`; a parameter given as a plain value takes the verdict's own
+    ``seen`` (a public sentence's plain parameters are public, a mover's are the mover's)."""
+    typed = {k: v if isinstance(v, Param) else Param(v, seen) for k, v in params.items()}
+    return Verdict(code, msgid, typed, plural, seen)
+
+
+def legacy(text: str, seen: Visibility = Visibility.MOVER) -> Verdict:
+    """A German sentence stored before issue 31 (or a text without fields) as a verdict
+    seen by ``seen``; it is rendered as it is in every language."""
+    return Verdict("legacy", text, {}, None, seen)
+
+
+def as_verdict(value: Verdict | str | Mapping[str, Any] | None, seen: Visibility = Visibility.MOVER) -> Verdict | None:
+    """``value`` as a :class:`Verdict`: a verdict as it is, its JSON read, a sentence as
+    :func:`legacy`; None stays None."""
+    if value is None or isinstance(value, Verdict):
+        return value
+    if isinstance(value, str):
+        return legacy(value, seen)
+    return Verdict.from_json(value)
+
+
+def render_text(value: Verdict | str | Mapping[str, Any] | None, lang: str = "de",
+                audience: Audience = GM_ONLY, owner: str | None = None) -> str:
+    """:meth:`Verdict.render` of ``value`` read by :func:`as_verdict` ("" for None)."""
+    v = as_verdict(value)
+    return v.render(lang, audience, owner) if v is not None else ""
+
+
+#: What others see of a line that was tried and failed, in a game with private state.
+INVALID = verdict("invalid", N_("ungültig"), seen=Visibility.PUBLIC)
+#: What others see of a line after the counted one (an Ersatzzug never tried).
+NOT_TRIED = verdict("not_tried", N_("nicht mehr probiert"), seen=Visibility.PUBLIC)
+#: A valid line that was not needed, as every player may read it.
+VALID_UNUSED = verdict("valid_unused", N_("gültig, nicht gebraucht"), seen=Visibility.PUBLIC)
