@@ -18,18 +18,26 @@ from typing import Any, Mapping, Sequence
 
 
 class NotationError(ValueError):
-    """A move line that cannot be read. ``message`` is a German sentence for the player.
+    """A move line that cannot be read. ``verdict`` says why, as data
+    (:class:`~bot.games.verdict.Verdict`; a plain German sentence is read as
+    :func:`~bot.games.verdict.legacy`); ``message`` is its German text for logs and tests.
 
     ``meant``: the line is clearly meant as a move of this game (it has the shape of one,
     e.g. a Crossword field with its letter missing) but is broken. The submission reader
     then keeps it in the Partie section, so the game judges it and the player gets the
     precise error, instead of passing it over as prose."""
 
-    def __init__(self, message: str, text: str = "", *, meant: bool = False) -> None:
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: "Verdict | str", text: str = "", *, meant: bool = False) -> None:
+        from bot.games.verdict import as_verdict
+        self.verdict = as_verdict(message)
+        super().__init__(self.verdict.text("de") if self.verdict else "")
         self.text = text
         self.meant = meant
+
+    @property
+    def message(self) -> str:
+        """The reason as the mover reads it, in German."""
+        return self.verdict.text("de") if self.verdict else ""
 
 
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)

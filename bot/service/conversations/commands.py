@@ -17,6 +17,7 @@ from typing import Callable
 from sqlalchemy import select
 
 from bot.games import get_game, load_games
+from bot.games.verdict import render_text
 from bot.mail.compose import compose, make_message_id
 from bot.i18n import N_, league_language, texts, tr
 from bot.render import format_zat, render
@@ -103,7 +104,7 @@ def standings_text(s, league, lang: str) -> str:
     states = [p.state for p in partien]
 
     def note(key: str) -> str:  # e.g. RONDO's marks (GameRules.standings_note)
-        return "".join(n for st in states if (n := game.standings_note(st, key, lang)))
+        return "".join(render_text(n, lang) for st in states if (n := game.standings_note(st, key, lang)))
 
     width = max([len(r["name"]) for r in table] + [10])
     body = tr(lang, "standings_title", league=league.name) + "\n\n" + "\n".join(

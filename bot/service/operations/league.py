@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
+from bot.games.verdict import render_text
 from bot.i18n import league_language, tr
 from bot.render import format_zat, render
 from bot.service.conversations.identity import hash_code
@@ -71,10 +72,10 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
     game = get_game(spec["game"])
     for name in parts:
         if problem := game.check_partie_name(str(name)):
-            raise LeagueError(f"{path}: {problem}")
+            raise LeagueError(f"{path}: {render_text(problem)}")
     problem = game.check_players([str(i) for i in range(1, len(players) + 1)], spec.get("options") or {})
     if problem:
-        raise LeagueError(f"{path}: {problem}")
+        raise LeagueError(f"{path}: {render_text(problem)}")
     if game.fixed_rounds is not None and int(spec.get("rounds", game.fixed_rounds)) != game.fixed_rounds:
         raise LeagueError(f"{path}: {game.title} hat immer {game.fixed_rounds} Runden (rounds weglassen).")
     return spec

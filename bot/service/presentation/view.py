@@ -9,6 +9,8 @@ from sqlalchemy import func, select
 
 from bot.games import get_game
 from bot.games.base import GameRules
+from bot.games.verdict import render_text
+from bot.i18n import gm_language
 from bot.render import format_zat
 from bot.service.operations.league import find_league, open_round
 from bot.service.presentation.standings import standings
@@ -49,12 +51,13 @@ def league_view(db, name: str) -> dict:
         names = {str(pl.id): pl.name for pl in league.players}
         fields = game.player_fields()
         zat = format_zat(rnd.zat, league.timezone) if rnd else None
+        gm_lang = gm_language(league.options)
         partien = []
         for p in league.partien:
             view = {k: v for k, v in game.public_view(p.state).items() if k not in BULKY_VIEW_KEYS}
             view = name_players(view, addresses, fields)
             entry = {"name": p.name, **view, "finished": p.finished,
-                     "picture": game.gm_picture(p.state, names, zat=zat)}
+                     "picture": [render_text(x, gm_lang) for x in game.gm_picture(p.state, names, zat=zat)]}
             if type(game).player_view is not GameRules.player_view:  # for the GM: every private part
                 entry["players"] = [{"name": pl.name, "player": pl.email,
                                      **name_players({k: v for k, v in game.player_view(p.state, str(pl.id)).items()

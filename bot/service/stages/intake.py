@@ -40,6 +40,7 @@ from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
 from bot.games.base import Audience, GameRules, render_move
+from bot.games.verdict import render_text
 from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
@@ -844,7 +845,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     closed = closed_note(s, cfg, league, rnd)  # e.g. a Presto race two valid crosswords decided
     if closed:
         ctx.record("late", "submission", reason="round decided", round=rnd.number)
-        return ctx.reply(closed)
+        return ctx.reply(render_text(closed, lang, Audience(viewer=str(player.id)), str(player.id)))
     delayed = _delayed_zat(conn, league.id, rnd.number, mail.received_at)
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}

@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, selectinload
 from bot.config import Config
 from bot.games import get_game
 from bot.games.base import GameRules
+from bot.games.verdict import Verdict  # noqa: F401 (the closed note's type)
 from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat
 from bot.service.operations.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
@@ -209,10 +210,11 @@ def round_complete(s: Session, cfg: Config, league: League, rnd: Round) -> bool:
     return True
 
 
-def closed_note(s: Session, cfg: Config, league: League, rnd: Round) -> str | None:
+def closed_note(s: Session, cfg: Config, league: League, rnd: Round) -> "Verdict | str | None":
     """Why the open round takes no more moves although its ZAT is still ahead (German or
     the league's language: :meth:`GameRules.closed_note`, e.g. a Presto race that two
-    valid crosswords have decided), or None. Asked before a new mail's moves are stored."""
+    valid crosswords have decided; a :class:`~bot.games.verdict.Verdict` the caller renders
+    for the recipient), or None. Asked before a new mail's moves are stored."""
     game = get_game(league.game)
     if type(game).closed_note is GameRules.closed_note:
         return None
