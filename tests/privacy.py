@@ -196,7 +196,11 @@ def typdom_moves(rng: random.Random, game, state: dict, key: str, lexicon) -> li
             pass
     lines.append(f"{coord} Q{''.join(rng.sample(letters, min(4, len(letters))))}N")  # a Q they may lack
     lines.append(f"{coord} {''.join(rng.sample(letters, min(3, len(letters))))}")
-    lines.append(rng.choice(["KAUFEN", "KAUFEN rot", "KAUFEN 2", "JOLLY M13; M12s HeRZ", f"M13w *{rng.choice('AEX')}TEM"]))
+    lines.append(rng.choice(["KAUFEN", "KAUFEN rot", "KAUFEN 2", "JOLLY M13; M12s HeRZ", f"M13w *{rng.choice('AEX')}TEM",
+                             f"{coord} {'Q' * rng.randint(8, 15)}",  # many tiles not held
+                             # issue 31, attack 2: every letter 14 times and 14 Jollys in one line
+                             "; ".join(f"{c}{r}w {ch * 14}" for (c, r), ch in zip(
+                                 [(x, y) for x in "ABCDEFGHIJKLMNOPQRSTUVWXY" for y in (1, 3, 5)], LETTERS))]))
     rng.shuffle(lines)
     return lines[:rng.randint(1, 4)]
 
@@ -250,10 +254,15 @@ def rondonl_moves(rng: random.Random, game, state: dict, key: str, lexicon) -> l
     if state.get("phase") == "opening":
         return ["".join(rng.sample(cards, min(3, len(cards))))]
     lines = []
+    lacking = [c for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in cards] or ["Q"]
     if rng.random() < 0.4:
         lines.append(f"TAUSCH {rng.choice(cards)}")
+    elif rng.random() < 0.3:  # issue 31, attack 1: an exchange of cards not held
+        lines.append(f"TAUSCH {''.join(rng.sample(lacking, min(2, len(lacking))))}")
     lines.append(rng.choice(["PASSE", "".join(rng.sample(cards, min(4, len(cards)))), "QQQQ",
-                             state.get("row", "").replace(".", "").lower() + rng.choice(cards)]))
+                             state.get("row", "").replace(".", "").lower() + rng.choice(cards),
+                             # a word with cards not held
+                             state.get("row", "").replace(".", "").lower() + "".join(rng.sample(lacking, 2))]))
     return ["\n".join(lines)]
 
 
@@ -264,7 +273,8 @@ PRIVATE_GAMES: dict[str, tuple[str, dict, int, Callable]] = {
     "typdom-wbr": ("typdom-wbr", {}, 3, wbr_moves),
     "typdom-presto": ("typdom-presto", {}, 4, presto_moves),
     "crossword": ("crossword", {}, 6, crossword_moves),
-    "rondonl": ("rondonl", {}, 3, rondonl_moves),
+    "rondonl": ("rondonl", {"language": "nl"}, 3, rondonl_moves),
+    "rondonl-de": ("rondonl", {"language": "de"}, 3, rondonl_moves),
 }
 
 
