@@ -151,3 +151,7 @@ def run_checks(cfg: Config, emit: Callable[[CheckLine], None]) -> list[CheckLine
     for line in check_lexicon(cfg):
         add(line)
     return lines
+
+
+def check_authserv(cfg: Config, poller) -> CheckLine:  # placeholder, written below
+    raise NotImplementedError

@@ -1,0 +1,230 @@
+"""One identity per mail, from one parse (issue 31, "Private and authentic by construction").
+
+The sender is the addr-spec of the one From mailbox, read once with the email library's
+header registry (:func:`bot.mail.message.read_sender`). A From that names a second
+address (in its display name, as a second mailbox, or in a Sender field) or a DMARC
+verdict of our own server about another domain than the sender's makes the mail
+unauthenticated: it changes nothing, and the registered player whose address it claimed
+is told as after a wrong code. ``spielleiter check`` reads the newest mails of the inbox
+and says whether our server writes ``Authentication-Results`` and with which authserv-id.
+
+Real components: SQLite and the Maildir transport through ``poll_once``, the real lexicon;
+the check against the test Dovecot as well.
+"""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from bot.config import embedded
+from bot.mail.auth import sender_auth
+from bot.mail.maildir import MaildirTransport, _delivery_order
+from bot.mail.message import raw_headers, read_mail, read_sender
+from bot.service.operations.check import check_authserv
+from bot.service.operations.league import create_league, read_league_file
+from bot.service.operations.mailer import transports
+from bot.service.operations.runner import poll_once
+from bot.service.stages.outbox import deliver
+from bot.storage.db import Database
+from bot.storage.models import InboundMail, Submission
+from tests.helpers import header, league_toml, player_mail, server_config, text_of
+
+BOT = "spielleiter@example.org"
+OUR_MX = "mx.example.org"
+ANNA = "anna@example.org"
+ANNA_CODE = "anna-lindwurm"
+MALLORY = "mallory@evil.example"
+
+
+@pytest.fixture
+def env(tmp_path):
+    """A league without codes (the defaults), our server's authserv-id configured; Anna
+    has a personal code all the same (to prove herself when she must)."""
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = f"Spielleiter <{BOT}>"
+    cfg.authserv_id = OUR_MX
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    path = league_toml(tmp_path / "liga.toml")
+    path.write_text(path.read_text().replace(f'email = "{ANNA}"', f'email = "{ANNA}"\ncode = "{ANNA_CODE}"'))
+    with db.session() as s:
+        create_league(s, read_league_file(path), cfg)
+    deliver(db, md, cfg)
+    md.start = set(md.outbox.keys())
+    yield db, cfg, md
+    for raw in md.sent():  # no code is ever echoed
+        assert ANNA_CODE.encode() not in raw
+    db.dispose()
+
+
+def mail(from_field: str, body: str = "Partie R1:\nTOR", *, results: str | None = None,
+         extra: str = "") -> bytes:
+    """A player's mail whose From field is ``from_field`` as written, with our server's
+    ``Authentication-Results: mx.example.org; <results>`` on top, and ``extra`` header
+    lines (CRLF-ended) after From."""
+    raw = player_mail(ANNA, body).replace(f"From: {ANNA}\r\n".encode(), f"From: {from_field}\r\n{extra}".encode(), 1)
+    assert raw.startswith(f"From: {from_field}\r\n".encode())
+    head = f"Authentication-Results: {OUR_MX};\r\n\t{results}\r\n" if results else ""
+    return head.encode() + raw
+
+
+def sent(md) -> list[bytes]:
+    return [md.outbox.get_bytes(k) for k in sorted(set(md.outbox.keys()) - md.start, key=_delivery_order)]
+
+
+def to(raws, addr) -> list[bytes]:
+    return [r for r in raws if header(r, "To") == addr]
+
+
+def rows(db) -> list[InboundMail]:
+    with db.session() as s:
+        return list(s.scalars(select(InboundMail).order_by(InboundMail.id)))
+
+
+def moves(db) -> list[list[str]]:
+    with db.session() as s:
+        return [[m.text for m in x.moves] for x in s.scalars(select(Submission).order_by(Submission.id))]
+
+
+def run(db, cfg, md, *raws: bytes) -> list[InboundMail]:
+    for raw in raws:
+        md.deliver_to_inbox(raw)
+    poll_once(db, cfg)
+    return rows(db)
+
+
+# -- attack 5: a second address in From, passed by DMARC for the other domain ---------------------
+
+def test_attack5_display_name_address_with_dmarc_pass_for_another_domain_changes_nothing(env):
+    """``From: anna@example.org <mallory@evil.example>`` was read as Anna, and our own
+    server's ``dmarc=pass header.from=evil.example`` accepted: the verdict was about
+    another address than the one taken as the sender."""
+    db, cfg, md = env
+    (row,) = run(db, cfg, md, mail(f"{ANNA} <{MALLORY}>", results="spf=pass smtp.mailfrom=evil.example; "
+                                   "dkim=pass header.d=evil.example; dmarc=pass header.from=evil.example"))
+    assert row.status == "rejected" and row.parse["reason"].startswith("sender ambiguous: ")
+    assert MALLORY in row.parse["reason"] and row.auth_failure.startswith("player:") and row.flagged
+    assert moves(db) == []
+    out = sent(md)
+    assert to(out, MALLORY) == []  # the forger hears nothing
+    (notice,) = to(out, ANNA)  # Anna, whose address was claimed, is told as after a wrong code
+    body = text_of(notice)
+    assert "nicht gewertet" in body and MALLORY in body and "Code" in body
+    assert "Mail nicht gewertet" in header(notice, "Subject")
+
+
+def test_attack5_without_authserv_id_is_caught_by_the_parse_alone(env):
+    db, cfg, md = env
+    cfg.authserv_id = None
+    (row,) = run(db, cfg, md, mail(f"{ANNA} <{MALLORY}>"))
+    assert row.status == "rejected" and moves(db) == []
+    assert len(to(sent(md), ANNA)) == 1 and to(sent(md), MALLORY) == []
+
+
+def test_quoted_display_name_claiming_anna_tells_anna_and_not_the_forger(env):
+    """``"anna@example.org" <mallory@evil.example>``: the sender is Mallory (the
+    addr-spec), a stranger; the mail claimed Anna's address, so Anna is told."""
+    db, cfg, md = env
+    for display in (f'"{ANNA}"', "=?utf-8?q?anna=40example=2Eorg?=", f"Anna ({ANNA})"):
+        md.deliver_to_inbox(mail(f"{display} <{MALLORY}>"))
+    got = run(db, cfg, md)
+    assert [r.from_addr for r in got] == [MALLORY] * 3
+    assert all(r.status == "rejected" and r.parse["reason"] == f"sender ambiguous: From also names {ANNA}"
+               for r in got)
+    assert moves(db) == [] and to(sent(md), MALLORY) == []
+    (notice,) = to(sent(md), ANNA)  # once; the rest in the hourly summary
+    assert MALLORY in text_of(notice)
+
+
+def test_several_from_addresses_or_another_sender_change_nothing(env):
+    db, cfg, md = env
+    got = run(db, cfg, md,
+              mail(f"Anna <{ANNA}>, Mallory <{MALLORY}>", extra=f"Sender: {MALLORY}\r\n"),
+              mail(f"Team: {ANNA}, {MALLORY};"),
+              mail(ANNA, extra=f"Sender: Anna <{MALLORY}>\r\n"))
+    assert [r.status for r in got] == ["rejected"] * 3
+    assert [r.parse["reason"] for r in got] == [
+        f"sender ambiguous: From names 2 addresses ({ANNA}, {MALLORY})",
+        f"sender ambiguous: From names 2 addresses ({ANNA}, {MALLORY})",
+        f"sender ambiguous: Sender {MALLORY} is not From",
+    ]
+    assert moves(db) == [] and len(to(sent(md), ANNA)) == 1 and to(sent(md), MALLORY) == []
+
+
+def test_dmarc_header_from_of_another_domain_is_a_forgery(env):
+    """A plain ``From: anna@example.org`` whose verdict our server wrote for another
+    domain (a second From the server read, or a relabelled result)."""
+    db, cfg, md = env
+    (row,) = run(db, cfg, md, mail(ANNA, results="dmarc=pass header.from=evil.example"))
+    assert row.status == "rejected"
+    assert row.parse["reason"] == "sender not authenticated: dmarc=pass header.from=evil.example"
+    assert moves(db) == []
+    (notice,) = to(sent(md), ANNA)
+    assert "gefälscht" in text_of(notice) and "header.from=evil.example" in text_of(notice)
+
+
+def test_a_legitimate_dmarc_pass_is_accepted(env):
+    db, cfg, md = env
+    results = ("spf=pass smtp.mailfrom=example.org; dkim=pass header.d=example.org; "
+               "dmarc=pass (p=reject) header.from=example.org")
+    got = run(db, cfg, md,
+              mail(f"Anna Albers <{ANNA}>", results=results),
+              mail(f'"{ANNA}" <{ANNA}>', "Partie R2:\nMOND", results=results.replace("example.org", "EXAMPLE.org")),
+              mail(f"{ANNA} (Anna)", "Partie R1:\nROT", results=results))
+    assert [r.status for r in got] == ["processed"] * 3 and [r.from_addr for r in got] == [ANNA] * 3
+    assert moves(db)[-1] == ["ROT"]
+    acks = to(sent(md), ANNA)
+    assert len(acks) == 3 and all("Hauptzug" in text_of(a) for a in acks)
+
+
+def test_the_right_code_proves_anna_despite_a_doubtful_from(env):
+    db, cfg, md = env
+    (row,) = run(db, cfg, md, mail(f"{ANNA} <{MALLORY}>", f"Code: {ANNA_CODE}\nPartie R1:\nROT"))
+    assert row.status == "processed" and moves(db) == [["ROT"]]
+
+
+def test_no_crlf_from_a_claimed_address_reaches_a_header(env):
+    db, cfg, md = env
+    run(db, cfg, md, mail(f'"{ANNA}\\r\\nBcc: x@evil.example" <{MALLORY}>'),
+        mail(f"{ANNA} <{MALLORY}>", results="dmarc=pass header.from=evil.example\r\n\tX-Injected: 1"))
+    for raw in sent(md):
+        head = raw.split(b"\r\n\r\n", 1)[0] if b"\r\n\r\n" in raw else raw.split(b"\n\n", 1)[0]
+        assert b"Bcc" not in head and b"X-Injected" not in head
+
+
+# -- the one parse -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("field, addr, problem", [
+    (f"Anna <{ANNA}>", ANNA, None),
+    (f"{ANNA} (Anna)", ANNA, None),
+    (f'"{ANNA.upper()}" <{ANNA}>', ANNA, None),
+    (f"{ANNA} <{MALLORY}>", ANNA, f"From also names {MALLORY}"),
+    (f'"{ANNA}" <{MALLORY}>', MALLORY, f"From also names {ANNA}"),
+    (f"{MALLORY}, {ANNA}", MALLORY, f"From names 2 addresses ({MALLORY}, {ANNA})"),
+    ("", "", None),
+    ("undisclosed", "", None),
+])
+def test_read_sender(field, addr, problem):
+    rm = read_mail(f"From: {field}\r\nSubject: x\r\n\r\nhallo\r\n".encode())
+    assert (rm.from_addr, rm.from_problem) == (addr, problem)
+    found = read_sender(raw_headers(f"From: {field}\r\n\r\n".encode()))
+    assert (found.addr, found.problem) == (addr, problem)
+
+
+def test_two_from_fields():
+    rm = read_mail(f"From: {ANNA}\r\nFrom: {MALLORY}\r\n\r\nx\r\n".encode())
+    assert rm.from_problem == "2 From fields" and set(rm.claimed) == {ANNA, MALLORY}
+
+
+def test_dmarc_verdict_must_be_about_the_senders_domain():
+    def verdict(results: str, sender: str = ANNA):
+        return sender_auth(raw_headers(f"Authentication-Results: {OUR_MX}; {results}\r\n\r\n".encode()),
+                           sender, OUR_MX)
+    assert verdict("dmarc=pass header.from=example.org").verdict == "pass"
+    assert verdict("dmarc=pass header.from=Example.ORG.").verdict == "pass"
+    assert verdict("dmarc=pass header.from=evil.example").reason == "dmarc=pass header.from=evil.example"
+    assert verdict("dmarc=none header.from=evil.example").failed
+    assert verdict("dmarc=pass header.from=sub.example.org").failed  # DMARC names the From domain exactly
+    assert verdict("dmarc=none header.from=example.org").verdict == "none"
