@@ -17,7 +17,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
-from bot.config import embedded
+from bot.cli import main
+from bot.config import embedded, load_config
 from bot.mail.auth import sender_auth
 from bot.mail.maildir import MaildirTransport, _delivery_order
 from bot.mail.message import raw_headers, read_mail, read_sender
@@ -228,3 +229,70 @@ def test_dmarc_verdict_must_be_about_the_senders_domain():
     assert verdict("dmarc=none header.from=evil.example").failed
     assert verdict("dmarc=pass header.from=sub.example.org").failed  # DMARC names the From domain exactly
     assert verdict("dmarc=none header.from=example.org").verdict == "none"
+
+
+# -- spielleiter check: does our server write Authentication-Results, with which id? -------------
+
+def test_check_reads_the_authserv_id_from_the_newest_maildir_mails(tmp_path):
+    cfg = embedded(tmp_path / "var")
+    md = MaildirTransport(cfg.maildir)
+    poller, _ = transports(cfg)
+    line = check_authserv(cfg, poller)
+    assert line.status == "WARNUNG" and "noch keine Mail" in line.detail
+    md.deliver_to_inbox(player_mail(ANNA, "ohne Kopf"))
+    line = check_authserv(cfg, poller)
+    assert line.status == "WARNUNG" and "kein" in line.detail and "require_code" in line.detail
+    # our server on top, an upstream verdict below; one of them already read (in processed)
+    for i in range(3):
+        md.deliver_to_inbox(f"Authentication-Results: {OUR_MX};\r\n\tdkim=pass header.d=example.org;\r\n\t"
+                            "dmarc=pass header.from=example.org\r\nAuthentication-Results: mx.upstream.example; "
+                            f"spf=pass\r\n".encode() + player_mail(ANNA, f"Mail {i}"))
+    md.poll(lambda raw, **kw: True)  # everything read and moved to processed, as the service does
+    md.deliver_to_inbox(f"Authentication-Results: {OUR_MX}; dmarc=pass header.from=example.org\r\n".encode()
+                        + player_mail(ANNA, "neu"))
+    before = sorted(p.name for p in (cfg.maildir / "inbox").rglob("*") if p.is_file())
+    line = check_authserv(cfg, poller, n=4)
+    assert line.status == "WARNUNG" and f'setze [bot] authserv_id = "{OUR_MX}"' in line.detail
+    assert "in 4 von 4" in line.detail and ANNA not in line.detail
+    assert sorted(p.name for p in (cfg.maildir / "inbox").rglob("*") if p.is_file()) == before  # nothing moved
+    cfg.authserv_id = OUR_MX
+    line = check_authserv(cfg, poller, n=4)
+    assert (line.status, line.detail) == (
+        "OK", f'[bot] authserv_id = "{OUR_MX}": Authentication-Results von {OUR_MX} in 4 von 4 neuesten Mails, '
+              "mit DMARC-Ergebnis in 4 davon")
+    cfg.authserv_id = "mx.example.com"  # a typo: the server's verdicts would never be read
+    line = check_authserv(cfg, poller, n=4)
+    assert line.status == "FEHLER" and f'setze [bot] authserv_id = "{OUR_MX}"' in line.detail
+    line = check_authserv(cfg, poller, n=5)  # the oldest, without any header, too
+    assert line.status == "FEHLER" and line.detail.startswith('[bot] authserv_id = "mx.example.com", aber 4 der 5')
+    cfg.authserv_id = OUR_MX
+    line = check_authserv(cfg, poller, n=5)
+    assert line.status == "WARNUNG" and "nur in 4 von 5" in line.detail and "ohne 1x" in line.detail
+
+
+@pytest.mark.e2e
+def test_check_reads_the_authserv_id_over_imap_read_only(tmp_path, dovecot, smtpd, capsys):
+    user = dovecot.fresh_user()
+    conf = server_config(tmp_path / "spielleiter.toml", dovecot, smtpd, user,
+                         db_url=f"sqlite:///{tmp_path / 'bot.sqlite'}", bot=f'authserv_id = "{OUR_MX.upper()}"')
+    assert main(["init", "--config", str(conf)]) == 0
+    capsys.readouterr()
+    assert main(["check", "--config", str(conf)]) == 0  # an empty inbox: a warning, no failure
+    assert any(ln.startswith("WARNUNG Absenderprüfung: noch keine Mail") for ln in capsys.readouterr().out.splitlines())
+    cfg = load_config(conf)
+    processed = "Spielleiter.Verarbeitet"  # Dovecot's delimiter
+    dovecot.append(f"Authentication-Results: {OUR_MX}; dmarc=pass header.from=example.org\r\n".encode()
+                   + player_mail(ANNA, "alt"), folder=processed, user=user)
+    dovecot.append(f"Authentication-Results: {OUR_MX}; dmarc=fail header.from=example.org\r\n".encode()
+                   + player_mail(ANNA, "neu"), user=user)
+    assert main(["check", "--config", str(conf)]) == 0
+    out = capsys.readouterr().out
+    assert (f'OK      Absenderprüfung: [bot] authserv_id = "{OUR_MX}": Authentication-Results von {OUR_MX} '
+            "in 2 von 2 neuesten Mails, mit DMARC-Ergebnis in 2 davon") in out
+    assert dovecot.flags(user=user) == [()]  # not marked \\Seen, not moved
+    assert len(dovecot.fetch_all(user=user)) == 1 and len(dovecot.fetch_all(processed, user=user)) == 1
+    conf.write_text(conf.read_text().replace(f'authserv_id = "{OUR_MX.upper()}"', 'authserv_id = "mx.tippfehler.org"'))
+    assert main(["check", "--config", str(conf)]) == 1
+    assert f'FEHLER  Absenderprüfung: [bot] authserv_id = "mx.tippfehler.org", aber die 2 neuesten Mails tragen ' \
+           f'oben Authentication-Results von {OUR_MX}: setze [bot] authserv_id = "{OUR_MX}"' in capsys.readouterr().out
+    assert cfg.authserv_id == OUR_MX.upper()

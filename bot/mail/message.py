@@ -744,13 +744,11 @@ def _norm_addr(value: str) -> str:
 
 def _field(policy: email.policy.EmailPolicy, name: str, value: str):
     """``value`` parsed by the header registry (the same parse ``msg[name]`` gives);
-    undecodable bytes become U+FFFD rather than an error. None when it cannot be parsed."""
-    for v in (value, value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")):
-        try:
-            return policy.header_fetch_parse(name, v) if hasattr(policy, "header_fetch_parse") else None
-        except Exception:
-            continue
-    return None
+    None when it cannot be parsed."""
+    try:
+        return policy.header_fetch_parse(name, value)
+    except Exception:
+        return None
 
 
 def _mailboxes(values: list[str]) -> tuple[list[tuple[str, str]], set[str], list[str]]:
@@ -760,7 +758,8 @@ def _mailboxes(values: list[str]) -> tuple[list[tuple[str, str]], set[str], list
     seen: set[str] = set()
     defects: list[str] = []
     for value in values:
-        text = re.sub(r"\r?\n[ \t]*", " ", value)
+        # raw 8-bit bytes (RFC 6532 UTF-8, or broken): decoded as UTF-8, the rest U+FFFD
+        text = re.sub(r"\r?\n[ \t]*", " ", value.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
         seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(text))
         parsed = _field(_READ_POLICY, "From", text)
         if parsed is None:
