@@ -162,9 +162,10 @@ TEXTS: dict[str, str] = {
                      "eigene Zeile ('Code: ...') oder melde dich beim Spielleiter."),
     "from_ambiguous": N_("eine Mail gab deine Adresse {addr} als Absender an, nannte im Absenderfeld aber "
                         "auch {others}: wer sie schrieb, ist nicht eindeutig. Sie ist wohl gefälscht und "
-                        "wurde nicht gewertet; nichts wurde verändert. Warst du es doch, schreib von deiner "
-                        "Adresse allein oder mit deinem persönlichen Code in einer eigenen Zeile "
-                        "('Code: ...'), oder melde dich beim Spielleiter."),
+                        "wurde nicht gewertet; nichts wurde verändert. Warst du es doch, schick sie noch einmal "
+                        "mit deiner Adresse allein als Absender (ohne weitere Adresse im Namen) oder mit "
+                        "deinem persönlichen Code in einer eigenen Zeile ('Code: ...'), oder melde dich "
+                        "beim Spielleiter."),
     "code_missing": N_("eine Mail von {addr} kam ohne deinen persönlichen Code und wurde nicht gewertet; "
                       "nichts wurde verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. "
                       "Warst du das nicht, melde dich beim Spielleiter."),
