@@ -242,6 +242,12 @@ def test_check_reads_the_authserv_id_from_the_newest_maildir_mails(tmp_path):
     md.deliver_to_inbox(player_mail(ANNA, "ohne Kopf"))
     line = check_authserv(cfg, poller)
     assert line.status == "WARNUNG" and "kein" in line.detail and "require_code" in line.detail
+    ms = MaildirTransport(tmp_path / "ms")  # Microsoft's way: results without an authserv-id
+    ms.deliver_to_inbox(b"Authentication-Results: spf=pass (sender IP is 192.0.2.1) smtp.mailfrom=example.org; "
+                        b"dkim=pass header.d=example.org;dmarc=pass action=none header.from=example.org;"
+                        b"compauth=pass reason=100\r\n" + player_mail(ANNA, "x"))
+    line = check_authserv(cfg, ms)
+    assert line.status == "WARNUNG" and "keine authserv-id" in line.detail
     # our server on top, an upstream verdict below; one of them already read (in processed)
     for i in range(3):
         md.deliver_to_inbox(f"Authentication-Results: {OUR_MX};\r\n\tdkim=pass header.d=example.org;\r\n\t"

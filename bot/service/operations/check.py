@@ -101,9 +101,10 @@ def check_authserv(cfg: Config, poller, n: int = NEWEST) -> CheckLine:
     - ``OK``: the configured id is on top of every mail read;
     - ``FEHLER``: no mail carries the configured id, most carry one other id on top (a
       typo: the server's verdicts are never read);
-    - ``WARNUNG``: no mail to read yet, no ``Authentication-Results`` at all (only
-      personal codes stop a forged sender), an id found but none configured, or the mails
-      disagree. Names no sender (the operator's terminal is no place for players'
+    - ``WARNUNG``: no mail to read yet, no ``Authentication-Results`` at all or only ones
+      without an authserv-id (Microsoft writes ``Authentication-Results: spf=...``; only
+      personal codes stop a forged sender then), an id found but none configured, or the
+      mails disagree. Names no sender (the operator's terminal is no place for players'
       addresses)."""
     from collections import Counter
 
@@ -136,6 +137,11 @@ def check_authserv(cfg: Config, poller, n: int = NEWEST) -> CheckLine:
                                           "prüft Absender nicht (oder schreibt es nicht dazu); gefälschte Absender hält "
                                           "nur der persönliche Code auf (require_code in der Ligadatei)"
                          + (f"; {setting} wird nie gefunden" if ours else ""))
+    if all("=" in i for i in found):  # "Authentication-Results: spf=pass ...": no authserv-id (Microsoft)
+        return CheckLine("WARNUNG", what, f"die Authentication-Results der neuesten Mails ({sum(found.values())} von "
+                                          f"{k}) tragen keine authserv-id (sie beginnen gleich mit dem Ergebnis, wie "
+                                          "bei Microsoft): [bot] authserv_id lässt sich damit nicht nutzen; gefälschte "
+                                          "Absender hält nur der persönliche Code auf (require_code in der Ligadatei)")
     best, best_n = found.most_common(1)[0]
     share = f"in {found.get(ours or best, 0)} von {k} neuesten Mails"
     if ours and found.get(ours, 0) == k:
