@@ -187,12 +187,18 @@ def test_the_right_code_proves_anna_despite_a_doubtful_from(env):
 
 
 def test_no_crlf_from_a_claimed_address_reaches_a_header(env):
+    """A line break encoded into the display name (``=0D=0A``) stays out of every header
+    the bot writes; the name read has none."""
     db, cfg, md = env
-    run(db, cfg, md, mail(f'"{ANNA}\\r\\nBcc: x@evil.example" <{MALLORY}>'),
-        mail(f"{ANNA} <{MALLORY}>", results="dmarc=pass header.from=evil.example\r\n\tX-Injected: 1"))
-    for raw in sent(md):
-        head = raw.split(b"\r\n\r\n", 1)[0] if b"\r\n\r\n" in raw else raw.split(b"\n\n", 1)[0]
-        assert b"Bcc" not in head and b"X-Injected" not in head
+    field = f"=?utf-8?q?{ANNA.replace('@', '=40')}=0D=0ABcc=3A_x=40evil=2Eexample?= <{MALLORY}>"
+    assert "\n" not in read_mail(mail(field)).from_name
+    got = run(db, cfg, md, mail(field), mail(f"Anna Albers <{ANNA}>", "Partie R1:\nROT"))
+    assert [r.status for r in got] == ["rejected", "processed"]
+    out = sent(md)
+    assert len(to(out, ANNA)) == 2
+    for raw in out:
+        head = raw.split(b"\r\n\r\n", 1)[0]
+        assert b"Bcc" not in head and b"evil.example" not in head
 
 
 # -- the one parse -------------------------------------------------------------------------------

@@ -742,11 +742,24 @@ def _norm_addr(value: str) -> str:
     return value.strip().strip(".").lower()
 
 
-def _field(policy: email.policy.EmailPolicy, name: str, value: str):
-    """``value`` parsed by the header registry (the same parse ``msg[name]`` gives);
-    None when it cannot be parsed."""
+def _field(value: str) -> tuple[list[tuple[str, str]], list[str], str] | None:
+    """The From ``value`` parsed by the header registry (the same parse ``msg["From"]``
+    gives): ([(display name, addr-spec)], defects, the decoded text), or None when it
+    cannot be parsed. A display name whose encoded words decode to a line break makes the
+    registry refuse to build its ``Address``; then the registry's own address-list parser
+    (``email._header_value_parser``, which the registry calls) gives the mailboxes."""
     try:
-        return policy.header_fetch_parse(name, value)
+        parsed = _READ_POLICY.header_fetch_parse("From", value)
+        return ([(a.display_name or "", a.addr_spec) for a in parsed.addresses],
+                [str(d) for d in parsed.defects], str(parsed))
+    except Exception:
+        pass
+    try:
+        from email import _header_value_parser as parser
+        tokens, _ = parser.get_address_list(value)
+        boxes = [(mb.display_name or "", mb.addr_spec or "") for address in tokens.addresses
+                 for mb in address.all_mailboxes]
+        return boxes, ["line break in a display name"], str(tokens)
     except Exception:
         return None
 
@@ -761,20 +774,16 @@ def _mailboxes(values: list[str]) -> tuple[list[tuple[str, str]], set[str], list
         # raw 8-bit bytes (RFC 6532 UTF-8, or broken): decoded as UTF-8, the rest U+FFFD
         text = re.sub(r"\r?\n[ \t]*", " ", value.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
         seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(text))
-        parsed = _field(_READ_POLICY, "From", text)
+        parsed = _field(text)
         if parsed is None:
             defects.append("from: unreadable")
             continue
-        defects += [f"from: {d}" for d in getattr(parsed, "defects", ())]
-        try:
-            found = [(a.display_name or "", _norm_addr(a.addr_spec)) for a in parsed.addresses]
-        except Exception as exc:  # pragma: no cover - the registry's own objects
-            defects.append(f"from: {exc!r}")
-            continue
+        found, notes, decoded = parsed
+        defects += [f"from: {d}" for d in notes]
         for display, addr in found:
             seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(display))
-            boxes.append((display, addr))
-        seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(str(parsed)))
+            boxes.append((display, _norm_addr(addr)))
+        seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(decoded))
     return boxes, seen, defects
 
 
@@ -801,6 +810,7 @@ def read_sender(msg: Message) -> Sender:
     addr, name = "", ""
     if boxes:
         name, addr = boxes[0]
+    name = re.sub(r"[\x00-\x1f\x7f]+", " ", name).strip()  # no line break from an encoded word
     if addr and not _ADDRESS.fullmatch(addr):
         defects.append("from: not an address")
         addr = ""
