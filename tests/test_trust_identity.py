@@ -14,6 +14,8 @@ the check against the test Dovecot as well.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import select
 
@@ -28,7 +30,7 @@ from bot.service.operations.mailer import transports
 from bot.service.operations.runner import poll_once
 from bot.service.stages.outbox import deliver
 from bot.storage.db import Database
-from bot.storage.models import InboundMail, Submission
+from bot.storage.models import InboundMail, OutboxMail, Submission
 from tests.helpers import header, league_toml, player_mail, server_config, text_of
 
 BOT = "spielleiter@example.org"
@@ -137,6 +139,41 @@ def test_quoted_display_name_claiming_anna_tells_anna_and_not_the_forger(env):
     assert moves(db) == [] and to(sent(md), MALLORY) == []
     (notice,) = to(sent(md), ANNA)  # once; the rest in the hourly summary
     assert MALLORY in text_of(notice)
+
+
+def an_hour_later(db, hours: float = 1.5) -> None:
+    """Move every stored time back, as if ``hours`` had passed."""
+    d = timedelta(hours=hours)
+    with db.session() as s:
+        for m in s.scalars(select(InboundMail)):
+            m.received_at -= d
+        for r in s.scalars(select(OutboxMail)):
+            r.created_at -= d
+            r.next_attempt_at = r.next_attempt_at and r.next_attempt_at - d
+            r.sent_at = r.sent_at and r.sent_at - d
+
+
+def test_in_a_dutch_league_anna_is_told_in_dutch_and_the_rest_summed_up(tmp_path):
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = f"Spielleiter <{BOT}>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    path = league_toml(tmp_path / "nl.toml", name="R-NL", partien=("R1",), extra='[options]\nlanguage = "nl"\n')
+    path.write_text(path.read_text().replace('game = "rondo"', 'game = "rondonl"'))
+    with db.session() as s:
+        create_league(s, read_league_file(path), cfg)
+    deliver(db, md, cfg)
+    md.start = set(md.outbox.keys())
+    run(db, cfg, md, mail(f"{ANNA} <{MALLORY}>", "KAT"), mail(f'"{ANNA}" <{MALLORY}>', "KAT"))
+    (notice,) = to(sent(md), ANNA)
+    assert "niet eenduidig" in text_of(notice) and MALLORY in text_of(notice)
+    an_hour_later(db)
+    poll_once(db, cfg)
+    later = [r for r in to(sent(md), ANNA) if r != notice]
+    assert len(later) == 1 and "afzender niet eenduidig (From also names" in text_of(later[0])
+    assert moves(db) == []
+    db.dispose()
 
 
 def test_several_from_addresses_or_another_sender_change_nothing(env):
