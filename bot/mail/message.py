@@ -41,9 +41,9 @@ from email.message import EmailMessage, Message
 import html2text
 from mailparser_reply import EmailReplyParser
 
-__all__ = ["ReadMail", "Sender", "read_sender", "read_mail", "read_all", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
-           "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT", "MAX_CONTAINERS",
-           "MAX_ENTITIES"]
+__all__ = ["ReadMail", "Sender", "read_sender", "read_mail", "read_all", "body_text", "new_text", "auto_reason",
+           "html_to_text", "header_block", "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT",
+           "MAX_CONTAINERS", "MAX_ENTITIES"]
 
 #: Characters of a mail's body text that are read (moves, commands, quotes): 64 KiB.
 MAX_TEXT = 64 * 1024

@@ -131,17 +131,19 @@ def check_authserv(cfg: Config, poller, n: int = NEWEST) -> CheckLine:
     k = len(heads)
     found = Counter(t for t in tops if t)
     with_dmarc = "" if not found else f", mit DMARC-Ergebnis in {dmarc} davon" if dmarc else \
-        ", ohne DMARC-Ergebnis (nur SPF/DKIM: eine Fälschung mit zweiter Adresse im Absender sieht der Server nicht)"
+        (", ohne DMARC-Ergebnis (nur SPF/DKIM: ein gefälschter Absender fällt nur auf, wenn SPF scheitert und "
+         "keine DKIM-Signatur seiner Domain passt)")
+    codes_only = "gefälschte Absender hält nur der persönliche Code auf (require_code in der Ligadatei)"
     if not found:
-        return CheckLine("WARNUNG", what, f"keine der {k} neuesten Mails trägt Authentication-Results: der Mailserver "
-                                          "prüft Absender nicht (oder schreibt es nicht dazu); gefälschte Absender hält "
-                                          "nur der persönliche Code auf (require_code in der Ligadatei)"
+        return CheckLine("WARNUNG", what, f"keine der {k} neuesten Mails trägt Authentication-Results: der "
+                                          "Mailserver prüft Absender nicht (oder schreibt es nicht dazu); "
+                                          + codes_only
                          + (f"; {setting} wird nie gefunden" if ours else ""))
     if all("=" in i for i in found):  # "Authentication-Results: spf=pass ...": no authserv-id (Microsoft)
-        return CheckLine("WARNUNG", what, f"die Authentication-Results der neuesten Mails ({sum(found.values())} von "
-                                          f"{k}) tragen keine authserv-id (sie beginnen gleich mit dem Ergebnis, wie "
-                                          "bei Microsoft): [bot] authserv_id lässt sich damit nicht nutzen; gefälschte "
-                                          "Absender hält nur der persönliche Code auf (require_code in der Ligadatei)")
+        return CheckLine("WARNUNG", what, f"die Authentication-Results der neuesten Mails ({sum(found.values())} "
+                                          f"von {k}) tragen keine authserv-id (sie beginnen gleich mit dem Ergebnis, "
+                                          f"wie bei Microsoft): [bot] authserv_id lässt sich damit nicht nutzen; "
+                                          f"{codes_only}")
     best, best_n = found.most_common(1)[0]
     share = f"in {found.get(ours or best, 0)} von {k} neuesten Mails"
     if ours and found.get(ours, 0) == k:

@@ -689,9 +689,10 @@ def _unknown_languages(running: list[League], hay: str) -> list[str]:
 def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
     """A mail without the right personal code (in a league that requires one), or whose
     sender our mail server did not authenticate or whose From field is doubtful (a second
-    address, issue 31) and that carries no right code, changes nothing. The player is told at the registered address (the real player even when the
-    sender was forged), at most once an hour (:func:`bot.service.conversations.loops.auth_failure`);
-    the code is never echoed."""
+    address, issue 31) and that carries no right code, changes nothing. The player is
+    told at the registered address (the real player even when the sender was forged; for
+    a doubtful From, the player whose address it named), at most once an hour
+    (:func:`bot.service.conversations.loops.auth_failure`); the code is never echoed."""
     reason = f"sender {_failure(auth)}: {auth.reason}" if auth.failed and not (
         ctx.league.require_code and code) else "code missing" if not code else "code wrong"
     ctx.record("rejected", "submission", reason=reason)
