@@ -30,7 +30,7 @@ from bot.service.operations.mailer import transports
 from bot.service.operations.runner import poll_once
 from bot.service.stages.outbox import deliver
 from bot.storage.db import Database
-from bot.storage.models import InboundMail, OutboxMail, Submission
+from bot.storage.models import InboundMail, League, OutboxMail, Submission
 from tests.helpers import header, league_toml, player_mail, server_config, text_of
 
 BOT = "spielleiter@example.org"
@@ -236,6 +236,36 @@ def test_no_crlf_from_a_claimed_address_reaches_a_header(env):
     for raw in out:
         head = raw.split(b"\r\n\r\n", 1)[0]
         assert b"Bcc" not in head and b"evil.example" not in head
+
+
+def test_gm_commands_from_a_doubtful_from_without_the_code_change_nothing(tmp_path):
+    """What held still holds: a GM command needs the GM's address and code, whatever the
+    From field claims; the GM is told, the forger is not."""
+    gm, gm_code = "gm@example.org", "Leiter-2718"
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = f"Spielleiter <{BOT}>"
+    cfg.authserv_id = OUR_MX
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    path = league_toml(tmp_path / "liga.toml", extra=f'gm_email = "{gm}"\ngm_code = "{gm_code}"')
+    with db.session() as s:
+        create_league(s, read_league_file(path), cfg)
+    deliver(db, md, cfg)
+    md.start = set(md.outbox.keys())
+    pause = player_mail(gm, "Code: geraten", subject="PAUSE Test-Rondo")
+    raws = [pause.replace(f"From: {gm}\r\n".encode(), f"From: {gm} <{MALLORY}>\r\n".encode()),
+            pause.replace(f"From: {gm}\r\n".encode(), f'From: "{gm}" <{MALLORY}>\r\n'.encode()),
+            f"Authentication-Results: {OUR_MX}; dmarc=pass header.from=evil.example\r\n".encode()
+            + player_mail(gm, "", subject="PAUSE Test-Rondo")]
+    got = run(db, cfg, md, *raws)
+    assert [r.status for r in got] == ["rejected"] * 3
+    with db.session() as s:
+        assert not s.scalar(select(League)).paused
+    out = sent(md)
+    assert to(out, MALLORY) == [] and len(to(out, gm)) == 1
+    assert "abgelehnt" in header(to(out, gm)[0], "Subject")
+    db.dispose()
 
 
 # -- the one parse -------------------------------------------------------------------------------
