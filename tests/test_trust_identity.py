@@ -219,8 +219,11 @@ def test_a_legitimate_dmarc_pass_is_accepted(env):
 
 def test_the_right_code_proves_anna_despite_a_doubtful_from(env):
     db, cfg, md = env
-    (row,) = run(db, cfg, md, mail(f"{ANNA} <{MALLORY}>", f"Code: {ANNA_CODE}\nPartie R1:\nROT"))
-    assert row.status == "processed" and moves(db) == [["ROT"]]
+    got = run(db, cfg, md, mail(f"{ANNA} <{MALLORY}>", f"Code: {ANNA_CODE}\nPartie R1:\nROT"),
+              mail(f'"{ANNA}" <{MALLORY}>', f"Code: {ANNA_CODE}\nPartie R1:\nTOR"))
+    # the addr-spec is Anna's: her code proves her; it is Mallory's: no code helps
+    assert [r.status for r in got] == ["processed", "rejected"] and moves(db) == [["ROT"]]
+    assert to(sent(md), MALLORY) == []
 
 
 def test_no_crlf_from_a_claimed_address_reaches_a_header(env):
