@@ -160,6 +160,12 @@ TEXTS: dict[str, str] = {
                      "diesen Absender nicht ({why}): sie ist wohl gefälscht und wurde nicht gewertet; "
                      "nichts wurde verändert. Warst du es doch, schreib deinen persönlichen Code in eine "
                      "eigene Zeile ('Code: ...') oder melde dich beim Spielleiter."),
+    "from_ambiguous": N_("eine Mail gab deine Adresse {addr} als Absender an, nannte im Absenderfeld aber "
+                        "auch {others}: wer sie schrieb, ist nicht eindeutig. Sie ist wohl gefälscht und "
+                        "wurde nicht gewertet; nichts wurde verändert. Warst du es doch, schick sie noch einmal "
+                        "mit deiner Adresse allein als Absender (ohne weitere Adresse im Namen) oder mit "
+                        "deinem persönlichen Code in einer eigenen Zeile ('Code: ...'), oder melde dich "
+                        "beim Spielleiter."),
     "code_missing": N_("eine Mail von {addr} kam ohne deinen persönlichen Code und wurde nicht gewertet; "
                       "nichts wurde verändert. Bitte schreib deinen Code in eine eigene Zeile: 'Code: ...'. "
                       "Warst du das nicht, melde dich beim Spielleiter."),
@@ -193,6 +199,7 @@ TEXTS: dict[str, str] = {
     "why_code missing": N_("ohne Code"),
     "why_code wrong": N_("falscher Code"),
     "why_sender": N_("Absender vom Mailserver nicht bestätigt ({why})"),
+    "why_ambiguous": N_("Absender nicht eindeutig ({why})"),
     "clock": N_("{dt:%d.%m. %H:%M} Uhr"),
     "more_in_summary": N_("Kommen in der nächsten Stunde weitere solche Mails, fasse ich sie in einer Nachricht "
                          "zusammen."),

@@ -185,6 +185,30 @@ class ImapInbox:
         finally:
             _close(client)
 
+    def newest(self, n: int = 5) -> list[bytes]:
+        """The header blocks of the ``n`` newest mails, newest first: of the folder, and
+        when it holds fewer, of the processed folder (where :meth:`tidy` put the mails
+        already read). Read-only: both folders are opened with ``EXAMINE`` and fetched with
+        ``BODY.PEEK[HEADER]``, so nothing is moved or marked \\Seen. For ``spielleiter
+        check`` (:func:`bot.service.operations.check.check_authserv`). Raises
+        :class:`ServerFailure`."""
+        client = self.connect()
+        stage = "folder"
+        out: list[bytes] = []
+        try:
+            for folder in (self.folder, self._server_folder(client, self.processed_folder)):
+                if len(out) >= n or not client.folder_exists(folder):
+                    continue
+                client.select_folder(folder, readonly=True)
+                uids = sorted(client.search(["ALL"]))[-(n - len(out)):]
+                data = client.fetch(uids, ["BODY.PEEK[HEADER]"]) if uids else {}
+                out += [bytes(data[u].get(b"BODY[HEADER]") or b"") for u in sorted(data, reverse=True)]
+            return out[:n]
+        except Exception as exc:
+            raise self._failure(exc, stage) from exc
+        finally:
+            _close(client)
+
     def _server_folder(self, client: IMAPClient, name: str) -> str:
         try:
             delimiter = client.namespace().personal[0][1]

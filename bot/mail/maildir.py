@@ -77,6 +77,26 @@ class MaildirTransport:
             moved += self._move_processed(store, done) or 0
         return moved
 
+    def newest(self, n: int = 5) -> list[bytes]:
+        """The header blocks of the ``n`` newest mails, newest first: of ``inbox``, and
+        when it holds fewer, of ``processed``. Read-only (for ``spielleiter check``)."""
+        from .message import HEADER_LIMIT, header_block
+        out: list[bytes] = []
+        for folder in ("inbox", "processed"):
+            files = []
+            for sub in ("new", "cur"):
+                with os.scandir(self.path / folder / sub) as it:
+                    files.extend(Path(e.path) for e in it if not e.name.startswith(".") and e.is_file())
+            for path in sorted(files, key=lambda p: _delivery_order(p.name.split(":", 1)[0]), reverse=True):
+                if len(out) >= n:
+                    return out
+                try:
+                    with path.open("rb") as fh:
+                        out.append(header_block(fh.read(HEADER_LIMIT + 4)))
+                except FileNotFoundError:  # moved meanwhile
+                    continue
+        return out
+
     def _inbox_files(self) -> list[Path]:
         """The inbox's mail files (``new`` and ``cur``) in delivery order."""
         files = []

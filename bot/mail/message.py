@@ -41,9 +41,9 @@ from email.message import EmailMessage, Message
 import html2text
 from mailparser_reply import EmailReplyParser
 
-__all__ = ["ReadMail", "read_mail", "read_all", "body_text", "new_text", "auto_reason", "html_to_text", "header_block",
-           "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT", "MAX_CONTAINERS",
-           "MAX_ENTITIES"]
+__all__ = ["ReadMail", "Sender", "read_sender", "read_mail", "read_all", "body_text", "new_text", "auto_reason",
+           "html_to_text", "header_block", "raw_headers", "parse_part", "MAX_TEXT", "MAX_LINES", "PARSE_LIMIT",
+           "MAX_CONTAINERS", "MAX_ENTITIES"]
 
 #: Characters of a mail's body text that are read (moves, commands, quotes): 64 KiB.
 MAX_TEXT = 64 * 1024
@@ -85,7 +85,9 @@ class ReadMail:
     (informational only); ``unreadable`` is a one-line German reason when the
     mail's structure or text could not be read (then ``text`` is ""), else None;
     ``cut`` is True when only the beginning of the mail or of its text was read
-    (:data:`PARSE_LIMIT`, :data:`MAX_TEXT`, :data:`MAX_LINES`).
+    (:data:`PARSE_LIMIT`, :data:`MAX_TEXT`, :data:`MAX_LINES`);
+    ``from_problem`` and ``claimed`` are :class:`Sender`'s ``problem`` and ``claimed``
+    (the sender's identity is doubtful when ``from_problem`` is set).
     """
 
     from_addr: str
@@ -103,6 +105,8 @@ class ReadMail:
     defects: list[str] = field(default_factory=list)
     unreadable: str | None = None
     cut: bool = False
+    from_problem: str | None = None
+    claimed: tuple[str, ...] = ()
 
 
 # --------------------------------------------------------------------------
@@ -708,6 +712,127 @@ def _first_lines(text: str, n: int) -> tuple[str, bool]:
     return text, False
 
 
+# --------------------------------------------------------------------------
+# the sender: one parse of From (and Sender) with the header registry
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who a mail says it is from (:func:`read_sender`).
+
+    ``addr``: the lower-case addr-spec of the From mailbox ("" when there is none that
+    looks like an address); ``name``: its display name; ``claimed``: every address the
+    From and Sender fields name anywhere (addr-specs, display names, comments; lower
+    case, ``addr`` first); ``problem``: why the identity is doubtful, in header terms
+    (``"From names 2 addresses (a@x, b@y)"``, ``"From also names b@y"``, ``"2 From
+    fields"``, ``"Sender b@y is not From"``), else None; ``defects``: parser notes."""
+
+    addr: str = ""
+    name: str = ""
+    claimed: tuple[str, ...] = ()
+    problem: str | None = None
+    defects: tuple[str, ...] = ()
+
+
+#: Anything that looks like an address in a header's text (display names, comments, junk).
+_ADDRESS_IN_TEXT = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
+
+
+def _norm_addr(value: str) -> str:
+    return value.strip().strip(".").lower()
+
+
+def _field(value: str) -> tuple[list[tuple[str, str]], list[str], str] | None:
+    """The From ``value`` parsed by the header registry (the same parse ``msg["From"]``
+    gives): ([(display name, addr-spec)], defects, the decoded text), or None when it
+    cannot be parsed. A display name whose encoded words decode to a line break makes the
+    registry refuse to build its ``Address``; then the registry's own address-list parser
+    (``email._header_value_parser``, which the registry calls) gives the mailboxes."""
+    try:
+        parsed = _READ_POLICY.header_fetch_parse("From", value)
+        return ([(a.display_name or "", a.addr_spec) for a in parsed.addresses],
+                [str(d) for d in parsed.defects], str(parsed))
+    except Exception:
+        pass
+    try:
+        from email import _header_value_parser as parser
+        tokens, _ = parser.get_address_list(value)
+        boxes = [(mb.display_name or "", mb.addr_spec or "") for address in tokens.addresses
+                 for mb in address.all_mailboxes]
+        return boxes, ["line break in a display name"], str(tokens)
+    except Exception:
+        return None
+
+
+def _mailboxes(values: list[str]) -> tuple[list[tuple[str, str]], set[str], list[str]]:
+    """([(display name, lower-case addr-spec)] of every mailbox in ``values`` (group
+    members too), every address-like text anywhere in them, defects)."""
+    boxes: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    defects: list[str] = []
+    for value in values:
+        # raw 8-bit bytes (RFC 6532 UTF-8, or broken): decoded as UTF-8, the rest U+FFFD
+        text = re.sub(r"\r?\n[ \t]*", " ", value.encode("utf-8", "surrogateescape").decode("utf-8", "replace"))
+        seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(text))
+        parsed = _field(text)
+        if parsed is None:
+            defects.append("from: unreadable")
+            continue
+        found, notes, decoded = parsed
+        defects += [f"from: {d}" for d in notes]
+        for display, addr in found:
+            seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(display))
+            boxes.append((display, _norm_addr(addr)))
+        seen.update(_norm_addr(a) for a in _ADDRESS_IN_TEXT.findall(decoded))
+    return boxes, seen, defects
+
+
+def _values(msg: Message, name: str) -> list[str]:
+    """Every ``name`` field of ``msg`` as written (unparsed)."""
+    items = msg.raw_items() if hasattr(msg, "raw_items") else msg.items()
+    return [str(v) for k, v in items if k.lower() == name.lower()]
+
+
+def read_sender(msg: Message) -> Sender:
+    """The sender of ``msg`` (a parsed mail or header block), from ONE parse of its From
+    field(s) with the email library's header registry (``policy.default``); Sender
+    fields are read the same way. This is the only place the bot reads who a mail is
+    from (:func:`read_mail` fills ``ReadMail.from_addr`` from it).
+
+    The identity is doubtful (``problem``) when there is more than one From field, when
+    From names more than one mailbox (RFC 5322 allows it only with a Sender; a forger
+    uses it to be read as one and verified as the other), when the From field names
+    another address than its addr-spec anywhere (``anna@example.org
+    <mallory@evil.example>``, ``"anna@example.org" <mallory@evil.example>``, a comment),
+    or when a Sender field names another address than From's. Never raises."""
+    froms = _values(msg, "From")
+    boxes, seen, defects = _mailboxes(froms)
+    addr, name = "", ""
+    if boxes:
+        name, addr = boxes[0]
+    name = re.sub(r"[\x00-\x1f\x7f]+", " ", name).strip()  # no line break from an encoded word
+    if addr and not _ADDRESS.fullmatch(addr):
+        defects.append("from: not an address")
+        addr = ""
+    valid = list(dict.fromkeys(a for _, a in boxes if _ADDRESS.fullmatch(a)))
+    sender_boxes, sender_seen, sender_defects = _mailboxes(_values(msg, "Sender"))
+    defects += sender_defects
+    sender_addrs = list(dict.fromkeys(a for _, a in sender_boxes if _ADDRESS.fullmatch(a)))
+    others = sorted(a for a in seen if a != addr and _ADDRESS.fullmatch(a))
+    sender_others = sorted(a for a in sender_seen | set(sender_addrs) if a != addr and _ADDRESS.fullmatch(a))
+    claimed = tuple(dict.fromkeys([a for a in (addr, *valid, *others, *sender_others) if a]))
+    problem = None
+    if len(froms) > 1:
+        problem = f"{len(froms)} From fields"
+    elif len(valid) > 1:
+        problem = f"From names {len(valid)} addresses ({', '.join(valid[:4])})"
+    elif addr and others:
+        problem = f"From also names {', '.join(others[:4])}"
+    elif addr and sender_others:
+        problem = f"Sender {', '.join(sender_others[:4])} is not From"
+    return Sender(addr=addr, name=name, claimed=claimed, problem=problem, defects=tuple(defects))
+
+
 def read_all(raws: list[bytes], reader: Callable[[bytes], ReadMail] | None = None) -> list[ReadMail]:
     """``reader`` (default :func:`read_mail`) of every raw mail, in order: the task of a
     reading worker process (``bot.service.stages.readpool``)."""
@@ -736,21 +861,9 @@ def read_mail(raw: bytes) -> ReadMail:
     if unreadable:
         defects.append(f"parse: {unreadable}")
 
-    from_name, from_addr = "", ""
-    try:
-        found = _addresses([_header(msg, "From")])
-        if found:
-            from_name, from_addr = found[0]
-    except Exception as exc:
-        defects.append(f"from: {exc!r}")
-    if not from_addr:  # the header as written, parsed the old lenient way
-        found = _addresses([str(raw_headers(raw).get("From", "") or "")])
-        if found:
-            from_name, from_addr = found[0]
-    from_addr = from_addr.strip().lower()
-    if from_addr and not _ADDRESS.fullmatch(from_addr):
-        defects.append("from: not an address")
-        from_addr = ""
+    sender = read_sender(msg)
+    from_name, from_addr = sender.name, sender.addr
+    defects += sender.defects
 
     to: list[str] = []
     try:
@@ -818,4 +931,6 @@ def read_mail(raw: bytes) -> ReadMail:
         defects=defects,
         unreadable=unreadable,
         cut=cut,
+        from_problem=sender.problem,
+        claimed=sender.claimed,
     )

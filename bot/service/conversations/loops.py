@@ -289,6 +289,8 @@ _WHY = {"code missing": "ohne Code", "code wrong": "falscher Code", "GM code mis
 
 
 def _why_german(reason: str | None, lang: str = "de") -> str:
+    if reason and reason.startswith("sender ambiguous"):
+        return tr(lang, "why_ambiguous", why=reason.partition(": ")[2])
     if reason and reason.startswith("sender not authenticated"):
         return tr(lang, "why_sender", why=reason.partition(": ")[2])
     if lang != "de" and reason in ("code missing", "code wrong"):

@@ -3,15 +3,17 @@
 Each check gives one line (``OK``/``FEHLER``/``WARNUNG``, what, detail) and nothing is
 sent: the config file (every section and key known, every value of the right type), the
 database (reachable, schema current), the inbox (IMAP: login, folder exists, processed
-folder there or created; Maildir: folders writable), the outbox server (SMTP: connect,
-EHLO, STARTTLS/TLS, AUTH when a user is set; QUIT before MAIL), the OAuth2 token file
-when ``[oauth]`` is set, and the word lists of
-every game (built, loadable).
+folder there or created; Maildir: folders writable), whether our receiving server vouches
+for senders (the newest mails' ``Authentication-Results``, read-only:
+:func:`check_authserv`), the outbox server (SMTP: connect, EHLO, STARTTLS/TLS, AUTH when a
+user is set; QUIT before MAIL), the OAuth2 token file when ``[oauth]`` is set, and the
+word lists of every game (built, loadable).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass
 from typing import Callable
@@ -85,6 +87,85 @@ def check_inbox(cfg: Config, poller) -> CheckLine:
         return CheckLine("FEHLER", "IMAP", exc.line().removeprefix("IMAP "), exc)
 
 
+#: How many of the newest mails :func:`check_authserv` reads.
+NEWEST = 5
+
+
+def check_authserv(cfg: Config, poller, n: int = NEWEST) -> CheckLine:
+    """Does our receiving mail server vouch for senders? Reads the header blocks of the
+    ``n`` newest mails of the inbox (IMAP: the folder, then the processed folder; Maildir:
+    ``inbox``, then ``processed``; read-only, nothing is moved or marked read) and finds the
+    authserv-id of each mail's topmost ``Authentication-Results`` (the one the last
+    server, ours, added; RFC 8601). Says what to set (``[bot] authserv_id = "..."``):
+
+    - ``OK``: the configured id is on top of every mail read;
+    - ``FEHLER``: no mail carries the configured id, most carry one other id on top (a
+      typo: the server's verdicts are never read);
+    - ``WARNUNG``: no mail to read yet, no ``Authentication-Results`` at all or only ones
+      without an authserv-id (Microsoft writes ``Authentication-Results: spf=...``; only
+      personal codes stop a forged sender then), an id found but none configured, or the
+      mails disagree. Names no sender (the operator's terminal is no place for players'
+      addresses)."""
+    from collections import Counter
+
+    from bot.mail.auth import topmost_authserv_ids
+    from bot.mail.message import raw_headers
+    what = "Absenderprüfung"
+    try:
+        heads = poller.newest(n)
+    except ServerFailure as exc:
+        return CheckLine("WARNUNG", what, "Postfach nicht lesbar: " + exc.line(), exc)
+    ours = (cfg.authserv_id or "").strip().lower() or None
+    setting = f'[bot] authserv_id = "{ours}"' if ours else "[bot] authserv_id"
+    if not heads:
+        return CheckLine("WARNUNG", what, "noch keine Mail im Postfach: ob der Mailserver Authentication-Results "
+                                          "schreibt, zeigt spielleiter check nach der ersten Mail")
+    tops, dmarc = [], 0
+    for head in heads:
+        hdr = raw_headers(head)
+        ids = topmost_authserv_ids(hdr)
+        tops.append(ids[0] if ids else None)
+        if ids and ids[0] == (ours or ids[0]):
+            value = str((hdr.get_all("Authentication-Results") or [""])[0])
+            dmarc += bool(re.search(r"(?i)\bdmarc\s*=", value))
+    k = len(heads)
+    found = Counter(t for t in tops if t)
+    with_dmarc = "" if not found else f", mit DMARC-Ergebnis in {dmarc} davon" if dmarc else \
+        (", ohne DMARC-Ergebnis (nur SPF/DKIM: ein gefälschter Absender fällt nur auf, wenn SPF scheitert und "
+         "keine DKIM-Signatur seiner Domain passt)")
+    codes_only = "gefälschte Absender hält nur der persönliche Code auf (require_code in der Ligadatei)"
+    if not found:
+        return CheckLine("WARNUNG", what, f"keine der {k} neuesten Mails trägt Authentication-Results: der "
+                                          "Mailserver prüft Absender nicht (oder schreibt es nicht dazu); "
+                                          + codes_only
+                         + (f"; {setting} wird nie gefunden" if ours else ""))
+    if all("=" in i for i in found):  # "Authentication-Results: spf=pass ...": no authserv-id (Microsoft)
+        return CheckLine("WARNUNG", what, f"die Authentication-Results der neuesten Mails ({sum(found.values())} "
+                                          f"von {k}) tragen keine authserv-id (sie beginnen gleich mit dem Ergebnis, "
+                                          f"wie bei Microsoft): [bot] authserv_id lässt sich damit nicht nutzen; "
+                                          f"{codes_only}")
+    best, best_n = found.most_common(1)[0]
+    share = f"in {found.get(ours or best, 0)} von {k} neuesten Mails"
+    if ours and found.get(ours, 0) == k:
+        return CheckLine("OK", what, f"{setting}: Authentication-Results von {ours} {share}{with_dmarc}")
+    if ours and ours not in found and 2 * best_n > k:
+        most = f"die {k} neuesten Mails tragen" if best_n == k else f"{best_n} der {k} neuesten Mails tragen"
+        return CheckLine("FEHLER", what, f"{setting}, aber {most} oben Authentication-Results "
+                                         f'von {best}: setze [bot] authserv_id = "{best}"')
+    if ours:
+        return CheckLine("WARNUNG", what, f"{setting}: Authentication-Results von {ours} nur {share} (oben: "
+                         + ", ".join(f"{i} {c}x" for i, c in found.most_common(3))
+                         + f", ohne {k - sum(found.values())}x); prüf, ob alle Mails über diesen Server kommen")
+    if best_n == k:
+        return CheckLine("WARNUNG", what, f"der Mailserver {best} schreibt Authentication-Results (in {k} von {k} "
+                                          f'neuesten Mails{with_dmarc}): setze [bot] authserv_id = "{best}", damit '
+                                          "der Bot gefälschte Absender erkennt")
+    return CheckLine("WARNUNG", what, "Authentication-Results uneinheitlich (oben: "
+                     + ", ".join(f"{i} {c}x" for i, c in found.most_common(3))
+                     + f", ohne {k - sum(found.values())}x von {k}): vermutlich [bot] authserv_id = \"{best}\"; "
+                       "erst setzen, wenn alle Mails über diesen Server kommen")
+
+
 def check_outbox(cfg: Config, sender) -> CheckLine:
     """SMTP: connect, EHLO, TLS, AUTH when configured; nothing is sent. The OK line also
     names the send limits (``[smtp] max_per_*``)."""
@@ -146,7 +227,10 @@ def run_checks(cfg: Config, emit: Callable[[CheckLine], None]) -> list[CheckLine
     oauth = check_oauth(cfg)
     if oauth is not None:
         add(oauth)
-    add(check_inbox(cfg, poller))
+    inbox = check_inbox(cfg, poller)
+    add(inbox)
+    if inbox.status == "OK":
+        add(check_authserv(cfg, poller))
     add(check_outbox(cfg, sender))
     for line in check_lexicon(cfg):
         add(line)

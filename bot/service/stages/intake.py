@@ -12,8 +12,10 @@ registered sender is told it could not be read.
 The front of the reading decides who may change what (issue "nobody can silence a
 player"): bounces and automatic mails are never answered; a mail too large or
 unreadable is answered from its raw headers; a mail whose sender our server did not
-authenticate (``[bot] authserv_id``), or without the right code, changes nothing and its
-owner is told at most once an hour (:func:`bot.service.conversations.loops.auth_failure`); every other
+authenticate (``[bot] authserv_id``) or whose From field is doubtful (it names a second
+address: :func:`bot.mail.message.read_sender`, issue 31), or without the right code,
+changes nothing and its owner (the registered player whose address it named) is told at
+most once an hour (:func:`bot.service.conversations.loops.auth_failure`); every other
 mail is read, and only the answers are capped per address and hour
 (:func:`bot.service.conversations.loops.gate_answers`); a mail with the right code is always answered.
 """
@@ -42,7 +44,7 @@ from bot.games import get_game
 from bot.games.base import Audience, GameRules, render_move
 from bot.games.verdict import render_text
 from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
-from bot.mail.auth import SenderAuth, sender_auth
+from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
 from bot.service.operations.league import league_lexicon
@@ -494,13 +496,12 @@ def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None
     try:
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
-            hdr = raw_headers(mail.raw)
             rm = read_mail(header_block(mail.raw) + b"\r\n\r\n")
             mail.from_addr = mail.from_addr or rm.from_addr or None
             mail.flagged = f"unreadable: reading failed ({(mail.error or '').splitlines()[0][:200]})"
             ctx = Incoming(s, cfg, mail, rm, now)
             if rm.auto or not rm.from_addr or rm.from_addr == cfg.sender_addr.lower() or \
-                    sender_auth(hdr, rm.from_addr, cfg.authserv_id).failed or not _registered(ctx):
+                    _auth(rm, mail.raw, cfg).failed or not _registered(ctx):
                 return
             with _answers(s) as queued:
                 ctx.reply("deine Mail konnte ich nicht lesen: beim Lesen ist ein Fehler aufgetreten. Sie wurde "
@@ -510,6 +511,33 @@ def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None
                 gate_answers(ctx, queued)
     except Exception:
         log.exception("telling the sender of mail %s failed", mail_id)
+
+
+def _auth(rm: ReadMail, raw: bytes, cfg: Config) -> SenderAuth:
+    """The verdict on the sender of ``rm`` (:func:`bot.mail.auth.mail_auth`): its From
+    field doubtful, or our server's ``Authentication-Results`` (read only with
+    ``[bot] authserv_id``)."""
+    return mail_auth(rm, lambda: raw_headers(raw), cfg.authserv_id)
+
+
+def _failure(auth: SenderAuth) -> str:
+    """The words of a recorded reason: ``ambiguous`` (the From field) or ``not authenticated``."""
+    return "ambiguous" if auth.ambiguous else "not authenticated"
+
+
+def _claimed_player(ctx: Incoming) -> bool:
+    """Does the doubtful From field of a stranger's mail name a player of a running
+    league (``ReadMail.claimed``, in order)? Sets ``ctx.player`` and ``ctx.league`` (the
+    first such player) and the mail's, for the notice to that player."""
+    for addr in ctx.rm.claimed:
+        if addr == ctx.rm.from_addr:
+            continue
+        row = ctx.s.execute(_SENDER, {"addr": addr}).first()
+        if row is not None:
+            ctx.player, ctx.league, _ = row
+            ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
+            return True
+    return False
 
 
 def _registered(ctx: Incoming) -> bool:
@@ -547,7 +575,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
-    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id) if cfg.authserv_id else SenderAuth()
+    auth = _auth(rm, mail.raw, cfg)
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
     if rm.unreadable:
@@ -562,8 +590,10 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         # the sender's address row too (a bouncing address works again when its owner writes)
         rows = s.execute(_SENDER, {"addr": rm.from_addr}).all()
     if not rows:
+        if auth.failed and auth.ambiguous and _claimed_player(ctx):  # it claimed a player's address
+            return _bad_code(ctx, None, auth)  # (a code in it is not the stranger's to use)
         if auth.failed:  # a forged stranger: answering would only reach the forged address
-            return ctx.record("ignored", "ignored", reason=f"sender not authenticated: {auth.reason}")
+            return ctx.record("ignored", "ignored", reason=f"sender {_failure(auth)}: {auth.reason}")
         if found and not found[0].needs_player:
             return found[0].handler(ctx, found[1])
         if _finished_player(ctx):
@@ -659,17 +689,23 @@ def _unknown_languages(running: list[League], hay: str) -> list[str]:
 
 def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
     """A mail without the right personal code (in a league that requires one), or whose
-    sender our mail server did not authenticate and that carries no right code, changes
-    nothing. The player is told at the registered address (the real player even when the
-    sender was forged), at most once an hour (:func:`bot.service.conversations.loops.auth_failure`);
-    the code is never echoed."""
-    reason = f"sender not authenticated: {auth.reason}" if auth.failed and not (
+    sender our mail server did not authenticate or whose From field is doubtful (a second
+    address, issue 31) and that carries no right code, changes nothing. The player is
+    told at the registered address (the real player even when the sender was forged; for
+    a doubtful From, the player whose address it named), at most once an hour
+    (:func:`bot.service.conversations.loops.auth_failure`); the code is never echoed."""
+    reason = f"sender {_failure(auth)}: {auth.reason}" if auth.failed and not (
         ctx.league.require_code and code) else "code missing" if not code else "code wrong"
     ctx.record("rejected", "submission", reason=reason)
     ctx.mail.flagged = {"code missing": "personal code missing", "code wrong": "personal code wrong"}.get(
         reason, reason)
     lang = ctx.lang
-    if reason.startswith("sender"):
+    if reason.startswith("sender ambiguous"):
+        mine = {a.email for a in ctx.player.addresses} if ctx.player.addresses else {ctx.player.email}
+        addr = next((a for a in ctx.rm.claimed if a in mine), ctx.rm.from_addr)
+        others = [a for a in ctx.rm.claimed if a != addr][:3]
+        text = tr(lang, "from_ambiguous", addr=addr, others=", ".join(others) or ctx.rm.from_addr)
+    elif reason.startswith("sender"):
         text = tr(lang, "code_forged", addr=ctx.rm.from_addr, why=auth.reason)
     else:
         text = tr(lang, "code_missing" if not code else "code_wrong", addr=ctx.rm.from_addr)
