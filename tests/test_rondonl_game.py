@@ -22,9 +22,9 @@ LEX = Lexicon.from_words(WORDS, "nl")
 G = get_game("rondonl")
 
 
-def _ack(r, lang: str, player: str = "1") -> dict:
-    """The acknowledgement's move as the mover reads it in ``lang`` (bot.games.verdict)."""
-    return render_move(r.to_json(), lang, Audience(viewer=player), player)
+def _ack(r, lang: str, viewer: str = "1") -> dict:
+    """Player 1's acknowledgement's move as ``viewer`` reads it in ``lang`` (bot.games.verdict)."""
+    return render_move(r.to_json(), lang, Audience(viewer=viewer), "1")
 
 
 def test_deck_is_110_cards():
@@ -170,7 +170,7 @@ def test_check_line_does_not_reveal_the_deck():
     r = G.check_line(nl, "katEN", LEX, player="1")
     assert not r.valid and r.reason == "vorgabe"
     assert "niet in je hand: N (hand EKQRT?/)" in "\n".join(_ack(r, "nl")["detail"]["picture"])
-    assert _ack(r, "de", player="2")["detail"]["picture"] == []  # another player may see no line of it
+    assert _ack(r, "de", viewer="2")["detail"]["picture"] == []  # another player may see no line of it
 
 
 def test_teams_share_hand_and_score_and_alternate():
