@@ -93,6 +93,7 @@ def test_cards_not_held_stay_with_the_mover(tmp_path, env, language):
     cards = "".join(absent)
     word_line = cards
     exchange_line = f"{lang['exchange']} {cards}"
+    since = len(md.sent())
     md.deliver_to_inbox(player_mail(email_of[mover], f"{exchange_line}\n{word_line}"))
     sent = _run(db, cfg, md)
     (ack,) = [m for m in sent if header(m, "To") == email_of[mover]]
@@ -125,7 +126,7 @@ def test_cards_not_held_stay_with_the_mover(tmp_path, env, language):
     # another player asks for every line of the round
     ask = lang["all"].format(n=rnd)
     md.deliver_to_inbox(player_mail(others[0], "", subject=ask))
-    (alle,) = [m for m in _run(db, cfg, md) if header(m, "To") == others[0]]
+    (alle,) = [m for m in _run(db, cfg, md) if header(m, "To") == others[0] and header(m, "Subject") == f"Re: {ask}"]
     alle_text = _flat(text_of(alle))
     assert ("ungültig" if language == "de" else "ongeldig") in alle_text, alle_text
     assert not leaks(text_of(alle)), (leaks(text_of(alle)), alle_text)
@@ -138,3 +139,7 @@ def test_cards_not_held_stay_with_the_mover(tmp_path, env, language):
     for page in pages:
         text = page.read_text(encoding="utf-8")
         assert not leaks(text), (page.name, leaks(text))
+    # every mail to another player since the turn (the reminders too): no hand, no card
+    for m in md.sent()[since:]:
+        if header(m, "To") in others:
+            assert not leaks(text_of(m)), (header(m, "Subject"), leaks(text_of(m)))
