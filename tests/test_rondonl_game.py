@@ -273,3 +273,27 @@ def test_merge_keeps_the_part_a_later_mail_leaves_out():
     assert G.merge_move(["RUIL Q\nkatXR"], ["katER\nRUIL E"]) == ["katER\nRUIL E"]  # both parts: as written
     assert G.merge_move([], ["katER"]) == ["katER"]
     assert get_game("rondo").merge_move(["KAT"], ["RAT"]) == ["RAT"]  # the default: replace
+
+
+def test_others_see_the_word_and_how_many_cards_were_exchanged_never_which():
+    """Issue 31: of a turn, others see the word laid with its points and a valid exchange
+    as a count; every other line (here a word with a card not held, tried first) only as
+    "ungültig", with neither its text nor why; the mover reads everything, in their
+    language. Nothing of the hand."""
+    from bot.games.verdict import PUBLIC
+    hands = {"1": "EKQRT?/"}
+    st = _play(_partie(language="de"), hands=hands, row="...KAT/..", deck="EBCDFG")
+    rep = G.adjudicate(st, {"1": ["katXR\nTAUSCH Q\nkatER"]}, LEX, seed="7", partie="T1")
+    (pl,) = [p.to_json() for p in rep.players]
+    assert pl["counted"] == 2 and rep.state_after["row"] == "...KATER."
+    for lang, invalid, exchange, word in (("de", "ungültig", "1 Karte getauscht: -2 Punkte.", "KATER: 15 Punkte"),
+                                          ("nl", "ongeldig", "1 kaart geruild: -2 punten.", "KATER: 15 punten")):
+        seen = G.seen_by(pl, PUBLIC, rep.state_after, lang)
+        assert [(m["text"], m["message"]) for m in seen["moves"]] == [
+            ("(verdeckt)" if lang == "de" else "(verborgen)", invalid),
+            ("(verdeckt)" if lang == "de" else "(verborgen)", exchange), ("katER", word)]
+        flat = repr(seen)
+        assert "EKQRT" not in flat and "katXR" not in flat and "TAUSCH" not in flat and "Q" not in flat
+    mine = G.seen_by(pl, Audience(viewer="1"), rep.state_after, "nl")  # judged after the exchange
+    assert [m["message"] for m in mine["moves"]][:2] == ["Deze kaarten heb je niet in je hand: X (hand EEKRT?/).",
+                                                         "Ruil Q: -2 punten."]
