@@ -55,7 +55,7 @@ from bot.games.base import NotationError
 from bot.games.rondonl.notation import Exchange, parse_line
 from bot.games.rondonl import texts
 from bot.games.rondo.engine import valid_verdict
-from bot.games.verdict import N_, Audience, Verdict, Visibility, as_verdict, verdict
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 
 TURN_HOURS = 48.0
 
@@ -414,24 +414,6 @@ class RondoNLRules(GameRules):
                 "dictionary": state.get("dictionary", "nl"), "finished": bool(state.get("finished")),
                 "vorgabe": ""}
 
-    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any],
-                lang: str = "de") -> dict[str, Any]:
-        """:meth:`GameRules.seen_by`, and a valid exchange as others may read it: that
-        it was made, how many cards and what it cost (the turn's score shows it), never
-        which cards (:func:`_reports`)."""
-        seen = super().seen_by(pl, audience, state, lang)
-        owner = str(pl["player"])
-        if audience.sees(owner, Visibility.MOVER):
-            return seen
-        raw = {m.get("index"): m for m in pl.get("moves", [])}
-        for m in seen.get("moves", []):
-            r = raw.get(m.get("index")) or {}
-            pub = as_verdict(r.get("public"), Visibility.PUBLIC)
-            if (r.get("valid") and m.get("index") != pl.get("counted") and pub is not None
-                    and pub.visible(audience, owner)):
-                m.update(valid=True, message=pub.render(lang, audience, owner))
-        return seen
-
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """The player's (their side's) hand, and whether it is their turn."""
         side = side_of(state, player)
@@ -512,10 +494,10 @@ def _first_reason(lines: Sequence[LineResult]) -> str | None:
 def _reports(lines: Sequence[LineResult], counted: int | None) -> list[MoveReport]:
     """The judged lines as the service stores them. ``verdict``: the line's verdict, for
     the mover alone (it is judged against their hand); ``public``: what every player may
-    read of it, set only where it depends on nothing hidden: the counted line (the word
-    laid, PASSE, the opening word) and a valid exchange (how many cards, never which).
+    read of it, set only on the counted line (the word laid, PASSE, the opening word).
     Every other line others see only as "ungültig" or "nicht mehr probiert"
-    (:meth:`GameRules.seen_by`; issue 31)."""
+    (:meth:`GameRules.seen_by`; issue 31): even a valid exchange, whose count the
+    Auswertung gives from the state ("1 Karte getauscht"), never its line."""
     out = []
     for r in lines:
         o = r.outcome
@@ -531,8 +513,6 @@ def _reports(lines: Sequence[LineResult], counted: int | None) -> list[MoveRepor
                 public = opening_verdict(o.word or "", (o.score or 0) - (o.bonus or 0))
             elif o is not None:
                 public = valid_verdict(o.word or "", o.score or 0)
-        elif r.valid and r.kind == "exchange":
-            public = texts.exchanged(len(r.cards))
         out.append(MoveReport(r.index, r.text, r.valid, score=o.score if (o is not None and o.valid) else None,
                               bonus=o.bonus if (o is not None and o.valid) else None, reason=r.reason,
                               verdict=r.verdict, detail=detail, public=public))

@@ -9,7 +9,7 @@ acknowledgement's picture and the standings note."""
 from __future__ import annotations
 
 from bot.games.rondonl.cards import EXCHANGE_PENALTY
-from bot.games.verdict import N_, Verdict, Visibility, mover, public, verdict
+from bot.games.verdict import N_, Verdict, Visibility, mover, verdict
 from bot.i18n import texts
 
 
@@ -29,7 +29,6 @@ _EXCHANGE_ONLY = ngettext("{n} Karte getauscht, aber kein gültiges Wort: ein St
                           "Zug ist damit beendet.",
                           "{n} Karten getauscht, aber kein gültiges Wort: ein Strich und eine Karte vom Stapel. Dein "
                           "Zug ist damit beendet.")
-_EXCHANGED = ngettext("{n} Karte getauscht: -{penalty} Punkte.", "{n} Karten getauscht: -{penalty} Punkte.")
 
 
 def _mine(code: str, msgid: str, plural: str | None = None, **params: object) -> Verdict:
@@ -83,13 +82,6 @@ def exchange_pending(n: int, word: str) -> Verdict:
 def exchange_only(n: int) -> Verdict:
     """The verdict of a turn with exchanges but no valid word."""
     return _mine("exchange", _EXCHANGE_ONLY[0], _EXCHANGE_ONLY[1], n=n)
-
-
-def exchanged(n: int) -> Verdict:
-    """A valid exchange line as every player may read it: how many cards, never which
-    (the count is public: it is in the turn's score)."""
-    return verdict("exchange", _EXCHANGED[0], plural=_EXCHANGED[1], seen=Visibility.PUBLIC, n=public(n),
-                   penalty=public(EXCHANGE_PENALTY * n))
 
 
 def marks_note(lang: str, n: int) -> str:
