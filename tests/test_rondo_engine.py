@@ -275,21 +275,21 @@ def test_score_is_row_value_plus_bonus():
 def test_note_wrong_card_value():
     o = valid("..MOND/..", "DEST?/", "m5 o3 n2 d5 E2 S3")
     assert o.score == 19
-    assert len(o.notes) == 1 and "Feld 7" in o.notes[0] and "1" in o.notes[0] and "2" in o.notes[0]
+    assert len(o.notes) == 1 and "Feld 7" in o.note_texts[0] and "1" in o.note_texts[0] and "2" in o.note_texts[0]
 
 
 def test_note_wrong_value_of_old_joker_and_loescher():
     o = valid("..MOnD/..", "DEST?/", "m5 o3 n2 D5 E1")
     assert o.score == 5 + 3 + 1 + 5 + 1
-    assert len(o.notes) == 1 and "Feld 5" in o.notes[0]
+    assert len(o.notes) == 1 and "Feld 5" in o.note_texts[0]
     o = valid("..MOND/..", "DEST?/", "S3 E1 n2 D5 /2")
-    assert len(o.notes) == 1 and "-2" in o.notes[0]
+    assert len(o.notes) == 1 and "-2" in o.note_texts[0]
 
 
 def test_note_wrong_claimed_points():
     o = valid("..MOND/..", "DEST?/", "mondES 20 Punkte")
     assert o.score == 19
-    assert o.notes == ["Angegeben 20 Punkte, gezählt 19 Punkte."]
+    assert o.note_texts == ["Angegeben 20 Punkte, gezählt 19 Punkte."]
 
 
 def test_no_notes_when_everything_matches():
@@ -532,3 +532,19 @@ def test_compiled_listing_on_the_small_list_and_best_moves_agree():
             got = best_word(row, hand, LEX, beginners=beginners)
             with rondo_engine.reference_listing():
                 assert got == best_word(row, hand, LEX, beginners=beginners)
+
+
+# -- verdicts as data (issue 31) ---------------------------------------------------------------
+
+def test_verdicts_are_public_data_in_both_languages():
+    """Rondo has no private state: every verdict renders for the public, in German and in
+    the Dutch of the catalog; the code is the reason."""
+    from bot.games.verdict import PUBLIC
+    o = ev("..MOND/..", "DEST?/", "mondX 99 Punkte")
+    assert o.verdict.code == "vorgabe" and o.missing == "X"
+    assert o.verdict.render("de", PUBLIC) == "Nicht in der Vorgabe DEST?/: X."
+    assert o.verdict.render("nl", PUBLIC) == "Niet in de voorgift DEST?/: X."
+    o = ev("..MOND/..", "DEST?/", "mondES 20 Punkte")
+    assert [n.render("nl", PUBLIC) for n in o.notes] == ["Opgegeven 20 punten, geteld 19 punten."]
+    o = ev("..MOND/..", "DEST?/", "Ä")
+    assert o.reason == "syntax" and o.verdict.code == "syntax" and "AE, OE" in o.verdict.render("de", PUBLIC)

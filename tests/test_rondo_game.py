@@ -252,7 +252,7 @@ def test_state_and_report_json_round_trip():
     rep = adj(state(), {"anna": ["mo*NDES 20 Punkte"], "bert": None, "carl": ["xyz"]})
     for obj in (rep.state_after, rep.to_json()):
         assert json.loads(json.dumps(obj)) == obj
-    notes = player(rep, "anna").moves[0].notes
+    notes = player(rep, "anna").moves[0].note_texts
     assert notes == ["Angegeben 20 Punkte, gezählt 24 Punkte."]
 
 

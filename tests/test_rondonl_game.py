@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from bot.games import get_game
-from bot.games.base import NotationError
+from bot.games.base import Audience, NotationError, render_move
 from bot.games.rondo.cards import LETTER_COUNTS, LETTER_VALUES
 from bot.games.rondonl import (DECK_SIZE, HAND_SIZE, WIS_COUNT, Exchange, FaceDown, Pass, Word, best_word,
                                format_line, full_deck, parse_line)
@@ -20,6 +20,11 @@ WORDS = ["KAT", "KATER", "RAT", "TAK", "AKTE", "TAKE", "KATTEN", "EEN", "ZEE", "
          "RAAK", "LAK", "LAKEN", "NAT", "NET", "TEN", "EET", "TREK", "KAR", "KAART", "ENKEL", "TAAK", "TAKKEN"]
 LEX = Lexicon.from_words(WORDS, "nl")
 G = get_game("rondonl")
+
+
+def _ack(r, lang: str, viewer: str = "1") -> dict:
+    """Player 1's acknowledgement's move as ``viewer`` reads it in ``lang`` (bot.games.verdict)."""
+    return render_move(r.to_json(), lang, Audience(viewer=viewer), "1")
 
 
 def test_deck_is_110_cards():
@@ -154,16 +159,18 @@ def test_check_line_does_not_reveal_the_deck():
     st = _play(_partie(language="de"), hands={"1": "EKQRT?/"}, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(st, "TAUSCH Q\nkatAR", LEX, player="1")
     assert r.valid and r.detail["complete"]
-    pic = "\n".join(r.detail["picture"])
+    pic = "\n".join(_ack(r, "de")["detail"]["picture"])
     assert "A B C" not in pic and "Deine Hand: E1 K7 Q10 R2 T3 ?1 /-2" in pic
-    flat = " ".join(pic.split())  # the picture's lines are wrapped at 66
-    assert "Braucht A. Getauscht wird vor dem Legen" in flat and "wenn du beim Tausch A ziehst" in flat
-    assert max(len(ln) for ln in r.detail["picture"]) <= 66
+    assert "Braucht A. Getauscht wird vor dem Legen" in pic and "wenn du beim Tausch A ziehst" in pic
+    # the verdicts are data: the same check in the mover's other language, and nothing for others
     nl = _play(_partie(), hands={"1": "EKQRT?/"}, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(nl, "katER\n", LEX, player="1")
-    assert r.valid and r.message.startswith("KATER is geldig: 15 punten")
+    assert r.valid and _ack(r, "nl")["message"].startswith("KATER is geldig: 15 punten")
+    assert r.message.startswith("KATER gilt: 15 Punkte")
     r = G.check_line(nl, "katEN", LEX, player="1")
-    assert not r.valid and r.reason == "vorgabe" and "niet in je hand: N" in "\n".join(r.detail["picture"])
+    assert not r.valid and r.reason == "vorgabe"
+    assert "niet in je hand: N (hand EKQRT?/)" in "\n".join(_ack(r, "nl")["detail"]["picture"])
+    assert _ack(r, "de", viewer="2")["detail"]["picture"] == []  # another player may see no line of it
 
 
 def test_teams_share_hand_and_score_and_alternate():
@@ -239,14 +246,14 @@ def test_exchange_written_after_the_word_comes_first():
     hands = {"1": "EKQRT?/"}  # one E: katER needs it, RUIL E gives it away
     st = _play(_partie(language="de"), hands=hands, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(st, "katER\nRUIL E", LEX, player="1")
-    pic = "\n".join(r.detail["picture"])
+    pic = "\n".join(_ack(r, "de")["detail"]["picture"])
     assert r.detail["complete"] and "2. RUIL E [ok] Tausch E: -2 Punkte." in pic
-    assert "1. katER [?] Braucht E. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile" in " ".join(pic.split())
+    assert "1. katER [?] Braucht E. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile" in pic
     assert r.message.startswith("Erst wird getauscht (1 Karte, -2 Punkte), dann gelegt: ob KATER gilt")
     assert "Dein Zug ist mit dieser Mail beendet" in r.message
     nl = _play(_partie(), hands=hands, row="...KAT/..", deck="ABCDEFG")
     r = G.check_line(nl, "katER\nRUIL E", LEX, player="1")
-    assert "Heeft E nodig. Er wordt geruild voor het leggen" in "\n".join(r.detail["picture"])
+    assert "Heeft E nodig. Er wordt geruild voor het leggen" in "\n".join(_ack(r, "nl")["detail"]["picture"])
     # the Auswertung: E goes under the deck, the top card (A) is drawn, katER fails
     rep = G.adjudicate(st, {"1": ["katER\nRUIL E"]}, LEX, seed="7", partie="T1")
     assert rep.state_after["row"] == "...KAT/.." and rep.players[0].points == -2
@@ -266,3 +273,26 @@ def test_merge_keeps_the_part_a_later_mail_leaves_out():
     assert G.merge_move(["RUIL Q\nkatXR"], ["katER\nRUIL E"]) == ["katER\nRUIL E"]  # both parts: as written
     assert G.merge_move([], ["katER"]) == ["katER"]
     assert get_game("rondo").merge_move(["KAT"], ["RAT"]) == ["RAT"]  # the default: replace
+
+
+def test_others_see_the_word_laid_and_no_other_line():
+    """Issue 31: of a turn, others see the word laid with its points; every other line
+    (a word with a card not held, a valid exchange) only as "ungültig", with neither its
+    text nor why (the number of cards exchanged is in the Auswertung, from the state);
+    the mover reads everything, in their language. Nothing of the hand."""
+    from bot.games.verdict import PUBLIC
+    hands = {"1": "EKQRT?/"}
+    st = _play(_partie(language="de"), hands=hands, row="...KAT/..", deck="EBCDFG")
+    rep = G.adjudicate(st, {"1": ["katXR\nTAUSCH Q\nkatER"]}, LEX, seed="7", partie="T1")
+    (pl,) = [p.to_json() for p in rep.players]
+    assert pl["counted"] == 2 and rep.state_after["row"] == "...KATER."
+    for lang, invalid, word in (("de", "ungültig", "KATER: 15 Punkte"), ("nl", "ongeldig", "KATER: 15 punten")):
+        seen = G.seen_by(pl, PUBLIC, rep.state_after, lang)
+        assert [(m["text"], m["message"]) for m in seen["moves"]] == [
+            ("(verdeckt)" if lang == "de" else "(verborgen)", invalid),
+            ("(verdeckt)" if lang == "de" else "(verborgen)", invalid), ("katER", word)]
+        flat = repr(seen)
+        assert "EKQRT" not in flat and "katXR" not in flat and "TAUSCH" not in flat and "Q" not in flat
+    mine = G.seen_by(pl, Audience(viewer="1"), rep.state_after, "nl")  # judged after the exchange
+    assert [m["message"] for m in mine["moves"]][:2] == ["Deze kaarten heb je niet in je hand: X (hand EEKRT?/).",
+                                                         "Ruil Q: -2 punten."]

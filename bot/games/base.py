@@ -202,8 +202,11 @@ class MoveReport:
 
 
 def _detail_json(detail: Mapping[str, Any]) -> dict[str, Any]:
-    """``detail`` with every :class:`Verdict` value as its JSON (``{"verdict": ...}``)."""
-    return {k: {"verdict": v.to_json()} if isinstance(v, Verdict) else v for k, v in detail.items()}
+    """``detail`` with every :class:`Verdict` value, and every verdict in a list value (an
+    acknowledgement's ``picture``), as its JSON (``{"verdict": ...}``)."""
+    def one(v: Any) -> Any:
+        return {"verdict": v.to_json()} if isinstance(v, Verdict) else v
+    return {k: [one(x) for x in v] if isinstance(v, list) else one(v) for k, v in detail.items()}
 
 
 def render_move(m: Mapping[str, Any], lang: str, audience: Audience, owner: str | None) -> dict[str, Any]:
@@ -238,6 +241,13 @@ def _stored_verdict(m: Mapping[str, Any]) -> Verdict:
 def _render_detail(detail: Mapping[str, Any], lang: str, audience: Audience, owner: str | None) -> dict[str, Any]:
     out = {}
     for k, v in detail.items():
+        if isinstance(v, list) and any(isinstance(x, Verdict) or (isinstance(x, dict) and "verdict" in x)
+                                       for x in v):
+            # a list of verdicts (a picture's lines): each rendered, those this audience may not see left out
+            shown = [x if isinstance(x, str) else as_verdict(x["verdict"] if isinstance(x, dict) else x) for x in v]
+            out[k] = [x if isinstance(x, str) else x.render(lang, audience, owner)
+                      for x in shown if isinstance(x, str) or (x is not None and x.visible(audience, owner))]
+            continue
         if isinstance(v, dict) and "verdict" in v and len(v) == 1:
             vv = Verdict.from_json(v["verdict"])
             if not vv.visible(audience, owner):

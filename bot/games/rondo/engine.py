@@ -36,18 +36,19 @@ from bot.games.base import NotationError
 from bot.games.rondo.cards import (FIELDS, LETTER_VALUES, LOESCHER_VALUE, JOKER_VALUE, MIDDLE, Card, Row,
                                    Vorgabe)
 from bot.games.rondo.notation import Move, Token, parse_move
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 
-#: Reason codes (shared/conformance/README.md) with a German explanation.
+#: Reason codes (shared/conformance/README.md) with their German gloss (a gettext msgid).
 REASONS: dict[str, str] = {
-    "syntax": "nicht lesbar",
-    "position": "Lage unklar",
-    "vorgabe": "Karten nicht in der Vorgabe",
-    "unchanged": "Wort unverändert",
-    "no-old-letter": "keine alte Buchstabenkarte bleibt liegen",
-    "extension": "Auslage zu stark verlängert",
-    "loescher": "Löscher nicht erlaubt",
-    "too-short": "Wort zu kurz",
-    "word": "kein gültiges Wort",
+    "syntax": N_("nicht lesbar"),
+    "position": N_("Lage unklar"),
+    "vorgabe": N_("Karten nicht in der Vorgabe"),
+    "unchanged": N_("Wort unverändert"),
+    "no-old-letter": N_("keine alte Buchstabenkarte bleibt liegen"),
+    "extension": N_("Auslage zu stark verlängert"),
+    "loescher": N_("Löscher nicht erlaubt"),
+    "too-short": N_("Wort zu kurz"),
+    "word": N_("kein gültiges Wort"),
 }
 
 BONUS_PER_CARD = 3  # seed 000 II.3 a): 3 points for the third and every further new card
@@ -79,9 +80,12 @@ class Outcome:
     ``valid`` with ``score`` (total points), ``bonus`` (its bonus part), ``row`` (the
     Auslage after the move), ``word`` and ``new_cards`` (cards placed, as Vorgabe
     characters, at most one ``/``), ``new_loescher`` (how many new Loescher the move
-    lays: the cards a hand gives up, seed 004); or not valid with ``reason`` (a code of :data:`REASONS`) and
-    ``message`` (German). ``field`` is the field of the first token, ``notes`` are
-    German remarks (claimed points, card values) that never change the outcome.
+    lays: the cards a hand gives up, seed 004); or not valid with ``reason`` (a code of :data:`REASONS`),
+    ``verdict`` (why, as data: :mod:`bot.games.verdict`; its code is the reason) and, for
+    ``vorgabe``, ``missing`` (the cards lacking, as ``"Q ?"``). ``field`` is the field of
+    the first token, ``notes`` are verdicts (claimed points, card values) that never
+    change the outcome. Every verdict is public: in Rondo the Auslage and the Vorgabe are
+    on the table (a game that judges against a private hand, RONDO, types them anew).
     """
 
     valid: bool
@@ -94,8 +98,19 @@ class Outcome:
     new_cards: str = ""
     new_loescher: int = 0
     reason: str | None = None
-    message: str = ""
-    notes: list[str] = dc_field(default_factory=list)
+    verdict: Verdict | None = None
+    notes: list[Verdict] = dc_field(default_factory=list)
+    missing: str = ""
+
+    @property
+    def message(self) -> str:
+        """The verdict in German (tests and logs)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
+    @property
+    def note_texts(self) -> list[str]:
+        """The notes in German (tests and logs)."""
+        return [n.text("de") for n in self.notes]
 
     def notation(self, position: "Position | None" = None) -> str:
         """The move in player notation, with ``Feld N:`` when alignment alone is not unique."""
@@ -108,8 +123,18 @@ class Outcome:
         return format_move(Move(self.move.tokens, self.field), with_field=need_field)
 
 
-def _invalid(reason: str, message: str, move: Move | None = None, fld: int | None = None) -> Outcome:
-    return Outcome(valid=False, move=move, field=fld, reason=reason, message=message)
+def _invalid(reason: str, why: Verdict, move: Move | None = None, fld: int | None = None) -> Outcome:
+    return Outcome(valid=False, move=move, field=fld, reason=reason, verdict=why)
+
+
+def _why(reason: str, msgid: str, **params: object) -> Verdict:
+    """A public verdict with code ``reason`` (every parameter is on the table)."""
+    return verdict(reason, msgid, seen=Visibility.PUBLIC, **params)
+
+
+def valid_verdict(word: str, score: int) -> Verdict:
+    """The verdict of a valid move as every player reads it: ``MONDES: 24 Punkte``."""
+    return _why("valid", N_("{word}: {score} Punkte"), word=word, score=score)
 
 
 def _align(row: Row, tokens: tuple[Token, ...]) -> list[int]:
@@ -146,9 +171,9 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
         try:
             move = parse_move(move)
         except NotationError as exc:
-            return _invalid("syntax", exc.message)
+            return _invalid("syntax", exc.verdict)
     elif isinstance(move, NotationError):
-        return _invalid("syntax", move.message)
+        return _invalid("syntax", move.verdict)
     row, vorgabe = position.row, position.vorgabe
     tokens = move.tokens
     n = len(tokens)
@@ -159,21 +184,28 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
     if move.field is not None:
         if move.field not in fits:
             if occ is None:
-                msg = "In der ersten Runde liegt das Wort auf den Feldern 4 bis 6 (also 'Feld 4:')."
+                why = _why("position", N_("In der ersten Runde liegt das Wort auf den Feldern 4 bis 6 (also "
+                                          "'Feld 4:')."))
             else:
-                msg = (f"Ab Feld {move.field} passen die Karten nicht auf die Auslage "
-                       f"{row.code.strip('.')}: kleine Buchstaben müssen auf denselben alten Karten liegen, "
-                       "und die Karten müssen die ganze neue Auslage angeben.")
-            return _invalid("position", msg, move, move.field)
+                why = _why("position", N_("Ab Feld {field} passen die Karten nicht auf die Auslage {row}: kleine "
+                                          "Buchstaben müssen auf denselben alten Karten liegen, und die Karten "
+                                          "müssen die ganze neue Auslage angeben."),
+                           field=move.field, row=row.code.strip("."))
+            return _invalid("position", why, move, move.field)
         start = move.field
     else:
         if not fits and occ is None:
-            return _invalid("position", "Die Auslage ist noch leer: es gibt keine alten Karten (kleine Buchstaben). "
-                            "Das erste Wort aus drei neuen Karten liegt auf den Feldern 4 bis 6.", move)
+            return _invalid("position", _why("position", N_(
+                "Die Auslage ist noch leer: es gibt keine alten Karten (kleine Buchstaben). Das erste Wort aus drei "
+                "neuen Karten liegt auf den Feldern 4 bis 6.")), move)
+        if not fits:
+            return _invalid("position", _why("position", N_(
+                "Die Karten passen an keine Stelle der Auslage. Bitte das Feld angeben, z. B. 'Feld 3: {cards}'."),
+                cards=move.cards), move)
         if len(fits) != 1:
-            what = "an keine Stelle" if not fits else "an mehrere Stellen (Felder " + ", ".join(map(str, fits)) + ")"
-            return _invalid("position", f"Die Karten passen {what} der Auslage. Bitte das Feld angeben, "
-                            f"z. B. 'Feld 3: {move.cards}'.", move)
+            return _invalid("position", _why("position", N_(
+                "Die Karten passen an mehrere Stellen (Felder {fields}) der Auslage. Bitte das Feld angeben, "
+                "z. B. 'Feld 3: {cards}'."), fields=[str(f) for f in fits], cards=move.cards), move)
         start = fits[0]
 
     # Build the new row on a padded field range so out-of-range tokens still read.
@@ -217,44 +249,56 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
     if new_loescher > vorgabe.loeschers:
         missing.append("/" * (new_loescher - int(vorgabe.loeschers)) if not vorgabe.loescher_reusable else "/")
     if missing:
-        return _invalid("vorgabe", f"Nicht in der Vorgabe {vorgabe.cards}: {' '.join(missing)}.", move, start)
+        bad = _invalid("vorgabe", _why("vorgabe", N_("Nicht in der Vorgabe {vorgabe}: {missing}."),
+                                       vorgabe=vorgabe.cards, missing=" ".join(missing)), move, start)
+        bad.missing = " ".join(missing)
+        return bad
 
     # -- unchanged --------------------------------------------------------------------
     if occ is not None and word == row.word:
-        return _invalid("unchanged", f"Das Wort {word} ist unverändert: mindestens ein Buchstabe muss sich "
-                        "ändern oder dazukommen (seed II.3c).", move, start)
+        return _invalid("unchanged", _why("unchanged", N_(
+            "Das Wort {word} ist unverändert: mindestens ein Buchstabe muss sich ändern oder dazukommen "
+            "(seed II.3c)."),
+            word=word), move, start)
 
     # -- no-old-letter ----------------------------------------------------------------
     if occ is not None and not old_kept:
-        return _invalid("no-old-letter", "Keine Buchstabenkarte der bisherigen Auslage bleibt unverdeckt "
-                        "(mindestens eine muss liegen bleiben).", move, start)
+        return _invalid("no-old-letter", _why("no-old-letter", N_(
+            "Keine Buchstabenkarte der bisherigen Auslage bleibt unverdeckt (mindestens eine muss liegen "
+            "bleiben).")), move, start)
 
     # -- extension --------------------------------------------------------------------
     lo, hi = fields[0], fields[-1]
     if lo < 1 or hi > FIELDS:
-        return _invalid("extension", "Die Auslage hat nur die Felder 1 bis 9.", move, start)
+        return _invalid("extension", _why("extension", N_("Die Auslage hat nur die Felder 1 bis 9.")), move, start)
     if occ is None:
         if n > len(MIDDLE):
-            return _invalid("extension", "In der ersten Runde wird ein Wort aus drei Karten auf die Felder "
-                            "4 bis 6 gelegt.", move, start)
+            return _invalid("extension", _why("extension", N_(
+                "In der ersten Runde wird ein Wort aus drei Karten auf die Felder 4 bis 6 gelegt.")), move, start)
     elif (hi - lo) - (occ[1] - occ[0]) > 1:
-        return _invalid("extension", "Die Auslage darf pro Runde um höchstens ein Feld wachsen.", move, start)
+        return _invalid("extension", _why("extension", N_("Die Auslage darf pro Runde um höchstens ein Feld "
+                                                          "wachsen.")), move, start)
 
     # -- loescher ---------------------------------------------------------------------
     if loescher_on_empty:
-        return _invalid("loescher", f"Ein Löscher muss eine Buchstaben- oder Jokerkarte abdecken (Feld "
-                        f"{loescher_on_empty[0]} ist leer).", move, start)
+        return _invalid("loescher", _why("loescher", N_(
+            "Ein Löscher muss eine Buchstaben- oder Jokerkarte abdecken (Feld {field} ist leer)."),
+            field=loescher_on_empty[0]), move, start)
     kinds = [new[f].kind for f in fields]
     letters_at = [i for i, k in enumerate(kinds) if k != "loescher"]
     if letters_at and any(kinds[i] == "loescher" for i in range(letters_at[0], letters_at[-1] + 1)):
-        return _invalid("loescher", "Löscher dürfen das Wort nicht teilen: nur am Anfang oder Ende des "
-                        "alten Wortes.", move, start)
+        return _invalid("loescher", _why("loescher", N_(
+            "Löscher dürfen das Wort nicht teilen: nur am Anfang oder Ende des alten Wortes.")), move, start)
 
     # -- too-short / word -------------------------------------------------------------
     if len(word) < MIN_WORD:
-        return _invalid("too-short", f"{word or 'Das Wort'} hat weniger als drei Buchstaben.", move, start)
+        if word:
+            why = _why("too-short", N_("{word} hat weniger als drei Buchstaben."), word=word)
+        else:
+            why = _why("too-short", N_("Das Wort hat weniger als drei Buchstaben."))
+        return _invalid("too-short", why, move, start)
     if word not in lexicon:
-        bad = _invalid("word", f"{word} ist kein gültiges Wort.", move, start)
+        bad = _invalid("word", _why("word", N_("{word} ist kein gültiges Wort."), word=word), move, start)
         bad.word = word
         return bad
 
@@ -269,7 +313,7 @@ def evaluate(position: Position, move: Move | str | NotationError, lexicon: Word
     return out
 
 
-def _notes(move: Move, start: int, row: Row, score: int) -> list[str]:
+def _notes(move: Move, start: int, row: Row, score: int) -> list[Verdict]:
     """Remarks on written card values and claimed points (never punished, NOTATION.md)."""
     notes = []
     for i, t in enumerate(move.tokens):
@@ -285,9 +329,11 @@ def _notes(move: Move, start: int, row: Row, score: int) -> list[str]:
             old = row[start + i]
             actual = old.value if old is not None else 0
         if actual != t.value:
-            notes.append(f"Feld {start + i}: {t.text()} ist {actual} Punkte wert, nicht {t.value}.")
+            notes.append(_why("value", N_("Feld {field}: {card} ist {actual} Punkte wert, nicht {written}."),
+                              field=start + i, card=t.text(), actual=actual, written=t.value))
     if move.claimed is not None and move.claimed != score:
-        notes.append(f"Angegeben {move.claimed} Punkte, gezählt {score} Punkte.")
+        notes.append(_why("claimed", N_("Angegeben {claimed} Punkte, gezählt {score} Punkte."),
+                          claimed=move.claimed, score=score))
     return notes
 
 

@@ -20,8 +20,9 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe, count_vowels, full_deck
-from bot.games.rondo.engine import Outcome, Position, best_moves, evaluate
+from bot.games.rondo.engine import Outcome, Position, best_moves, evaluate, valid_verdict
 from bot.games.rondo.notation import parse_move
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 
 VORGABE_SIZE = 6          # seed 000 II.2 d)
 MIN_VOWELS = 2            # seed 000 II.2 d): at least two vowels or Joker
@@ -74,11 +75,13 @@ def position_of(state: Mapping[str, Any]) -> Position:
 
 
 def _report(index: int, text: str, out: Outcome, position: Position) -> MoveReport:
+    """A judged line as the service stores it; every verdict is public (Rondo has no
+    private state: the Auslage and the Vorgabe are on the table)."""
     if not out.valid:
-        return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
+        return MoveReport(index=index, text=text, valid=False, reason=out.reason, verdict=out.verdict,
                           detail={"field": out.field})
     return MoveReport(index=index, text=text, valid=True, score=out.score, bonus=out.bonus,
-                      message=f"{out.word}: {out.score} Punkte", notes=list(out.notes),
+                      verdict=valid_verdict(out.word or "", out.score or 0), notes=list(out.notes),
                       detail={"field": out.field, "row": out.row.code, "word": out.word,  # type: ignore[union-attr]
                               "new_cards": out.new_cards, "notation": out.notation(position),
                               "pretty": out.row.pretty()})  # type: ignore[union-attr]
@@ -204,10 +207,13 @@ class RondoRules(GameRules):
                 "vorgabe_pretty": vorgabe.pretty() if vorgabe else "", "finished": bool(state.get("finished"))}
 
     # -- conformance cases (shared/conformance/README.md) --------------------------------
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
-        """Row and Vorgabe (no private state)."""
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict | str]:
+        """Row and Vorgabe (no private state), as a verdict for the game master's language."""
         row = Row.from_code(state["row"])
-        return [f"Auslage {state['row']} ({row.word or 'leer'}), Vorgabe {state['vorgabe']}"]
+        word: Verdict | str = row.word or verdict("empty", N_("leer"), seen=Visibility.PUBLIC)
+        return [verdict("gm_row", N_("Auslage {row} ({word}), Vorgabe {vorgabe}"), seen=Visibility.PUBLIC,
+                        row=state["row"], word=word, vorgabe=state["vorgabe"])]
 
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a conformance case, in the keys of ``case["expect"]``."""

@@ -16,6 +16,7 @@ from lark import Lark, Token as LarkToken, Transformer, UnexpectedInput
 
 from bot.games.base import NotationError
 from bot.games.grammar import error_column, lalr_parser
+from bot.games.verdict import N_, Visibility, verdict
 
 TokenKind = Literal["new", "old", "joker", "loescher"]
 
@@ -112,8 +113,8 @@ def parse_move(text: str) -> Move:
     """Read one Rondo move line.
 
     Accepts ``[Feld N:] CARDS [POINTS]`` as in shared/NOTATION.md; en dashes and the
-    minus sign count as ``-``. Raises :class:`NotationError` (German message) when the
-    line is not a move, e.g. for umlauts (seed 000 II.1 a: "Umlaute sind durch AE usw.
+    minus sign count as ``-``. Raises :class:`NotationError` (its verdict, code
+    ``syntax``, public: it says only what the line itself shows) when the line is not a move, e.g. for umlauts (seed 000 II.1 a: "Umlaute sind durch AE usw.
     zu bilden").
 
     The result is remembered per line (moves are immutable values, and the same line
@@ -121,7 +122,7 @@ def parse_move(text: str) -> Move:
     """
     res = _parse_cached(text)
     if isinstance(res, NotationError):
-        raise NotationError(res.message, text)
+        raise NotationError(res.verdict, text)
     return res
 
 
@@ -137,21 +138,30 @@ def _parse(text: str) -> Move:
     """:func:`parse_move` without remembering."""
     src = text.translate(_DASHES).strip()
     if not src:
-        raise NotationError("Leere Zeile: kein Zug.", text)
+        raise NotationError(_syntax(N_("Leere Zeile: kein Zug.")), text)
     if _UMLAUT.search(src):
-        raise NotationError("Umlaute und ß bitte als AE, OE, UE und SS schreiben (ein Feld je Buchstabe).", text)
+        raise NotationError(_syntax(N_("Umlaute und ß bitte als AE, OE, UE und SS schreiben (ein Feld je "
+                                       "Buchstabe).")), text)
     src = _FELD_NO_COLON.sub(r"\1: ", src)
     try:
         move = _parser().parse(src)
     except UnexpectedInput as exc:
         col = error_column(exc, src)
-        where = f" (bei Zeichen {col})" if col else ""
-        raise NotationError(
-            f"Zug nicht lesbar{where}: erwartet wird [Feld N:] KARTEN [PUNKTE], z. B. 'mo*NDES 24 Punkte'.",
-            text) from None
+        if col:
+            v = _syntax(N_("Zug nicht lesbar (bei Zeichen {col}): erwartet wird [Feld N:] KARTEN [PUNKTE], z. B. "
+                           "'mo*NDES 24 Punkte'."), col=col)
+        else:
+            v = _syntax(N_("Zug nicht lesbar: erwartet wird [Feld N:] KARTEN [PUNKTE], z. B. 'mo*NDES 24 Punkte'."))
+        raise NotationError(v, text) from None
     if move.field is not None and not 1 <= move.field <= 9:
-        raise NotationError(f"Feld {move.field} gibt es nicht: die Auslage hat die Felder 1 bis 9.", text)
+        raise NotationError(_syntax(N_("Feld {field} gibt es nicht: die Auslage hat die Felder 1 bis 9."),
+                                    field=move.field), text)
     return move
+
+
+def _syntax(msgid: str, **params: object):
+    """A ``syntax`` verdict: public, it names only what the line shows."""
+    return verdict("syntax", msgid, seen=Visibility.PUBLIC, **params)
 
 
 def format_move(move: Move, *, with_field: bool | None = None, points: bool = False) -> str:

@@ -33,7 +33,8 @@ from typing import Any, Sequence
 
 from bot.games.base import NotationError
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe
-from bot.games.rondo.engine import Outcome, Position, WordList, best_moves, evaluate, ranked_moves
+from bot.games.rondo.engine import Outcome, Position, WordList, best_moves, evaluate, ranked_moves, valid_verdict
+from bot.games.verdict import N_, Param, Verdict, Visibility, mover, public, verdict
 from bot.games.rondonl.cards import (EXCHANGE_PENALTY, HAND_SIZE, OPENING_LETTERS, card_value, missing, sort_hand,
                                      take)
 from bot.games.rondonl.notation import Exchange, FaceDown, Pass, Word, parse_line
@@ -50,18 +51,55 @@ class LineResult:
     ``opening`` for a line that is no opening word, ``pending`` for a word that needs
     cards an exchange may bring); ``outcome`` (the Rondo :class:`Outcome` of a word);
     ``cards`` (the cards of an exchange or VERDECKT line); ``facedown`` (True when the
-    counted word uses the VERDECKT card); ``message`` (German, from the Rondo engine or
-    this module)."""
+    counted word uses the VERDECKT card); ``verdict`` (why, as data: the Rondo engine's
+    verdict or this module's, every one seen by the mover alone, for it is judged
+    against their hand: :func:`own`).
+
+    Every verdict's German msgid is in the gettext catalog with its Dutch translation
+    (issue 31): the text is rendered in the recipient's language."""
 
     index: int
     text: str
     kind: str
     valid: bool
     reason: str | None = None
-    message: str = ""
+    verdict: Verdict | None = None
     outcome: Outcome | None = None
     cards: str = ""
     facedown: bool = False
+
+    @property
+    def message(self) -> str:
+        """The verdict in German, as the mover reads it (tests and logs)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
+
+def own(v: Verdict) -> Verdict:
+    """``v`` seen by the mover alone, every parameter too: a line of a turn is judged
+    against the mover's hand, so what it says, and in which order its checks failed,
+    tells what the hand holds (issue 31)."""
+    return Verdict(v.code, v.msgid, {k: Param(p.value, Visibility.MOVER) for k, p in v.params.items()},
+                   v.plural, Visibility.MOVER)
+
+
+def _mine(code: str, msgid: str, **params: object) -> Verdict:
+    """A verdict for the mover alone (its parameters too)."""
+    return verdict(code, msgid, seen=Visibility.MOVER, **{k: mover(v) for k, v in params.items()})
+
+
+#: What the mover and everybody read of a line after the counted one (or PASSE).
+NOT_TRIED_LINE = N_("Nicht mehr versucht.")
+
+
+def passed_verdict() -> Verdict:
+    """PASSE as every player may read it."""
+    return verdict("pass", N_("Passe: kein Wort, ein Strich, eine Karte."), seen=Visibility.PUBLIC)
+
+
+def opening_verdict(word: str, value: int) -> Verdict:
+    """An opening word as every player may read it once the opening is decided."""
+    return verdict("opening_word", N_("{word}: Wert {value}"), seen=Visibility.PUBLIC, word=public(word),
+                   value=public(value))
 
 
 @dataclass
@@ -147,7 +185,7 @@ def judge_turn(row: Row, hand: str, deck: str, lines: Sequence[str] | None, lexi
         try:
             parsed.append((i, text, parse_line(text)))
         except NotationError as exc:
-            results.append(LineResult(i, text, "syntax", False, "syntax", exc.message))
+            results.append(LineResult(i, text, "syntax", False, "syntax", own(exc.verdict)))
 
     # -- exchanges, and the VERDECKT card --------------------------------------------
     kept = hand
@@ -158,32 +196,38 @@ def judge_turn(row: Row, hand: str, deck: str, lines: Sequence[str] | None, lexi
             rest = take(kept, line.cards)
             if rest is None:
                 results.append(LineResult(i, text, "exchange", False, "hand",
-                                          f"Nicht auf der Hand: {missing(kept, line.cards)} (Hand {hand}).",
+                                          _mine("hand", N_("Nicht auf der Hand: {missing} (Hand {hand})."),
+                                                missing=missing(kept, line.cards), hand=hand),
                                           cards=line.cards))
                 continue
             if not deck:
                 results.append(LineResult(i, text, "exchange", False, "deck",
-                                          "Der Stapel ist leer: kein Tausch mehr möglich.", cards=line.cards))
+                                          _mine("deck", N_("Der Stapel ist leer: kein Tausch mehr möglich.")),
+                                          cards=line.cards))
                 continue
             kept, exchanged = rest, exchanged + line.cards
             results.append(LineResult(i, text, "exchange", True, None,
-                                      f"Tausch {' '.join(line.cards)}: -{EXCHANGE_PENALTY * len(line.cards)} Punkte.",
+                                      _mine("exchange", N_("Tausch {cards}: -{penalty} Punkte."),
+                                            cards=" ".join(line.cards), penalty=EXCHANGE_PENALTY * len(line.cards)),
                                       cards=line.cards))
         elif isinstance(line, FaceDown):
             if not beginners:
                 results.append(LineResult(i, text, "facedown", False, "beginners",
-                                          "Verdeckte Karten gibt es nur mit der Anfängerregel der Liga.",
-                                          cards=line.card))
+                                          _mine("beginners", N_("Verdeckte Karten gibt es nur mit der Anfängerregel "
+                                                                "der Liga.")), cards=line.card))
             elif facedown is not None:
                 results.append(LineResult(i, text, "facedown", False, "once",
-                                          "Nur eine Karte je Zug darf verdeckt liegen.", cards=line.card))
+                                          _mine("once", N_("Nur eine Karte je Zug darf verdeckt liegen.")),
+                                          cards=line.card))
             elif line.card not in kept:
                 results.append(LineResult(i, text, "facedown", False, "hand",
-                                          f"{line.card} ist nicht auf der Hand ({hand}).", cards=line.card))
+                                          _mine("hand", N_("{card} ist nicht auf der Hand ({hand})."),
+                                                card=line.card, hand=hand), cards=line.card))
             else:
                 facedown = line.card
                 results.append(LineResult(i, text, "facedown", True, None,
-                                          f"{line.card} verdeckt als Löscher (-2), wenn das Wort einen braucht.",
+                                          _mine("facedown", N_("{card} verdeckt als Löscher (-2), wenn das Wort "
+                                                               "einen braucht."), card=line.card),
                                           cards=line.card))
 
     # -- the exchanges happen (seed 004: under the deck, a new card from the top) ------
@@ -207,29 +251,30 @@ def judge_turn(row: Row, hand: str, deck: str, lines: Sequence[str] | None, lexi
         if isinstance(line, Pass):
             if counted is None:
                 counted, passed = i, True
-                results.append(LineResult(i, text, "pass", True, None, "Passe: kein Wort, ein Strich, eine Karte."))
+                results.append(LineResult(i, text, "pass", True, None, passed_verdict()))
             else:
-                results.append(LineResult(i, text, "pass", False, "counted", "Nicht mehr versucht."))
+                results.append(LineResult(i, text, "pass", False, "counted", _mine("counted", NOT_TRIED_LINE)))
         elif isinstance(line, Word):
             if counted is not None:
-                results.append(LineResult(i, text, "word", False, "counted", "Nicht mehr versucht."))
+                results.append(LineResult(i, text, "word", False, "counted", _mine("counted", NOT_TRIED_LINE)))
                 continue
             out, fd = _word_on(row, cur_hand, line.move, lexicon, facedown)
             if out.valid:
                 counted, word, used_facedown = i, out, fd
-                results.append(LineResult(i, text, "word", True, None, f"{out.word}: {out.score} Punkte",
+                results.append(LineResult(i, text, "word", True, None, valid_verdict(out.word or "", out.score or 0),
                                           outcome=out, facedown=fd))
             elif not commit and exchanged and out.reason == "vorgabe":
-                need = _missing_cards(out)
+                need = out.missing
                 results.append(LineResult(i, text, "word", False, "pending",
-                                          f"Braucht {need}. Getauscht wird vor dem Legen (Spielregel), in welcher "
-                                          f"Zeile der Tausch auch steht: das Wort gilt nur, wenn du beim Tausch "
-                                          f"{need} ziehst; sonst ein Strich und eine Karte vom Stapel.",
+                                          _mine("pending", N_("Braucht {cards}. Getauscht wird vor dem Legen "
+                                                              "(Spielregel), in welcher Zeile der Tausch auch steht: "
+                                                              "das Wort gilt nur, wenn du beim Tausch {cards} ziehst; "
+                                                              "sonst ein Strich und eine Karte vom Stapel."),
+                                                cards=need),
                                           outcome=out, cards=need))
             else:
-                results.append(LineResult(i, text, "word", False, out.reason,
-                                          _hand_message(out, cur_hand) if out.reason == "vorgabe" else out.message,
-                                          outcome=out, cards=_missing_cards(out)))
+                results.append(LineResult(i, text, "word", False, out.reason, _line_verdict(out, cur_hand),
+                                          outcome=out, cards=out.missing))
     results.sort(key=lambda r: r.index)
 
     penalty = EXCHANGE_PENALTY * len(exchanged)
@@ -254,16 +299,15 @@ def judge_turn(row: Row, hand: str, deck: str, lines: Sequence[str] | None, lexi
                 drawn=drawn, hand=sort_hand(cur_hand), deck=cur_deck, row=new_row, complete=complete)
 
 
-def _missing_cards(out: Outcome) -> str:
-    """The cards a ``vorgabe`` outcome lacks, as the Rondo engine lists them (``"Q ?"``)."""
-    if out.reason != "vorgabe":
-        return ""
-    return out.message.split(":", 1)[-1].strip().rstrip(".")
-
-
-def _hand_message(out: Outcome, hand: str) -> str:
-    """The Rondo engine says "Vorgabe"; in RONDO it is the hand."""
-    return f"Diese Karten hast du nicht auf der Hand ({hand}): " + out.message.split(":", 1)[-1].strip()
+def _line_verdict(out: Outcome, hand: str) -> Verdict:
+    """The verdict of a word that is not valid, for the mover alone: the Rondo engine's
+    (:func:`own`), but for cards not held, which the Rondo engine calls "not in the
+    Vorgabe": in RONDO they are not in the hand."""
+    if out.reason == "vorgabe":
+        return _mine("hand", N_("Diese Karten hast du nicht auf der Hand ({hand}): {missing}."), hand=hand,
+                     missing=out.missing)
+    assert out.verdict is not None
+    return own(out.verdict)
 
 
 @dataclass
@@ -290,27 +334,28 @@ def judge_opening(hand: str, lines: Sequence[str] | None, lexicon: WordList) -> 
         try:
             line = parse_line(text)
         except NotationError as exc:
-            results.append(LineResult(i, text, "syntax", False, "syntax", exc.message))
+            results.append(LineResult(i, text, "syntax", False, "syntax", own(exc.verdict)))
             continue
         if not isinstance(line, Word):
             results.append(LineResult(i, text, "opening", False, "opening",
-                                      "In der Eröffnung zählt nur ein Wort aus drei Karten deiner Hand."))
+                                      _mine("opening", N_("In der Eröffnung zählt nur ein Wort aus drei Karten "
+                                                          "deiner Hand."))))
             continue
         if op.counted is not None:
-            results.append(LineResult(i, text, "word", False, "counted", "Nicht mehr versucht."))
+            results.append(LineResult(i, text, "word", False, "counted", _mine("counted", NOT_TRIED_LINE)))
             continue
         out = evaluate(Position(empty, hand_vorgabe(hand.replace(LOESCHER, "")), 1), line.move, lexicon)
         if out.valid and len(out.word or "") == OPENING_LETTERS:
             value = (out.score or 0) - (out.bonus or 0)
             op.counted, op.word, op.value = i, out.word, value
             op.notation = out.notation(Position(empty, hand_vorgabe(hand), 1))
-            results.append(LineResult(i, text, "opening", True, None, f"{out.word}: Wert {value}", outcome=out))
+            results.append(LineResult(i, text, "opening", True, None, opening_verdict(out.word or "", value),
+                                      outcome=out))
         else:
-            msg = out.message if not out.valid else "Das Eröffnungswort hat genau drei Buchstaben."
-            if out.reason == "vorgabe":
-                msg = _hand_message(out, hand)
-            results.append(LineResult(i, text, "word", False, out.reason or "extension", msg, outcome=out,
-                                      cards=_missing_cards(out)))
+            why = (_line_verdict(out, hand) if not out.valid else
+                   _mine("extension", N_("Das Eröffnungswort hat genau drei Buchstaben.")))
+            results.append(LineResult(i, text, "word", False, out.reason or "extension", why, outcome=out,
+                                      cards=out.missing))
     return op
 
 

@@ -49,10 +49,13 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.cards import HAND_SIZE, full_deck, pretty_hand, sort_hand
-from bot.games.rondonl.engine import LineResult, Opening, Turn, best_word, judge_opening, judge_turn
+from bot.games.rondonl.engine import (LineResult, Opening, Turn, best_word, judge_opening, judge_turn,
+                                      opening_verdict, passed_verdict)
 from bot.games.base import NotationError
 from bot.games.rondonl.notation import Exchange, parse_line
 from bot.games.rondonl import texts
+from bot.games.rondo.engine import valid_verdict
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 
 TURN_HOURS = 48.0
 
@@ -121,18 +124,23 @@ class RondoNLRules(GameRules):
     public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
     turn_rounds = True
     opening_rounds = 1  # the opening round: who begins, no turn
+    #: A line of a turn is written from the hand: others never see it (issue 31).
+    hidden_move_text = N_("(verdeckt)")
 
     # -- setup -------------------------------------------------------------------------
-    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
+    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Verdict | None:
         """Two to six players; with ``teams``: four to twelve, an even number (seed 004:
-        "Vanaf vier personen kan RONDO gespeeld worden met teams van twee")."""
+        "Vanaf vier personen kan RONDO gespeeld worden met teams van twee"). A verdict
+        for the game master, or None."""
         n = len(players)
         if (options or {}).get("teams"):
             if n < 4 or n % 2 or n > 12:
-                return f"RONDO in Teams braucht eine gerade Zahl von 4 bis 12 Spielern, die Ligadatei hat {n}."
+                return verdict("players", N_("RONDO in Teams braucht eine gerade Zahl von 4 bis 12 Spielern, die "
+                                             "Ligadatei hat {n}."), seen=Visibility.GM, n=n)
             return None
         if not 2 <= n <= 6:
-            return (f"RONDO braucht 2 bis 6 Spieler (mehr in Teams: teams = true), die Ligadatei hat {n}.")
+            return verdict("players", N_("RONDO braucht 2 bis 6 Spieler (mehr in Teams: teams = true), die "
+                                         "Ligadatei hat {n}."), seen=Visibility.GM, n=n)
         return None
 
     def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
@@ -233,43 +241,40 @@ class RondoNLRules(GameRules):
                    player: str | None = None) -> MoveReport:
         """Judge a mailed turn (all its lines, ``multiline``) against the sender's hand,
         without drawing: the acknowledgement. ``detail["picture"]`` lists each line's
-        verdict and the hand."""
-        lang = state.get("language", "nl")
+        verdict and the hand (verdicts for the mover alone, rendered in their language)."""
         lines = _lines([text]) or []
         if player is None or side_of(state, player) is None:
-            return MoveReport(index, text, False, reason="player", message=texts.t(lang, "not_player"))
+            return MoveReport(index, text, False, reason="player", verdict=texts.not_player())
         hand = state["hands"][side_of(state, player)]
         if state.get("phase") == "opening":
             op = judge_opening(hand, lines, lexicon)
-            picture = [ln for r in op.lines for ln in texts.verdict_lines(lang, r)] + [
-                texts.t(lang, "hand", hand=pretty_hand(hand))]
+            picture = [texts.picture_line(r) for r in op.lines] + [texts.hand(pretty_hand(hand))]
             if op.value is None:
                 return MoveReport(index, text, False, reason=_first_reason(op.lines),
-                                  message=texts.t(lang, "opening_none"), detail={"picture": picture})
+                                  verdict=texts.opening_none(), detail={"picture": picture})
             return MoveReport(index, text, True, score=op.value,
-                              message=texts.t(lang, "opening_word", word=op.word, value=op.value),
+                              verdict=texts.opening_word(op.word or "", op.value),
                               detail={"picture": picture, "word": op.word, "value": op.value,
-                                      "summary": texts.t(lang, "summary_opening", word=op.word, value=op.value)})
+                                      "summary": texts.summary_opening(op.word or "", op.value)})
         turn = self._judge(state, player, lines, lexicon, commit=False)
-        picture = [ln for r in turn.lines for ln in texts.verdict_lines(lang, r)]
-        picture.append(texts.t(lang, "hand", hand=pretty_hand(hand)))
+        picture = [texts.picture_line(r) for r in turn.lines] + [texts.hand(pretty_hand(hand))]
         summary = None
         if turn.word is not None:
-            msg = texts.t(lang, "turn_word", word=turn.word.word, score=turn.score)
-            summary = texts.t(lang, "summary_word", word=turn.word.word, score=turn.score)
+            msg = texts.turn_word(turn.word.word or "", turn.score)
+            summary = texts.summary_word(turn.word.word or "", turn.score)
         elif turn.passed:
-            msg = summary = texts.t(lang, "turn_pass")
+            msg = summary = texts.turn_pass()
         elif turn.exchanged and any(r.reason == "pending" for r in turn.lines):
             pending = next(r for r in turn.lines if r.reason == "pending")
-            msg = summary = texts.exchange_pending(lang, len(turn.exchanged),
+            msg = summary = texts.exchange_pending(len(turn.exchanged),
                                                    getattr(pending.outcome, "word", None) or pending.text.upper())
         elif turn.exchanged:
-            msg = summary = texts.exchange_only(lang, len(turn.exchanged))
+            msg = summary = texts.exchange_only(len(turn.exchanged))
         else:
-            msg = texts.t(lang, "turn_invalid")
+            msg = texts.turn_invalid()
         return MoveReport(index, text, turn.complete, score=turn.score if turn.complete else None,
                           bonus=turn.word.bonus if turn.word else None,
-                          reason=None if turn.complete else _first_reason(turn.lines), message=msg,
+                          reason=None if turn.complete else _first_reason(turn.lines), verdict=msg,
                           detail={"picture": picture, "complete": turn.complete, "summary": summary,
                                   "word": turn.word.word if turn.word else None})
 
@@ -285,7 +290,6 @@ class RondoNLRules(GameRules):
         return self._adjudicate_turn(state, submissions, lexicon, seed=seed, partie=partie, last_round=last_round)
 
     def _adjudicate_opening(self, state, submissions, lexicon, *, seed, partie, last_round) -> RoundReport:
-        lang = state.get("language", "nl")
         rnd = int(state["round"])
         players: list[PlayerRound] = []
         found: dict[str, Opening] = {}
@@ -295,7 +299,8 @@ class RondoNLRules(GameRules):
             lines = _lines(submissions[p])
             op = judge_opening(state["hands"][side_of(state, p)], lines, lexicon)
             found[p] = op
-            players.append(PlayerRound(p, lines is not None, _reports(lang, op.lines), op.counted, 0, score=op.value or 0,
+            players.append(PlayerRound(p, lines is not None, _reports(op.lines, op.counted), op.counted, 0,
+                                       score=op.value or 0,
                                        private={"opening": op.word, "value": op.value}))
         valued = {p: op.value for p, op in found.items() if op.value is not None}
         pool = [p for p in state["players"] if p in submissions] or list(state["players"])
@@ -327,7 +332,6 @@ class RondoNLRules(GameRules):
                            state_after=after, lot=lot)
 
     def _adjudicate_turn(self, state, submissions, lexicon, *, seed, partie, last_round) -> RoundReport:
-        lang = state.get("language", "nl")
         rnd = int(state["round"])
         m = mover(state)
         after: dict[str, Any] = dict(state)
@@ -353,7 +357,7 @@ class RondoNLRules(GameRules):
                 after["scores"][p] = int(state["scores"].get(p, 0)) + turn.score
                 if turn.mark:
                     after["marks"][p] = int(state["marks"].get(p, 0)) + 1
-            reports = _reports(lang, turn.lines)
+            reports = _reports(turn.lines, turn.counted)
             private = {"hand_before": hand_before, "hand": turn.hand, "hand_pretty": pretty_hand(turn.hand),
                        "exchanged": turn.exchanged, "exchange_drawn": turn.exchange_drawn, "drawn": turn.drawn,
                        "used": turn.used, "facedown": turn.facedown, "best": best}
@@ -420,25 +424,35 @@ class RondoNLRules(GameRules):
                 or (state.get("phase") == "opening" and not state.get("finished")),
                 "partners": [p for p in partners(state, player) if p != player]}
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
-        """For the game master: the row, whose turn it is and the turn's ZAT, every hand,
-        the marks and scores, the deck."""
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict]:
+        """For the game master (verdicts rendered in the game master's language): the row,
+        whose turn it is and the turn's ZAT, every hand, the marks and scores, the deck."""
         view = self.public_view(state)
+
+        def gm(code: str, msgid: str, **params: Any) -> Verdict:
+            return verdict(code, msgid, seen=Visibility.GM, **params)
+
+        empty = gm("empty", N_("leer"))
         if view["finished"]:
-            turn = "beendet"
+            turn = gm("turn", N_("beendet"))
         elif view["phase"] == "opening":
-            turn = f"Eröffnung: alle bis {zat or '-'}"
+            turn = gm("turn", N_("Eröffnung: alle bis {zat}"), zat=zat or "-")
         else:
-            turn = f"am Zug: {names.get(view['mover'], view['mover'])} bis {zat or '-'}"
-        lines = [f"Auslage {view['row_pretty'] or 'leer'} ({view['word'] or 'leer'}), {turn}",
-                 f"Stapel: {view['deck']} Karten"]
+            turn = gm("turn", N_("am Zug: {name} bis {zat}"), name=names.get(view["mover"], view["mover"]),
+                      zat=zat or "-")
         order = view["order"] or view["seats"]
-        lines.append("Reihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)))
+        lines = [gm("gm_row", N_("Auslage {row} ({word}), {turn}"), row=view["row_pretty"] or empty,
+                    word=view["word"] or empty, turn=turn),
+                 gm("gm_deck", N_("Stapel: {n} Karten"), n=view["deck"]),
+                 gm("gm_order", N_("Reihenfolge: {order}"),
+                    order=[f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)])]
         for p in view["seats"]:
             side = side_of(state, p)
             hand = state["hands"][side] if side is not None else ""
-            lines.append(f"Hand {names.get(p, p)}: {pretty_hand(hand) or 'leer'}; {view['marks'].get(p, 0)} Striche, "
-                         f"{view['scores'].get(p, 0)} Punkte")
+            lines.append(gm("gm_hand", N_("Hand {name}: {hand}; {marks} Striche, {points} Punkte"),
+                            name=names.get(p, p), hand=pretty_hand(hand) or empty, marks=view["marks"].get(p, 0),
+                            points=view["scores"].get(p, 0)))
         return lines
 
     # -- conformance cases ---------------------------------------------------------------------
@@ -477,7 +491,13 @@ def _first_reason(lines: Sequence[LineResult]) -> str | None:
     return lines[0].reason if lines else "empty"
 
 
-def _reports(lang: str, lines: Sequence[LineResult]) -> list[MoveReport]:
+def _reports(lines: Sequence[LineResult], counted: int | None) -> list[MoveReport]:
+    """The judged lines as the service stores them. ``verdict``: the line's verdict, for
+    the mover alone (it is judged against their hand); ``public``: what every player may
+    read of it, set only on the counted line (the word laid, PASSE, the opening word).
+    Every other line others see only as "ungültig" or "nicht mehr probiert"
+    (:meth:`GameRules.seen_by`; issue 31): even a valid exchange, whose count the
+    Auswertung gives from the state ("1 Karte getauscht"), never its line."""
     out = []
     for r in lines:
         o = r.outcome
@@ -485,9 +505,15 @@ def _reports(lang: str, lines: Sequence[LineResult]) -> list[MoveReport]:
         if o is not None and o.valid:
             detail.update(row=o.row.code, word=o.word, notation=o.notation(), pretty=o.row.pretty(),  # type: ignore[union-attr]
                           facedown=r.facedown)
+        public = None
+        if r.index == counted and r.valid:
+            if r.kind == "pass":
+                public = passed_verdict()
+            elif r.kind == "opening" and o is not None:
+                public = opening_verdict(o.word or "", (o.score or 0) - (o.bonus or 0))
+            elif o is not None:
+                public = valid_verdict(o.word or "", o.score or 0)
         out.append(MoveReport(r.index, r.text, r.valid, score=o.score if (o is not None and o.valid) else None,
                               bonus=o.bonus if (o is not None and o.valid) else None, reason=r.reason,
-                              message=texts.line_message(lang, r), detail=detail,
-                              # a line's verdict names only the cards of the line, never the hand
-                              public=texts.line_message(lang, r)))
+                              verdict=r.verdict, detail=detail, public=public))
     return out

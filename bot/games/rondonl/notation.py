@@ -23,6 +23,7 @@ from typing import Union
 from bot.games.base import NotationError
 from bot.games.rondo.cards import JOKER, LETTER_VALUES, LOESCHER
 from bot.games.rondo.notation import Move, format_move, parse_move
+from bot.games.verdict import N_, Visibility, verdict
 
 #: Keywords by kind; the first of each language is the one the bot writes.
 EXCHANGE_WORDS = {"de": "TAUSCH", "nl": "RUIL"}
@@ -67,16 +68,22 @@ Line = Union[Exchange, FaceDown, Pass, Word]
 def _cards(text: str, line: str, what: str) -> str:
     s = re.sub(r"[\s,;]+", "", text).upper().replace("*", JOKER)
     if not s:
-        raise NotationError(f"{what}: welche Karte? Zum Beispiel '{what} Q'.", line, meant=True)
+        raise NotationError(_syntax(N_("{what}: welche Karte? Zum Beispiel '{what} Q'."), what=what), line,
+                            meant=True)
     bad = [c for c in s if c not in LETTER_VALUES and c not in (JOKER, LOESCHER)]
     if bad:
-        raise NotationError(f"{what}: '{bad[0]}' ist keine Karte (Buchstaben A-Z, ? Joker, / Löscher).", line,
-                            meant=True)
+        raise NotationError(_syntax(N_("{what}: '{bad}' ist keine Karte (Buchstaben A-Z, ? Joker, / Löscher)."),
+                                    what=what, bad=bad[0]), line, meant=True)
     return s
 
 
+def _syntax(msgid: str, **params: object):
+    """A ``syntax`` verdict; the RONDO engine shows it to the mover alone."""
+    return verdict("syntax", msgid, seen=Visibility.PUBLIC, **params)
+
+
 def parse_line(text: str) -> Line:
-    """Read one line of a turn; raises :class:`NotationError` (German message)."""
+    """Read one line of a turn; raises :class:`NotationError` (its verdict, code ``syntax``)."""
     src = text.strip()
     if _PASS.match(src):
         return Pass()
@@ -85,8 +92,8 @@ def parse_line(text: str) -> Line:
     if m := _FACEDOWN.match(src):
         card = _cards(m.group(1), text, "VERDECKT")
         if len(card) != 1:
-            raise NotationError("VERDECKT: nur eine Karte je Zug darf verdeckt als Löscher liegen.", text,
-                                meant=True)
+            raise NotationError(_syntax(N_("VERDECKT: nur eine Karte je Zug darf verdeckt als Löscher liegen.")),
+                                text, meant=True)
         return FaceDown(card)
     return Word(parse_move(src))
 
