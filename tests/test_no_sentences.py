@@ -5,7 +5,7 @@ recipient from the catalogs, never written into a mail as it is.
 
 The check reads every module of ``bot/games`` with :mod:`ast`: a string literal (an
 f-string's literal parts too) that reads as prose (two or more words with lower-case
-letters) must be a docstring, a msgid, a developer's error (``RuntimeError``,
+letters) must be a docstring, a msgid, a developer's error (``RuntimeError``, ``ValueError``,
 ``AssertionError``, ``TypeError``, ``KeyError``, :class:`~bot.games.base.PrivacyError`),
 or a log line."""
 
@@ -19,7 +19,7 @@ import bot
 
 GAMES = Path(bot.__file__).resolve().parent / "games"
 MSGID_CALLS = {"N_", "_", "gettext", "ngettext", "verdict", "Verdict", "t", "tr"}
-DEV_ERRORS = {"RuntimeError", "AssertionError", "TypeError", "KeyError", "PrivacyError", "NotImplementedError"}
+DEV_ERRORS = {"RuntimeError", "AssertionError", "TypeError", "KeyError", "ValueError", "PrivacyError", "NotImplementedError"}
 PROSE = re.compile(r"[a-zäöüß]{2,}[,.:;!?()']*\s+[(']*[A-Za-zÄÖÜäöüß]*[a-zäöüß]{2,}")
 
 
