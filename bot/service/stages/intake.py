@@ -546,7 +546,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
-    auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id) if cfg.authserv_id else SenderAuth()
+    auth = ctx.auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id) if cfg.authserv_id \
+        else SenderAuth()
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
     if rm.unreadable:
