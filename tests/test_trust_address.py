@@ -96,6 +96,13 @@ def to(raws, addr: str) -> list[str]:
     return [text_of(r) for r in raws if header(r, "To") == addr]
 
 
+def short_lines(raws) -> None:
+    """Every line of every mail's text part is at most 72 characters long."""
+    for raw in raws:
+        long = [ln for ln in text_of(raw).splitlines() if len(ln) > 72]
+        assert not long, (header(raw, "To"), long)
+
+
 def flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -176,6 +183,19 @@ def test_adresse_refuses_the_bot_any_gm_and_any_other_player(svc):
     assert svc.addresses("Bernd Becker") == [BERND] and svc.addresses("Clara Conrad") == [CLARA]
     with svc.db.session() as s:
         assert s.scalars(select(AddressChange)).all() == []
+    # the same person in another league (one address shared) is not "another player"
+    with svc.db.session() as s:
+        for p in s.scalars(select(Player).where(Player.name == "Anna Albers")):
+            p.code_hash = hash_code("Anna-123")
+    svc.mail(ANNA, f"ADRESSE anna.neu@example.net {LIGA}", "Code: Anna-123\n")
+    svc.poll()
+    svc.mail(ANNA, "ADRESSE anna.neu@example.net Andere-Liga", "Code: Anna-123\n")
+    answer = to(svc.poll(), ANNA)
+    assert len(answer) == 1 and "anna.neu@example.net" in answer[0] and "Nichts wurde verändert" not in answer[0]
+    with svc.db.session() as s:
+        assert [[a.email for a in p.addresses] for p in s.scalars(
+            select(Player).where(Player.name == "Anna Albers").order_by(Player.id))] == \
+            [["anna.neu@example.net", ANNA]] * 2
 
 
 # -- attack 4: an address change must be proven ------------------------------------------
@@ -189,6 +209,7 @@ def test_attack4_a_forged_adresse_waits_for_the_gm(svc, capsys):
     svc.league()
     svc.new()
     sent = _forged_adresse(svc)
+    short_lines(sent)
     assert not to(sent, MALLORY)  # no confirmation, no list of Anna's addresses
     old = to(sent, ANNA)
     assert len(old) == 1
@@ -231,6 +252,7 @@ def test_pending_change_confirmed_by_gm_mail(svc):
     # the GM with the code confirms it
     svc.mail(GM, f"ADRESSE {LIGA} OK Anna Albers", f"Code: {GM_CODE}\n")
     sent = svc.poll()
+    short_lines(sent)
     answer = to(sent, GM)
     assert len(answer) == 1 and f"Anna Albers: Auswertungen gehen ab jetzt an {MALLORY}" in flat(answer[0])
     new, old = to(sent, MALLORY), to(sent, ANNA)

@@ -55,7 +55,7 @@ def command(name: str, *aliases: str, needs_player: bool = True, gm: bool = Fals
 _PREFIX = re.compile(r"^((re|aw|fwd?|wg)\s*:\s*)+", re.I)
 #: ``ADRESSE [<Liga>] OK|NEIN <Spieler>``: the game master's decision on a waiting address
 #: change, not a player's ``ADRESSE neu@...`` or ``ADRESSE NEIN``
-_GM_ADRESSE = re.compile(r"^[^@]*?(?:^|\s)(ok|ja|nein|no)\s+\S[^@]*$", re.I)
+_GM_ADRESSE = re.compile(r"^[^@]*?(?:^|\s)(ok|ja|nein|nee|no)\s+\S[^@]*$", re.I)
 
 
 def find_command(subject: str, text: str) -> tuple[Command, str] | None:

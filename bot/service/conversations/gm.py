@@ -35,7 +35,7 @@ from bot.config import Config
 from bot.i18n import Texts, gm_language, league_language, texts
 from bot.games import get_game
 from bot.mail.compose import compose
-from bot.render import format_zat, render
+from bot.render import format_zat, render, wrap
 from bot.service.conversations.commands import _PREFIX, ALIASES, command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.operations.league import LeagueError, find_league, league_lexicon, open_round
@@ -564,7 +564,6 @@ def decide_address(s: Session, cfg: Config, league: League | str, player: str, o
     told and the new one gets nothing. ``by``: ``gm`` (mail) or ``cli``. Raises
     :class:`GMError` when nothing waits for the player, or when the address was taken
     meanwhile (:func:`~bot.service.conversations.commands.address_refusal`). Source: issue 31."""
-    from bot.render import wrap
     from bot.service.conversations.commands import address_refusal, pending_change, set_address
     league, now = _league(s, league), _utcnow(now)
     p = find_player(s, league, player)
@@ -609,7 +608,7 @@ def _decision(rest: str, league: League) -> tuple[bool, str]:
     w = word.lower()
     if w in ("ok", "ja", "yes") and who.strip():
         return True, who.strip()
-    if w in ("nein", "no") and who.strip():
+    if w in ("nein", "nee", "no") and who.strip():
         return False, who.strip()
     raise GMError(f"bitte so: ADRESSE {league.name} OK <Spieler> oder ADRESSE {league.name} NEIN <Spieler>.")
 
@@ -697,11 +696,13 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
     return None
 
 
-def _gm_command(name: str, *aliases: str, help: str = ""):
+def _gm_command(name: str, *aliases: str, help: str = "", shown: str | None = None):
+    """Register ``op`` as the GM mail command ``name`` (``shown``: the word the answers
+    use, when the registry's name is not the one the GM writes)."""
     def deco(op: Op) -> Op:
         @command(name, *aliases, gm=True, needs_player=False, help=help)
         def handler(ctx: Incoming, arg: str) -> bool | None:
-            return _gm_mail(ctx, arg, name, op)
+            return _gm_mail(ctx, arg, shown or name, op)
         return op
     return deco
 
@@ -794,10 +795,12 @@ def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung")
+@_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung",
+             shown="ADRESSE")
 def _m_adresse(s, cfg, lg, rest, body, ctx):
+    # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.commands)
     ok, who = _decision(rest, lg)
-    return decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now)
+    return wrap(decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now))
 
 
 # -- by CLI ------------------------------------------------------------------------------
