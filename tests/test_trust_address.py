@@ -97,8 +97,10 @@ def to(raws, addr: str) -> list[str]:
 
 
 def short_lines(raws) -> None:
-    """Every line of every mail's text part is at most 72 characters long."""
+    """Every mail has one To and no Cc, and every line of its text part is at most 72
+    characters long."""
     for raw in raws:
+        assert "," not in header(raw, "To") and "@" in header(raw, "To") and not header(raw, "Cc")
         long = [ln for ln in text_of(raw).splitlines() if len(ln) > 72]
         assert not long, (header(raw, "To"), long)
 
@@ -148,6 +150,7 @@ def test_gm_who_plays_with_one_address_gets_both_copies(svc):
     svc.new()
     reports = svc.zat()
     bank = banks(svc)
+    short_lines(reports)
     got = to(reports, ANNA)
     assert len(got) == 2
     player = next(t for t in got if "Hallo Anna Albers," in t)
