@@ -181,6 +181,10 @@ def cmd_show(args, cfg) -> int:
         print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
     for b in view.get("bouncing", []):
         print(f"  unzustellbar seit {b['since'][:16]}: {b['player']} <{b['address']}> ({b['reason']})")
+    for c in view.get("address_changes", []):
+        print(f"  Adressänderung wartet seit {c['since'][:16]}: {c['name']} <{c['old_address']}> -> "
+              f"<{c['new_address']}> (Bitte von {c['from']}; spielleiter gm adresse {view['league']} ok|nein "
+              f"'{c['name']}')")
     return 0
 
 
@@ -283,7 +287,8 @@ def cmd_gm(args, cfg) -> int:
     """``spielleiter gm OP NAME ...``: the game master's operations (see bot.service.conversations.gm)."""
     from bot.service.conversations.gm import run_cli
     db = _db(cfg)
-    kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode")
+    kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode",
+                                            "decision")
           if getattr(args, k, None) is not None}
     for k in ("when", "text"):
         if isinstance(kw.get(k), list):
@@ -460,7 +465,10 @@ def build_parser() -> argparse.ArgumentParser:
              [("text", {"nargs": "+", "metavar": "TEXT"})]),
             ("review", [], "Auswertungen vor dem Versand prüfen: an oder aus",
              [("mode", {"choices": ["an", "aus", "on", "off"]})]),
-            ("freigeben", ["release"], "zurückgehaltene Auswertungen senden", [])]:
+            ("freigeben", ["release"], "zurückgehaltene Auswertungen senden", []),
+            ("adresse", ["address"], "wartende Adressänderung eines Spielers bestätigen (ok) oder ablehnen (nein)",
+             [("decision", {"choices": ["ok", "nein", "ja", "no"], "metavar": "ok|nein"}),
+              ("player", {"metavar": "SPIELER"})])]:
         g = gms.add_parser(op, aliases=aliases, parents=[common], help=help_, description=help_)
         g.add_argument("name", metavar="NAME")
         for dest, kw in extra:

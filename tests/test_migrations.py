@@ -14,7 +14,8 @@ from bot.storage.db import alembic_config, make_engine, upgrade
 from bot.storage.models import Base
 
 TABLES = {"leagues", "partien", "players", "player_addresses", "rounds", "vorgaben", "inbound_mails",
-          "submissions", "submission_moves", "adjudications", "results", "outbox", "poll_state"}
+          "submissions", "submission_moves", "adjudications", "results", "outbox", "poll_state",
+          "address_changes"}
 
 
 def _tables(url: str) -> set[str]:

@@ -94,7 +94,10 @@ def test_reminders_once_to_players_without_moves_and_not_on_holiday(league):
 
 def test_player_commands_by_mail(league):
     db, cfg, md = league
-    md.deliver_to_inbox(player_mail("bernd@example.org", "", subject="ADRESSE bernd.neu@example.net"))
+    from bot.service.conversations.identity import hash_code
+    with db.session() as s:  # with his personal code an ADRESSE takes effect at once (issue 31)
+        s.scalar(select(Player).where(Player.name == "Bernd Becker")).code_hash = hash_code("Bernd-1")
+    md.deliver_to_inbox(player_mail("bernd@example.org", "Code: Bernd-1\n", subject="ADRESSE bernd.neu@example.net"))
     md.deliver_to_inbox(player_mail("anna@example.org", "STAND"))
     md.deliver_to_inbox(player_mail("clara@example.org", "", subject="URLAUB 31.02.2026-01.03.2026"))
     poll_once(db, cfg)

@@ -128,7 +128,7 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     assert "je vakantie is voorbij" in ask("VAKANTIE EINDE")
     assert "Die datum begrijp ik niet" in ask("VAKANTIE 31.02.2026-01.03.2026")
     assert "Zo graag: ADRES nieuw@example.org" in ask("ADRES")
-    assert "bernd@example.org hoort in R-NL al bij iemand anders." in ask("ADRES bernd@example.org")
+    assert "bernd@example.org hoort al bij een andere speler" in ask("ADRES bernd@example.org")
     assert "Welke ronde?" in ask("UITSLAG")
     assert "Een uitslag van ronde 7 is er voor jou niet." in ask("UITSLAG 7")
     assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")

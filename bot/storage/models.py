@@ -174,6 +174,33 @@ class PlayerAddress(Base):
     player: Mapped[Player] = relationship(back_populates="addresses")
 
 
+class AddressChange(Base):
+    """A player's ``ADRESSE`` that is not proven yet: no personal code, and the receiving
+    server did not authenticate the sender (issue 31, "an address change must be
+    proven"). It waits for the game master: ``status`` ``pending`` -> ``confirmed``
+    (``gm adresse ok``: the address is added and becomes the first) | ``refused`` (``gm
+    adresse nein``, or the player's ``ADRESSE NEIN``) | ``superseded`` (a later ``ADRESSE``
+    of the same player). Until it is confirmed, ``email`` gets nothing."""
+
+    __tablename__ = "address_changes"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    #: the address asked for (lower case)
+    email: Mapped[str] = mapped_column(String(254))
+    #: the player's first address when it was asked for (it was told at once)
+    old_email: Mapped[str] = mapped_column(String(254))
+    #: the sender of the ``ADRESSE`` mail, and the mail
+    from_addr: Mapped[str | None] = mapped_column(String(254), nullable=True)
+    mail_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_mails.id"), nullable=True)
+    status: Mapped[str] = mapped_column(String(20), default="pending")
+    requested_at: Mapped[datetime] = mapped_column(default=utcnow)
+    decided_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: who decided: ``gm`` (by mail), ``cli``, ``player`` (ADRESSE NEIN), ``adresse`` (a later ADRESSE)
+    decided_by: Mapped[str | None] = mapped_column(String(20), nullable=True)
+
+    player: Mapped["Player"] = relationship()
+
+
 class Round(Base):
     """A round of a league (all its Partien share the ZAT)."""
 

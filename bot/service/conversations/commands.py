@@ -14,18 +14,18 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Callable
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from bot.games import get_game, load_games
 from bot.games.verdict import render_text
 from bot.mail.compose import compose, make_message_id
-from bot.i18n import N_, league_language, texts, tr
-from bot.render import format_zat, render
+from bot.i18n import N_, gm_language, league_language, texts, tr
+from bot.render import format_zat, render, wrap
 from bot.service.operations.league import open_round, partie_views
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.rounds import joiner_nmr_points
-from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress, Result
+from bot.storage.models import AddressChange, League, OutboxMail, Partie, Player, PlayerAddress, Result
 
 Handler = Callable[[Incoming, str], None]
 
@@ -54,6 +54,9 @@ def command(name: str, *aliases: str, needs_player: bool = True, gm: bool = Fals
 
 
 _PREFIX = re.compile(r"^((re|aw|fwd?|wg)\s*:\s*)+", re.I)
+#: ``ADRESSE [<Liga>] OK|NEIN <Spieler>``: the game master's decision on a waiting address
+#: change, not a player's ``ADRESSE neu@...`` or ``ADRESSE NEIN``
+_GM_ADRESSE = re.compile(r"^[^@]*?(?:^|\s)(ok|ja|nein|nee|no)\s+\S[^@]*$", re.I)
 
 
 def find_command(subject: str, text: str) -> tuple[Command, str] | None:
@@ -64,6 +67,8 @@ def find_command(subject: str, text: str) -> tuple[Command, str] | None:
         line = _PREFIX.sub("", cand.strip()).strip()
         word, _, rest = line.partition(" ")
         name = ALIASES.get(word.upper().rstrip(".!:"))
+        if name == "ADRESSE" and _GM_ADRESSE.search(rest) and "ADRESSE-GM" in COMMANDS:
+            name = "ADRESSE-GM"  # the game master's ADRESSE <Liga> OK|NEIN <Spieler> (gm.py)
         if name:
             return COMMANDS[name], rest.strip()
     return None
@@ -220,43 +225,182 @@ def _urlaub(ctx: Incoming, arg: str) -> None:
 
 @command("ADRESSE", "ADDRESS", "ADRES", help=N_("ADRESSE neu@example.org: Auswertungen an eine neue Adresse"))
 def _adresse(ctx: Incoming, arg: str) -> None:
-    ctx.record("processed", "command", command="ADRESSE")
+    """``ADRESSE neu@example.org``: reports go to the new address from now on. Every mail is
+    addressed to a person in a role, so an address can belong to one player only and never
+    to the bot or a game master (:func:`address_refusal`). A change takes effect at once
+    only when it is proven: the player's personal code, or a sender our receiving server
+    authenticated (``[bot] authserv_id``, bot.mail.auth: ``pass``); otherwise it waits for
+    the game master (``gm adresse ok|nein``, :class:`~bot.storage.models.AddressChange`),
+    who is told at once, as is the player's current address, and the new address gets
+    nothing until then. ``ADRESSE NEIN`` refuses a waiting change. Source: issue 31."""
     m = re.search(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", arg)
+    if not m and re.fullmatch(r"\s*(nein|no|nee|stop|stopp)\W*", arg, re.I):
+        return _adresse_nein(ctx)
+    ctx.record("processed", "command", command="ADRESSE", arg=arg[:200])
     if not m:
         return ctx.reply(tr(ctx.lang, "cmd_address_how"), kind="command")
     new = m.group(0).lower()
-    taken = ctx.s.scalar(select(PlayerAddress).join(Player).where(
-        PlayerAddress.email == new, Player.league_id == ctx.league.id, PlayerAddress.player_id != ctx.player.id))
-    if taken:
-        return ctx.reply(tr(ctx.lang, "cmd_address_taken", new=new, league=ctx.league.name), kind="command")
-    addrs = list(ctx.player.addresses)
-    existing = next((a for a in addrs if a.email == new), None)
+    t = texts(ctx.lang)
+    why = address_refusal(ctx.s, ctx.cfg, ctx.player, new, ctx.lang)
+    if why:
+        ctx.mail.parse = dict(ctx.mail.parse, refused=new)
+        return ctx.reply(wrap(why + " " + t.gettext("Nichts wurde verändert.")), kind="command")
+    own = any(a.email == new for a in ctx.player.addresses)
+    if own or ctx.proved or ctx.auth.verdict == "pass":
+        withdraw_changes(ctx.s, ctx.player, by="adresse", now=ctx.now)
+        old_first = ctx.player.email
+        set_address(ctx.s, ctx.player, new)
+        ctx.mail.parse = dict(ctx.mail.parse, address=new, proven="code" if ctx.proved else
+                              "own" if own else ctx.auth.reason or "pass")
+        body = wrap(tr(ctx.lang, "cmd_address_set", new=new, all=", ".join(a.email for a in ctx.player.addresses)))
+        ctx.reply(body, kind="command")
+        if new != old_first:
+            ctx.reply(body, to=new, kind="command")
+        return
+    _adresse_pending(ctx, new)
+
+
+def address_refusal(s, cfg, player: Player, new: str, lang: str) -> str | None:
+    """Why ``new`` cannot become an address of ``player`` (a German sentence in ``lang``),
+    or None. Refused: the bot's own address, the address of any league's game master,
+    and an address of any other player of any league, except the same person's row in
+    another league (a player there who shares one of ``player``'s addresses). An
+    address the player already has is never refused. Source: issue 31 (one address, one
+    person in one role: a player who took the GM's address got the GM's copy)."""
+    t = texts(lang)
+    if any(a.email == new for a in player.addresses):
+        return None
+    if new == (cfg.sender_addr or "").lower():
+        return t.gettext("{new} ist die Adresse des Spielleiter-Bots selbst; an sie kann keine Auswertung "
+                         "gehen.", new=new)
+    if s.scalar(select(League.id).where(func.lower(League.gm_email) == new).limit(1)) is not None:
+        return t.gettext("{new} ist die Adresse eines Spielleiters; sie kann nicht die Adresse eines "
+                         "Spielers werden.", new=new)
+    mine = {a.email for a in player.addresses}
+    for other in s.scalars(select(Player).join(PlayerAddress).where(PlayerAddress.email == new,
+                                                                     Player.id != player.id)):
+        same_person = other.league_id != player.league_id and any(a.email in mine for a in other.addresses)
+        if not same_person:
+            return t.gettext("{new} gehört schon einem anderen Spieler; eine Adresse kann nur einem Spieler "
+                             "gehören.", new=new)
+    return None
+
+
+def set_address(s, player: Player, new: str) -> None:
+    """Add ``new`` to ``player``'s addresses (if it is not one) and make it the first, where
+    reports go."""
+    existing = next((a for a in player.addresses if a.email == new), None)
     if existing is None:
-        existing = PlayerAddress(player_id=ctx.player.id, email=new)
-        ctx.s.add(existing)
-        ctx.s.flush()
-    old_first = ctx.player.email
-    _make_primary(ctx, existing)
-    body = tr(ctx.lang, "cmd_address_set", new=new, all=", ".join(a.email for a in ctx.player.addresses))
-    ctx.reply(body, kind="command")
-    if new != old_first:
-        ctx.reply(body, to=new, kind="command")
+        existing = PlayerAddress(player_id=player.id, email=new)
+        s.add(existing)
+        s.flush()
+    _make_primary(s, player, existing)
 
 
-def _make_primary(ctx: Incoming, addr: PlayerAddress) -> None:
+def pending_change(s, player: Player) -> AddressChange | None:
+    """The player's address change that waits for the game master, or None."""
+    return s.scalar(select(AddressChange).where(AddressChange.player_id == player.id,
+                                                AddressChange.status == "pending")
+                    .order_by(AddressChange.id.desc()).limit(1))
+
+
+def withdraw_changes(s, player: Player, *, by: str, now, status: str = "superseded") -> list[AddressChange]:
+    """Close every waiting address change of ``player`` (``status``, decided ``by``)."""
+    rows = list(s.scalars(select(AddressChange).where(AddressChange.player_id == player.id,
+                                                      AddressChange.status == "pending")))
+    for row in rows:
+        row.status, row.decided_at, row.decided_by = status, now, by
+    return rows
+
+
+def _adresse_pending(ctx: Incoming, new: str) -> None:
+    """An unproven ADRESSE: stored as waiting; the player's current address (and the
+    sending one, where it differs) and the game master are told at once; nothing goes
+    to ``new``."""
+    player, league, lang = ctx.player, ctx.league, ctx.lang
+    t = texts(lang)
+    withdraw_changes(ctx.s, player, by="adresse", now=ctx.now)
+    old = player.email
+    change = AddressChange(player_id=player.id, email=new, old_email=old, from_addr=ctx.rm.from_addr,
+                           mail_id=ctx.mail.id, requested_at=ctx.now)
+    ctx.s.add(change)
+    ctx.s.flush()
+    ctx.mail.parse = dict(ctx.mail.parse, address=new, pending=change.id)
+    body = t.gettext("von {sender} kam die Bitte, deine Mails aus {league} ab jetzt an {new} zu schicken. "
+                     "Die Mail trug deinen persönlichen Code nicht, und der Mailserver hat den Absender nicht "
+                     "bestätigt; deshalb gilt die neue Adresse erst, wenn der Spielleiter sie bestätigt. Bis "
+                     "dahin geht alles weiter an {old}.", sender=ctx.rm.from_addr, league=league.name, new=new,
+                     old=old)
+    body += "\n\n" + t.gettext("Warst du das nicht, antworte mit ADRESSE NEIN oder schreib dem Spielleiter; "
+                               "dann bleibt alles, wie es ist.")
+    if player.code_hash:
+        body += "\n\n" + t.gettext("Warst du es, geht es auch gleich: schick ADRESSE {new} noch einmal, mit "
+                                   "deinem Code in einer eigenen Zeile ('Code: ...').", new=new)
+    subject = t.gettext("{league}: Bitte um eine neue Adresse", league=league.name)
+    for to in dict.fromkeys([old, ctx.rm.from_addr]):
+        ctx.reply(wrap(body), to=to, subject=subject, kind="command")
+    gm_address_notice(ctx.s, ctx.cfg, league, player, change)
+
+
+def gm_address_notice(s, cfg, league: League, player: Player, change: AddressChange) -> None:
+    """Tell the league's game master (if it has a ``gm_email``) that ``change`` waits for
+    them, with how to confirm or refuse it by mail and on the machine."""
+    if not league.gm_email:
+        return
+    t = texts(gm_language(league.options))
+    text = t.gettext(
+        "{name} ({old}) soll Auswertungen ab jetzt an {new} bekommen; die Bitte kam von {sender}, ohne "
+        "persönlichen Code und ohne vom Mailserver bestätigten Absender, sie kann also gefälscht sein. "
+        "Bis du entscheidest, geht nichts an {new}; {old} ist benachrichtigt.",
+        name=player.name, old=change.old_email, new=change.email, sender=change.from_addr or "?")
+    text = wrap(text) + "\n\n" + t.gettext("Bestätigen:") + f"\n  ADRESSE {league.name} OK {player.name}\n" \
+        f"  spielleiter gm adresse {league.name} ok '{player.name}'\n" + t.gettext("Ablehnen:") + \
+        f"\n  ADRESSE {league.name} NEIN {player.name}\n  spielleiter gm adresse {league.name} nein " \
+        f"'{player.name}'\n" + t.gettext("(per Mail mit deinem Spielleiter-Code in einer eigenen Zeile)")
+    queue_mail(s, cfg, key=f"gm-notice:adresse:{change.id}", kind="gm-notice", to=league.gm_email,
+               subject=t.gettext("{league}: Adressänderung wartet auf dich", league=league.name),
+               text=render("notice.txt.j2", t.lang, name=t.gettext("Spielleiter"), body=text),
+               league_id=league.id)
+
+
+def _adresse_nein(ctx: Incoming) -> None:
+    """``ADRESSE NEIN``: the player refuses the address change that waits for the game
+    master (e.g. one they did not ask for); the game master is told."""
+    ctx.record("processed", "command", command="ADRESSE", arg="NEIN")
+    t = texts(ctx.lang)
+    rows = withdraw_changes(ctx.s, ctx.player, by="player", now=ctx.now, status="refused")
+    if not rows:
+        return ctx.reply(t.gettext("für dich wartet keine Adressänderung; alles bleibt, wie es ist."),
+                         kind="command")
+    new = ", ".join(r.email for r in rows)
+    ctx.reply(wrap(t.gettext("die Bitte, deine Mails an {new} zu schicken, ist abgelehnt; alles geht weiter an "
+                             "{old}.", new=new, old=ctx.player.email)), kind="command")
+    league = ctx.league
+    if league.gm_email:
+        g = texts(gm_language(league.options))
+        queue_mail(ctx.s, ctx.cfg, key=f"gm-notice:adresse-nein:{rows[-1].id}", kind="gm-notice",
+                   to=league.gm_email, subject=g.gettext("{league}: Adressänderung abgelehnt", league=league.name),
+                   text=render("notice.txt.j2", g.lang, name=g.gettext("Spielleiter"), body=wrap(g.gettext(
+                       "{name} hat die Adressänderung an {new} selbst abgelehnt (ADRESSE NEIN von {sender}); "
+                       "du musst nichts mehr tun.", name=ctx.player.name, new=new, sender=ctx.rm.from_addr))),
+                   league_id=league.id)
+
+
+def _make_primary(s, player: Player, addr: PlayerAddress) -> None:
     """Make ``addr`` the player's first address (reports go to the first) by swapping
     its value with the first row's (a temporary value keeps the unique key intact)."""
-    ctx.s.refresh(ctx.player, ["addresses"])
-    first = ctx.player.addresses[0]
+    s.refresh(player, ["addresses"])
+    first = player.addresses[0]
     if first is addr:
         return
     new, old = addr.email, first.email
     addr.email = f"~{addr.id}~"
-    ctx.s.flush()
+    s.flush()
     first.email = new
-    ctx.s.flush()
+    s.flush()
     addr.email = old
-    ctx.s.flush()
+    s.flush()
+    s.refresh(player, ["addresses"])
 
 
 @command("ANMELDEN", "JOIN", "AANMELDEN", needs_player=False,

@@ -15,7 +15,7 @@ needed: the user on the machine is the GM. CLI operations are recorded as stored
 
 Operations: :func:`set_zat`, :func:`pause`, :func:`resume`, :func:`process_now`,
 :func:`allow_word`, :func:`deny_word`, :func:`set_move`, :func:`remove_player`,
-:func:`rollback`, :func:`message`, :func:`set_review`, :func:`release`.
+:func:`rollback`, :func:`message`, :func:`set_review`, :func:`release`, :func:`decide_address`.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from bot.config import Config
 from bot.i18n import Texts, gm_language, league_language, texts
 from bot.games import get_game
 from bot.mail.compose import compose
-from bot.render import format_zat, render
+from bot.render import format_zat, render, wrap
 from bot.service.conversations.commands import _PREFIX, ALIASES, command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.operations.league import LeagueError, find_league, league_lexicon, open_round
@@ -555,6 +555,64 @@ def release(s: Session, cfg: Config, league: League | str, *, now: datetime | No
                  f"{', '.join(map(str, rounds))}) freigegeben; sie gehen jetzt hinaus.")
 
 
+def decide_address(s: Session, cfg: Config, league: League | str, player: str, ok: bool, *, by: str = "gm",
+                   now: datetime | None = None) -> str:
+    """Confirm (``ok``) or refuse the address change of ``player`` (name, address or unique
+    first name) that waits for the game master (an unproven ``ADRESSE``:
+    :class:`~bot.storage.models.AddressChange`). Confirmed, the address is added and becomes
+    the first, and both the new and the old address are told; refused, the old address is
+    told and the new one gets nothing. ``by``: ``gm`` (mail) or ``cli``. Raises
+    :class:`GMError` when nothing waits for the player, or when the address was taken
+    meanwhile (:func:`~bot.service.conversations.commands.address_refusal`). Source: issue 31."""
+    from bot.service.conversations.commands import address_refusal, pending_change, set_address
+    league, now = _league(s, league), _utcnow(now)
+    p = find_player(s, league, player)
+    change = pending_change(s, p)
+    if change is None:
+        raise GMError(f"für {p.name} wartet keine Adressänderung.")
+    lang = league_language(league.options)
+    t = texts(lang)
+    if ok:
+        why = address_refusal(s, cfg, p, change.email, "de")
+        if why:
+            raise GMError(why)
+        set_address(s, p, change.email)
+        change.status = "confirmed"
+        body = wrap(t.gettext("der Spielleiter hat deine neue Adresse bestätigt.") + " " + t.gettext(
+            "Auswertungen gehen ab jetzt an {new}. Züge kannst du von allen deinen Adressen schicken ({all}).",
+            new=change.email, all=", ".join(a.email for a in p.addresses)))
+        targets = {"neu": change.email, "alt": change.old_email}
+    else:
+        change.status = "refused"
+        body = wrap(t.gettext("der Spielleiter hat die Bitte abgelehnt, deine Mails aus {league} an {new} zu "
+                              "schicken; alles geht weiter an {old}.", league=league.name, new=change.email,
+                              old=p.email))
+        targets = {"alt": change.old_email}
+    change.decided_at, change.decided_by = now, by
+    subject = t.gettext("{league}: deine Adresse", league=league.name)
+    for role, to in targets.items():
+        if role == "alt" and to == targets.get("neu"):
+            continue
+        queue_mail(s, cfg, key=f"adresse:{change.id}:{change.status}:{role}", kind="gm", to=to, subject=subject,
+                   text=render("notice.txt.j2", lang, name=p.name, body=body), league_id=league.id)
+    if ok:
+        return _done(league, "ADRESSE", f"{p.name}: Auswertungen gehen ab jetzt an {change.email} (bisher "
+                     f"{change.old_email}); beide Adressen sind benachrichtigt.")
+    return _done(league, "ADRESSE", f"{p.name}: die Adressänderung an {change.email} ist abgelehnt; alles geht "
+                 f"weiter an {p.email}, die Adresse ist benachrichtigt.")
+
+
+def _decision(rest: str, league: League) -> tuple[bool, str]:
+    """(confirmed?, player) of ``OK <Spieler>`` / ``NEIN <Spieler>``."""
+    word, _, who = rest.strip().partition(" ")
+    w = word.lower()
+    if w in ("ok", "ja", "yes") and who.strip():
+        return True, who.strip()
+    if w in ("nein", "nee", "no") and who.strip():
+        return False, who.strip()
+    raise GMError(f"bitte so: ADRESSE {league.name} OK <Spieler> oder ADRESSE {league.name} NEIN <Spieler>.")
+
+
 # -- by mail -----------------------------------------------------------------------------
 
 Op = Callable[[Session, Config, League, str, str, Incoming], str]
@@ -638,11 +696,13 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
     return None
 
 
-def _gm_command(name: str, *aliases: str, help: str = ""):
+def _gm_command(name: str, *aliases: str, help: str = "", shown: str | None = None):
+    """Register ``op`` as the GM mail command ``name`` (``shown``: the word the answers
+    use, when the registry's name is not the one the GM writes)."""
     def deco(op: Op) -> Op:
         @command(name, *aliases, gm=True, needs_player=False, help=help)
         def handler(ctx: Incoming, arg: str) -> bool | None:
-            return _gm_mail(ctx, arg, name, op)
+            return _gm_mail(ctx, arg, shown or name, op)
         return op
     return deco
 
@@ -735,10 +795,18 @@ def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
 
+@_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung",
+             shown="ADRESSE")
+def _m_adresse(s, cfg, lg, rest, body, ctx):
+    # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.commands)
+    ok, who = _decision(rest, lg)
+    return wrap(decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now))
+
+
 # -- by CLI ------------------------------------------------------------------------------
 
 CLI_OPS = ("zat", "pause", "weiter", "auswerten", "erlaube", "verbiete", "setze", "entferne", "zurueck",
-           "nachricht", "review", "freigeben")
+           "nachricht", "review", "freigeben", "adresse")
 
 
 def cli_record(s: Session, cfg: Config, league: League, op: str, args: dict[str, Any], now: datetime) -> InboundMail:
@@ -784,6 +852,9 @@ def run_cli(s: Session, cfg: Config, op: str, name: str, *, now: datetime | None
         done = set_review(s, cfg, league, _on_off(kw["mode"]), now=now)
     elif op == "freigeben":
         done = release(s, cfg, league, now=now)
+    elif op == "adresse":
+        done = decide_address(s, cfg, league, kw["player"], kw["decision"].lower() in ("ok", "ja", "yes"),
+                              by="cli", now=now)
     else:
         raise GMError(f"unbekannter Spielleiter-Befehl {op!r}.")
     rec.parse = dict(rec.parse or {}, done=done)

@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.mail.auth import SenderAuth
 from bot.mail.message import ReadMail
 from bot.i18n import DEFAULT, league_language
 from bot.render import render
@@ -32,6 +33,9 @@ class Incoming:
     answers: int = field(default=0)
     #: the mail carried its owner's right code (player or GM): always answered (no rate limit)
     proved: bool = False
+    #: what our receiving server said of the sender (bot.mail.auth; ``none`` without
+    #: ``[bot] authserv_id``); a ``pass`` proves an ADRESSE like a code (issue 31)
+    auth: SenderAuth = field(default_factory=SenderAuth)
 
     @property
     def reply_subject(self) -> str:

@@ -184,12 +184,23 @@ class Recipient:
     #: The language of this copy (bot.i18n): the league's for players, the GM's own for the GM.
     lang: str = DEFAULT
 
+    @property
+    def ident(self) -> tuple[str, str | None]:
+        """Who this copy is for, by role and never by address: ``("player", key)`` or
+        ``("gm", None)``. Two recipients may share an address (a game master who plays in
+        their own league with one address); their copies must not replace each other
+        (issue 31)."""
+        return ("gm", None) if self.gm else ("player", self.key)
+
 
 def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, partien: Sequence[PartieRound],
                         standings: list[dict[str, Any]], next_zat: str | None,
-                        recipients: Sequence[Recipient], chart: str = "") -> dict[str, tuple[Segments, Segments]]:
-    """Render every recipient's Auswertung; returns ``{email: (text, html)}`` as
-    :class:`~bot.mail.compose.Segments` (``.text()`` gives the whole string).
+                        recipients: Sequence[Recipient], chart: str = ""
+                        ) -> dict[tuple[str, str | None], tuple[Segments, Segments]]:
+    """Render every recipient's Auswertung; returns ``{Recipient.ident: (text, html)}``
+    (``("player", key)`` or ``("gm", None)``, never keyed by address: issue 31) as
+    :class:`~bot.mail.compose.Segments` (``.text()`` gives the whole string). Raises
+    ``ValueError`` when two recipients have the same role and key.
 
     The shared parts are rendered once per language (bot.i18n: a recipient's ``lang``) and
     quoted-printable encoded and compressed once (:class:`bot.packing.Chunked`); per
@@ -250,7 +261,9 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             raise PrivacyError(f"privater Teil von {key} für einen anderen Empfänger")
         return _both(game, "private", lang, p=pr.p, pl=pr.seen(key, audience, lang), view=pr.views[key], **common)
 
-    out: dict[str, tuple[Segments, Segments]] = {}
+    out: dict[tuple[str, str | None], tuple[Segments, Segments]] = {}
+    if len({rc.ident for rc in recipients}) != len(recipients):
+        raise ValueError("zwei Empfänger mit derselben Rolle: " + ", ".join(map(str, (rc.ident for rc in recipients))))
     for rc in recipients:
         lang = rc.lang
         audience = GM_ONLY if rc.gm else Audience(viewer=rc.key)
@@ -270,7 +283,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         text = fold_text(render("auswertung.txt.j2", lang, fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
         html = render("auswertung.html.j2", lang, fmt="html", table=Markup(table["html"]),
                       footer=Markup(footer["html"]), chart=Markup(got["chart"]), **_markup(ctx))
-        out[rc.email] = (_segments(text, got["pieces"]["txt"], got["encoded"]["txt"]),
+        out[rc.ident] = (_segments(text, got["pieces"]["txt"], got["encoded"]["txt"]),
                          _segments(html, got["pieces"]["html"], got["encoded"]["html"]))
     return out
 

@@ -14,7 +14,7 @@ from bot.i18n import gm_language
 from bot.render import format_zat
 from bot.service.operations.league import find_league, open_round
 from bot.service.presentation.standings import standings
-from bot.storage.models import Round
+from bot.storage.models import AddressChange, Player, Round
 
 
 #: Parts of a game's public view that are for the templates only (not for ``show --json``).
@@ -42,7 +42,8 @@ def league_view(db, name: str) -> dict:
     every active player's private view, for the game master), and the standings. Players
     are named by address everywhere (:func:`name_players`), never by database id or seat.
     Each Partie also has ``picture``: :meth:`GameRules.gm_picture` (the text ``show``
-    prints, with every private part)."""
+    prints, with every private part). ``address_changes``: the address changes waiting
+    for the game master (player, name, new and old address, sender, since)."""
     with db.session() as s:
         league = find_league(s, name)
         game = get_game(league.game)
@@ -77,4 +78,13 @@ def league_view(db, name: str) -> dict:
                               for r in table],
                 "bouncing": [{"player": p.name, "address": a.email, "since": a.bounced_at.isoformat(),
                               "reason": a.bounce_reason} for p in league.players for a in p.addresses
-                             if a.bounced_at is not None]}
+                             if a.bounced_at is not None],
+                # unproven ADRESSE requests waiting for the GM (gm adresse ok|nein; issue 31)
+                "address_changes": [{"player": p.email, "name": p.name, "new_address": c.email,
+                                     "old_address": c.old_email, "from": c.from_addr,
+                                     "since": c.requested_at.isoformat()}
+                                    for c, p in s.execute(select(AddressChange, Player)
+                                                          .join(Player, Player.id == AddressChange.player_id)
+                                                          .where(Player.league_id == league.id,
+                                                                 AddressChange.status == "pending")
+                                                          .order_by(AddressChange.id))]}

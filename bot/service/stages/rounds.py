@@ -358,7 +358,7 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
             chart=league_chart(s, league, limit=MAIL_LINES, lang=lang))
         queued = []
         for rc in recipients:
-            text, html = mails[rc.email]
+            text, html = mails[rc.ident]  # by role and player, never by address (issue 31)
             if gm_note and rc.gm:
                 text, html = with_gm_note(text.text(), html.text(), gm_note)
             pid = "gm" if rc.gm else rc.key
