@@ -115,6 +115,11 @@ def test_acknowledgement_shows_the_grid_and_answers_at_once(game):
     assert bad.detail["picture_title"].text() == "Dein Spielfeld bleibt so:"
     one = game.check_line(st, "A1 H\nWunsch: T", LEX, player="1")
     assert one.message == "1 Buchstabe gelegt. Ungenutzt: A E O S U. Wunsch: T."
+    assert one.verdict.text("nl") == "1 letter gelegd. Ongebruikt: A E O S U. Wens: T."
+    from bot.games.verdict import PUBLIC, PrivacyError
+    with pytest.raises(PrivacyError):       # the mover's letters and wish: never for everybody
+        one.verdict.render("de", PUBLIC, owner="1")
+    assert one.public.render("nl", PUBLIC, owner="1") == "Legging en wens ingestuurd."
     nowish = game.check_line(st, "A1 H", LEX, player="1")
     assert nowish.valid and "ausgelost" in nowish.message
 

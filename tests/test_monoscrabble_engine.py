@@ -59,6 +59,21 @@ def test_conformance_seed_case_points_note():
     assert out.notation == "A12w RE*MUS" and out.full_notation == "A12w RE*MUS +aderigeS"
 
 
+def test_verdicts_are_public_data_in_every_language():
+    """Issue 31: Monoscrabble has no private state, so every verdict and note is public
+    (rendered for everybody, in the recipient's language from the catalog)."""
+    from bot.games.verdict import PUBLIC
+    case = next(c for c in CASES if c["id"] == "mono-08-seed-notation")
+    out = evaluate(case["board"], case["rack"], case["move"], Lexicon.from_words(case["words"], "monoscrabble"))
+    assert out.verdict.code == "scored" and out.verdict.render("de", PUBLIC) == "REMUS: 19 Punkte"
+    assert out.verdict.render("nl", PUBLIC) == "REMUS: 19 punten"
+    assert [n.render("nl", PUBLIC) for n in out.notes if n.code == "claimed"] == [
+        "Opgegeven 25 punten, geteld 19 punten."]
+    bad = evaluate(STERN, "RUHEAILT", "H8w QUARK", LEX)
+    assert bad.reason == "rack" and bad.verdict.code == "rack"
+    assert bad.verdict.render("nl", PUBLIC).startswith("Niet in de opgave RUHEAILT: ")
+
+
 # -- the board -------------------------------------------------------------------------------
 
 def test_premium_map_as_in_the_conformance_readme():
