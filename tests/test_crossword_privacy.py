@@ -182,3 +182,48 @@ def test_a_crossword_move_and_its_verdicts_are_the_movers_until_the_end(service,
     pages = " ".join(archive_text().split())
     assert "H O S E N" in pages                                     # her grid, one field a cell
     assert "HOSE teilt C1, C2, C3, C4 mit einem schon gewerteten Wort der Zeile C" in pages
+
+
+def test_a_dutch_crossword_league_reads_its_verdicts_in_dutch(service):
+    """The same verdicts rendered from the Dutch catalog (league ``language = "nl"``): the
+    mover's precise reason and the others' Auswertung, in Dutch, with nothing German."""
+    db, cfg, md = service
+    first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0).isoformat()
+    spec = {"name": LIGA, "game": "crossword", "partien": ["P1"], "seed": "31", "first_zat": first,
+            "zat_interval_days": 7, "gm_email": GM, "review": False, "require_code": False, "language": "nl",
+            "players": [{"name": n, "email": e} for n, e in zip(NAMES, EMAILS)]}
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    outbox = _Outbox(db, cfg, md)
+    start = dict(map(mail_texts, outbox.new()))
+    assert "Zo stuur je je zetten (Crossword)" in start[ANNA] and "So schickst du" not in start[ANNA]
+    for email, letter in zip(EMAILS, "HAUSEO"):
+        md.deliver_to_inbox(player_mail(email, f"Partie P1:\nWunsch: {letter}\n", subject=f"{LIGA} Züge"))
+    poll_once(db, cfg)
+    adjudicate_league(db, cfg, LIGA, force=True)
+    outbox.new()
+    md.deliver_to_inbox(player_mail(ANNA, "Partie P1:\nC1 H, C2 Q\nWunsch: N\n", subject=f"{LIGA} Züge"))
+    poll_once(db, cfg)
+    ack = " ".join(dict(map(mail_texts, outbox.new()))[ANNA].split())
+    assert "ongeldig: Q zit niet bij de letters van deze ronde (A E H O S U)." in ack
+    assert "Je speelveld blijft zo:" in ack and "nicht unter den Buchstaben" not in ack
+    adjudicate_league(db, cfg, LIGA, force=True)
+    reports = dict(map(mail_texts, outbox.new()))
+    bernd = reports[BERND]
+    assert re.search(r"Anna Albers +ongeldig, niets gelegd", bernd) and "Bernd Becker  geen zet (NMR)" in bernd
+    assert "Letters voor ronde 3:" in bernd and "C2 Q" not in bernd and "zit niet bij" not in bernd
+    for german in ("Buchstaben", "gültig", "Runde", "Spielfeld"):
+        assert german not in bernd, german
+
+
+class _Outbox:
+    """The mails the service sent since the last look."""
+
+    def __init__(self, db, cfg, md) -> None:
+        self.db, self.cfg, self.md, self.seen = db, cfg, md, 0
+
+    def new(self) -> list[bytes]:
+        deliver(self.db, self.md, self.cfg)
+        sent = self.md.sent()
+        out, self.seen = sent[self.seen:], len(sent)
+        return out
