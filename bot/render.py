@@ -92,6 +92,15 @@ def environment(lang: str = DEFAULT) -> Environment:
     return _environment(lang)
 
 
+def _public_verdict(value: Any, lang: str) -> str:
+    """``{{ v|verdict }}``: a verdict a game left in its public view (as data, e.g.
+    Crossword's scored word list at the end) rendered in ``lang`` for everybody; a
+    verdict that is not public raises :class:`~bot.games.base.PrivacyError`
+    (:mod:`bot.games.verdict`)."""
+    from bot.games.verdict import PUBLIC, render_text
+    return render_text(value, lang, PUBLIC)
+
+
 @lru_cache(maxsize=None)
 def _environment(lang: str) -> Environment:
     """The jinja environment of ``lang``: the templates with jinja2's ``i18n`` extension and
@@ -109,6 +118,7 @@ def _environment(lang: str) -> Environment:
     env.filters["nobreak"] = nobreak
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
     env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
+    env.filters["verdict"] = lambda v: _public_verdict(v, lang)
     env.globals["lang"] = lang
     return env
 

@@ -23,7 +23,8 @@ def game():
 def test_interface_facts(game):
     assert game.multiline and game.fixed_rounds == 7 and game.alphabet == "crossword"
     assert game.check_players(KEYS) is None
-    assert "genau 6" in game.check_players(KEYS[:5])
+    assert game.check_players(KEYS[:5]).text() == "Crossword braucht genau 6 Spieler, die Ligadatei hat 5."
+    assert game.check_players(KEYS[:5]).text("nl").startswith("Crossword heeft precies 6 spelers nodig")
 
 
 def test_new_partie_is_private(game):
@@ -104,11 +105,21 @@ def test_acknowledgement_shows_the_grid_and_answers_at_once(game):
     st = game.new_partie(seed="s", partie="C1", players=KEYS)
     st = dict(st, round=2, letters="AEHOSU")
     ok = game.check_line(st, "A1 H, A2 A\nWunsch: T", LEX, player="1")
-    assert ok.valid and ok.detail["picture"][2].startswith("A  H A")
-    assert "Ungenutzt: E O S U" in ok.message
+    assert ok.valid and ok.detail["picture"][1].startswith("A  H A")
+    assert ok.message == "2 Buchstaben gelegt. Ungenutzt: E O S U. Wunsch: T."
+    assert ok.detail["picture_title"].text() == "Dein Spielfeld danach:"
+    assert ok.public.text() == "Legung und Wunsch abgegeben." and ok.public.code == "placed"
     bad = game.check_line(st, "A1 H, A1 A", LEX, player="1")
     assert not bad.valid and bad.reason == "occupied" and "zweimal" in bad.message
-    assert bad.detail["picture"][0] == "Dein Spielfeld bleibt so:"
+    assert bad.verdict.code == "occupied" and bad.public is None
+    assert bad.detail["picture_title"].text() == "Dein Spielfeld bleibt so:"
+    one = game.check_line(st, "A1 H\nWunsch: T", LEX, player="1")
+    assert one.message == "1 Buchstabe gelegt. Ungenutzt: A E O S U. Wunsch: T."
+    assert one.verdict.text("nl") == "1 letter gelegd. Ongebruikt: A E O S U. Wens: T."
+    from bot.games.verdict import PUBLIC, PrivacyError
+    with pytest.raises(PrivacyError):       # the mover's letters and wish: never for everybody
+        one.verdict.render("de", PUBLIC, owner="1")
+    assert one.public.render("nl", PUBLIC, owner="1") == "Legging en wens ingestuurd."
     nowish = game.check_line(st, "A1 H", LEX, player="1")
     assert nowish.valid and "ausgelost" in nowish.message
 
@@ -119,7 +130,7 @@ def test_last_round_acknowledgement_checks_positions_not_words(game):
     st = dict(st, round=7, letters="BEEORT", grids=grids)
     rep = game.check_line(st, "A5 E\nHAUSE A1-A5\nXYZ A1-A3\nHAUS A1-A4\nWunsch: Q", LEX, player="1")
     assert rep.valid
-    text = " ".join(rep.notes)
+    text = " ".join(rep.note_texts)
     assert "XYZ A1-A3" in text and "HAUS A1-A4" in text and "Wunsch Q entfällt" in text
     assert "HAUSE A1-A5:" not in text
 
@@ -148,7 +159,8 @@ def test_gm_picture_names_every_grid_whole():
     state = {"round": 3, "rounds": 7, "letters": "ABCDEF", "players": keys,
              "grids": {k: ["A.....", "......", "......", "......", "......", f"....{chr(64 + int(k))}."] for k in keys}}
     names = dict(zip(keys, ["Anna Albers", "Anna Ammann", "Clara Conrad", "Dieter Dahl", "Edith Ernst", "Fritz Fuchs"]))
-    lines = game.gm_picture(state, names, zat="So 20:00")
+    from bot.games.verdict import render_text
+    lines = [render_text(x) for x in game.gm_picture(state, names, zat="So 20:00")]
     assert lines[0] == "Runde 3 von 7, ZAT So 20:00, Buchstaben A B C D E F"
     text = "\n".join(lines)
     assert "Anna Albers" in text and "Anna Ammann" in text and "Fritz Fuchs" in text

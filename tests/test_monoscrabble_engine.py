@@ -55,8 +55,23 @@ def test_conformance_seed_case_points_note():
     case = next(c for c in CASES if c["id"] == "mono-08-seed-notation")
     out = evaluate(case["board"], case["rack"], case["move"], Lexicon.from_words(case["words"], "monoscrabble"))
     assert out.valid and out.score == 19
-    assert "Angegeben 25 Punkte, gezählt 19 Punkte." in out.notes
+    assert "Angegeben 25 Punkte, gezählt 19 Punkte." in out.note_texts
     assert out.notation == "A12w RE*MUS" and out.full_notation == "A12w RE*MUS +aderigeS"
+
+
+def test_verdicts_are_public_data_in_every_language():
+    """Issue 31: Monoscrabble has no private state, so every verdict and note is public
+    (rendered for everybody, in the recipient's language from the catalog)."""
+    from bot.games.verdict import PUBLIC
+    case = next(c for c in CASES if c["id"] == "mono-08-seed-notation")
+    out = evaluate(case["board"], case["rack"], case["move"], Lexicon.from_words(case["words"], "monoscrabble"))
+    assert out.verdict.code == "scored" and out.verdict.render("de", PUBLIC) == "REMUS: 19 Punkte"
+    assert out.verdict.render("nl", PUBLIC) == "REMUS: 19 punten"
+    assert [n.render("nl", PUBLIC) for n in out.notes if n.code == "claimed"] == [
+        "Opgegeven 25 punten, geteld 19 punten."]
+    bad = evaluate(STERN, "RUHEAILT", "H8w QUARK", LEX)
+    assert bad.reason == "rack" and bad.verdict.code == "rack"
+    assert bad.verdict.render("nl", PUBLIC).startswith("Niet in de opgave RUHEAILT: ")
 
 
 # -- the board -------------------------------------------------------------------------------
@@ -219,7 +234,7 @@ def test_pass_is_a_valid_zero_point_move():
     assert out.valid and out.passe and out.score == 0 and out.tiles == 0 and out.words == []
     assert out.message == "gepasst" and out.notation == "PASSE"
     out = evaluate(STERN, "RUHEAILT", "passe 5 Punkte", LEX)
-    assert out.valid and out.score == 0 and out.notes
+    assert out.valid and out.score == 0 and out.note_texts
 
 
 # -- lenient readings and notes ----------------------------------------------------------------
@@ -228,7 +243,7 @@ def test_upper_case_on_its_own_letter_is_the_board_tile():
     strict = evaluate(STERN, "EUAAAAA", "H8s nEU", LEX)
     lenient = evaluate(STERN, "EUAAAAA", "H8s NEU", LEX)
     assert lenient.valid and (lenient.score, lenient.tiles, lenient.words) == (strict.score, strict.tiles, strict.words)
-    assert any("H8" in n and "vom Brett" in n for n in lenient.notes) and not strict.notes
+    assert any("H8" in n and "vom Brett" in n for n in lenient.note_texts) and not strict.note_texts
     assert lenient.notation == "H8s nEU"
     # the rack need not hold the N
     assert "N" not in "EUAAAAA"
@@ -240,7 +255,7 @@ def test_part_of_the_word_formed_scores_the_whole_word():
     assert out.valid and out.words == ["SPIELENDE"] and out.tiles == 2
     assert out.score == 11 + 1 + 1 * 2 == 14           # E on L8 (DL)
     assert out.notation == "D8w spielenDE" and (out.row, out.col) == (8, 4)
-    assert any("SPIELENDE" in n for n in out.notes)
+    assert any("SPIELENDE" in n for n in out.note_texts)
     # extension before the written word too
     out = evaluate(STERN, "EXXXXXXX", "I8w E", LEX)
     assert out.valid and out.words == ["STERNE"] and out.notation == "D8w sternE"
@@ -253,18 +268,18 @@ def test_single_tile_across_the_written_direction():
 
 def test_plus_word_difference_is_a_note_never_a_failure():
     ok = evaluate(STERN, "RUHEAILT", "I5s RUHE +sternE 13 Punkte", LEX)
-    assert ok.valid and ok.notes == []
+    assert ok.valid and ok.note_texts == []
     wrong = evaluate(STERN, "RUHEAILT", "I5s RUHE +sternA", LEX)
     assert wrong.valid and wrong.score == 13
-    assert any("+STERNA" in n for n in wrong.notes) and any("STERNE" in n for n in wrong.notes)
+    assert any("+STERNA" in n for n in wrong.note_texts) and any("STERNE" in n for n in wrong.note_texts)
     missing = evaluate(STERN, "RUHEAILT", "I5s RUHE", LEX)
-    assert missing.valid and missing.notes == []       # no + words given: nothing to compare
+    assert missing.valid and missing.note_texts == []       # no + words given: nothing to compare
 
 
 def test_claimed_points_note():
-    assert evaluate(STERN, "RUHEAILT", "I5s RUHE 13 Punkte", LEX).notes == []
+    assert evaluate(STERN, "RUHEAILT", "I5s RUHE 13 Punkte", LEX).note_texts == []
     out = evaluate(STERN, "RUHEAILT", "I5s RUHE = 20 P.", LEX)
-    assert out.valid and out.score == 13 and out.notes == ["Angegeben 20 Punkte, gezählt 13 Punkte."]
+    assert out.valid and out.score == 13 and out.note_texts == ["Angegeben 20 Punkte, gezählt 13 Punkte."]
 
 
 def test_direction_rule_applies_in_evaluation():
@@ -272,7 +287,7 @@ def test_direction_rule_applies_in_evaluation():
     assert evaluate(STERN, "RUHEAILT", "I5 RUHE", LEX).words == ["RUHE", "STERNE"]
     # number first: waagerecht -> RUHE on I5-L5 touches nothing
     out = evaluate(STERN, "RUHEAILT", "5I RUHE", LEX)
-    assert out.reason == "not-connected" and any("waagerecht" in n for n in out.notes)
+    assert out.reason == "not-connected" and any("waagerecht" in n for n in out.note_texts)
 
 
 # -- tiles-based moves (for the move generator) ------------------------------------------------

@@ -41,7 +41,7 @@ class NotationError(ValueError):
 
 
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
-from bot.games.verdict import N_, INVALID, NOT_TRIED, VALID_UNUSED, Verdict, as_verdict, legacy
+from bot.games.verdict import N_, INVALID, NOT_TRIED, VALID_UNUSED, Param, Verdict, as_verdict, legacy
 
 
 class Withheld:
@@ -393,23 +393,29 @@ class GameRules(ABC):
     #: What others see instead of a move line while :meth:`move_text_public` is False.
     hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")
 
-    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
-        """A German sentence saying why a league with these players (keys, seat order)
-        cannot be played, or None. The default checks :attr:`min_players`/:attr:`max_players`."""
+    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Verdict | None:
+        """Why a league with these players (keys, seat order) cannot be played, as a
+        verdict for the game master (code ``players``; the service renders it in the game
+        master's language), or None. The default checks :attr:`min_players` and
+        :attr:`max_players`."""
         n = len(players)
         if n < self.min_players or (self.max_players is not None and n > self.max_players):
             if self.max_players == self.min_players:
-                want = f"genau {self.min_players}"
+                msgid = N_("{title} braucht genau {min} Spieler, die Ligadatei hat {n}.")
             elif self.max_players is None:
-                want = f"mindestens {self.min_players}"
+                msgid = N_("{title} braucht mindestens {min} Spieler, die Ligadatei hat {n}.")
             else:
-                want = f"{self.min_players} bis {self.max_players}"
-            return f"{self.title} braucht {want} Spieler, die Ligadatei hat {n}."
+                msgid = N_("{title} braucht {min} bis {max} Spieler, die Ligadatei hat {n}.")
+            return Verdict("players", msgid, {"title": Param(self.title, Visibility.GM),
+                                              "min": Param(self.min_players, Visibility.GM),
+                                              "max": Param(self.max_players or 0, Visibility.GM),
+                                              "n": Param(n, Visibility.GM)}, None, Visibility.GM)
         return None
 
-    def check_partie_name(self, name: str) -> str | None:
-        """A German sentence saying why ``name`` cannot name a Partie of this game (it would
-        be read as a move, e.g. a Crossword field), or None. The default allows any name."""
+    def check_partie_name(self, name: str) -> Verdict | None:
+        """Why ``name`` cannot name a Partie of this game (it would be read as a move,
+        e.g. a Crossword field), as a verdict for the game master, or None. The default
+        allows any name."""
         return None
 
     @abstractmethod
@@ -523,7 +529,7 @@ class GameRules(ABC):
         return bool(state.get("finished"))
 
     # -- visibility (docs/development/privacy.md) -------------------------------------------------------
-    def reason_gloss(self, reason: str | None) -> str:
+    def reason_gloss(self, reason: str | None) -> "Verdict | str":
         """The plain public gloss of a reason code, shown to others when a move of a game
         with private state has no ``public`` text; default ``""``."""
         return ""

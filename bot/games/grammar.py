@@ -23,7 +23,11 @@ The pattern for a game (see ``bot/games/rondo/notation.py``)::
         try:
             return _parser().parse(src)          # the Move, built by _ToMove
         except UnexpectedInput as exc:
-            raise NotationError(f"... (bei Zeichen {error_column(exc, src)})", text) from None
+            raise NotationError(verdict("syntax", N_("... (bei Zeichen {col})"),
+                                        col=error_column(exc, src)), text) from None
+
+The error is a verdict as data (:mod:`bot.games.verdict`): a code, the German msgid
+marked with ``N_`` and its parameters typed by who may see them; never a sentence.
 """
 
 from __future__ import annotations

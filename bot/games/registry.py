@@ -28,16 +28,30 @@ GAME_CLASSES: dict[str, str] = {
 GAMES: dict[str, "GameRules"] = {}
 
 
+class UnknownGame(KeyError):
+    """A game key not in :data:`GAME_CLASSES` (a typo in a league file). ``verdict``
+    says so for the game master (:mod:`bot.games.verdict`); ``str()`` is its German text."""
+
+    def __init__(self, name: str) -> None:
+        from bot.games.verdict import N_, Visibility, verdict
+        self.verdict = verdict("game", N_("Unbekanntes Spiel '{name}'; bekannt sind: {known}."), seen=Visibility.GM,
+                               name=name, known=", ".join(sorted(GAME_CLASSES)))
+        super().__init__(name)
+
+    def __str__(self) -> str:
+        return self.verdict.text("de")
+
+
 def get_game(name: str) -> "GameRules":
-    """The rules of game ``name`` (one shared, stateless instance); ``KeyError`` naming
-    the known games otherwise."""
+    """The rules of game ``name`` (one shared, stateless instance); raises
+    :class:`UnknownGame` (a ``KeyError``) naming the known games otherwise."""
     game = GAMES.get(name)
     if game is not None:
         return game
     try:
         module, _, cls = GAME_CLASSES[name].partition(":")
     except KeyError:
-        raise KeyError(f"unknown game {name!r}; known: {', '.join(sorted(GAME_CLASSES))}") from None
+        raise UnknownGame(name) from None
     game = getattr(import_module(module), cls)()
     GAMES[name] = game
     return game

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Param, Verdict, Visibility, verdict
 from bot.games.crossword.grid import EMPTY, LINES, SIZE, Field, Grid, Line, points, segment
 from bot.games.crossword.notation import BadClaim, Claim, GridForm, Placement, parse_claim, parse_placement
 from bot.lexicon.alphabet import normalise
@@ -47,23 +48,29 @@ CLAIM_REASONS = ("syntax", "position", "length", "overlap", "word")
 @dataclass(frozen=True)
 class PlaceOutcome:
     """What the rules make of a placement: ``valid``; ``reason`` (one of
-    :data:`PLACE_REASONS`) and German ``message`` when invalid; ``grid`` after the
-    placement and ``placed`` (field -> letter, in field order) when valid; ``unused``:
-    the round's letters left unused (sorted)."""
+    :data:`PLACE_REASONS`) and ``verdict`` (why, the mover's: it names fields and letters
+    of their private grid) when invalid; ``grid`` after the placement and ``placed``
+    (field -> letter, in field order) when valid; ``unused``: the round's letters left
+    unused (sorted)."""
 
     valid: bool
     reason: str | None = None
-    message: str = ""
+    verdict: Verdict | None = None
     grid: Grid | None = None
     placed: tuple[tuple[Field, str], ...] = ()
     unused: str = ""
+
+    @property
+    def message(self) -> str:
+        """The reason in German ("" when valid; tests, logs)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
 
     def placed_text(self) -> str:
         return ", ".join(f"{f.name} {ch}" for f, ch in self.placed)
 
 
-def _bad(reason: str, message: str) -> PlaceOutcome:
-    return PlaceOutcome(False, reason, message)
+def _bad(reason: str, why: Verdict) -> PlaceOutcome:
+    return PlaceOutcome(False, reason, why)
 
 
 def round_letters(wishes: Iterable[str]) -> str:
@@ -80,7 +87,7 @@ def check_placement(grid: Grid, letters: str, placement: Placement | str) -> Pla
         try:
             placement = parse_placement(placement)
         except NotationError as exc:
-            return _bad("syntax", exc.message)
+            return _bad("syntax", exc.verdict)
     if isinstance(placement, GridForm):
         new: dict[Field, str] = {}
         for r in range(SIZE):
@@ -88,9 +95,15 @@ def check_placement(grid: Grid, letters: str, placement: Placement | str) -> Pla
                 f = Field(r, c)
                 old, ch = grid.get(f), placement.rows[r][c]
                 if old is not None and ch != old:
-                    what = "leer gelassen" if ch == EMPTY else f"mit {ch} überschrieben"
-                    return _bad("occupied", f"Auf {f.name} steht schon {old}; im Gitter ist es {what}. "
-                                            "Das Gitter muss jeden alten Buchstaben behalten.")
+                    if ch == EMPTY:
+                        why = verdict("occupied", N_("Auf {field} steht schon {old}; im Gitter ist es leer "
+                                                     "gelassen. Das Gitter muss jeden alten Buchstaben behalten."),
+                                      field=f.name, old=old)
+                    else:
+                        why = verdict("occupied", N_("Auf {field} steht schon {old}; im Gitter ist es mit {new} "
+                                                     "überschrieben. Das Gitter muss jeden alten Buchstaben "
+                                                     "behalten."), field=f.name, old=old, new=ch)
+                    return _bad("occupied", why)
                 if old is None and ch != EMPTY:
                     new[f] = ch
         pairs = sorted(new.items())
@@ -98,24 +111,32 @@ def check_placement(grid: Grid, letters: str, placement: Placement | str) -> Pla
         pairs = list(placement.pairs)
         off = [f for f, _ in pairs if not f.on_board]
         if off:
-            return _bad("off-board", f"Das Feld {off[0].name} gibt es nicht: Zeilen A-F, Spalten 1-6.")
+            return _bad("off-board", verdict("off-board", N_("Das Feld {field} gibt es nicht: Zeilen A-F, "
+                                                             "Spalten 1-6."), field=off[0].name))
         seen: set[Field] = set()
         for f, ch in pairs:
             if f in seen:
-                return _bad("occupied", f"Das Feld {f.name} ist zweimal genannt.")
+                return _bad("occupied", verdict("occupied", N_("Das Feld {field} ist zweimal genannt."),
+                                                field=f.name))
             seen.add(f)
             old = grid.get(f)
             if old is not None:
-                return _bad("occupied", f"Auf {f.name} steht schon {old}.")
+                return _bad("occupied", verdict("occupied", N_("Auf {field} steht schon {old}."),
+                                                field=f.name, old=old))
     have = Counter(letters.upper())
     want = Counter(ch for _, ch in pairs)
     for ch, n in sorted(want.items()):
         if have[ch] == 0:
-            return _bad("letters", f"{ch} ist nicht unter den Buchstaben dieser Runde ({_spaced(letters)}).")
+            return _bad("letters", verdict("letters", N_("{letter} ist nicht unter den Buchstaben dieser Runde "
+                                                         "({letters})."), letter=ch, letters=_spaced(letters)))
+        if n > have[ch] and have[ch] == 1:
+            return _bad("letters", verdict("letters", N_("{letter} ist {n}-mal gelegt, aber nur einmal gewünscht "
+                                                         "(Buchstaben dieser Runde: {letters})."),
+                                           letter=ch, n=n, letters=_spaced(letters)))
         if n > have[ch]:
-            times = "einmal" if have[ch] == 1 else f"{have[ch]}-mal"
-            return _bad("letters", f"{ch} ist {n}-mal gelegt, aber nur {times} gewünscht "
-                                   f"(Buchstaben dieser Runde: {_spaced(letters)}).")
+            return _bad("letters", verdict("letters", N_("{letter} ist {n}-mal gelegt, aber nur {have}-mal "
+                                                         "gewünscht (Buchstaben dieser Runde: {letters})."),
+                                           letter=ch, n=n, have=have[ch], letters=_spaced(letters)))
     unused = have - want
     placed = tuple(sorted(pairs))
     return PlaceOutcome(True, grid=grid.place(dict(pairs)), placed=placed,
@@ -130,26 +151,38 @@ def _spaced(letters: str) -> str:
 
 @dataclass(frozen=True)
 class ClaimVerdict:
-    """The verdict on one listed word: ``text`` as written, ``valid``, ``points`` (0
-    when invalid), ``reason`` (one of :data:`CLAIM_REASONS`) and German ``message``;
-    ``word`` normalised (None when unreadable), ``fields`` (names, reading order),
-    ``line`` (German line name) when the position was found."""
+    """The judgement of one listed word: ``text`` as written, ``valid``, ``points`` (0
+    when invalid), ``reason`` (one of :data:`CLAIM_REASONS`) and ``verdict`` (what the
+    rules say of it, :mod:`bot.games.verdict`); ``word`` normalised (None when
+    unreadable), ``fields`` (names, reading order), ``line`` (German line name) when the
+    position was found.
+
+    The verdict names the word and fields of the player's grid; it is written
+    ``PUBLIC`` because a word list is only scored on the final grid, which every
+    player sees once the Partie is over (seed 003; RULES.md "Crossword"). Before the end
+    the game hands it only to the mover, inside a note that is the mover's."""
 
     text: str
     valid: bool
     points: int = 0
     reason: str | None = None
-    message: str = ""
+    verdict: Verdict | None = None
     word: str | None = None
     fields: tuple[str, ...] = ()
     line: str | None = None
     claimed: int | None = None
 
+    @property
+    def message(self) -> str:
+        """The verdict in German (tests, logs)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"text": self.text, "valid": self.valid, "points": self.points}
         if not self.valid:
             out["reason"] = self.reason
-        out.update(message=self.message, word=self.word, fields=list(self.fields), line=self.line)
+        out.update(verdict=self.verdict.to_json() if self.verdict is not None else None, word=self.word,
+                   fields=list(self.fields), line=self.line)
         return out
 
 
@@ -168,30 +201,59 @@ def _claim_from(item: str | Claim | BadClaim) -> Claim | BadClaim:
     try:
         return parse_claim(item)
     except NotationError as exc:
-        return BadClaim(item.strip(), exc.message)
+        return BadClaim(item.strip(), exc.verdict)
 
 
-def judge_position(grid: Grid, claim: Claim) -> tuple[str | None, str, str | None, tuple[Field, ...], Line | None]:
-    """(reason or None, German message, normalised word, fields, line) for the position
+def _public(code: str, msgid: str, **params: Any) -> Verdict:
+    """A claim verdict (public once the Partie is over: see :class:`ClaimVerdict`)."""
+    return verdict(code, msgid, seen=Visibility.PUBLIC, **params)
+
+
+def _made_public(v: Verdict) -> Verdict:
+    """The notation's verdict on an unreadable word-list line (the mover's) as a claim
+    verdict, public once the Partie is over (it quotes only the listed line)."""
+    return Verdict(v.code, v.msgid, {k: Param(p.value, Visibility.PUBLIC) for k, p in v.params.items()},
+                   v.plural, Visibility.PUBLIC)
+
+
+def _line_name(line: Line) -> Verdict:
+    """The line's name in a sentence (``Zeile A``, ``Spalte 3``, ``Diagonale A1-F6``)."""
+    where = line.name.split(" ", 1)[1]
+    if line.kind == "row":
+        return _public("line", N_("Zeile {name}"), name=where)
+    if line.kind == "col":
+        return _public("line", N_("Spalte {name}"), name=where)
+    return _public("line", N_("Diagonale {name}"), name=where)
+
+
+def judge_position(grid: Grid, claim: Claim) -> tuple[str | None, Verdict | None, str | None, tuple[Field, ...],
+                                                      Line | None]:
+    """(reason or None, its verdict, normalised word, fields, line) for the position
     part of a claim: straight piece of one of the 14 lines, spelling the word."""
     word = normalise(claim.word, ALPHABET)
     if word is None:
-        return "syntax", f"{claim.word} ist nicht mit A-Z schreibbar.", None, (), None
+        return "syntax", _public("syntax", N_("{word} ist nicht mit A-Z schreibbar."), word=claim.word), None, (), None
     seg = segment(claim.start, claim.end)
     rng = f"{claim.start.name}-{claim.end.name}"
     if seg is None:
         off = [f.name for f in (claim.start, claim.end) if not f.on_board]
         if off:
-            return "position", f"{rng}: das Feld {off[0]} gibt es nicht.", word, (), None
-        return "position", (f"{rng} liegt nicht gerade in einer Zeile, Spalte oder langen Diagonale "
-                            "(A1-F6, A6-F1)."), word, (), None
+            return ("position", _public("position", N_("{range}: das Feld {field} gibt es nicht."),
+                                        range=rng, field=off[0]), word, (), None)
+        return ("position", _public("position", N_("{range} liegt nicht gerade in einer Zeile, Spalte oder langen "
+                                                   "Diagonale (A1-F6, A6-F1)."), range=rng), word, (), None)
     line, fields = seg
     spelled = grid.text(fields)
     if len(fields) != len(word) or spelled != word:
         shown = spelled.replace(EMPTY, "·")
-        extra = " (ein leeres Feld)" if EMPTY in spelled else ""
-        return "position", f"Auf {rng} steht {shown}{extra}, nicht {word}.", word, fields, line
-    return None, "", word, fields, line
+        if EMPTY in spelled:
+            why = _public("position", N_("Auf {range} steht {shown} (ein leeres Feld), nicht {word}."),
+                          range=rng, shown=shown, word=word)
+        else:
+            why = _public("position", N_("Auf {range} steht {shown}, nicht {word}."), range=rng, shown=shown,
+                          word=word)
+        return "position", why, word, fields, line
+    return None, None, word, fields, line
 
 
 def score_claims(grid: Grid, claims: Sequence[str | Claim | BadClaim], lexicon: Any) -> ScoreOutcome:
@@ -204,7 +266,8 @@ def score_claims(grid: Grid, claims: Sequence[str | Claim | BadClaim], lexicon: 
     for item in claims:
         claim = _claim_from(item)
         if isinstance(claim, BadClaim):
-            verdicts.append(ClaimVerdict(claim.text, False, 0, "syntax", claim.message))
+            verdicts.append(ClaimVerdict(claim.text, False, 0, "syntax",
+                                         _made_public(claim.verdict)))
             continue
         text = claim.text
         reason, msg, word, fields, line = judge_position(grid, claim)
@@ -215,25 +278,33 @@ def score_claims(grid: Grid, claims: Sequence[str | Claim | BadClaim], lexicon: 
             continue
         assert word is not None and line is not None
         if len(word) < 2:
-            verdicts.append(ClaimVerdict(text, False, 0, "length", f"{word}: ein Wort hat mindestens 2 Buchstaben.",
-                                         word, names, lname, claim.claimed))
+            verdicts.append(ClaimVerdict(text, False, 0, "length",
+                                         _public("length", N_("{word}: ein Wort hat mindestens 2 Buchstaben."),
+                                                 word=word), word, names, lname, claim.claimed))
             continue
         used = taken.get(line.name, set())
         shared = [f.name for f in fields if f in used]
         if shared:
             verdicts.append(ClaimVerdict(text, False, 0, "overlap",
-                                         f"{word} teilt {', '.join(shared)} mit einem schon gewerteten Wort "
-                                         f"der {line.name}; Wörter einer Linie dürfen sich nicht überschneiden.",
+                                         _public("overlap", N_("{word} teilt {fields} mit einem schon gewerteten "
+                                                               "Wort der {line}; Wörter einer Linie dürfen sich "
+                                                               "nicht überschneiden."),
+                                                 word=word, fields=", ".join(shared), line=_line_name(line)),
                                          word, names, lname, claim.claimed))
             continue
         if word not in lexicon:
-            verdicts.append(ClaimVerdict(text, False, 0, "word", f"{word} ist kein gültiges Wort.",
+            verdicts.append(ClaimVerdict(text, False, 0, "word",
+                                         _public("word", N_("{word} ist kein gültiges Wort."), word=word),
                                          word, names, lname, claim.claimed))
             continue
         pts = points(len(word))
-        msg = f"{word}: {len(word)} Buchstaben, {pts} {'Punkt' if pts == 1 else 'Punkte'}."
+        if pts == 1:
+            msg = _public("points", N_("{word}: {length} Buchstaben, 1 Punkt."), word=word, length=len(word))
+        else:
+            msg = _public("points", N_("{word}: {length} Buchstaben, {points} Punkte."), word=word,
+                          length=len(word), points=pts)
         if claim.claimed is not None and claim.claimed != pts:
-            msg += f" (Angegeben waren {claim.claimed}.)"
+            msg = _public("points", N_("{verdict} (Angegeben waren {claimed}.)"), verdict=msg, claimed=claim.claimed)
         taken.setdefault(line.name, set()).update(fields)
         total += pts
         verdicts.append(ClaimVerdict(text, True, pts, None, msg, word, names, lname, claim.claimed))

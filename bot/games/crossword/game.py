@@ -54,6 +54,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
 from bot.games.crossword.grid import LETTERS, SIZE, Grid
 from bot.games.crossword.notation import (Move, Pairs, format_claim, format_move, format_placement, parse_line,
@@ -69,6 +70,48 @@ WISH_WEIGHTS: dict[str, int] = {
     "G": 3, "L": 3, "O": 3, "B": 2, "C": 2, "F": 2, "K": 2, "W": 1, "Z": 1, "P": 1, "J": 1,
     "V": 1, "X": 1, "Q": 1, "Y": 1,
 }
+
+
+#: The public verdicts of a counted move (they name no field, letter or wish).
+WISHED = verdict("wished", N_("Wunsch abgegeben."), seen=Visibility.PUBLIC)
+PLACED_AND_WISHED = verdict("placed", N_("Legung und Wunsch abgegeben."), seen=Visibility.PUBLIC)
+PLACED_AND_LISTED = verdict("placed", N_("Legung und Wortliste abgegeben."), seen=Visibility.PUBLIC)
+
+#: Public glosses of the placement reasons (:meth:`CrosswordRules.reason_gloss`).
+_GLOSSES = {
+    "syntax": verdict("syntax", N_("nicht lesbar"), seen=Visibility.PUBLIC),
+    "off-board": verdict("off-board", N_("Feld außerhalb des Spielfelds"), seen=Visibility.PUBLIC),
+    "occupied": verdict("occupied", N_("Feld schon belegt"), seen=Visibility.PUBLIC),
+    "letters": verdict("letters", N_("nicht die Buchstaben dieser Runde"), seen=Visibility.PUBLIC),
+}
+
+
+class _Plurals:
+    """Marks a singular/plural pair of msgids for Babel (the ``ngettext`` keyword: one
+    catalog entry with both forms) without translating it; :meth:`Verdict.render`
+    picks the form with the count ``n``."""
+
+    @staticmethod
+    def ngettext(singular: str, plural: str) -> tuple[str, str]:
+        return singular, plural
+
+
+_P = _Plurals()
+_PLACED = _P.ngettext("{n} Buchstabe gelegt.", "{n} Buchstaben gelegt.")
+_LISTED = _P.ngettext("{n} Wort gelistet; ob es gilt, prüft die Auswertung.",
+                      "{n} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
+
+
+def _plural(code: str, forms: tuple[str, str], n: int, seen: Visibility = Visibility.MOVER) -> Verdict:
+    return verdict(code, forms[0], plural=forms[1], seen=seen, n=n)
+
+
+def _sentences(parts: Sequence[Verdict]) -> Verdict:
+    """Sentences one after the other, as one verdict (the mover's)."""
+    out = parts[-1]
+    for part in reversed(parts[:-1]):
+        out = verdict("sentences", N_("{first} {rest}"), first=part, rest=out)
+    return out
 
 
 def draw_wish(seed: str, partie: str, rnd: int, player: str) -> str:
@@ -114,12 +157,14 @@ class CrosswordRules(GameRules):
                 "grids": {p: list(Grid.empty().rows) for p in players},
                 "letters": "", "finished": False, "history": [], "final": None}
 
-    def check_partie_name(self, name: str) -> str | None:
+    def check_partie_name(self, name: str) -> Verdict | None:
         """A field name (``A1``-``F6``, any case) cannot name a Partie: ``A1: X`` in a mail is
-        read as a placement, so a section header ``A1:`` would be one too."""
+        read as a placement, so a section header ``A1:`` would be one too. The verdict
+        (code ``partie-name``) is for the game master; None when the name is fine."""
         if re.fullmatch(r"[A-Fa-f][1-6]", name.strip()):
-            return (f"'{name}' taugt nicht als Partie-Name: so heißt ein Feld des Gitters, und 'A1: X' "
-                    "wird als Setzen gelesen. Bitte einen anderen Namen wählen (z. B. K1).")
+            return verdict("partie-name", N_("'{name}' taugt nicht als Partie-Name: so heißt ein Feld des Gitters, "
+                                             "und 'A1: X' wird als Setzen gelesen. Bitte einen anderen Namen "
+                                             "wählen (z. B. K1)."), seen=Visibility.GM, name=name)
         return None
 
     def read_move(self, text: str) -> Any:
@@ -154,77 +199,94 @@ class CrosswordRules(GameRules):
               lexicon: Any = None, final: bool = False) -> Judged:
         """Judge ``text`` (a whole move) of ``player`` against the open round of
         ``state``. ``final``: also judge the listed words against the lexicon (the ZAT
-        of the last round); otherwise only their notation and position."""
+        of the last round); otherwise only their notation and position.
+
+        Verdicts as data (issue 31, :mod:`bot.games.verdict`): a move names fields and
+        letters of the mover's private grid and their wish, so its verdict, notes and
+        summary are the mover's (``MOVER``); the ``public`` verdict says only that a wish,
+        a placement or a word list was handed in. An invalid move has no public verdict:
+        others learn only that it was invalid (:meth:`GameRules.seen_by`)."""
         rnd = int(state["round"])
         last = rnd >= int(state.get("rounds", ROUNDS))
-        notes: list[str] = []
+        notes: list[Verdict] = []
         try:
             move = parse_move(text)
         except NotationError as exc:
-            return Judged(MoveReport(index, text, False, reason="syntax", message=exc.message), None, None)
+            return Judged(MoveReport(index, text, False, reason="syntax", verdict=exc.verdict), None, None)
         grid = self._grid(state, player)
         wish = move.wish.letter if move.wish else None
         if last and wish is not None:
-            notes.append(f"Der Wunsch {wish} entfällt: in der letzten Runde wird nicht mehr gewünscht.")
+            notes.append(verdict("wish-ignored", N_("Der Wunsch {wish} entfällt: in der letzten Runde wird nicht "
+                                                    "mehr gewünscht."), wish=wish))
             wish = None
         if not last and move.claims:
-            notes.append("Die Wortliste gehört zum letzten Zug; hier wird sie nicht gewertet.")
+            notes.append(verdict("words-ignored", N_("Die Wortliste gehört zum letzten Zug; hier wird sie nicht "
+                                                     "gewertet.")))
         detail: dict[str, Any] = {}
         if rnd == 1:
             if move.placement is not None:
-                return Judged(MoveReport(index, text, False, reason="syntax",
-                                         message="In Runde 1 wird nur gewünscht ('Wunsch: Q'); "
-                                                 "Buchstaben zum Legen gibt es erst ab Runde 2.",
-                                         notes=notes), wish, None)
+                return Judged(MoveReport(index, text, False, reason="syntax", notes=notes, verdict=verdict(
+                    "syntax", N_("In Runde 1 wird nur gewünscht ('Wunsch: Q'); Buchstaben zum Legen gibt es erst "
+                                 "ab Runde 2."))), wish, None)
             if wish is None:
-                return Judged(MoveReport(index, text, False, reason="syntax",
-                                         message="In Runde 1 fehlt der Wunsch: 'Wunsch: Q'.", notes=notes), None, None)
-            return Judged(MoveReport(index, text, True, score=0, message=f"Wunsch: {wish}.", notes=notes,
-                                     detail={"wish": wish, "summary": f"Wunsch: {wish}."},
-                                     public="Wunsch abgegeben."), wish, None)
+                return Judged(MoveReport(index, text, False, reason="syntax", notes=notes, verdict=verdict(
+                    "syntax", N_("In Runde 1 fehlt der Wunsch: 'Wunsch: Q'."))), None, None)
+            said = verdict("wish", N_("Wunsch: {wish}."), wish=wish)
+            return Judged(MoveReport(index, text, True, score=0, verdict=said, notes=notes,
+                                     detail={"wish": wish, "summary": said}, public=WISHED), wish, None)
         letters = state.get("letters", "")
         if grid is None:
-            return Judged(MoveReport(index, text, False, reason="syntax",
-                                     message="Zu diesem Absender gibt es kein Spielfeld in dieser Partie."), wish, None)
+            return Judged(MoveReport(index, text, False, reason="syntax", verdict=verdict(
+                "no-grid", N_("Zu diesem Absender gibt es kein Spielfeld in dieser Partie."))), wish, None)
         if move.placement is None:
             out = check_placement(grid, letters, _nothing())
         else:
             out = check_placement(grid, letters, move.placement)
         if not out.valid:
-            picture = grid.picture()
-            notes.append("Bis zum ZAT kannst du den ganzen Zug (Legung" + ("" if last else " und Wunsch")
-                         + ") noch einmal schicken; die letzte Mail ersetzt diese."
-                         + (f" Bleibt es dabei, zählt nur dein Wunsch {wish}." if wish and not last else ""))
-            rep = MoveReport(index, text, False, reason=out.reason, message=out.message, notes=notes,
-                             detail={"picture": ["Dein Spielfeld bleibt so:"] + picture, "wish": wish})
+            if last:
+                notes.append(verdict("resend", N_("Bis zum ZAT kannst du den ganzen Zug (Legung) noch einmal "
+                                                  "schicken; die letzte Mail ersetzt diese.")))
+            elif wish:
+                notes.append(verdict("resend", N_("Bis zum ZAT kannst du den ganzen Zug (Legung und Wunsch) noch "
+                                                  "einmal schicken; die letzte Mail ersetzt diese. Bleibt es dabei, "
+                                                  "zählt nur dein Wunsch {wish}."), wish=wish))
+            else:
+                notes.append(verdict("resend", N_("Bis zum ZAT kannst du den ganzen Zug (Legung und Wunsch) noch "
+                                                  "einmal schicken; die letzte Mail ersetzt diese.")))
+            assert out.verdict is not None
+            rep = MoveReport(index, text, False, reason=out.reason, verdict=out.verdict, notes=notes,
+                             detail={"picture_title": verdict("picture", N_("Dein Spielfeld bleibt so:")),
+                                     "picture": grid.picture(), "wish": wish})
             return Judged(rep, wish, None)
         assert out.grid is not None
         n = len(out.placed)  # the move line shows where; the summary says how many (issue 24)
-        parts = [("1 Buchstabe gelegt." if n == 1 else f"{n} Buchstaben gelegt.") if out.placed else "Nichts gelegt."]
+        parts: list[Verdict] = [_plural("placed", _PLACED, n) if out.placed
+                                else verdict("placed", N_("Nichts gelegt."))]
         if out.unused:
-            parts.append(f"Ungenutzt: {' '.join(out.unused)}.")
+            parts.append(verdict("unused", N_("Ungenutzt: {letters}."), letters=" ".join(out.unused)))
         if not last:
-            parts.append(f"Wunsch: {wish}." if wish else "Kein Wunsch: er wird zum ZAT ausgelost.")
-        detail = {"picture": ["Dein Spielfeld danach:"] + out.grid.picture(), "grid": list(out.grid.rows),
-                  "placed": out.placed_text(), "unused": out.unused, "wish": wish}
+            parts.append(verdict("wish", N_("Wunsch: {wish}."), wish=wish) if wish
+                         else verdict("wish", N_("Kein Wunsch: er wird zum ZAT ausgelost.")))
+        detail = {"picture_title": verdict("picture", N_("Dein Spielfeld danach:")), "picture": out.grid.picture(),
+                  "grid": list(out.grid.rows), "placed": out.placed_text(), "unused": out.unused, "wish": wish}
         claims: tuple = ()
         if last:
             claims = move.claims
             if not claims:
-                notes.append("Keine Wortliste: ohne Wortliste zählen 0 Punkte. Liste jedes Wort als "
-                             "'WORT VON-BIS', z. B. 'HAUS A1-A4'.")
+                notes.append(verdict("no-words", N_("Keine Wortliste: ohne Wortliste zählen 0 Punkte. Liste jedes "
+                                                    "Wort als 'WORT VON-BIS', z. B. 'HAUS A1-A4'.")))
             else:
                 sc = score_claims(out.grid, claims, lexicon if final else _AllWords())
                 detail["claims"] = [v.to_json() for v in sc.claims]
                 for v in sc.claims:
                     if not v.valid and v.reason != "word":
-                        notes.append(f"{v.text}: {v.message}")
+                        notes.append(verdict("claim", N_("{claim}: {reason}"), claim=v.text, reason=v.verdict))
                 if not final:
-                    parts.append(("1 Wort gelistet" if len(claims) == 1 else f"{len(claims)} Wörter gelistet")
-                                 + "; ob sie gelten, prüft die Auswertung.")
-        detail["summary"] = " ".join(parts)
-        rep = MoveReport(index, text, True, score=0, message=" ".join(parts), notes=notes, detail=detail,
-                         public="Legung und Wortliste abgegeben." if last else "Legung und Wunsch abgegeben.")
+                    parts.append(_plural("listed", _LISTED, len(claims)))
+        said = _sentences(parts)
+        detail["summary"] = said
+        rep = MoveReport(index, text, True, score=0, verdict=said, notes=notes, detail=detail,
+                         public=PLACED_AND_LISTED if last else PLACED_AND_WISHED)
         return Judged(rep, wish, out.grid, out.placed_text(), out.unused, claims)
 
     @staticmethod
@@ -234,15 +296,18 @@ class CrosswordRules(GameRules):
 
     # -- visibility (docs/development/privacy.md) ------------------------------------------------------
     private_state = True  # the grids until the end
+    #: Everything of a move's detail names the mover's grid or wish.
+    private_detail = frozenset({"picture", "picture_title", "grid", "placed", "unused", "wish", "claims"})
 
     def move_text_public(self, state: Mapping[str, Any]) -> bool:
         """A placement names fields and letters of a private grid: public only once the
         Partie is over (the grids are then shown to all)."""
         return bool(state.get("finished"))
 
-    def reason_gloss(self, reason: str | None) -> str:
-        return {"syntax": "nicht lesbar", "off-board": "Feld außerhalb des Spielfelds", "occupied": "Feld schon belegt",
-                "letters": "nicht die Buchstaben dieser Runde"}.get(reason or "", "")
+    def reason_gloss(self, reason: str | None) -> Verdict | str:
+        """The plain public gloss of a placement reason code (a public verdict), ``""`` for
+        another code."""
+        return _GLOSSES.get(reason or "", "")
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
                    player: str | None = None) -> MoveReport:
@@ -346,21 +411,28 @@ class CrosswordRules(GameRules):
         return {"grid": list(g.rows), "filled": g.filled(), "grid_text": "\n".join(g.picture()),
                 "cells": [[("" if ch == "." else ch) for ch in r] for r in g.rows]}
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
-        """For the game master: the round, its letters and every grid side by side, as
-        the final Auswertung draws them."""
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict | str]:
+        """For the game master: the round, its letters (a verdict, rendered in the game
+        master's language) and every grid side by side (text lines), as the final
+        Auswertung draws them."""
         rnd, rounds = state["round"], state.get("rounds", ROUNDS)
         letters = state.get("letters", "")
+        head: Verdict
         if state.get("finished"):
-            head = f"Runde {rnd} von {rounds}, beendet"
+            head = verdict("gm-head", N_("Runde {round} von {rounds}, beendet"), seen=Visibility.GM,
+                           round=rnd, rounds=rounds)
+        elif letters:
+            head = verdict("gm-head", N_("Runde {round} von {rounds}, ZAT {zat}, Buchstaben {letters}"),
+                           seen=Visibility.GM, round=rnd, rounds=rounds, zat=zat or "-", letters=" ".join(letters))
         else:
-            head = (f"Runde {rnd} von {rounds}, ZAT {zat or '-'}, "
-                    + (f"Buchstaben {' '.join(letters)}" if letters else "Wunschrunde"))
+            head = verdict("gm-head", N_("Runde {round} von {rounds}, ZAT {zat}, Wunschrunde"), seen=Visibility.GM,
+                           round=rnd, rounds=rounds, zat=zat or "-")
         keys = list(state.get("players") or state.get("grids", {}))
         grids = state.get("grids", {})
         # whole names (two Annas must be told apart), four grids side by side per block
         width = min(24, max([9] + [len(names.get(k, k)) + 2 for k in keys]))
-        lines = [head]
+        lines: list[Verdict | str] = [head]
         for start in range(0, len(keys), 4):
             block = keys[start:start + 4]
             lines += ["", "     " + "".join(f"{names.get(k, k)[:width - 1]:<{width}}" for k in block).rstrip(),

@@ -26,8 +26,9 @@ are skipped. A letter is one of A-Z: ``Ä`` ``Ö`` ``Ü`` ``ß`` cannot stand on
 (the crossword alphabet spells them AE OE UE SS) and get a precise German error; in a
 word-list word they are spelled that way (``BÄR`` = ``BAER``).
 
-Errors raise :class:`bot.games.base.NotationError` (German ``message``); the engine
-maps them to the reason code ``syntax``.
+Errors raise :class:`bot.games.base.NotationError` carrying a verdict (code ``syntax``,
+the mover's: it quotes the line; :mod:`bot.games.verdict`); the engine maps them to the
+reason code ``syntax``.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from lark.exceptions import VisitError
 
 from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Verdict, verdict
 from bot.games.crossword.grid import EMPTY, LETTERS, SIZE, Field
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " ", "\t": " "})
@@ -96,11 +98,17 @@ class Claim:
 
 @dataclass(frozen=True, slots=True)
 class BadClaim:
-    """A word-list line that cannot be read: the ``text`` as written and the German
-    ``message``; it stays in the list (reason ``syntax``)."""
+    """A word-list line that cannot be read: the ``text`` as written and why, a
+    :class:`~bot.games.verdict.Verdict` (the mover's: it quotes the line); it stays in
+    the list (reason ``syntax``)."""
 
     text: str
-    message: str
+    verdict: Verdict
+
+    @property
+    def message(self) -> str:
+        """The reason in German (tests, logs)."""
+        return self.verdict.text("de")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,12 +164,18 @@ def _letter(ch: str, where: str = "") -> str:
     up = ch.upper()
     if up in LETTERS and len(up) == 1:
         return up
-    at = f" auf {where}" if where else ""
     spelled = _UMLAUT.get(up, _UMLAUT.get(ch, ""))
+    if spelled and where:
+        raise NotationError(verdict("syntax", N_("'{ch}' auf {field} geht nicht: ein Feld hält genau einen "
+                                                 "Buchstaben A-Z, {ch} wird als {spelled} geschrieben (zwei Felder)."),
+                                    ch=ch, field=where, spelled=spelled))
     if spelled:
-        raise NotationError(f"'{ch}'{at} geht nicht: ein Feld hält genau einen Buchstaben A-Z, "
-                            f"{ch} wird als {spelled} geschrieben (zwei Felder).")
-    raise NotationError(f"'{ch}'{at} ist kein Buchstabe A-Z.")
+        raise NotationError(verdict("syntax", N_("'{ch}' geht nicht: ein Feld hält genau einen Buchstaben A-Z, "
+                                                 "{ch} wird als {spelled} geschrieben (zwei Felder)."),
+                                    ch=ch, spelled=spelled))
+    if where:
+        raise NotationError(verdict("syntax", N_("'{ch}' auf {field} ist kein Buchstabe A-Z."), ch=ch, field=where))
+    raise NotationError(verdict("syntax", N_("'{ch}' ist kein Buchstabe A-Z."), ch=ch))
 
 
 def _cell(ch: str) -> str:
@@ -181,54 +195,62 @@ def _parser() -> Lark:
 
 
 _FIELD_RE = re.compile(r"[A-Za-z][0-9]{1,2}(?![0-9])")
-_EXAMPLES = ("erwartet wird 'Wunsch: Q', Paare 'B3 E, C4 R', eine Gitterzeile wie 'HAUS..' "
-             "oder eine Wortzeile 'HAUS A1-A4'")
 
 
 def _clean(text: str) -> str:
     return unicodedata.normalize("NFC", text).translate(_SPACES).strip()
 
 
-def _diagnose(src: str) -> tuple[str, bool]:
-    """A precise German sentence for a line the grammar does not read, and whether the
-    line is clearly meant as a Crossword line (:attr:`NotationError.meant`)."""
+def _no_fields(line: str) -> Verdict:
+    return verdict("syntax", N_("Zu '{line}' fehlen die Felder: eine Wortzeile ist WORT VON-BIS, z. B. 'HAUS A1-A4'."),
+                   line=line)
+
+
+def _diagnose(src: str) -> tuple[Verdict, bool]:
+    """Why the grammar does not read a line (a precise verdict, code ``syntax``, the
+    mover's: it quotes the line), and whether the line is clearly meant as a Crossword
+    line (:attr:`NotationError.meant`)."""
     if re.match(r"^(wunsch|wish)", src, re.IGNORECASE):
         rest = re.sub(r"^(wunsch(buchstabe)?|wish)\s*[:=]?\s*", "", src, flags=re.IGNORECASE)
         if not rest:
-            return "Beim Wunsch fehlt der Buchstabe: 'Wunsch: Q'.", True
-        return f"Wunsch '{rest}' nicht lesbar: gewünscht wird genau ein Buchstabe A-Z, z. B. 'Wunsch: Q'.", True
+            return verdict("syntax", N_("Beim Wunsch fehlt der Buchstabe: 'Wunsch: Q'.")), True
+        return verdict("syntax", N_("Wunsch '{wish}' nicht lesbar: gewünscht wird genau ein Buchstabe A-Z, "
+                                    "z. B. 'Wunsch: Q'."), wish=rest), True
     if _FIELD_RE.match(src) and not re.search(r"[-–—]", src):
         parts = [p for p in re.split(r"\s*[,;]\s*", src) if p]
         for p in parts:
             m = re.fullmatch(r"([A-Za-z][0-9]{1,2})\s*[:=]?\s*(\S*)", p)
             if m is None:
-                return (f"'{p}' ist kein Paar FELD BUCHSTABE: erwartet wird z. B. 'B3 E, C4 R' "
-                        "(Zeile A-F, Spalte 1-6, dann der Buchstabe)."), True
+                return verdict("syntax", N_("'{pair}' ist kein Paar FELD BUCHSTABE: erwartet wird z. B. 'B3 E, C4 R' "
+                                            "(Zeile A-F, Spalte 1-6, dann der Buchstabe)."), pair=p), True
             if not m.group(2):
-                return f"Nach dem Feld {m.group(1).upper()} fehlt der Buchstabe (z. B. '{m.group(1).upper()} E').", True
+                return verdict("syntax", N_("Nach dem Feld {field} fehlt der Buchstabe (z. B. '{field} E')."),
+                               field=m.group(1).upper()), True
             if len(m.group(2)) > 1:
-                return (f"Auf {m.group(1).upper()} steht '{m.group(2)}': ein Feld hält genau einen "
-                        "Buchstaben; mehrere Buchstaben brauchen mehrere Paare, z. B. 'B3 E, B4 R'."), True
-        return "Paare nicht lesbar: erwartet wird z. B. 'B3 E, C4 R, A1 X'.", True
+                return verdict("syntax", N_("Auf {field} steht '{what}': ein Feld hält genau einen Buchstaben; "
+                                            "mehrere Buchstaben brauchen mehrere Paare, z. B. 'B3 E, B4 R'."),
+                               field=m.group(1).upper(), what=m.group(2)), True
+        return verdict("syntax", N_("Paare nicht lesbar: erwartet wird z. B. 'B3 E, C4 R, A1 X'.")), True
     if re.search(r"[A-Za-z][0-9]{1,2}\s*[-–—]", src):
-        return "Wortzeile nicht lesbar: erwartet wird WORT VON-BIS, z. B. 'HAUS A1-A4'.", True
+        return verdict("syntax", N_("Wortzeile nicht lesbar: erwartet wird WORT VON-BIS, z. B. 'HAUS A1-A4'.")), True
     compact = src.replace(" ", "")
     if compact and all(c.isalpha() or c in _EMPTY_CELLS for c in compact):
         if any(c in _EMPTY_CELLS for c in compact):
-            return (f"Gitterzeile '{src}' hat {len(compact)} Felder: jede Zeile des Gitters hat "
-                    f"genau {SIZE} Felder ('.' oder '-' für leer)."), True
-        return (f"Zu '{src}' fehlen die Felder: eine Wortzeile ist WORT VON-BIS, z. B. 'HAUS A1-A4'.",
-                len(compact) >= 2 and compact.isupper() and " " not in src)
-    return f"Zeile nicht lesbar: {_EXAMPLES}.", False
+            return verdict("syntax", N_("Gitterzeile '{row}' hat {n} Felder: jede Zeile des Gitters hat genau "
+                                        "{size} Felder ('.' oder '-' für leer)."),
+                           row=src, n=len(compact), size=SIZE), True
+        return _no_fields(src), len(compact) >= 2 and compact.isupper() and " " not in src
+    return verdict("syntax", N_("Zeile nicht lesbar: erwartet wird 'Wunsch: Q', Paare 'B3 E, C4 R', eine "
+                                "Gitterzeile wie 'HAUS..' oder eine Wortzeile 'HAUS A1-A4'.")), False
 
 
 def parse_line(text: str) -> Wish | Pairs | Claim | _GridRow:
     """Read one line (the grammar ``grammar/crossword_move.lark``): a :class:`Wish`,
     :class:`Pairs`, a :class:`Claim` or one grid row. Raises :class:`NotationError`
-    with a German message when the line is none of these."""
+    with a verdict (code ``syntax``) when the line is none of these."""
     src = _clean(text)
     if not src:
-        raise NotationError("Leere Zeile: kein Zug.", text)
+        raise NotationError(verdict("syntax", N_("Leere Zeile: kein Zug.")), text)
     try:
         tree = _parser().parse(src)
     except UnexpectedInput:
@@ -238,7 +260,7 @@ def parse_line(text: str) -> Wish | Pairs | Claim | _GridRow:
         return _ToLine().transform(tree)
     except VisitError as exc:
         if isinstance(exc.orig_exc, NotationError):
-            raise NotationError(exc.orig_exc.message, text, meant=True) from None
+            raise NotationError(exc.orig_exc.verdict, text, meant=True) from None
         raise
 
 
@@ -249,10 +271,9 @@ def parse_claim(text: str) -> Claim:
     if isinstance(got, Claim):
         return got
     if isinstance(got, _GridRow) and EMPTY not in got.code:
-        raise NotationError(f"Zu '{_clean(text)}' fehlen die Felder: eine Wortzeile ist WORT VON-BIS, "
-                            "z. B. 'HAUS A1-A4'.", text)
-    raise NotationError(f"'{_clean(text)}' ist keine Wortzeile: erwartet wird WORT VON-BIS, z. B. 'HAUS A1-A4'.",
-                        text)
+        raise NotationError(_no_fields(_clean(text)), text)
+    raise NotationError(verdict("syntax", N_("'{line}' ist keine Wortzeile: erwartet wird WORT VON-BIS, "
+                                             "z. B. 'HAUS A1-A4'."), line=_clean(text)), text)
 
 
 def is_label(text: str) -> bool:
@@ -265,7 +286,7 @@ def is_label(text: str) -> bool:
 def parse_move(text: str) -> Move:
     """Read a whole Crossword move (the section's lines joined by ``\\n``).
 
-    Raises :class:`NotationError` with a German message naming the line for: a line
+    Raises :class:`NotationError` with a verdict naming the line for: a line
     that is neither wish, pair, grid row nor word-list line; a grid of other than 6
     rows; both pairs and a grid; two different wishes. A word-list line that cannot be
     read (``HAUS`` without a range, a lone word) does not stop the move: it stays in
@@ -273,16 +294,17 @@ def parse_move(text: str) -> Move:
     """
     lines = [ln for ln in (_clean(x) for x in text.splitlines()) if ln and not is_label(ln)]
     if not lines:
-        raise NotationError("Leerer Zug: weder Wunsch noch Buchstaben noch Wörter.", text)
+        raise NotationError(verdict("syntax", N_("Leerer Zug: weder Wunsch noch Buchstaben noch Wörter.")), text)
     parsed: list[object] = []
     for ln in lines:
         try:
             parsed.append(parse_line(ln))
         except NotationError as exc:
             if _looks_like_claim(ln):
-                parsed.append(BadClaim(ln, exc.message))
+                parsed.append(BadClaim(ln, exc.verdict))
             else:
-                raise NotationError(f"Zeile '{ln}': {exc.message}", text) from None
+                raise NotationError(verdict("syntax", N_("Zeile '{line}': {reason}"), line=ln, reason=exc.verdict),
+                                    text) from None
     pairs: list[tuple[Field, str]] = []
     grid_rows: list[str] | None = None
     wish: Wish | None = None
@@ -299,17 +321,18 @@ def parse_move(text: str) -> Move:
                 grid_rows = run
             elif all(EMPTY not in r for r in run) and len(run) < SIZE:
                 # lone words: a word list line without its fields
-                claims.extend(BadClaim(lines[k], f"Zu '{lines[k]}' fehlen die Felder: eine Wortzeile ist "
-                                       "WORT VON-BIS, z. B. 'HAUS A1-A4'.") for k in range(i, j))
+                claims.extend(BadClaim(lines[k], _no_fields(lines[k])) for k in range(i, j))
             else:
-                raise NotationError(f"Das Gitter hat {len(run)} Zeilen: es braucht genau {SIZE} Zeilen zu je "
-                                    f"{SIZE} Feldern ('.' oder '-' für leer), ohne Leerzeile dazwischen.", text)
+                raise NotationError(verdict("syntax", N_("Das Gitter hat {n} Zeilen: es braucht genau {size} Zeilen "
+                                                         "zu je {size} Feldern ('.' oder '-' für leer), ohne "
+                                                         "Leerzeile dazwischen."), n=len(run), size=SIZE), text)
             i = j
             continue
         if isinstance(item, Wish):
             if wish is not None and wish != item:
-                raise NotationError(f"Zwei Wünsche ({wish.letter} und {item.letter}): gewünscht wird "
-                                    "genau ein Buchstabe.", text)
+                raise NotationError(verdict("syntax", N_("Zwei Wünsche ({first} und {second}): gewünscht wird "
+                                                         "genau ein Buchstabe."),
+                                            first=wish.letter, second=item.letter), text)
             wish = item
         elif isinstance(item, Pairs):
             pairs.extend(item.pairs)
@@ -317,8 +340,8 @@ def parse_move(text: str) -> Move:
             claims.append(item)  # type: ignore[arg-type]
         i += 1
     if pairs and grid_rows is not None:
-        raise NotationError("Paare und ganzes Gitter zugleich: bitte nur eine Form der Legung "
-                            "(entweder 'B3 E, C4 R' oder die 6 Gitterzeilen).", text)
+        raise NotationError(verdict("syntax", N_("Paare und ganzes Gitter zugleich: bitte nur eine Form der "
+                                                 "Legung (entweder 'B3 E, C4 R' oder die 6 Gitterzeilen).")), text)
     placement: Placement | None = None
     if grid_rows is not None:
         placement = GridForm(tuple(grid_rows))
@@ -341,7 +364,8 @@ def parse_placement(text: str) -> Placement:
     ``move``. Raises :class:`NotationError` when the text is not exactly a placement."""
     move = parse_move(text)
     if move.placement is None or move.wish is not None or move.claims:
-        raise NotationError("Erwartet wird eine Legung: Paare 'B3 E, C4 R' oder 6 Gitterzeilen.", text)
+        raise NotationError(verdict("syntax", N_("Erwartet wird eine Legung: Paare 'B3 E, C4 R' oder "
+                                                 "6 Gitterzeilen.")), text)
     return move.placement
 
 

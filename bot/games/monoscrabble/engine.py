@@ -28,7 +28,7 @@ codes, and the first rule it breaks is its reason:
 - ``no-tile``: the move places nothing (every letter written is already on the board).
 - ``word``: the main word or a cross word is not in the lexicon (a lone letter is no word).
 
-Lenient readings (NOTATION.md), each reported as a German note and never a failure:
+Lenient readings (NOTATION.md), each reported as a note and never a failure:
 - an upper-case letter (or ``*X``) on a square that already holds that letter is read
   as the tile on the board;
 - a WORD that is only part of the word the move forms (``K8w DE`` after SPIELEN on
@@ -56,21 +56,44 @@ from dataclasses import dataclass, field as dc_field
 from typing import Any, Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.monoscrabble.board import (CENTRE, Board, Placement, coord_name, on_board, premium)
 from bot.games.monoscrabble.notation import Move, Token, format_move, parse_move, tokens_text, tokens_word
 from bot.games.monoscrabble.tiles import BINGO_BONUS, BINGO_TILES, BLANK, parse_rack
 
-#: Reason codes (shared/conformance/README.md), in checking order, with a German gloss.
+#: Reason codes (shared/conformance/README.md), in checking order, with a German gloss
+#: (a msgid: ``texts(lang).gettext(REASONS[code])``).
 REASONS: dict[str, str] = {
-    "syntax": "nicht lesbar",
-    "rack": "Steine nicht in der Vorgabe",
-    "off-board": "außerhalb des Bretts",
-    "mismatch": "passt nicht zum Brett",
-    "gap": "Lücke im Wort",
-    "not-connected": "nicht angelegt",
-    "no-tile": "kein Stein gelegt",
-    "word": "kein gültiges Wort",
+    "syntax": N_("nicht lesbar"),
+    "rack": N_("Steine nicht in der Vorgabe"),
+    "off-board": N_("außerhalb des Bretts"),
+    "mismatch": N_("passt nicht zum Brett"),
+    "gap": N_("Lücke im Wort"),
+    "not-connected": N_("nicht angelegt"),
+    "no-tile": N_("kein Stein gelegt"),
+    "word": N_("kein gültiges Wort"),
 }
+
+
+def _pub(code: str, msgid: str, **params: Any) -> Verdict:
+    """A Monoscrabble verdict: the game has no private state (the Vorgabe and the board
+    are everybody's, seed 001), so every verdict and parameter is public."""
+    return verdict(code, msgid, seen=Visibility.PUBLIC, **params)
+
+
+class _Plurals:
+    """Marks a singular/plural pair of msgids for Babel (its ``ngettext`` keyword: one
+    catalog entry with both forms) without translating it; :meth:`Verdict.render`
+    picks the form with the count ``n``."""
+
+    @staticmethod
+    def ngettext(singular: str, plural: str) -> tuple[str, str]:
+        return singular, plural
+
+
+_P = _Plurals()
+_SCORED = _P.ngettext("{word}: {n} Punkt", "{word}: {n} Punkte")
+_SCORED_BINGO = _P.ngettext("{word}: {n} Punkt (mit {bonus} Extrapunkten)", "{word}: {n} Punkte (mit {bonus} Extrapunkten)")
 
 
 class WordList(Protocol):
@@ -87,8 +110,10 @@ class Outcome:
     (the tiles placed), ``row``/``col``/``direction`` (start and direction of the whole
     main word), ``notation`` (the canonical notation of the whole main word,
     e.g. ``D8w spielenDE``), ``bingo``. Not valid: ``reason`` (a code of
-    :data:`REASONS`) and ``message`` (German). ``notes`` are German remarks that never
-    change the outcome (lenient readings, ``+WORD`` differences, claimed points).
+    :data:`REASONS`). ``verdict`` says what the rules made of the move and ``notes``
+    are remarks that never change the outcome (lenient readings, ``+WORD``
+    differences, claimed points), as public :class:`~bot.games.verdict.Verdict` values
+    (:mod:`bot.games.verdict`; ``message`` and ``note_texts`` their German text).
     ``passe`` marks a pass (valid, 0 points, nothing placed).
     """
 
@@ -99,8 +124,8 @@ class Outcome:
     words: list[str] = dc_field(default_factory=list)
     placements: list[Placement] = dc_field(default_factory=list)
     reason: str | None = None
-    message: str = ""
-    notes: list[str] = dc_field(default_factory=list)
+    verdict: Verdict | None = None
+    notes: list[Verdict] = dc_field(default_factory=list)
     row: int | None = None
     col: int | None = None
     direction: str | None = None
@@ -108,6 +133,16 @@ class Outcome:
     full_notation: str = ""
     bingo: bool = False
     passe: bool = False
+
+    @property
+    def message(self) -> str:
+        """The verdict in German (tests, logs)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
+    @property
+    def note_texts(self) -> list[str]:
+        """The notes in German (tests, logs)."""
+        return [n.text("de") for n in self.notes]
 
     @property
     def word(self) -> str:
@@ -122,8 +157,8 @@ class Outcome:
         return [p.to_json() for p in self.placements]
 
 
-def _invalid(reason: str, message: str, move: Move | None = None, notes: Iterable[str] = ()) -> Outcome:
-    return Outcome(valid=False, move=move, reason=reason, message=message, notes=list(notes))
+def _invalid(reason: str, why: Verdict, move: Move | None = None, notes: Iterable[Verdict] = ()) -> Outcome:
+    return Outcome(valid=False, move=move, reason=reason, verdict=why, notes=list(notes))
 
 
 def _as_board(board: Board | Sequence[str]) -> Board:
@@ -194,23 +229,24 @@ def evaluate(board: Board | Sequence[str], rack: str, move: Move | str | Notatio
         try:
             move = parse_move(move)
         except NotationError as exc:
-            return _invalid("syntax", exc.message)
+            return _invalid("syntax", exc.verdict)
     elif isinstance(move, NotationError):
-        return _invalid("syntax", move.message)
+        return _invalid("syntax", move.verdict)
     have = Counter(parse_rack(rack))
 
     if move.passe:
         notes = []
         if move.claimed not in (None, 0):
-            notes.append(f"Angegeben {move.claimed} Punkte, gezählt 0 Punkte (gepasst).")
-        return Outcome(valid=True, move=move, score=0, tiles=0, message="gepasst", notes=notes,
+            notes.append(_pub("claimed", N_("Angegeben {claimed} Punkte, gezählt 0 Punkte (gepasst)."),
+                              claimed=move.claimed))
+        return Outcome(valid=True, move=move, score=0, tiles=0, verdict=_pub("passe", N_("gepasst")), notes=notes,
                        notation="PASSE", full_notation="PASSE", passe=True)
 
-    notes: list[str] = []
-    hints: list[str] = []  # shown with an invalid move only
+    notes: list[Verdict] = []
+    hints: list[Verdict] = []  # shown with an invalid move only
     if not move.direction_given:
-        how = "waagerecht (Zahl zuerst)" if move.number_first else "senkrecht (Buchstabe zuerst)"
-        hints.append(f"Ohne Richtung gelesen als {how}.")
+        hints.append(_pub("direction", N_("Ohne Richtung gelesen als waagerecht (Zahl zuerst).")) if move.number_first
+                     else _pub("direction", N_("Ohne Richtung gelesen als senkrecht (Buchstabe zuerst).")))
 
     squares = move.squares()
     tokens = list(move.tokens)
@@ -219,44 +255,63 @@ def evaluate(board: Board | Sequence[str], rack: str, move: Move | str | Notatio
         tile = board.get(r, c)
         if t.placed and tile is not None and tile.letter == t.letter:
             tokens[i] = Token("old", t.letter)
-            what = "ein Blanko als " + t.letter if tile.blank else t.letter
-            notes.append(f"Auf {coord_name(r, c)} liegt schon {what}: als Stein vom Brett gelesen.")
+            if tile.blank:
+                notes.append(_pub("lenient", N_("Auf {square} liegt schon ein Blanko als {letter}: als Stein vom "
+                                                "Brett gelesen."), square=coord_name(r, c), letter=t.letter))
+            else:
+                notes.append(_pub("lenient", N_("Auf {square} liegt schon {letter}: als Stein vom Brett gelesen."),
+                                  square=coord_name(r, c), letter=t.letter))
 
     # -- rack -----------------------------------------------------------------------------
     need = Counter(t.letter if t.kind == "new" else BLANK for t in tokens if t.placed)
     missing = need - have
     if missing:
         shown = " ".join(ch * n for ch, n in sorted(missing.items()))
-        msg = f"Nicht in der Vorgabe {rack}: {shown}."
         if BLANK not in missing and have[BLANK] > need[BLANK]:
-            msg += " Ein Blanko wird mit Stern geschrieben, z. B. *H."
+            msg = _pub("rack", N_("Nicht in der Vorgabe {rack}: {missing}. Ein Blanko wird mit Stern geschrieben, "
+                                  "z. B. *H."), rack=rack, missing=shown)
+        else:
+            msg = _pub("rack", N_("Nicht in der Vorgabe {rack}: {missing}."), rack=rack, missing=shown)
         return _invalid("rack", msg, move, notes + hints)
 
     # -- off-board ------------------------------------------------------------------------
     off = [(r, c) for r, c in squares if not on_board(r, c)]
     if off:
-        return _invalid("off-board", f"Das Wort ab {move.coord} ({'waagerecht' if move.direction == 'w' else 'senkrecht'}) "
-                        "geht über den Rand des Bretts hinaus (Spalten A-O, Zeilen 1-15).", move, notes + hints)
+        if move.direction == "w":
+            why = _pub("off-board", N_("Das Wort ab {coord} (waagerecht) geht über den Rand des Bretts hinaus "
+                                       "(Spalten A-O, Zeilen 1-15)."), coord=move.coord)
+        else:
+            why = _pub("off-board", N_("Das Wort ab {coord} (senkrecht) geht über den Rand des Bretts hinaus "
+                                       "(Spalten A-O, Zeilen 1-15)."), coord=move.coord)
+        return _invalid("off-board", why, move, notes + hints)
 
     # -- mismatch -------------------------------------------------------------------------
     for (r, c), t in zip(squares, tokens):
         tile = board.get(r, c)
         where = coord_name(r, c)
-        if t.kind == "old" and (tile is None or tile.letter != t.letter):
-            have_there = "ist leer" if tile is None else f"liegt {tile.letter}"
-            return _invalid("mismatch", f"Auf {where} {have_there}, nicht {t.letter} (kleine Buchstaben stehen "
-                            "für Steine, die schon auf dem Brett liegen).", move, notes + hints)
+        if t.kind == "old" and tile is None:
+            return _invalid("mismatch", _pub("mismatch", N_("{square} ist leer, nicht {letter} (kleine Buchstaben "
+                                                            "stehen für Steine, die schon auf dem Brett liegen)."),
+                                             square=where, letter=t.letter), move, notes + hints)
+        if t.kind == "old" and tile is not None and tile.letter != t.letter:
+            return _invalid("mismatch", _pub("mismatch", N_("Auf {square} liegt {tile}, nicht {letter} (kleine "
+                                                            "Buchstaben stehen für Steine, die schon auf dem Brett "
+                                                            "liegen)."), square=where, tile=tile.letter,
+                                             letter=t.letter), move, notes + hints)
         if t.placed and tile is not None:
-            return _invalid("mismatch", f"Auf {where} liegt schon {tile.letter}; dort kann kein {t.letter} "
-                            "gelegt werden.", move, notes + hints)
+            return _invalid("mismatch", _pub("mismatch", N_("Auf {square} liegt schon {tile}; dort kann kein {letter} "
+                                                            "gelegt werden."), square=where, tile=tile.letter,
+                                             letter=t.letter), move, notes + hints)
         if t.kind == "empty" and tile is not None:
-            return _invalid("mismatch", f"Auf {where} liegt {tile.letter}; der Punkt steht für ein leeres Feld.",
+            return _invalid("mismatch", _pub("mismatch", N_("Auf {square} liegt {tile}; der Punkt steht für ein "
+                                                            "leeres Feld."), square=where, tile=tile.letter),
                             move, notes + hints)
 
     # -- gap ------------------------------------------------------------------------------
     gaps = [coord_name(r, c) for (r, c), t in zip(squares, tokens) if t.kind == "empty"]
     if gaps:
-        return _invalid("gap", f"Das Wort hat eine Lücke ({', '.join(gaps)} bleibt leer).", move, notes + hints)
+        return _invalid("gap", _pub("gap", N_("Das Wort hat eine Lücke ({squares} bleibt leer)."),
+                                    squares=", ".join(gaps)), move, notes + hints)
 
     placed: dict[tuple[int, int], Placement] = {
         (r, c): Placement(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
@@ -267,32 +322,36 @@ def evaluate(board: Board | Sequence[str], rack: str, move: Move | str | Notatio
     line = _line(board, placed, squares[0][0], squares[0][1], dr, dc)  # every written square is filled now
     if board.is_empty():
         if CENTRE not in placed:
-            return _invalid("not-connected", "Der erste Zug muss das Mittelfeld H8 bedecken.", move, notes + hints)
+            return _invalid("not-connected", _pub("not-connected", N_("Der erste Zug muss das Mittelfeld H8 "
+                                                                      "bedecken.")), move, notes + hints)
     else:
         uses_board = any(t.kind == "old" for t in tokens) or len(line) > len(squares)
         touches = any(board.get(r + a, c + b) is not None for (r, c) in placed
                       for a, b in ((1, 0), (-1, 0), (0, 1), (0, -1)))
         if not (uses_board or touches):
-            return _invalid("not-connected", "Das Wort berührt keinen Stein auf dem Brett: es muss an ein Wort "
-                            "angelegt werden oder einen Stein des Bretts benutzen.", move, notes + hints)
+            return _invalid("not-connected", _pub("not-connected", N_(
+                "Das Wort berührt keinen Stein auf dem Brett: es muss an ein Wort angelegt werden oder einen Stein "
+                "des Bretts benutzen.")), move, notes + hints)
 
     # -- no-tile --------------------------------------------------------------------------
     if not placed:
-        return _invalid("no-tile", "Der Zug legt keinen Stein: alle Buchstaben liegen schon auf dem Brett "
-                        "(neue Steine in Großbuchstaben schreiben).", move, notes + hints)
+        return _invalid("no-tile", _pub("no-tile", N_("Der Zug legt keinen Stein: alle Buchstaben liegen schon auf "
+                                                      "dem Brett (neue Steine in Großbuchstaben schreiben).")),
+                        move, notes + hints)
 
     # -- words ----------------------------------------------------------------------------
     direction = move.direction
     if len(line) > len(squares):
         # lenient reading: only part of the word formed was written
         first, last = line[0], line[-1]
-        notes.append(f"Geschrieben {move.text}; der Zug bildet {_letters(board, placed, line)} "
-                     f"({coord_name(*first)}-{coord_name(*last)}), gewertet wird das ganze Wort.")
+        notes.append(_pub("lenient", N_("Geschrieben {written}; der Zug bildet {word} ({start}-{end}), gewertet "
+                                        "wird das ganze Wort."), written=move.text,
+                          word=_letters(board, placed, line), start=coord_name(*first), end=coord_name(*last)))
     if len(line) == 1:
         odr, odc = dc, dr
         across = _line(board, placed, line[0][0], line[0][1], odr, odc)
         if len(across) < 2:
-            return _invalid("word", "Ein einzelner Buchstabe ist kein Wort.", move, notes + hints)
+            return _invalid("word", _pub("word", N_("Ein einzelner Buchstabe ist kein Wort.")), move, notes + hints)
         line, (dr, dc) = across, (odr, odc)
         direction = "w" if direction == "s" else "s"
     main_word = _letters(board, placed, line)
@@ -305,8 +364,11 @@ def evaluate(board: Board | Sequence[str], rack: str, move: Move | str | Notatio
     bad = [w for w in words if w not in lexicon]
     if bad:
         shown = ", ".join(dict.fromkeys(bad))
-        verb = "ist kein gültiges Wort" if len(set(bad)) == 1 else "sind keine gültigen Wörter"
-        return _invalid("word", f"{shown} {verb}.", move, notes + hints)
+        if len(set(bad)) == 1:
+            why = _pub("word", N_("{words} ist kein gültiges Wort."), words=shown)
+        else:
+            why = _pub("word", N_("{words} sind keine gültigen Wörter."), words=shown)
+        return _invalid("word", why, move, notes + hints)
 
     # -- score ----------------------------------------------------------------------------
     score = score_word(board, placed, line) + sum(score_word(board, placed, cl) for cl in cross_lines)
@@ -326,17 +388,20 @@ def evaluate(board: Board | Sequence[str], rack: str, move: Move | str | Notatio
             if formed[w] > 0:
                 formed[w] -= 1
             elif w != main_word:
-                notes.append(f"+{w}: dieses Wort bildet der Zug nicht.")
+                notes.append(_pub("extra", N_("+{word}: dieses Wort bildet der Zug nicht."), word=w))
         rest = sorted(formed.elements())
         if rest:
-            notes.append(f"Der Zug bildet außerdem: {', '.join(rest)}.")
+            notes.append(_pub("extra", N_("Der Zug bildet außerdem: {words}."), words=", ".join(rest)))
     if move.claimed is not None and move.claimed != score:
-        notes.append(f"Angegeben {move.claimed} Punkte, gezählt {score} Punkte.")
+        notes.append(_pub("claimed", N_("Angegeben {claimed} Punkte, gezählt {score} Punkte."),
+                          claimed=move.claimed, score=score))
 
-    msg = f"{main_word}: {score} Punkte" + (f" (mit {BINGO_BONUS} Extrapunkten)" if bingo else "")
+    forms = _SCORED_BINGO if bingo else _SCORED
+    msg = verdict("scored", forms[0], plural=forms[1], seen=Visibility.PUBLIC, word=main_word, n=score,
+                  **({"bonus": BINGO_BONUS} if bingo else {}))
     return Outcome(valid=True, move=move, score=score, tiles=len(placed), words=words,
                    placements=[placed[s] for s in sorted(placed, key=lambda s: (s[0], s[1]))],
-                   message=msg, notes=notes, row=canon.row, col=canon.col, direction=direction,
+                   verdict=msg, notes=notes, row=canon.row, col=canon.col, direction=direction,
                    notation=format_move(canon), full_notation=format_move(full), bingo=bingo)
 
 
@@ -417,11 +482,11 @@ def evaluate_tiles(board: Board | Sequence[str], rack: str, tiles: Iterable[Any]
     board = _as_board(board)
     tiles = list(tiles)
     if not tiles:
-        return _invalid("no-tile", "Der Zug legt keinen Stein.")
+        return _invalid("no-tile", _pub("no-tile", N_("Der Zug legt keinen Stein.")))
     try:
         move = move_from_tiles(board, tiles, direction)
-    except ValueError as exc:
-        return _invalid("gap", f"Die Steine bilden kein zusammenhängendes Wort: {exc}.")
+    except ValueError:
+        return _invalid("gap", _pub("gap", N_("Die Steine bilden kein zusammenhängendes Wort.")))
     return evaluate(board, rack, move, lexicon)
 
 

@@ -48,6 +48,7 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.monoscrabble.board import SIZE, Board, premium_name
 from bot.games.monoscrabble.engine import Outcome, canonical_move, evaluate, evaluate_tiles
 from bot.games.monoscrabble.notation import format_move, parse_move
@@ -85,10 +86,10 @@ def _best_move_fn():
 
 def _report(index: int, text: str, out: Outcome) -> MoveReport:
     if not out.valid:
-        return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
+        return MoveReport(index=index, text=text, valid=False, reason=out.reason, verdict=out.verdict,
                           notes=list(out.notes))
     return MoveReport(index=index, text=text, valid=True, score=out.score, bonus=50 if out.bingo else 0,
-                      message=out.message, notes=list(out.notes),
+                      verdict=out.verdict, notes=list(out.notes),
                       detail={"words": list(out.words), "tiles": out.tiles, "notation": out.notation,
                               "full_notation": out.full_notation, "placements": out.placements_json(),
                               "passe": out.passe})
@@ -272,9 +273,13 @@ class MonoscrabbleRules(GameRules):
                 "finished": bool(state.get("finished")), "grid_text": board.grid_text(), "cells": cells}
 
     # -- conformance cases (shared/conformance/README.md) ------------------------------
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
-        """Rack, bag and the board's rows (no private state)."""
-        return [f"Rack {state.get('rack', '')}, Beutel {len(state.get('bag', ''))}"] + list(state["board"])
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict | str]:
+        """The Vorgabe and the bag (a verdict, in the game master's language), then the
+        board's rows (no private state)."""
+        head = verdict("gm-head", N_("Vorgabe {rack}, Beutel {bag}"), seen=Visibility.GM,
+                       rack=state.get("rack", ""), bag=len(state.get("bag", "")))
+        return [head] + list(state["board"])
 
     def run_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
         """What the rules make of a conformance case, in the keys of ``case["expect"]``:

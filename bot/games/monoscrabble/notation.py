@@ -26,6 +26,7 @@ from typing import Literal
 from lark import Lark, Transformer, UnexpectedInput
 
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Visibility, verdict
 from bot.games.grammar import error_column, lalr_parser
 from bot.games.monoscrabble.board import COLUMNS, coord_name
 
@@ -209,20 +210,18 @@ def _parser() -> Lark:
     return lalr_parser("monoscrabble_move.lark", MoveTransformer())
 
 
-_EXAMPLE = "erwartet wird KOORDINATE RICHTUNG WORT [+WORT ...] [PUNKTE], z. B. 'A12w RE*MUS+aderigeS 25 Punkte'"
-
-
 def parse_move(text: str) -> Move:
     """Read one Monoscrabble move line (shared/NOTATION.md "Monoscrabble"; seed 001).
 
-    Raises :class:`NotationError` with a German message when the line is not a move.
+    Raises :class:`NotationError` with a verdict (code ``syntax``, public: Monoscrabble
+    has no private state) when the line is not a move.
 
     The result is remembered per line (moves are immutable values, and the same line
     is read when the mail arrives, at the ZAT, and from many players).
     """
     res = _parse_cached(text)
     if isinstance(res, NotationError):
-        raise NotationError(res.message, text)
+        raise NotationError(res.verdict, text)
     return res
 
 
@@ -238,17 +237,24 @@ def _parse(text: str) -> Move:
     """:func:`parse_move` without remembering."""
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
     if not src:
-        raise NotationError("Leere Zeile: kein Zug.", text)
+        raise NotationError(verdict("syntax", N_("Leere Zeile: kein Zug."), seen=Visibility.PUBLIC), text)
     src = sharp_s(src)
     try:
         return _parser().parse(src)
     except UnexpectedInput as exc:
         if _BAD_COL.match(src):
-            raise NotationError("Diese Spalte gibt es nicht: die Spalten heißen A bis O, die Zeilen 1 bis 15 "
-                                "(z. B. 'H8w STERN').", text) from None
+            raise NotationError(verdict("syntax", N_("Diese Spalte gibt es nicht: die Spalten heißen A bis O, die "
+                                                     "Zeilen 1 bis 15 (z. B. 'H8w STERN')."), seen=Visibility.PUBLIC),
+                                text) from None
         col = error_column(exc, src)
-        where = f" (bei Zeichen {col})" if col else ""
-        raise NotationError(f"Zug nicht lesbar{where}: {_EXAMPLE}.", text) from None
+        if col:
+            raise NotationError(verdict("syntax", N_("Zug nicht lesbar (bei Zeichen {col}): erwartet wird KOORDINATE "
+                                                     "RICHTUNG WORT [+WORT ...] [PUNKTE], z. B. 'A12w "
+                                                     "RE*MUS+aderigeS 25 Punkte'."), seen=Visibility.PUBLIC, col=col),
+                                text) from None
+        raise NotationError(verdict("syntax", N_("Zug nicht lesbar: erwartet wird KOORDINATE RICHTUNG WORT "
+                                                 "[+WORT ...] [PUNKTE], z. B. 'A12w RE*MUS+aderigeS 25 Punkte'."),
+                                    seen=Visibility.PUBLIC), text) from None
 
 
 def format_move(move: Move, *, points: bool = True, extras: bool = True) -> str:
