@@ -19,7 +19,8 @@ import bot
 
 GAMES = Path(bot.__file__).resolve().parent / "games"
 MSGID_CALLS = {"N_", "_", "gettext", "ngettext", "verdict", "Verdict", "t", "tr"}
-DEV_ERRORS = {"RuntimeError", "AssertionError", "TypeError", "KeyError", "ValueError", "PrivacyError", "NotImplementedError"}
+DEV_ERRORS = {"RuntimeError", "AssertionError", "TypeError", "KeyError", "ValueError", "PrivacyError", "NotImplementedError",
+              "MovegenUnavailable"}
 PROSE = re.compile(r"[a-zäöüß]{2,}[,.:;!?()']*\s+[(']*[A-Za-zÄÖÜäöüß]*[a-zäöüß]{2,}")
 
 
