@@ -13,6 +13,7 @@ import pytest
 
 from bot.conformance import case_lexicon, read_cases, run_conformance
 from bot.games import get_game
+from bot.games.base import PUBLIC
 from bot.games.typdom import engine as E
 from bot.games.typdom.game import deal, end_scores, seat_order
 from bot.games.typdom.movegen import best_turn, gen_notation, placements
@@ -139,11 +140,18 @@ def test_seat_order_tie_by_lot_is_reproducible():
 def test_player_counts_and_racks():
     g = get_game("typdom")
     assert g.check_players(["1"] * 5) is None
-    assert "2 bis 5" in g.check_players(["1"] * 6)
+    assert g.check_players(["1"] * 6).text() == "Kreuzwort-Spiel braucht 2 bis 5 Spieler, die Ligadatei hat 6."
+    assert g.check_players(["1"] * 6).code == "players"
     assert g.check_players(["1"] * 6, {"variant": "point"}) is None
-    assert "Steine" in g.check_players(["1"] * 4, {"variant": "point", "rack": "12+8"})
+    assert "Steine" in g.check_players(["1"] * 4, {"variant": "point", "rack": "12+8"}).text()
     assert g.check_players(["1"] * 3, {"variant": "point", "rack": "10+8"}) is None
-    assert "Point-Typ-Dom" in g.check_players(["1"] * 3, {"rack": "10+8"})
+    assert "Point-Typ-Dom" in g.check_players(["1"] * 3, {"rack": "10+8"}).text()
+    assert g.check_players(["1"] * 3, {"variant": "blitz"}).text() == \
+        "Typ-Dom kennt die Varianten kreuzwort und point, nicht blitz."
+    assert g.check_players(["1"] * 3, {"variant": "point", "rack": "9+9"}).text() == \
+        "Typ-Dom-Bänke: 8+5, 10+8, 12+8, nicht 9+9."
+    # the game master of a Dutch league reads it in Dutch
+    assert "Ligadatei" not in g.check_players(["1"] * 6).text("nl")
 
 
 # -- end scoring ---------------------------------------------------------------------------------------
@@ -193,7 +201,17 @@ def test_turns_in_seat_order_ersatzzug_when_an_earlier_seat_blocks():
     turns = {t["player"]: t for t in rep.board_move["turns"]}
     assert turns["a"]["kind"] == "place" and turns["a"]["words"] == ["KIND"]
     assert turns["b"]["counted"] == 3 and turns["b"]["kind"] == "buy"
-    assert [f["reason"] for f in turns["b"]["failed"]] == ["mismatch", "rack", "rack"]
+    # the public turn record says which lines failed, nothing of their text or why (issue 31)
+    assert turns["b"]["failed"] == [{"index": 0}, {"index": 1}, {"index": 2}]
+    b = next(p for p in rep.players if p.player == "b")
+    assert [m.reason for m in b.moves] == ["mismatch", "rack", "rack", None]
+    assert b.moves[1].message == "Nicht auf deiner Bank (WIDKE): TT." and b.moves[1].verdict.code == "rack"
+    assert b.moves[3].message == "kaufen: 1 Stein" and b.moves[3].public.render("de", PUBLIC, "b") == "kaufen: 1 Stein"
+    seen = get_game("typdom").seen_by(b.to_json(), PUBLIC, rep.state_after)
+    assert [m["message"] for m in seen["moves"]] == ["ungültig", "ungültig", "ungültig", "kaufen: 1 Stein"]
+    assert not any(m["notes"] or m["reason"] for m in seen["moves"][:3])
+    assert "WIDKE" not in json.dumps(seen) and "TexT" not in json.dumps(seen)
+    assert "WIDKE" not in json.dumps(rep.state_after["history"])
     assert turns["c"]["kind"] == "nmr" and turns["c"]["bought"] == 1
     after = rep.state_after
     assert after["racks"]["a"] == "SW" and len(after["racks"]["b"]) == 6 and len(after["racks"]["c"]) == 4
@@ -257,9 +275,9 @@ def test_check_line_warns_about_earlier_seats_and_shows_the_table():
     st = state("kreuzwort", rows, {"a": "KID", "b": "WID"}, order=["a", "b"])
     g = get_game("typdom")
     rep = g.check_line(st, "R11s WInD", WORDS, player="b")
-    assert rep.valid and any("vor dir" in n.lower() for n in rep.notes)
+    assert rep.valid and any("vor dir" in n.lower() for n in rep.note_texts)
     assert any("W" in line for line in rep.detail["picture"])
-    assert not any("vor dir" in n.lower() for n in g.check_line(st, "R11s KInD", WORDS, player="a").notes)
+    assert not any("vor dir" in n.lower() for n in g.check_line(st, "R11s KInD", WORDS, player="a").note_texts)
     bad = g.check_line(st, "R11s KInD", WORDS, player="b")
     assert not bad.valid and bad.reason == "rack"
 
