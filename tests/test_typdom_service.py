@@ -158,11 +158,6 @@ def test_a_line_that_probes_the_rack_shows_others_nothing_but_that_it_was_invali
     for who in (a, "gm@example.org"):
         assert f"Nicht auf deiner Bank ({rack}): ************* AAAAAAAAAAAAA BBBBBBBBBBBBBB" in reports[who]
 
-    # the public turn record keeps the index of the failed line, nothing else
-    with db.session() as s:
-        turns = s.scalars(select(Partie)).one().state["history"][-1]["turns"]
-    assert next(t for t in turns if t["player"] == keys[a])["failed"] == [{"index": 0}]
-
     n = len(md.sent())
     md.deliver_to_inbox(player_mail(b, "", subject="AUSWERTUNG 1 ALLE"))
     poll_once(db, cfg)
@@ -185,3 +180,8 @@ def test_a_line_that_probes_the_rack_shows_others_nothing_but_that_it_was_invali
     for where, text in [("Bernd", reports[b]), ("Clara", reports[c]), ("AUSWERTUNG 1 ALLE", alle[-1]),
                         *pages.items()]:
         assert not leaks(text), (where, leaks(text), text[:3000])
+
+    # the public turn record keeps the index of the failed line, nothing else
+    with db.session() as s:
+        turns = s.scalars(select(Partie)).one().state["history"][-1]["turns"]
+    assert next(t for t in turns if t["player"] == keys[a])["failed"] == [{"index": 0}]
