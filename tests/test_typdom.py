@@ -13,7 +13,7 @@ import pytest
 
 from bot.conformance import case_lexicon, read_cases, run_conformance
 from bot.games import get_game
-from bot.games.base import PUBLIC
+from bot.games.base import GM_ONLY, PUBLIC, NotationError
 from bot.games.typdom import engine as E
 from bot.games.typdom.game import deal, end_scores, seat_order
 from bot.games.typdom.movegen import best_turn, gen_notation, placements
@@ -336,3 +336,35 @@ def test_best_turn_uses_a_second_placement_and_a_jolly():
     rows2 = board(("K13", "w", "SPIeL"))
     b2 = best_turn(rows2, "EHRZ", words, "point")
     assert b2.notation.startswith("JOLLY N13;") and b2.score == 12
+
+
+def test_verdicts_are_data_rendered_per_recipient_and_language():
+    """Issue 31: what the engine says is a verdict; an unplayed line's is the mover's alone
+    (a public rendering raises), a counted turn's summary is public, both in German and
+    Dutch from the catalog."""
+    from bot.games.base import Audience, PrivacyError
+    rows = board(("M13", "w", "EXAMEN"))
+    st = state("point", rows, {"a": "KID", "b": "WID"}, order=["a", "b"])
+    g = get_game("typdom")
+    bad = g.check_line(st, "R11s QInD", WORDS, player="a")
+    assert bad.verdict.code == "rack" and bad.message == "Nicht auf deiner Bank (KID): Q."
+    assert bad.verdict.render("nl", Audience(viewer="a"), "a") == "Niet op je plankje (KID): Q."
+    with pytest.raises(PrivacyError):
+        bad.verdict.render("de", PUBLIC, "a")
+    with pytest.raises(PrivacyError):
+        bad.verdict.render("de", Audience(viewer="b"), "a")
+    assert bad.public is None and bad.public_notes == []
+    good = g.check_line(st, "R11s KInD", WORDS, player="a")
+    assert good.message == "KIND (10 Punkte)" and good.verdict.render("nl", PUBLIC, "a") == "KIND (10 punten)"
+    assert good.detail["summary"].render("de", PUBLIC, "a") == "KIND (10 Punkte)"
+    assert g.check_line(st, "KAUFEN 2 rot", WORDS, player="a").verdict.render("nl", PUBLIC, "a") == \
+        "kopen: 2 stenen (rood)"
+    with pytest.raises(NotationError) as exc:
+        parse_turn("Z13w EXAMEN")
+    assert exc.value.verdict.code == "syntax" and exc.value.verdict.text("nl").startswith("Die kolom bestaat niet")
+    # the game master's picture: verdicts for the GM, the board rows as they are
+    pic = g.gm_picture(st, {"a": "Anna", "b": "Bernd"}, zat="Fr 18:00")
+    texts = [v if isinstance(v, str) else v.render("nl", GM_ONLY, None) for v in pic]
+    assert "Plankje Anna: rood: I; zwart: D K" in texts and texts[0].startswith("Point-Typ-Dom, ronde 1")
+    with pytest.raises(PrivacyError):
+        next(v for v in pic if not isinstance(v, str) and v.code == "rack").render("de", PUBLIC, None)
