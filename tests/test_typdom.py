@@ -224,6 +224,9 @@ def test_kreuzwort_ends_when_a_player_is_out_and_later_seats_do_not_play():
     rep = adjudicate(st, {"a": ["R11s KInD"], "b": ["R11s WInD"], "c": ["KAUFEN"]})
     kinds = [t["kind"] for t in rep.board_move["turns"]]
     assert kinds == ["place", "skipped", "skipped"]
+    c = next(p for p in rep.players if p.player == "c")
+    seen = get_game("typdom").seen_by(c.to_json(), PUBLIC, rep.state_after)
+    assert [m["message"] for m in seen["moves"]] == ["nicht mehr am Zug: die Partie war schon zu Ende"]
     after = rep.state_after
     assert after["finished"] and after["first_out"] == "a"
     pts = {p.player: p.points for p in rep.players}

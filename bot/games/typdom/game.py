@@ -65,7 +65,7 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
+from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.typdom.engine import VARIANTS, Outcome, evaluate, reason_gloss
 from bot.games.typdom.notation import parse_turn
 from bot.games.typdom.table import MARGIN, Table
@@ -467,6 +467,19 @@ class TypdomRules(GameRules):
         return RoundReport(round=rnd, players=players, board_move=board_move, top=None,
                            state_before=dict(state), state_after=after,
                            lot=state.get("start", {}).get("lot") if rnd == 1 else None)
+
+    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any],
+                lang: str = "de") -> dict[str, Any]:
+        """:meth:`GameRules.seen_by`; for others, the lines of a player whose turn never
+        came (the Kreuzwort-Spiel ended earlier in the round) read "nicht mehr am Zug"
+        instead of "ungültig" (public: the turn records say so, too)."""
+        out = super().seen_by(pl, audience, state, lang)
+        owner = str(pl["player"])
+        if not audience.sees(owner, Visibility.MOVER):
+            for raw, m in zip(pl.get("moves", []), out["moves"]):
+                if (raw.get("verdict") or {}).get("code") == _SKIPPED.code:
+                    m["message"] = _SKIPPED.render(lang, audience, owner)
+        return out
 
     # -- views ----------------------------------------------------------------------------------
     def public_view(self, state: Mapping[str, Any]) -> dict:
