@@ -217,6 +217,12 @@ def _turn(**kw: Any) -> dict[str, Any]:
     return {**_TURN_DEFAULTS, **kw}
 
 
+def _public_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A turn record as the public view gives it: of each failed line only its index (a
+    state stored before issue 31 kept its text, reason and public verdict too)."""
+    return dict(turn, failed=[{"index": f.get("index")} for f in turn.get("failed") or []])
+
+
 def end_scores(variant: str, racks: Mapping[str, str], order: Sequence[str], first_out: str | None) -> dict[str, dict]:
     """The end scoring per player: ``{"rest": rack left, "points": change of the
     standings, "bonus": +10 for going out first (Point-Typ-Dom), "paid"/"received"
@@ -487,7 +493,8 @@ class TypdomRules(GameRules):
         ``seat_order``, ``rack_sizes`` (per player), ``pool`` (tiles left), ``start``,
         ``first_out``, ``finished``, ``end`` (the end scoring with every rack left, once over),
         ``grid_text`` (the occupied part with a margin, coordinates), ``cells`` (for HTML),
-        ``last_turns`` (the last round's turns). Never a rack of a running Partie."""
+        ``last_turns`` (the last round's turns; of a failed line only its index). Never a
+        rack of a running Partie, nothing of a line that was not played."""
         table = Table.from_rows(state["board"])
         hist = state.get("history", [])
         return {"variant": state.get("variant", "kreuzwort"),
@@ -499,7 +506,7 @@ class TypdomRules(GameRules):
                 "start": state.get("start"), "first_out": state.get("first_out"),
                 "finished": bool(state.get("finished")), "end": state.get("end") if state.get("finished") else None,
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
-                "last_turns": hist[-1]["turns"] if hist else []}
+                "last_turns": [_public_turn(t) for t in hist[-1]["turns"]] if hist else []}
 
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """``rack`` (code: letters, ``?`` red Jolly, ``#`` black Jolly), ``rack_text``
