@@ -290,7 +290,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     """
     table = _as_table(table)
     if variant not in VARIANTS:
-        raise ValueError(f"unknown Typ-Dom variant {variant!r}")
+        raise ValueError(f"variant={variant!r}")
     if isinstance(turn, str):
         try:
             turn = parse_turn(turn)

@@ -93,14 +93,14 @@ def variant_of(options: Mapping[str, Any] | None) -> str:
     v = str((options or {}).get("variant", "kreuzwort")).lower().replace("-", "").replace("_", "")
     v = {"kreuzwortspiel": "kreuzwort", "pointtypdom": "point", "punkte": "point"}.get(v, v)
     if v not in VARIANTS:
-        raise ValueError(f"unknown Typ-Dom variant {v!r} (kreuzwort, point)")
+        raise ValueError(f"variant={v!r}")
     return v
 
 
 def rack_size(options: Mapping[str, Any] | None) -> tuple[int, int]:
     raw = str((options or {}).get("rack", "8+5")).replace(" ", "")
     if raw not in RACKS:
-        raise ValueError(f"unknown Typ-Dom racks {raw!r} ({', '.join(RACKS)})")
+        raise ValueError(f"rack={raw!r}")
     return RACKS[raw]
 
 
@@ -303,13 +303,13 @@ class TypdomRules(GameRules):
                    players: Sequence[str] = ()) -> dict:
         """Deal the racks, fix the seat order and lay the empty table. Options:
         ``variant`` (``kreuzwort``/``point``), ``rack`` (``"8+5"``, ``"10+8"``, ``"12+8"``),
-        ``rounds`` (an upper bound, default 20). ValueError on a bad option."""
+        ``rounds`` (an upper bound, default 20). ValueError on a bad option, TypeError without players."""
         options = options or {}
         variant = variant_of(options)
         black, red = rack_size(options)
         players = list(players)
         if not players:
-            raise ValueError("Typ-Dom needs the players in seat order")
+            raise TypeError("players: the seat order is missing")
         racks, pool = deal(seed, partie, players, black, red)
         order, start = seat_order(seed, partie, players, racks)
         return {"variant": variant, "round": 1, "rounds": int(options.get("rounds", ROUNDS)),

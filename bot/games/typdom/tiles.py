@@ -91,7 +91,7 @@ def parse_rack(text: str) -> str:
     s = text.replace(" ", "").upper()
     for ch in s:
         if ch not in COUNTS and ch not in JOLLYS:
-            raise ValueError(f"not a Typ-Dom tile: {ch!r}")
+            raise ValueError(f"tile={ch!r}")
     return sort_rack(s)
 
 
