@@ -214,9 +214,10 @@ def test_turns_in_seat_order_ersatzzug_when_an_earlier_seat_blocks():
     assert "WIDKE" not in json.dumps(rep.state_after["history"])
     # a state stored before issue 31 kept the failed line's text and reason: the public
     # view drops them
-    old = dict(rep.state_after, history=[dict(h, turns=[dict(t, failed=[
-        {"index": 1, "text": "N12s TexT", "reason": "rack", "gloss": "Steine nicht auf der Bank",
-         "message": "Steine, die nicht auf der Bank sind: T T."}]) for t in h["turns"]]) for h in rep.state_after["history"]])
+    legacy = [{"index": 1, "text": "N12s TexT", "reason": "rack", "gloss": "Steine nicht auf der Bank",
+               "message": "Steine, die nicht auf der Bank sind: T T."}]
+    old = dict(rep.state_after, history=[dict(h, turns=[dict(t, failed=legacy) for t in h["turns"]])
+                                         for h in rep.state_after["history"]])
     view = json.dumps(get_game("typdom").public_view(old))
     assert "TexT" not in view and "nicht auf der Bank" not in view and '"failed": [{"index": 1}]' in view
     assert turns["c"]["kind"] == "nmr" and turns["c"]["bought"] == 1

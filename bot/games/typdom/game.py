@@ -271,7 +271,8 @@ class TypdomRules(GameRules):
         return reason_gloss(reason) or ""
 
     # -- league checks ------------------------------------------------------------------------
-    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Verdict | None:  # type: ignore[override]
+    def check_players(self, players: Sequence[str],  # type: ignore[override]
+                      options: Mapping[str, Any] | None = None) -> Verdict | None:
         """Why a league of ``players`` with ``options`` cannot be played (a verdict for the
         game master), or None: the variant, the racks, the player count of the variant
         (seed 002) and whether the 50 black and 30 red tiles suffice."""
@@ -337,11 +338,11 @@ class TypdomRules(GameRules):
         order = list(state.get("seat_order", []))
         if player in order and order.index(player) > 0:
             before = order.index(player)
-            rep.notes.append(verdict("seats_before", N_(
-                "Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir ist in dieser Runde noch ein Spieler am Zug; "
-                "seine Wörter können das Ergebnis ändern (dafür sind deine Ersatzzüge da).") if before == 1 else N_(
-                "Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir sind in dieser Runde noch {n} Spieler am Zug; "
-                "ihre Wörter können das Ergebnis ändern (dafür sind deine Ersatzzüge da)."), n=before))
+            one = N_("Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir ist in dieser Runde noch ein Spieler am "
+                     "Zug; seine Wörter können das Ergebnis ändern (dafür sind deine Ersatzzüge da).")
+            more = N_("Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir sind in dieser Runde noch {n} Spieler am "
+                      "Zug; ihre Wörter können das Ergebnis ändern (dafür sind deine Ersatzzüge da).")
+            rep.notes.append(verdict("seats_before", one if before == 1 else more, n=before))
         if out.valid and not out.is_buy:
             after = out.apply(Table.from_rows(state["board"]))
             rep.detail["picture"] = after.grid_text(after.bounds(MARGIN)).splitlines()
@@ -570,4 +571,5 @@ class TypdomRules(GameRules):
         return {"move": b["notation"], "score": b["score"], "tiles": b["tiles"], "words": b["words"]}
 
 
-__all__ = ["TypdomRules", "deal", "seat_order", "end_scores", "summary", "RACKS", "PLAYERS", "FINISH_BONUS", "VARIANT_TITLES"]
+__all__ = ["TypdomRules", "deal", "seat_order", "end_scores", "summary", "RACKS", "PLAYERS", "FINISH_BONUS",
+           "VARIANT_TITLES"]
