@@ -185,3 +185,41 @@ def test_a_line_that_probes_the_rack_shows_others_nothing_but_that_it_was_invali
     with db.session() as s:
         turns = s.scalars(select(Partie)).one().state["history"][-1]["turns"]
     assert next(t for t in turns if t["player"] == keys[a])["failed"] == [{"index": 0}]
+
+
+def test_a_dutch_league_reads_typdom_in_dutch(tmp_path, env):
+    """The verdicts and the templates come from the catalog: a league with ``language =
+    "nl"`` gets its start mail, acknowledgement and Auswertung in Dutch, the mover's own
+    reason included."""
+    db, cfg, md = env
+    with db.session() as s:
+        create_league(s, read_league_file(_league(tmp_path, 'language = "nl"', partien=("T1",))), cfg)
+    deliver(db, md, cfg)
+    a, b, c = (e for _, e in PLAYERS)
+    starts = {m_to(raw): text_of(raw) for raw in md.sent()}
+    assert "Je plankje (alleen voor jou):" in starts[a] and "Zo stuur je je zetten (Typ-Dom)" in starts[a]
+    assert "Deine Bank" not in starts[a] and "So schickst du" not in starts[a]
+    with db.session() as s:
+        keys = {p.email: str(p.id) for p in s.scalars(select(Player))}
+        t1 = s.scalars(select(Partie)).one()
+        st = dict(t1.state)
+        st["board"] = _board(("M13", "w", "EXAMEN"))
+        st["racks"] = dict(st["racks"], **{keys[a]: "AEHMNRS", keys[b]: "BDIKRST", keys[c]: "CFIKLPW"})
+        st["seat_order"] = [keys[a], keys[b], keys[c]]
+        t1.state = st
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail(a, "Partie T1:\nR11s QInD\nReserve: KAUFEN\n"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    ack = " ".join(text_of(md.sent()[n]).split())
+    assert "ongeldig: Niet op je plankje (AEHMNRS): D I Q." in ack and "geldig: kopen: 1 steen" in ack
+    n = len(md.sent())
+    adjudicate_league(db, cfg, "TD", force=True)
+    deliver(db, md, cfg)
+    reports = {m_to(raw): " ".join(text_of(raw).split()) for raw in md.sent()[n:]}
+    assert "De zetten in zitvolgorde:" in reports[b] and "Hoofdzet niet mogelijk, reservezet 1 telt." in reports[b]
+    assert "Niet op je plankje" not in reports[b] and "QInD" not in reports[b]
+    assert "Niet op je plankje (AEHMNRS): D I Q." in reports[a] and "Je plankje voor de volgende ronde:" in reports[a]
+    for who in (a, b, c):  # the game master reads German (gm_language)
+        assert "Die Züge in Sitzreihenfolge" not in reports[who] and "Steine auf der Bank" not in reports[who]
+    assert "Die Züge in Sitzreihenfolge" in reports["gm@example.org"]
