@@ -13,6 +13,7 @@ import pytest
 
 from bot.conformance import case_lexicon, read_cases, run_conformance
 from bot.games import get_game
+from bot.games.base import GM_ONLY, PUBLIC, NotationError
 from bot.games.typdom import engine as E
 from bot.games.typdom.game import deal, end_scores, seat_order
 from bot.games.typdom.movegen import best_turn, gen_notation, placements
@@ -139,11 +140,18 @@ def test_seat_order_tie_by_lot_is_reproducible():
 def test_player_counts_and_racks():
     g = get_game("typdom")
     assert g.check_players(["1"] * 5) is None
-    assert "2 bis 5" in g.check_players(["1"] * 6)
+    assert g.check_players(["1"] * 6).text() == "Kreuzwort-Spiel braucht 2 bis 5 Spieler, die Ligadatei hat 6."
+    assert g.check_players(["1"] * 6).code == "players"
     assert g.check_players(["1"] * 6, {"variant": "point"}) is None
-    assert "Steine" in g.check_players(["1"] * 4, {"variant": "point", "rack": "12+8"})
+    assert "Steine" in g.check_players(["1"] * 4, {"variant": "point", "rack": "12+8"}).text()
     assert g.check_players(["1"] * 3, {"variant": "point", "rack": "10+8"}) is None
-    assert "Point-Typ-Dom" in g.check_players(["1"] * 3, {"rack": "10+8"})
+    assert "Point-Typ-Dom" in g.check_players(["1"] * 3, {"rack": "10+8"}).text()
+    assert g.check_players(["1"] * 3, {"variant": "blitz"}).text() == \
+        "Typ-Dom kennt die Varianten kreuzwort und point, nicht blitz."
+    assert g.check_players(["1"] * 3, {"variant": "point", "rack": "9+9"}).text() == \
+        "Typ-Dom-Bänke: 8+5, 10+8, 12+8, nicht 9+9."
+    # the game master of a Dutch league reads it in Dutch
+    assert "Ligadatei" not in g.check_players(["1"] * 6).text("nl")
 
 
 # -- end scoring ---------------------------------------------------------------------------------------
@@ -193,7 +201,25 @@ def test_turns_in_seat_order_ersatzzug_when_an_earlier_seat_blocks():
     turns = {t["player"]: t for t in rep.board_move["turns"]}
     assert turns["a"]["kind"] == "place" and turns["a"]["words"] == ["KIND"]
     assert turns["b"]["counted"] == 3 and turns["b"]["kind"] == "buy"
-    assert [f["reason"] for f in turns["b"]["failed"]] == ["mismatch", "rack", "rack"]
+    # the public turn record says which lines failed, nothing of their text or why (issue 31)
+    assert turns["b"]["failed"] == [{"index": 0}, {"index": 1}, {"index": 2}]
+    b = next(p for p in rep.players if p.player == "b")
+    assert [m.reason for m in b.moves] == ["mismatch", "rack", "rack", None]
+    assert b.moves[1].message == "Nicht auf deiner Bank (WIDKE): TT." and b.moves[1].verdict.code == "rack"
+    assert b.moves[3].message == "kaufen: 1 Stein" and b.moves[3].public.render("de", PUBLIC, "b") == "kaufen: 1 Stein"
+    seen = get_game("typdom").seen_by(b.to_json(), PUBLIC, rep.state_after)
+    assert [m["message"] for m in seen["moves"]] == ["ungültig", "ungültig", "ungültig", "kaufen: 1 Stein"]
+    assert not any(m["notes"] or m["reason"] for m in seen["moves"][:3])
+    assert "WIDKE" not in json.dumps(seen) and "TexT" not in json.dumps(seen)
+    assert "WIDKE" not in json.dumps(rep.state_after["history"])
+    # a state stored before issue 31 kept the failed line's text and reason: the public
+    # view drops them
+    legacy = [{"index": 1, "text": "N12s TexT", "reason": "rack", "gloss": "Steine nicht auf der Bank",
+               "message": "Steine, die nicht auf der Bank sind: T T."}]
+    old = dict(rep.state_after, history=[dict(h, turns=[dict(t, failed=legacy) for t in h["turns"]])
+                                         for h in rep.state_after["history"]])
+    view = json.dumps(get_game("typdom").public_view(old))
+    assert "TexT" not in view and "nicht auf der Bank" not in view and '"failed": [{"index": 1}]' in view
     assert turns["c"]["kind"] == "nmr" and turns["c"]["bought"] == 1
     after = rep.state_after
     assert after["racks"]["a"] == "SW" and len(after["racks"]["b"]) == 6 and len(after["racks"]["c"]) == 4
@@ -206,6 +232,9 @@ def test_kreuzwort_ends_when_a_player_is_out_and_later_seats_do_not_play():
     rep = adjudicate(st, {"a": ["R11s KInD"], "b": ["R11s WInD"], "c": ["KAUFEN"]})
     kinds = [t["kind"] for t in rep.board_move["turns"]]
     assert kinds == ["place", "skipped", "skipped"]
+    c = next(p for p in rep.players if p.player == "c")
+    seen = get_game("typdom").seen_by(c.to_json(), PUBLIC, rep.state_after)
+    assert [m["message"] for m in seen["moves"]] == ["nicht mehr am Zug: die Partie war schon zu Ende"]
     after = rep.state_after
     assert after["finished"] and after["first_out"] == "a"
     pts = {p.player: p.points for p in rep.players}
@@ -257,9 +286,9 @@ def test_check_line_warns_about_earlier_seats_and_shows_the_table():
     st = state("kreuzwort", rows, {"a": "KID", "b": "WID"}, order=["a", "b"])
     g = get_game("typdom")
     rep = g.check_line(st, "R11s WInD", WORDS, player="b")
-    assert rep.valid and any("vor dir" in n.lower() for n in rep.notes)
+    assert rep.valid and any("vor dir" in n.lower() for n in rep.note_texts)
     assert any("W" in line for line in rep.detail["picture"])
-    assert not any("vor dir" in n.lower() for n in g.check_line(st, "R11s KInD", WORDS, player="a").notes)
+    assert not any("vor dir" in n.lower() for n in g.check_line(st, "R11s KInD", WORDS, player="a").note_texts)
     bad = g.check_line(st, "R11s KInD", WORDS, player="b")
     assert not bad.valid and bad.reason == "rack"
 
@@ -318,3 +347,35 @@ def test_best_turn_uses_a_second_placement_and_a_jolly():
     rows2 = board(("K13", "w", "SPIeL"))
     b2 = best_turn(rows2, "EHRZ", words, "point")
     assert b2.notation.startswith("JOLLY N13;") and b2.score == 12
+
+
+def test_verdicts_are_data_rendered_per_recipient_and_language():
+    """Issue 31: what the engine says is a verdict; an unplayed line's is the mover's alone
+    (a public rendering raises), a counted turn's summary is public, both in German and
+    Dutch from the catalog."""
+    from bot.games.base import Audience, PrivacyError
+    rows = board(("M13", "w", "EXAMEN"))
+    st = state("point", rows, {"a": "KID", "b": "WID"}, order=["a", "b"])
+    g = get_game("typdom")
+    bad = g.check_line(st, "R11s QInD", WORDS, player="a")
+    assert bad.verdict.code == "rack" and bad.message == "Nicht auf deiner Bank (KID): Q."
+    assert bad.verdict.render("nl", Audience(viewer="a"), "a") == "Niet op je plankje (KID): Q."
+    with pytest.raises(PrivacyError):
+        bad.verdict.render("de", PUBLIC, "a")
+    with pytest.raises(PrivacyError):
+        bad.verdict.render("de", Audience(viewer="b"), "a")
+    assert bad.public is None and bad.public_notes == []
+    good = g.check_line(st, "R11s KInD", WORDS, player="a")
+    assert good.message == "KIND (10 Punkte)" and good.verdict.render("nl", PUBLIC, "a") == "KIND (10 punten)"
+    assert good.detail["summary"].render("de", PUBLIC, "a") == "KIND (10 Punkte)"
+    assert g.check_line(st, "KAUFEN 2 rot", WORDS, player="a").verdict.render("nl", PUBLIC, "a") == \
+        "kopen: 2 stenen (rood)"
+    with pytest.raises(NotationError) as exc:
+        parse_turn("Z13w EXAMEN")
+    assert exc.value.verdict.code == "syntax" and exc.value.verdict.text("nl").startswith("Die kolom bestaat niet")
+    # the game master's picture: verdicts for the GM, the board rows as they are
+    pic = g.gm_picture(st, {"a": "Anna", "b": "Bernd"}, zat="Fr 18:00")
+    texts = [v if isinstance(v, str) else v.render("nl", GM_ONLY, None) for v in pic]
+    assert "Plankje Anna: rood: I; zwart: D K" in texts and texts[0].startswith("Point-Typ-Dom, ronde 1")
+    with pytest.raises(PrivacyError):
+        next(v for v in pic if not isinstance(v, str) and v.code == "rack").render("de", PUBLIC, None)

@@ -44,7 +44,13 @@ can share no word (a word across the placement holds one square of it), so a pla
 joins exactly when its word holds two or more such groups (EIS -> REISE: one group, no
 join; NAHT through the N of EXAMEN and the T of TAT: two groups, a join).
 
-Lenient readings, each a German note and never a failure (as in Monoscrabble): an
+Verdicts are data (issue 31, :mod:`bot.games.verdict`): an invalid turn's ``verdict``
+is written to the mover (``seen`` MOVER, its parameters the mover's: the rack, the
+letters of a line that was not played); others only ever learn that a line was invalid
+(:meth:`bot.games.base.GameRules.seen_by`). The notes of a valid turn name nothing but the
+line and the table, and are public; the notes of an invalid one are the mover's.
+
+Lenient readings, each a note and never a failure (as in Monoscrabble): an
 upper-case letter on a square holding that letter is the tile on the table; a WORD that is
 only part of the word formed is extended over the table tiles at both ends and the whole
 word counts; a single laid tile that forms no word in the written direction but one
@@ -68,31 +74,51 @@ from dataclasses import dataclass, field as dc_field
 from typing import Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Param, Verdict, Visibility, mover, public, verdict
 from bot.games.grid import Placement as Tiled, run
 from bot.games.typdom.notation import Placement, Token, Turn, format_placement, format_turn, parse_turn, tokens_text
 from bot.games.typdom.table import CENTRE, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
 
-#: Reason codes (shared/conformance/README.md "Typ-Dom"), in checking order, with a German gloss.
+#: Reason codes (shared/conformance/README.md "Typ-Dom"), in checking order, with a German
+#: gloss (a msgid; :func:`reason_gloss` gives it as a verdict).
 REASONS: dict[str, str] = {
-    "syntax": "nicht lesbar",
-    "rack": "Steine nicht auf der Bank",
-    "off-board": "außerhalb des Tisches",
-    "mismatch": "passt nicht zum Tisch",
-    "gap": "Lücke im Wort",
-    "jolly": "Jolly nicht erlaubt",
-    "not-connected": "nicht angesetzt",
-    "no-tile": "kein Stein gelegt",
-    "second": "zweites Wort nicht erlaubt",
-    "word": "kein gültiges Wort",
+    "syntax": N_("nicht lesbar"),
+    "rack": N_("Steine nicht auf der Bank"),
+    "off-board": N_("außerhalb des Tisches"),
+    "mismatch": N_("passt nicht zum Tisch"),
+    "gap": N_("Lücke im Wort"),
+    "jolly": N_("Jolly nicht erlaubt"),
+    "not-connected": N_("nicht angesetzt"),
+    "no-tile": N_("kein Stein gelegt"),
+    "second": N_("zweites Wort nicht erlaubt"),
+    "word": N_("kein gültiges Wort"),
 }
 
 VARIANTS = ("kreuzwort", "point")
-#: The word rules in one German sentence, added to a ``word`` verdict (seed 002).
-WORD_RULES = ("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, Firmen- oder "
-              "Markennamen; Orts- und Vornamen sind erlaubt.")
+#: The word rules in one sentence, added to a ``word`` verdict (seed 002).
+WORD_RULES = verdict("word_rules", N_("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, "
+                                      "Firmen- oder Markennamen; Orts- und Vornamen sind erlaubt."),
+                     seen=Visibility.PUBLIC)
+#: The directions as words, for verdicts.
+DIRECTIONS = {"w": verdict("waagerecht", N_("waagerecht"), seen=Visibility.PUBLIC),
+              "s": verdict("senkrecht", N_("senkrecht"), seen=Visibility.PUBLIC)}
 #: Point-Typ-Dom: a purchase is 1 to 3 tiles (seed: "darf er 1 bis 3 Steine nach eigener Wahl kaufen").
 MAX_BUY = {"kreuzwort": 1, "point": 3}
+
+
+def reason_gloss(reason: str | None) -> Verdict | None:
+    """The public gloss of a reason code (:data:`REASONS`) as a verdict, or None."""
+    gloss = REASONS.get(reason or "")
+    return verdict("gloss", gloss, seen=Visibility.PUBLIC) if gloss else None
+
+
+def as_mover(v: Verdict) -> Verdict:
+    """``v`` seen by the mover alone, every parameter too (a note about a line that was not
+    played names that line, which others never see)."""
+    return Verdict(v.code, v.msgid, {k: Param(p.value, Visibility.MOVER if p.seen is Visibility.PUBLIC else p.seen)
+                                     for k, p in v.params.items()},
+                   v.plural, Visibility.MOVER if v.seen is Visibility.PUBLIC else v.seen)
 
 
 class WordList(Protocol):
@@ -130,8 +156,9 @@ class Outcome:
     "coord", "letter", "jolly"}`` of a Jolly taken, or None), ``buy`` (tiles to buy,
     None unless a purchase), ``buy_colour``, ``rack_after`` (the rack after the turn,
     before any purchase), ``notation`` (canonical). Invalid: ``reason`` (a code of
-    :data:`REASONS`) and ``message`` (German). ``notes``: German remarks that never change
-    the outcome.
+    :data:`REASONS`) and ``verdict`` (a :class:`~bot.games.verdict.Verdict` for the
+    mover; ``message`` is its German text). ``notes``: verdicts that never change the
+    outcome (public for a valid turn, the mover's for an invalid one).
     """
 
     valid: bool
@@ -142,12 +169,19 @@ class Outcome:
     buy_colour: str | None = None
     rack_after: str = ""
     reason: str | None = None
-    message: str = ""
-    notes: list[str] = dc_field(default_factory=list)
+    verdict: Verdict | None = None
+    notes: list[Verdict] = dc_field(default_factory=list)
     notation: str = ""
-    #: The verdict as other players see it when ``message`` names the rack (None: the
-    #: message names nothing private; docs/development/privacy.md).
-    public: str | None = None
+
+    @property
+    def message(self) -> str:
+        """The verdict as the mover reads it, in German ("" for a valid turn)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
+    @property
+    def note_texts(self) -> list[str]:
+        """The notes as the mover reads them, in German."""
+        return [n.text("de") for n in self.notes]
 
     @property
     def words(self) -> list[str]:
@@ -183,17 +217,29 @@ class Outcome:
         return table
 
 
-def _invalid(reason: str, message: str, turn: Turn | None = None, notes: Iterable[str] = (), *,
-             public: str | None = None) -> Outcome:
-    return Outcome(valid=False, turn=turn, reason=reason, message=message, notes=list(notes), public=public)
+def _invalid(reason: str, v: Verdict, turn: Turn | None = None, notes: Iterable[Verdict] = ()) -> Outcome:
+    """An invalid turn: ``v`` and ``notes`` are the mover's (nothing of a line that was not
+    played is public)."""
+    return Outcome(valid=False, turn=turn, reason=reason, verdict=as_mover(v), notes=[as_mover(n) for n in notes])
+
+
+def _bad(code: str, msgid: str, **params: object) -> Verdict:
+    """A verdict about a line to its mover (every parameter the mover's)."""
+    return verdict(code, msgid, seen=Visibility.MOVER, **{k: v if isinstance(v, Param) else mover(v)
+                                                          for k, v in params.items()})
+
+
+def _note(code: str, msgid: str, **params: object) -> Verdict:
+    """A note that names only the line and the table (public once the line is played)."""
+    return verdict(code, msgid, seen=Visibility.PUBLIC, **params)
 
 
 def _step(direction: str) -> tuple[int, int]:
     return (0, 1) if direction == "w" else (1, 0)
 
 
-def _dir_name(direction: str) -> str:
-    return "waagerecht" if direction == "w" else "senkrecht"
+def _dir_name(direction: str) -> Verdict:
+    return DIRECTIONS["w" if direction == "w" else "s"]
 
 
 def _letters(table: Table, placed: dict, squares: list[tuple[int, int]]) -> str:
@@ -244,13 +290,13 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     """
     table = _as_table(table)
     if variant not in VARIANTS:
-        raise ValueError(f"unknown Typ-Dom variant {variant!r}")
+        raise ValueError(f"variant={variant!r}")
     if isinstance(turn, str):
         try:
             turn = parse_turn(turn)
         except NotationError as exc:
-            return _invalid("syntax", exc.message)
-    notes: list[str] = []
+            return _invalid("syntax", exc.verdict)
+    notes: list[Verdict] = []
     have = Counter(rack)
 
     # -- a purchase ------------------------------------------------------------------------
@@ -258,20 +304,23 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         n = turn.buy or 1
         top = MAX_BUY[variant]
         if variant == "kreuzwort" and n != 1:
-            notes.append("Im Kreuzwort-Spiel wird genau ein Stein gekauft.")
+            notes.append(_note("buy_one", N_("Im Kreuzwort-Spiel wird genau ein Stein gekauft.")))
             n = 1
         elif not 1 <= n <= top:
-            return _invalid("syntax", f"Kaufen kannst du 1 bis {top} Steine, nicht {n}.", turn)
+            return _invalid("syntax", _bad("syntax", N_("Kaufen kannst du 1 bis {top} Steine, nicht {n}."),
+                                           top=public(top), n=n), turn)
         return Outcome(valid=True, turn=turn, buy=n, buy_colour=turn.buy_colour, rack_after=sort_rack(rack),
                        notes=notes, notation=format_turn(Turn(buy=n, buy_colour=turn.buy_colour,
                                                               count_given=variant == "point")))
 
     placements = list(turn.placements)
-    hints: list[str] = []
+    hints: list[Verdict] = []
     for p in placements:
         if not p.direction_given:
-            how = "waagerecht (Zahl zuerst)" if p.number_first else "senkrecht (Buchstabe zuerst)"
-            hints.append(f"{format_placement(p, points=False)}: ohne Richtung gelesen als {how}.")
+            hints.append(_note("direction", N_("{move}: ohne Richtung gelesen als waagerecht (Zahl zuerst).")
+                               if p.number_first else
+                               N_("{move}: ohne Richtung gelesen als senkrecht (Buchstabe zuerst)."),
+                               move=format_placement(p, points=False)))
 
     # -- the Jolly taken first --------------------------------------------------------------
     base = table
@@ -296,7 +345,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             letter_there = tile.letter if tile is not None else provisional.get((r, c))
             if t.placed and letter_there is not None and letter_there == t.letter:
                 toks[i] = Token("old", t.letter)
-                notes.append(f"Auf {coord_name(r, c)} liegt schon {t.letter}: als Stein vom Tisch gelesen.")
+                notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch gelesen."),
+                                   coord=coord_name(r, c), letter=t.letter))
         for (r, c), t in zip(sq, toks):
             if t.placed and base.on_board(r, c) and base.get(r, c) is None:
                 provisional.setdefault((r, c), t.letter)  # type: ignore[arg-type]
@@ -321,26 +371,35 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     if need["*"] > jollys_have:
         missing["*"] = need["*"] - jollys_have
     if missing:
+        # the rack and what is missing are the mover's alone: this verdict is never public
+        # (a line written to probe the rack learns nothing but "ungültig"; issue 31)
         shown = " ".join(ch * n for ch, n in sorted(missing.items()))
-        msg = f"Nicht auf deiner Bank ({rack or 'leer'}): {shown}."
+        held = rack or verdict("empty", N_("leer"), seen=Visibility.PUBLIC)
         if "*" not in missing and jollys_have > need["*"]:
-            msg += " Ein Jolly wird mit Stern geschrieben, z. B. *E."
-        return _invalid("rack", msg, turn, notes + hints, public=f"Steine, die nicht auf der Bank sind: {shown}.")
+            msg = _bad("rack", N_("Nicht auf deiner Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, "
+                                  "z. B. *E."), rack=held, missing=shown)
+        else:
+            msg = _bad("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."), rack=held, missing=shown)
+        return _invalid("rack", msg, turn, notes + hints)
 
     # -- off-board --------------------------------------------------------------------------
     if turn.jolly is not None and not table.on_board(*turn.jolly):
-        return _invalid("off-board", f"JOLLY {coord_name(*turn.jolly)}: dieses Feld gibt es nicht "
-                        "(Spalten A-Y, Zeilen 1-25).", turn, notes + hints)
+        return _invalid("off-board", _bad("off-board", N_("JOLLY {coord}: dieses Feld gibt es nicht (Spalten A-Y, "
+                                                          "Zeilen 1-25)."), coord=coord_name(*turn.jolly)),
+                        turn, notes + hints)
     for p, sq in zip(placements, squares_list):
         if any(not table.on_board(r, c) for r, c in sq):
-            return _invalid("off-board", f"Das Wort ab {p.coord} ({_dir_name(p.direction)}) geht über den Rand "
-                            "des Tisches hinaus (Spalten A-Y, Zeilen 1-25).", turn, notes + hints)
+            return _invalid("off-board", _bad("off-board", N_("Das Wort ab {coord} ({direction}) geht über den Rand "
+                                                              "des Tisches hinaus (Spalten A-Y, Zeilen 1-25)."),
+                                              coord=p.coord, direction=_dir_name(p.direction)), turn, notes + hints)
 
     # -- mismatch ---------------------------------------------------------------------------
     if turn.jolly is not None and take is None:
         jt = table.get(*turn.jolly)
-        there = "ist leer" if jt is None else f"liegt {jt.letter}, kein Jolly"
-        return _invalid("mismatch", f"JOLLY {coord_name(*turn.jolly)}: dort {there}.", turn, notes + hints)
+        where = coord_name(*turn.jolly)
+        there = (_bad("mismatch", N_("JOLLY {coord}: dort liegt kein Stein."), coord=where) if jt is None else
+                 _bad("mismatch", N_("JOLLY {coord}: dort liegt {letter}, kein Jolly."), coord=where, letter=jt.letter))
+        return _invalid("mismatch", there, turn, notes + hints)
     boards = []
     board = base
     for toks, sq in zip(token_lists, squares_list):
@@ -349,14 +408,22 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             tile = board.get(r, c)
             where = coord_name(r, c)
             if t.kind == "old" and (tile is None or tile.letter != t.letter):
-                have_there = "ist leer" if tile is None else f"liegt {tile.letter}"
-                return _invalid("mismatch", f"Auf {where} {have_there}, nicht {t.letter} (kleine Buchstaben stehen "
-                                "für Steine, die schon auf dem Tisch liegen).", turn, notes + hints)
+                if tile is None:
+                    v = _bad("mismatch", N_("Auf {coord} liegt kein Stein, also auch kein {letter} (kleine Buchstaben "
+                                            "stehen für Steine, die schon auf dem Tisch liegen)."),
+                             coord=where, letter=t.letter)
+                else:
+                    v = _bad("mismatch", N_("Auf {coord} liegt {there}, nicht {letter} (kleine Buchstaben stehen für "
+                                            "Steine, die schon auf dem Tisch liegen)."),
+                             coord=where, there=tile.letter, letter=t.letter)
+                return _invalid("mismatch", v, turn, notes + hints)
             if t.placed and tile is not None:
-                return _invalid("mismatch", f"Auf {where} liegt schon {tile.letter}; dort kann kein {t.letter} "
-                                "gelegt werden.", turn, notes + hints)
+                return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt schon {there}; dort kann kein "
+                                                                "{letter} gelegt werden."),
+                                                 coord=where, there=tile.letter, letter=t.letter), turn, notes + hints)
             if t.kind == "empty" and tile is not None:
-                return _invalid("mismatch", f"Auf {where} liegt {tile.letter}; der Punkt steht für ein leeres Feld.",
+                return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt {there}; der Punkt steht für ein "
+                                                                "leeres Feld."), coord=where, there=tile.letter),
                                 turn, notes + hints)
         board = board.place([Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
                              for (r, c), t in zip(sq, toks) if t.placed])
@@ -365,21 +432,24 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     for toks, sq in zip(token_lists, squares_list):
         gaps = [coord_name(r, c) for (r, c), t in zip(sq, toks) if t.kind == "empty"]
         if gaps:
-            return _invalid("gap", f"Das Wort hat eine Lücke ({', '.join(gaps)} bleibt leer).", turn, notes + hints)
+            return _invalid("gap", _bad("gap", N_("Das Wort hat eine Lücke ({squares} bleibt leer).") if len(gaps) == 1
+                                        else N_("Das Wort hat Lücken ({squares} bleiben leer)."),
+                                        squares=", ".join(gaps)), turn, notes + hints)
 
     # -- jolly ------------------------------------------------------------------------------
     if take is not None and table.neighbours(take["row"], take["col"]) >= 3:
-        return _invalid("jolly", f"Der Jolly auf {take['coord']} ist schon an drei Seiten verbaut und kann nicht "
-                        "mehr getauscht werden.", turn, notes + hints)
+        return _invalid("jolly", _bad("jolly", N_("Der Jolly auf {coord} ist schon an drei Seiten verbaut und kann "
+                                                  "nicht mehr getauscht werden."), coord=take["coord"]),
+                        turn, notes + hints)
     red_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter in VOWELS)
     black_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter not in VOWELS)
     if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
         bad = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
-        return _invalid("jolly", "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für "
-                        f"einen Mitlaut; deine Bank hat {_jolly_words(pool)} für {', '.join('*' + b for b in bad)}.",
-                        turn, notes + hints,
-                        public="Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für "
-                               f"einen Mitlaut; nicht genug passende Jollys für {', '.join('*' + b for b in bad)}.")
+        return _invalid("jolly", _bad("jolly", N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der "
+                                                  "schwarze nur für einen Mitlaut; deine Bank hat {jollys} für "
+                                                  "{wanted}."),
+                                      jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in bad)),
+                        turn, notes + hints)
 
     # -- lines ------------------------------------------------------------------------------
     lines = []
@@ -394,44 +464,50 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             if len(across) > 1:
                 line, (dr, dc) = across, (dc, dr)
                 direction = "w" if direction == "s" else "s"
-                notes.append(f"{format_placement(p, points=False)}: ein einzelner Stein, gelesen "
-                             f"{_dir_name(direction)}.")
+                notes.append(_note("across", N_("{move}: ein einzelner Stein, gelesen {direction}."),
+                                   move=format_placement(p, points=False), direction=_dir_name(direction)))
         lines.append((p, placed, line, direction, (dr, dc), bd))
 
     # -- not-connected ----------------------------------------------------------------------
     for p, placed, line, direction, _, bd in lines:
         if bd.is_empty():
             if CENTRE not in placed:
-                return _invalid("not-connected", "Das erste Wort muss das Mittelfeld M13 bedecken.", turn,
-                                notes + hints)
+                return _invalid("not-connected", _bad("not-connected", N_("Das erste Wort muss das Mittelfeld M13 "
+                                                                          "bedecken.")), turn, notes + hints)
         elif not any(s not in placed for s in line):
-            return _invalid("not-connected", f"{format_placement(p, points=False)} benutzt keinen Stein, der schon "
-                            "auf dem Tisch liegt: jedes Wort muss mindestens einen Buchstaben mit den Wörtern auf "
-                            "dem Tisch gemeinsam haben.", turn, notes + hints)
+            return _invalid("not-connected", _bad("not-connected", N_("{move} benutzt keinen Stein, der schon auf dem "
+                                                                      "Tisch liegt: jedes Wort muss mindestens einen "
+                                                                      "Buchstaben mit den Wörtern auf dem Tisch "
+                                                                      "gemeinsam haben."),
+                                                  move=format_placement(p, points=False)), turn, notes + hints)
 
     # -- no-tile ----------------------------------------------------------------------------
     for p, placed, *_ in lines:
         if not placed:
-            return _invalid("no-tile", f"{format_placement(p, points=False)} legt keinen Stein: alle Buchstaben liegen "
-                            "schon auf dem Tisch (neue Steine in Großbuchstaben schreiben).", turn, notes + hints)
+            return _invalid("no-tile", _bad("no-tile", N_("{move} legt keinen Stein: alle Buchstaben liegen schon auf "
+                                                          "dem Tisch (neue Steine in Großbuchstaben schreiben)."),
+                                            move=format_placement(p, points=False)), turn, notes + hints)
 
     # -- second -----------------------------------------------------------------------------
     joins = [old_groups(placed, line) >= 2 for _, placed, line, *_ in lines]
     if len(lines) > 2:
-        return _invalid("second", "Mehr als zwei Wörter in einem Zug gibt es nicht.", turn, notes + hints)
-    if len(lines) == 2 and not joins[0]:
-        return _invalid("second", "Ein zweites Wort darf nur ansetzen, wer mit dem ersten Buchstaben von zwei "
-                        "oder mehr Wörtern auf dem Tisch verbindet; das erste Wort verbindet nicht.", turn,
+        return _invalid("second", _bad("second", N_("Mehr als zwei Wörter in einem Zug gibt es nicht.")), turn,
                         notes + hints)
+    if len(lines) == 2 and not joins[0]:
+        return _invalid("second", _bad("second", N_("Ein zweites Wort darf nur ansetzen, wer mit dem ersten "
+                                                    "Buchstaben von zwei oder mehr Wörtern auf dem Tisch verbindet; "
+                                                    "das erste Wort verbindet nicht.")), turn, notes + hints)
 
     # -- words ------------------------------------------------------------------------------
     laid: list[Laid] = []
     for (p, placed, line, direction, (dr, dc), bd), jn in zip(lines, joins):
         if len(line) > len(p.tokens):
-            notes.append(f"Geschrieben {tokens_text(p.tokens)}; das Wort auf dem Tisch ist {_letters(bd, placed, line)} "
-                         f"({coord_name(*line[0])}-{coord_name(*line[-1])}), es zählt das ganze Wort.")
+            notes.append(_note("extended", N_("Geschrieben {written}; das Wort auf dem Tisch ist {word} "
+                                              "({start}-{end}), es zählt das ganze Wort."),
+                               written=tokens_text(p.tokens), word=_letters(bd, placed, line),
+                               start=coord_name(*line[0]), end=coord_name(*line[-1])))
         if len(line) < 2:
-            return _invalid("word", "Ein einzelner Buchstabe ist kein Wort.", turn, notes + hints)
+            return _invalid("word", _bad("word", N_("Ein einzelner Buchstabe ist kein Wort.")), turn, notes + hints)
         main = _letters(bd, placed, line)
         contacts = []
         for s in sorted(placed):
@@ -442,13 +518,22 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         bad = [w for w in words if w not in lexicon]
         if bad:
             shown = ", ".join(dict.fromkeys(bad))
-            verb = "ist kein gültiges Wort" if len(set(bad)) == 1 else "sind keine gültigen Wörter"
-            where = "" if bad == [main] else " (wo sich die Steine berühren, muss überall ein Wort entstehen)"
-            return _invalid("word", f"{shown} {verb}{where}. {WORD_RULES}", turn, notes + hints)
+            one, only_main = len(set(bad)) == 1, bad == [main]
+            if only_main:
+                msgid = N_("{words} ist kein gültiges Wort. {rules}")
+            elif one:
+                msgid = N_("{words} ist kein gültiges Wort (wo sich die Steine berühren, muss überall ein Wort "
+                           "entstehen). {rules}")
+            else:
+                msgid = N_("{words} sind keine gültigen Wörter (wo sich die Steine berühren, muss überall ein Wort "
+                           "entstehen). {rules}")
+            return _invalid("word", _bad("word", msgid, words=shown, rules=WORD_RULES), turn, notes + hints)
         score = sum(_value(bd, placed, s) for s in line)
         canon = Placement(line[0][0], line[0][1], direction, _tokens(bd, placed, line))  # type: ignore[arg-type]
         if p.claimed is not None and p.claimed != score:
-            notes.append(f"{main}: angegeben {p.claimed} Punkte, gezählt {score} Punkte.")
+            notes.append(_note("claimed", N_("{word}: angegeben {claimed}, gezählt {score} Punkte.")
+                               if score != 1 else N_("{word}: angegeben {claimed}, gezählt 1 Punkt."),
+                               word=main, claimed=p.claimed, score=score))
         laid.append(Laid(format_placement(canon), main, words, [placed[s] for s in sorted(placed)], score, jn,
                          line[0][0], line[0][1], direction))
 
@@ -464,13 +549,19 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                    notes=notes, notation=canon_turn)
 
 
-def _jolly_words(pool: Counter) -> str:
+def _jolly_words(pool: Counter) -> Verdict:
+    """The Jollys of a rack in words ("den roten Jolly und 2 schwarze Jollys"), the mover's."""
     parts = []
     if pool[RED_JOLLY]:
-        parts.append("den roten Jolly" if pool[RED_JOLLY] == 1 else f"{pool[RED_JOLLY]} rote Jollys")
+        parts.append(_bad("jollys", N_("den roten Jolly")) if pool[RED_JOLLY] == 1 else
+                     _bad("jollys", N_("{n} rote Jollys"), n=pool[RED_JOLLY]))
     if pool[BLACK_JOLLY]:
-        parts.append("den schwarzen Jolly" if pool[BLACK_JOLLY] == 1 else f"{pool[BLACK_JOLLY]} schwarze Jollys")
-    return " und ".join(parts) or "keinen Jolly"
+        parts.append(_bad("jollys", N_("den schwarzen Jolly")) if pool[BLACK_JOLLY] == 1 else
+                     _bad("jollys", N_("{n} schwarze Jollys"), n=pool[BLACK_JOLLY]))
+    if len(parts) == 2:
+        return _bad("jollys", N_("{first} und {second}"), first=parts[0], second=parts[1])
+    return parts[0] if parts else _bad("jollys", N_("keinen Jolly"))
 
 
-__all__ = ["REASONS", "VARIANTS", "MAX_BUY", "Laid", "Outcome", "evaluate", "old_groups", "JOLLYS"]
+__all__ = ["REASONS", "VARIANTS", "MAX_BUY", "WORD_RULES", "DIRECTIONS", "Laid", "Outcome", "evaluate", "old_groups",
+           "reason_gloss", "as_mover", "JOLLYS"]

@@ -48,6 +48,13 @@ Decisions where the texts leave it open (also in docs/rules/typdom.md):
   without a player out: Point-Typ-Dom without the +10; in the Kreuzwort-Spiel the player
   with the fewest points left wins and is paid as above (equal lowest: no winner, nobody
   pays; as the seed's "Wer behält recht?" says for a game that cannot end).
+- Verdicts are data (issue 31): every sentence about a turn is a
+  :class:`~bot.games.verdict.Verdict`. A counted turn's summary (its words, points or
+  tiles, contacts, a Jolly taken, a purchase) is public; everything about a line that
+  was not played (why it failed, the rack it was checked against) is the mover's alone,
+  and the public turn records (``history[..]["turns"][..]["failed"]``) hold only the
+  index of each line that failed: a line written to probe a player's rack tells others
+  nothing but that it was invalid.
 - Each player's private part of the Auswertung names the best turn their rack allowed on
   the table as it stood at their turn (exhaustive search, :mod:`.movegen`): Point-Typ-Dom
   the most points, Kreuzwort-Spiel the most tiles laid.
@@ -58,12 +65,13 @@ from __future__ import annotations
 import random
 from typing import Any, Mapping, Sequence
 
-from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.typdom.engine import REASONS, VARIANTS, Outcome, evaluate
+from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
+from bot.games.typdom.engine import VARIANTS, Outcome, evaluate, reason_gloss
 from bot.games.typdom.notation import parse_turn
 from bot.games.typdom.table import MARGIN, Table
 from bot.games.typdom.tiles import (LETTERS, black_tiles, colour, full_set, left_value, point_value,
-                                    rack_text, red_tiles, sort_rack)
+                                    rack_text, rack_verdict, red_tiles, sort_rack)
+from bot.games.verdict import N_, NOT_TRIED, Verdict, Visibility, gm, verdict
 
 ROUNDS = 20
 #: Rack sizes (black, red): seed 002, Kreuzwort-Spiel and Point-Typ-Dom 8 + 5; Point-Typ-Dom
@@ -85,14 +93,14 @@ def variant_of(options: Mapping[str, Any] | None) -> str:
     v = str((options or {}).get("variant", "kreuzwort")).lower().replace("-", "").replace("_", "")
     v = {"kreuzwortspiel": "kreuzwort", "pointtypdom": "point", "punkte": "point"}.get(v, v)
     if v not in VARIANTS:
-        raise ValueError(f"Typ-Dom kennt die Varianten kreuzwort und point, nicht {v!r}")
+        raise ValueError(f"variant={v!r}")
     return v
 
 
 def rack_size(options: Mapping[str, Any] | None) -> tuple[int, int]:
     raw = str((options or {}).get("rack", "8+5")).replace(" ", "")
     if raw not in RACKS:
-        raise ValueError(f"Typ-Dom-Bänke: {', '.join(RACKS)}, nicht {raw!r}")
+        raise ValueError(f"rack={raw!r}")
     return RACKS[raw]
 
 
@@ -144,32 +152,59 @@ def _draw(pool: str, n: int, want: str | None) -> tuple[str, str]:
     return "".join(got), "".join(rest)
 
 
+def _public(code: str, msgid: str, **params: object) -> Verdict:
+    """A sentence every player may read (about a counted turn or the Partie)."""
+    return verdict(code, msgid, seen=Visibility.PUBLIC, **params)
+
+
+def _stones(n: int) -> Verdict:
+    return _public("stones", N_("1 Stein") if n == 1 else N_("{n} Steine"), n=n)
+
+
+_COLOURS = {"rot": _public("red", N_("rot")), "schwarz": _public("black", N_("schwarz"))}
+
+
+def summary(out: Outcome, variant: str = "point") -> Verdict:
+    """What a valid turn did, as every player may read it: ``kaufen: 2 Steine (rot)``,
+    ``EXAMEN (12 Punkte) + TEXT (5 Punkte); berührt: ES`` (Point-Typ-Dom) or
+    ``EXAMEN + TEXT (7 Steine)`` (Kreuzwort-Spiel), a Jolly taken first in front."""
+    if out.is_buy:
+        n = out.buy or 1
+        if out.buy_colour:
+            return _public("buy", N_("kaufen: {stones} ({colour})"), stones=_stones(n), colour=_COLOURS[out.buy_colour])
+        return _public("buy", N_("kaufen: {stones}"), stones=_stones(n))
+    if variant == "point":
+        parts = [_public("points", N_("{word} (1 Punkt)") if p.score == 1 else N_("{word} ({n} Punkte)"),
+                     word=p.word, n=p.score) for p in out.laid]
+        msg = parts[0] if len(parts) == 1 else _public("two", N_("{first} + {second}"), first=parts[0], second=parts[1])
+    else:
+        msg = _public("tiles", N_("{words} ({stones})"), words=" + ".join(p.word for p in out.laid),
+                      stones=_stones(out.tiles))
+    contacts = [w for p in out.laid for w in p.words[1:]]
+    if contacts:
+        msg = _public("contacts", N_("{laid}; berührt: {words}"), laid=msg, words=", ".join(contacts))
+    if out.jolly_take:
+        msg = _public("jolly_taken", N_("Jolly von {coord} getauscht, {laid}"), coord=out.jolly_take["coord"], laid=msg)
+    return msg
+
+
 def _report(index: int, text: str, out: Outcome, variant: str = "point") -> MoveReport:
+    """The report of one line: an invalid line's verdict and notes are the mover's and it
+    has no public verdict (others read "ungültig"); a valid line's summary is public."""
     if not out.valid:
-        return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
-                          notes=list(out.notes), public=out.public if out.public is not None else out.message,
-                          public_notes=list(out.notes))
+        return MoveReport(index=index, text=text, valid=False, reason=out.reason, verdict=out.verdict,
+                          notes=list(out.notes), public_notes=[])
     detail: dict[str, Any] = {"notation": out.notation, "words": out.words, "tiles": out.tiles,
                               "second": out.second, "laid": [p.to_json() for p in out.laid],
                               "jolly": out.jolly_take, "buy": out.buy, "buy_colour": out.buy_colour}
-    if out.is_buy:
-        msg = f"kaufen: {out.buy} Stein{'e' if (out.buy or 1) > 1 else ''}"
-        if out.buy_colour:
-            msg += f" ({out.buy_colour})"
-    else:
-        if variant == "point":
-            msg = " + ".join(f"{p.word} ({p.score} Punkte)" for p in out.laid)
-        else:
-            msg = " + ".join(p.word for p in out.laid) + f" ({out.tiles} Stein{'e' if out.tiles != 1 else ''})"
-        contacts = [w for p in out.laid for w in p.words[1:]]
-        if contacts:
-            msg += f"; berührt: {', '.join(contacts)}"
-        if out.jolly_take:
-            msg = f"Jolly von {out.jolly_take['coord']} getauscht, " + msg
+    msg = summary(out, variant)
     detail["summary"] = msg  # the acknowledgement shows this instead of words and points
-    return MoveReport(index=index, text=text, valid=True, score=out.score if variant == "point" else 0, message=msg,
+    return MoveReport(index=index, text=text, valid=True, score=out.score if variant == "point" else 0, verdict=msg,
                       notes=list(out.notes), detail=detail, public=msg, public_notes=list(out.notes))
 
+
+#: A line of a player whose turn never came (the Kreuzwort-Spiel ended in their round).
+_SKIPPED = verdict("skipped", N_("nicht mehr am Zug: die Partie war schon zu Ende"), seen=Visibility.PUBLIC)
 
 _TURN_DEFAULTS: dict[str, Any] = {
     "kind": "invalid", "counted": None, "failed": [], "notation": None, "words": [], "laid": [], "score": 0,
@@ -180,6 +215,12 @@ _TURN_DEFAULTS: dict[str, Any] = {
 def _turn(**kw: Any) -> dict[str, Any]:
     """One public turn record of a round (every key present, for the templates)."""
     return {**_TURN_DEFAULTS, **kw}
+
+
+def _public_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
+    """A turn record as the public view gives it: of each failed line only its index (a
+    state stored before issue 31 kept its text, reason and public verdict too)."""
+    return dict(turn, failed=[{"index": f.get("index")} for f in turn.get("failed") or []])
 
 
 def end_scores(variant: str, racks: Mapping[str, str], order: Sequence[str], first_out: str | None) -> dict[str, dict]:
@@ -223,25 +264,39 @@ class TypdomRules(GameRules):
     default_rounds = None  # a Partie ends when a player is out; the league file's rounds is a cap
     private_state = True  # the racks (docs/development/privacy.md)
 
-    def reason_gloss(self, reason: str | None) -> str:
-        return REASONS.get(reason or "", "")
+    hidden_move_text = N_("(nicht gezeigt)")
+
+    def reason_gloss(self, reason: str | None) -> Verdict | str:  # type: ignore[override]
+        """The public gloss of a reason code (a verdict), ``""`` for none."""
+        return reason_gloss(reason) or ""
 
     # -- league checks ------------------------------------------------------------------------
-    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
+    def check_players(self, players: Sequence[str],  # type: ignore[override]
+                      options: Mapping[str, Any] | None = None) -> Verdict | None:
+        """Why a league of ``players`` with ``options`` cannot be played (a verdict for the
+        game master), or None: the variant, the racks, the player count of the variant
+        (seed 002) and whether the 50 black and 30 red tiles suffice."""
         try:
             variant = variant_of(options)
+        except ValueError:
+            return _public("options", N_("Typ-Dom kennt die Varianten kreuzwort und point, nicht {variant}."),
+                           variant=str((options or {}).get("variant")))
+        try:
             black, red = rack_size(options)
-        except ValueError as exc:
-            return str(exc) + "."
+        except ValueError:
+            return _public("options", N_("Typ-Dom-Bänke: {racks}, nicht {rack}."), racks=", ".join(RACKS),
+                           rack=str((options or {}).get("rack")))
         lo, hi = PLAYERS[variant]
         n = len(players)
         if not lo <= n <= hi:
-            return f"{VARIANT_TITLES[variant]} braucht {lo} bis {hi} Spieler, die Ligadatei hat {n}."
+            return _public("players", N_("{title} braucht {lo} bis {hi} Spieler, die Ligadatei hat {n}."),
+                           title=VARIANT_TITLES[variant], lo=lo, hi=hi, n=n)
         if variant == "kreuzwort" and (black, red) != RACKS["8+5"]:
-            return "Im Kreuzwort-Spiel nimmt jeder 8 schwarze und 5 rote Steine (andere Bänke gibt es bei Point-Typ-Dom)."
+            return _public("options", N_("Im Kreuzwort-Spiel nimmt jeder 8 schwarze und 5 rote Steine (andere Bänke "
+                                         "gibt es bei Point-Typ-Dom)."))
         if n * black > 50 or n * red > 30:
-            return (f"{n} Spieler zu je {black} schwarzen und {red} roten Steinen: so viele Steine hat Typ-Dom nicht "
-                    "(50 schwarze, 30 rote).")
+            return _public("players", N_("{n} Spieler zu je {black} schwarzen und {red} roten Steinen: so viele Steine "
+                                         "hat Typ-Dom nicht (50 schwarze, 30 rote)."), n=n, black=black, red=red)
         return None
 
     # -- Partie -------------------------------------------------------------------------------
@@ -249,13 +304,13 @@ class TypdomRules(GameRules):
                    players: Sequence[str] = ()) -> dict:
         """Deal the racks, fix the seat order and lay the empty table. Options:
         ``variant`` (``kreuzwort``/``point``), ``rack`` (``"8+5"``, ``"10+8"``, ``"12+8"``),
-        ``rounds`` (an upper bound, default 20). ValueError on a bad option."""
+        ``rounds`` (an upper bound, default 20). ValueError on a bad option, TypeError without players."""
         options = options or {}
         variant = variant_of(options)
         black, red = rack_size(options)
         players = list(players)
         if not players:
-            raise ValueError("Typ-Dom braucht die Spieler in Sitzreihenfolge")
+            raise TypeError("players: the seat order is missing")
         racks, pool = deal(seed, partie, players, black, red)
         order, start = seat_order(seed, partie, players, racks)
         return {"variant": variant, "round": 1, "rounds": int(options.get("rounds", ROUNDS)),
@@ -283,17 +338,18 @@ class TypdomRules(GameRules):
         order = list(state.get("seat_order", []))
         if player in order and order.index(player) > 0:
             before = order.index(player)
-            rep.notes.append("Geprüft gegen den Tisch, wie er jetzt liegt. "
-                             + ("Vor dir ist in dieser Runde noch ein Spieler am Zug; seine Wörter können"
-                                if before == 1 else
-                                f"Vor dir sind in dieser Runde noch {before} Spieler am Zug; ihre Wörter können")
-                             + " das Ergebnis ändern (dafür sind deine Ersatzzüge da).")
+            one = N_("Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir ist in dieser Runde noch ein Spieler am "
+                     "Zug; seine Wörter können das Ergebnis ändern (dafür sind deine Ersatzzüge da).")
+            more = N_("Geprüft gegen den Tisch, wie er jetzt liegt. Vor dir sind in dieser Runde noch {n} Spieler am "
+                      "Zug; ihre Wörter können das Ergebnis ändern (dafür sind deine Ersatzzüge da).")
+            rep.notes.append(verdict("seats_before", one if before == 1 else more, n=before))
         if out.valid and not out.is_buy:
             after = out.apply(Table.from_rows(state["board"]))
             rep.detail["picture"] = after.grid_text(after.bounds(MARGIN)).splitlines()
             if out.second and len(out.laid) == 1 and state.get("variant") == "kreuzwort" and out.rack_after:
-                rep.notes.append("Dein Wort verbindet Wörter: du darfst ein zweites ansetzen (mit ';' in derselben "
-                                 "Zeile). Ohne zweites Wort musst du nach der Regel einen Stein kaufen.")
+                rep.notes.append(verdict("second_allowed", N_(
+                    "Dein Wort verbindet Wörter: du darfst ein zweites ansetzen (mit ';' in derselben Zeile). Ohne "
+                    "zweites Wort musst du nach der Regel einen Stein kaufen.")))
         return rep
 
     # -- the best turn --------------------------------------------------------------------------
@@ -329,9 +385,7 @@ class TypdomRules(GameRules):
             private: dict[str, Any] = {"rack_before": rack_before}
             if ended_early:
                 turns.append(_turn(player=player, seat=seat, kind="skipped", rack_size=len(rack_before)))
-                reports = [MoveReport(index=i, text=t, valid=False, reason=None,
-                                      message="nicht mehr am Zug: die Partie war schon zu Ende",
-                                      public="nicht mehr am Zug: die Partie war schon zu Ende")
+                reports = [MoveReport(index=i, text=t, valid=False, reason=None, verdict=_SKIPPED, public=_SKIPPED)
                            for i, t in enumerate(lines or [])]
                 private.update(rack=rack_before)
                 results[player] = PlayerRound(player, lines is not None, reports, None, 0, score=0, private=private)
@@ -346,11 +400,11 @@ class TypdomRules(GameRules):
                     break
             for j in range(len(reports), len(lines or [])):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
-                                          message="nicht mehr probiert", public="nicht mehr probiert"))
+                                          verdict=NOT_TRIED, public=NOT_TRIED))
+            # public: only which lines were tried and failed, nothing of their text or why
+            # (a line written to probe the rack must learn nothing; issue 31, attack 2)
             turn = _turn(player=player, seat=seat, counted=hit[0] if hit else None,
-                         failed=[{"index": r.index, "text": r.text, "reason": r.reason,
-                                  "gloss": REASONS.get(r.reason or "", ""), "message": r.public.text() if r.public else ""}
-                                 for r in reports if not r.valid and r.reason])
+                         failed=[{"index": r.index} for r in reports if not r.valid and r.reason])
             score = 0
             buy_n, buy_colour = 0, None
             if hit is None:
@@ -421,13 +475,27 @@ class TypdomRules(GameRules):
                            state_before=dict(state), state_after=after,
                            lot=state.get("start", {}).get("lot") if rnd == 1 else None)
 
+    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any],
+                lang: str = "de") -> dict[str, Any]:
+        """:meth:`GameRules.seen_by`; for others, the lines of a player whose turn never
+        came (the Kreuzwort-Spiel ended earlier in the round) read "nicht mehr am Zug"
+        instead of "ungültig" (public: the turn records say so, too)."""
+        out = super().seen_by(pl, audience, state, lang)
+        owner = str(pl["player"])
+        if not audience.sees(owner, Visibility.MOVER):
+            for raw, m in zip(pl.get("moves", []), out["moves"]):
+                if (raw.get("verdict") or {}).get("code") == _SKIPPED.code:
+                    m["message"] = _SKIPPED.render(lang, audience, owner)
+        return out
+
     # -- views ----------------------------------------------------------------------------------
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``variant``, ``variant_title``, ``round``, ``rounds``, ``board`` (25 row codes),
         ``seat_order``, ``rack_sizes`` (per player), ``pool`` (tiles left), ``start``,
         ``first_out``, ``finished``, ``end`` (the end scoring with every rack left, once over),
         ``grid_text`` (the occupied part with a margin, coordinates), ``cells`` (for HTML),
-        ``last_turns`` (the last round's turns). Never a rack of a running Partie."""
+        ``last_turns`` (the last round's turns; of a failed line only its index). Never a
+        rack of a running Partie, nothing of a line that was not played."""
         table = Table.from_rows(state["board"])
         hist = state.get("history", [])
         return {"variant": state.get("variant", "kreuzwort"),
@@ -439,7 +507,7 @@ class TypdomRules(GameRules):
                 "start": state.get("start"), "first_out": state.get("first_out"),
                 "finished": bool(state.get("finished")), "end": state.get("end") if state.get("finished") else None,
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
-                "last_turns": hist[-1]["turns"] if hist else []}
+                "last_turns": [_public_turn(t) for t in hist[-1]["turns"]] if hist else []}
 
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """``rack`` (code: letters, ``?`` red Jolly, ``#`` black Jolly), ``rack_text``
@@ -450,20 +518,31 @@ class TypdomRules(GameRules):
                 "seat": order.index(player) + 1 if player in order else None,
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
-        """For the game master: the table as the Auswertung draws it, the seat order,
-        who moves (everybody, applied in seat order), every rack and the pool."""
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict | str]:
+        """For the game master: the table as the Auswertung draws it (plain rows), the
+        seat order, who moves (everybody, applied in seat order), every rack and the pool
+        (verdicts seen by the game master)."""
         view = self.public_view(state)
         pool = state.get("pool", "")
-        lines = [f"{view['variant_title']}, Runde {view['round']}"
-                 + (", beendet" if view["finished"] else f", am Zug: alle (in Sitzreihenfolge) bis {zat or '-'}"),
-                 f"Vorrat: {len(pool)} Steine ({rack_text(sort_rack(pool)) if pool else 'leer'})"]
+
+        def line(code: str, msgid: str, **params: object) -> Verdict:
+            return verdict(code, msgid, seen=Visibility.GM, **{k: gm(v) for k, v in params.items()})
+        head = (line("head", N_("{title}, Runde {round}, beendet"), title=view["variant_title"], round=view["round"])
+                if view["finished"] else
+                line("head", N_("{title}, Runde {round}, am Zug: alle (in Sitzreihenfolge) bis {zat}"),
+                     title=view["variant_title"], round=view["round"], zat=zat or "-"))
+        lines: list[Verdict | str] = [head, line("pool", N_("Vorrat: {n} Steine ({tiles})"), n=len(pool),
+                                                 tiles=rack_verdict(sort_rack(pool)))
+                                      if pool else line("pool", N_("Vorrat: leer"))]
         lines += view["grid_text"].splitlines()
         order = view["seat_order"]
-        lines.append("Sitzreihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1)))
+        lines.append(line("seats", N_("Sitzreihenfolge: {order}"),
+                          order=", ".join(f"{i}. {names.get(p, p)}" for i, p in enumerate(order, 1))))
         for p in order:
             rack = state.get("racks", {}).get(p, "")
-            lines.append(f"Bank {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+            lines.append(line("rack", N_("Bank {name}: {rack}"), name=names.get(p, p), rack=rack_verdict(rack))
+                         if rack else line("rack", N_("Bank {name}: leer"), name=names.get(p, p)))
         return lines
 
     # -- conformance cases (shared/conformance/README.md "Typ-Dom") ---------------------------
@@ -492,4 +571,5 @@ class TypdomRules(GameRules):
         return {"move": b["notation"], "score": b["score"], "tiles": b["tiles"], "words": b["words"]}
 
 
-__all__ = ["TypdomRules", "deal", "seat_order", "end_scores", "RACKS", "PLAYERS", "FINISH_BONUS", "VARIANT_TITLES"]
+__all__ = ["TypdomRules", "deal", "seat_order", "end_scores", "summary", "RACKS", "PLAYERS", "FINISH_BONUS",
+           "VARIANT_TITLES"]

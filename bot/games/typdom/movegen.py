@@ -433,5 +433,5 @@ def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTu
     notation = "; ".join(best[1])
     out = evaluate(table, rack, notation, lexicon, variant)
     if not out.valid:
-        raise RuntimeError(f"Zuggenerator und Regeln widersprechen sich: {notation} ist {out.reason} ({out.message})")
+        raise RuntimeError(f"move generator and rules disagree: {notation} is {out.reason} ({out.message})")
     return BestTurn(out.notation, out.score, out.tiles, tuple(out.words), out)

@@ -31,6 +31,7 @@ from lark import Lark, UnexpectedInput
 
 from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Verdict, Visibility, mover, verdict
 from bot.games.monoscrabble.notation import Move, MoveTransformer, Token, sharp_s, tokens_text, tokens_word
 from bot.games.typdom.table import COLUMNS, coord_name
 
@@ -102,8 +103,16 @@ def _parser() -> Lark:
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2013": "-"})
 _UMLAUT = {"Ä": "AE", "Ö": "OE", "Ü": "UE", "ä": "ae", "ö": "oe", "ü": "ue"}
-_EXAMPLE = ("erwartet wird KOORDINATE RICHTUNG WORT (z. B. 'M13w EXAMEN'), zwei davon mit ';' getrennt, "
-            "'JOLLY M13; ...' oder 'KAUFEN'")
+
+def _syntax(msgid: str, **params: object) -> Verdict:
+    """The verdict of an unreadable line, to its mover (code ``syntax``)."""
+    return verdict("syntax", msgid, seen=Visibility.MOVER, **{k: mover(v) for k, v in params.items()})
+
+
+_UNREADABLE = N_("Zug nicht lesbar: erwartet wird KOORDINATE RICHTUNG WORT (z. B. 'M13w EXAMEN'), zwei davon mit "
+                 "';' getrennt, 'JOLLY M13; ...' oder 'KAUFEN'.")
+_UNREADABLE_AT = N_("Zug nicht lesbar (bei Zeichen {col}): erwartet wird KOORDINATE RICHTUNG WORT (z. B. "
+                    "'M13w EXAMEN'), zwei davon mit ';' getrennt, 'JOLLY M13; ...' oder 'KAUFEN'.")
 _BAD_COL = re.compile(r"^\s*(?:[Zz][0-9]{1,2}|[0-9]{1,2}[Zz])")
 _ROW_RE = re.compile(r"(?:^|[;\s])(?:[A-Ya-y]([0-9]{1,2})|([0-9]{1,2})[A-Ya-y])(?=[wsWS]?\s)")
 
@@ -116,35 +125,36 @@ def _umlauts(src: str) -> str:
 def parse_turn(text: str) -> Turn:
     """Read one Typ-Dom turn line (shared/NOTATION.md "Typ-Dom").
 
-    Returns a :class:`Turn`; raises :class:`NotationError` with a German message when
-    the line is not a turn (also for a row outside 1-25 or a Jolly taken without a
-    placement after it).
+    Returns a :class:`Turn`; raises :class:`NotationError` with a ``syntax`` verdict for
+    the mover when the line is not a turn (also for a row outside 1-25 or a Jolly taken
+    without a placement after it).
     """
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
     if not src:
-        raise NotationError("Leere Zeile: kein Zug.", text)
+        raise NotationError(_syntax(N_("Leere Zeile: kein Zug.")), text)
     src = _umlauts(sharp_s(src))
     if re.fullmatch(r"(?i)jolly\s*[A-Ya-y0-9]{2,3}\s*;?\s*\.?", src):
-        raise NotationError("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst "
-                            "(z. B. 'JOLLY M13; N12s HeRZ').", text)
+        raise NotationError(_syntax(N_("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst "
+                                       "(z. B. 'JOLLY M13; N12s HeRZ').")), text)
     try:
         tree = _parser().parse(src)
     except UnexpectedInput as exc:
         if _BAD_COL.match(src):
-            raise NotationError("Diese Spalte gibt es nicht: die Spalten heißen A bis Y, die Zeilen 1 bis 25 "
-                                "(z. B. 'M13w EXAMEN').", text) from None
+            raise NotationError(_syntax(N_("Diese Spalte gibt es nicht: die Spalten heißen A bis Y, die Zeilen 1 "
+                                           "bis 25 (z. B. 'M13w EXAMEN').")), text) from None
         col = getattr(exc, "column", None)
-        where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
-        raise NotationError(f"Zug nicht lesbar{where}: {_EXAMPLE}.", text) from None
+        if isinstance(col, int) and col > 0:
+            raise NotationError(_syntax(_UNREADABLE_AT, col=col), text) from None
+        raise NotationError(_syntax(_UNREADABLE), text) from None
     turn: Turn = _ToTurn().transform(tree)
     for p in turn.placements:
         if p.extras:
-            raise NotationError("'+WORT' gibt es bei Typ-Dom nicht: ein zweites Wort wird mit ';' "
-                                "abgetrennt (z. B. 'R13s nAHt; N11s TExT').", text)
+            raise NotationError(_syntax(N_("'+WORT' gibt es bei Typ-Dom nicht: ein zweites Wort wird mit ';' "
+                                           "abgetrennt (z. B. 'R13s nAHt; N11s TExT').")), text)
         if not 1 <= p.row <= 99:
-            raise NotationError(f"Zug nicht lesbar: {_EXAMPLE}.", text)
+            raise NotationError(_syntax(_UNREADABLE), text)
     if turn.jolly is not None and not turn.placements:
-        raise NotationError("Nach 'JOLLY M13;' muss ein Wort folgen.", text)
+        raise NotationError(_syntax(N_("Nach 'JOLLY M13;' muss ein Wort folgen.")), text)
     return turn
 
 

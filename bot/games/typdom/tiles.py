@@ -91,7 +91,7 @@ def parse_rack(text: str) -> str:
     s = text.replace(" ", "").upper()
     for ch in s:
         if ch not in COUNTS and ch not in JOLLYS:
-            raise ValueError(f"kein Typ-Dom-Stein: {ch!r}")
+            raise ValueError(f"tile={ch!r}")
     return sort_rack(s)
 
 
@@ -111,17 +111,26 @@ def left_value(tile: str) -> int:
     return LEFT_RED if tile in VOWELS else LEFT_BLACK
 
 
-def rack_text(rack: str) -> str:
-    """Rack for mails: ``"A E E | B H M * (schwarz)"``: red tiles, then black, Jollys
-    written ``*`` with their colour."""
+def rack_verdict(rack: str):
+    """A rack for mails as a public-typed verdict (:mod:`bot.games.verdict`; put it in a
+    parameter typed by who may see the rack): ``"rot: A E E; schwarz: B H M *"``, red
+    tiles, then black, Jollys written ``*`` in their colour's group; ``"(leer)"``."""
+    from bot.games.verdict import N_, Visibility, verdict
     red = [t for t in rack if colour(t) == "rot"]
     black = [t for t in rack if colour(t) == "schwarz"]
 
-    def show(t: str) -> str:
-        return "*" if t in JOLLYS else t
-    parts = []
+    def show(tiles: list[str]) -> str:
+        return " ".join("*" if t in JOLLYS else t for t in sorted(tiles, key=lambda t: (t in JOLLYS, t)))
+    seen = Visibility.PUBLIC
+    if red and black:
+        return verdict("rack_text", N_("rot: {red}; schwarz: {black}"), seen=seen, red=show(red), black=show(black))
     if red:
-        parts.append("rot: " + " ".join(show(t) for t in sorted(red, key=lambda t: (t in JOLLYS, t))))
+        return verdict("rack_text", N_("rot: {red}"), seen=seen, red=show(red))
     if black:
-        parts.append("schwarz: " + " ".join(show(t) for t in sorted(black, key=lambda t: (t in JOLLYS, t))))
-    return "; ".join(parts) if parts else "(leer)"
+        return verdict("rack_text", N_("schwarz: {black}"), seen=seen, black=show(black))
+    return verdict("rack_text", N_("(leer)"), seen=seen)
+
+
+def rack_text(rack: str, lang: str = "de") -> str:
+    """Rack for mails in ``lang``: ``"rot: A E E; schwarz: B H M *"`` (:func:`rack_verdict`)."""
+    return rack_verdict(rack).text(lang)
