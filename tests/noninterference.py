@@ -228,7 +228,7 @@ def public_texts(db: Database, work: Path, victim: str) -> dict[str, str]:
                 round=n, partien=data, standings=table, next_zat=None,
                 recipients=[Recipient(str(p.id), p.name, p.email, lang=lang) for p in others])
             for p in others:
-                text, html = mails[p.email]
+                text, html = mails[("player", str(p.id))]
                 out[f"Auswertung {n} an {p.name} (Text)"] = text.text()
                 out[f"Auswertung {n} an {p.name} (HTML)"] = html.text()
                 out[f"AUSWERTUNG {n} ALLE an {p.name}"] = render_all_moves(
