@@ -109,8 +109,19 @@ def _environment(lang: str) -> Environment:
     env.filters["nobreak"] = nobreak
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
     env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
+    env.filters["say"] = lambda v: _say(v, lang)
     env.globals["lang"] = lang
     return env
+
+
+def _say(value: Any, lang: str) -> str:
+    """A public verdict in the state a template prints (a turn record's ``summary``, its
+    JSON: :mod:`bot.games.verdict`) rendered in ``lang`` for everybody; a text stored
+    before issue 31 as it is. A verdict that is not public raises PrivacyError."""
+    from bot.games.verdict import PUBLIC, as_verdict
+    if value is None or isinstance(value, str):
+        return value or ""
+    return as_verdict(value).render(lang, PUBLIC, None)  # type: ignore[union-attr]
 
 
 def render(template: str, lang: str = DEFAULT, **context: Any) -> str:
