@@ -85,12 +85,14 @@ def _report(index: int, text: str, v: Judgement) -> MoveReport:
         return MoveReport(index=index, text=text, valid=False, reason=v.reason, verdict=v.verdict,
                           detail={"picture": picture, "problems": [p.code for p in v.problems]})
     words = [w for w, _ in v.words]
+    listed = verdict("words", N_("ein Wort: {words}") if len(words) == 1 else N_("{n} Wörter: {words}"),
+                     seen=_PUBLIC, n=len(words), words=words)
     if v.finish == "alle":
-        summary = verdict("finished", N_("Kreuzwort fertig, alle {tiles} Steine verbaut; Wörter ({n}): {words}."),
-                          seen=_PUBLIC, tiles=v.tiles, n=len(words), words=words)
+        summary = verdict("finished", N_("Kreuzwort fertig, alle {tiles} Steine verbaut; {words}."),
+                          seen=_PUBLIC, tiles=v.tiles, words=listed)
     else:
-        summary = verdict("finished", N_("Kreuzwort fertig mit einem Stein Rest ({left}); Wörter ({n}): {words}."),
-                          seen=_PUBLIC, left=v.left.replace('?', '*').replace('#', '*'), n=len(words), words=words)
+        summary = verdict("finished", N_("Kreuzwort fertig mit einem Stein Rest ({left}); {words}."),
+                          seen=_PUBLIC, left=v.left.replace("?", "*").replace("#", "*"), words=listed)
     return MoveReport(index=index, text=text, valid=True, score=0, verdict=summary, public=summary,
                       detail={"picture": picture, "summary": summary, "finish": v.finish, "tiles": v.tiles,
                               "words": words, "rows": list(v.crossword.rows)})  # type: ignore[union-attr]
