@@ -229,6 +229,7 @@ def test_acknowledgement_and_views():
     bad = game.check_line(st, "HAUS\nU", LEX, player="a")
     assert not bad.valid and bad.reason == "unused" and "Nicht verbaut: T (1 Stein)" in bad.message
     assert bad.verdict.code == "unused" and bad.public is None
+    assert "Niet gebruikt: T (1 steen). Alle stenen moeten gebruikt zijn." in bad.verdict.render("nl", GM_ONLY)
     with pytest.raises(PrivacyError):  # it names the set: never in a public text
         bad.verdict.render("de", PUBLIC)
     view = game.public_view(st)

@@ -218,3 +218,31 @@ def test_game_class_turn_end_points_and_views():
     view = game.public_view(st)
     assert view["mover"] == mover and view["duty"] == "start" and "racks" not in view
     assert game.player_view(st, mover)["rack"] == "E"
+
+
+def test_a_failed_line_is_the_movers_alone():
+    """Issue 31: an invalid line's verdict names the rack and is the mover's; others see that
+    it failed, never its text or why; the turn record keeps only the failed line's index."""
+    from bot.games.base import PUBLIC, Audience, PrivacyError
+    game = get_game("typdom-wbr")
+    st = _new({"A": "EEHST", "B": "OS"})
+    out = wbr.evaluate(st, "A", "M13 Q QUARZ", LEX)
+    assert out.reason == "rack" and out.message == "Nicht auf deiner Bank (EEHST): Q."
+    with pytest.raises(PrivacyError):
+        out.verdict.render("de", PUBLIC)
+    assert out.verdict.render("nl") == "Niet op je plankje (EEHST): Q."
+    rep = game.adjudicate(st, {"A": ["M13 Q QUARZ", "M13 *E ESEL", "M13 E ESEL", "M13 S ESEL"]}, LEX,
+                          seed="1", partie="W1")
+    rec = rep.board_move["turn"]
+    assert rec["failed"] == [{"index": 0}, {"index": 1}] and "bought_tiles" not in rec
+    assert said(rec["summary"]) == "legt E auf M13, sagt ESEL an"
+    pl = rep.players[0].to_json()
+    mover = game.seen_by(pl, Audience(viewer="A"), rep.state_after)
+    assert [m["message"] for m in mover["moves"][:2]] == ["Nicht auf deiner Bank (EEHST): Q.",
+                                                        "Nicht auf deiner Bank (EEHST): *."]
+    other = game.seen_by(pl, Audience(viewer="B"), rep.state_after)
+    assert [(m["text"], m["message"], m["reason"]) for m in other["moves"]] == [
+        ("(nicht gezeigt)", "ungültig", None), ("(nicht gezeigt)", "ungültig", None),
+        ("M13 E ESEL", "legt E auf M13, sagt ESEL an", None),
+        ("(nicht gezeigt)", "nicht mehr probiert", None)]
+    assert "EEHST" not in str(game.seen_by(pl, PUBLIC, rep.state_after))
