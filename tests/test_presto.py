@@ -241,3 +241,14 @@ def test_acknowledgement_and_views():
     assert after["racks"]["b"] == "AHSTUU" and after["result"]["proofs"]["a"]["status"] == "found"
     assert after["grids"]["a"]["text"].splitlines()[1] == " 1  H A U S"
     assert set(after["proof_grids"]) == {"a", "b", "d"} and after["result"]["proofs"]["c"]["status"] == "none"
+
+
+def test_a_result_stored_before_issue_31_shows_nothing_of_an_invalid_crossword():
+    game = get_game("typdom-presto")
+    st = dict(_state(), finished=True)
+    st["result"] = {"ranking": [], "closed": {"by": "zat", "at": None}, "proofs": {}, "lot": None,
+                    "verdicts": {"a": {"kind": "invalid", "rows": ["QUARZ"], "reason": "foreign",
+                                       "gloss": "fremde Steine", "message": "Steine, die nicht im Satz sind: Q."}}}
+    view = game.public_view(st)
+    assert view["result"]["verdicts"]["a"] == {"kind": "invalid"} and "a" not in view["grids"]
+    assert "QUARZ" not in str(view) and st["result"]["verdicts"]["a"]["rows"] == ["QUARZ"]  # the state is kept

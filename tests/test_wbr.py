@@ -246,3 +246,14 @@ def test_a_failed_line_is_the_movers_alone():
         ("M13 E ESEL", "legt E auf M13, sagt ESEL an", None),
         ("(nicht gezeigt)", "nicht mehr probiert", None)]
     assert "EEHST" not in str(game.seen_by(pl, PUBLIC, rep.state_after))
+
+
+def test_a_turn_record_stored_before_issue_31_shows_nothing_of_a_failed_line():
+    game = get_game("typdom-wbr")
+    st = _new({"A": "EEHST", "B": "OS"})
+    st["history"] = [{"turn": 1, "player": "A", "kind": "invalid", "summary": "", "bought": 1, "bought_tiles": "Q",
+                      "failed": [{"index": 0, "text": "M13 Q QUARZ", "reason": "rack", "gloss": "Steine nicht auf der "
+                                  "Bank", "message": "Steine, die nicht auf der Bank sind: Q."}]}]
+    last = game.public_view(st)["last_turn"]
+    assert last["failed"] == [{"index": 0}] and "bought_tiles" not in last and last["bought"] == 1
+    assert "Q" not in str(last)

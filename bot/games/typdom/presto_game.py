@@ -264,7 +264,10 @@ class PrestoRules(GameRules):
                                 "seat_order": list(state.get("players", [])), "finished": bool(state.get("finished")),
                                 "racks": None, "result": None, "grids": {}, "proof_grids": {}}
         if state.get("finished"):
-            result = state.get("result") or {}
+            result = dict(state.get("result") or {})
+            # a result stored before issue 31 kept an invalid crossword's rows and why: not public
+            result["verdicts"] = {p: v if v.get("kind") != "invalid" else {"kind": "invalid"}
+                                  for p, v in (result.get("verdicts") or {}).items()}
             view["racks"] = dict(state["racks"])
             view["rack_texts"] = {p: rack_text(r) for p, r in state["racks"].items()}
             view["result"] = result

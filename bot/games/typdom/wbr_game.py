@@ -220,7 +220,7 @@ class WbrRules(GameRules):
                 "word": shown_word,
                 "cross": {"word": cross.get("word"), "span": wbr._span(wbr._sq(cross["squares"]))} if cross else None,
                 "words_done": [w["word"] for w in state.get("words_done", []) if not w.get("abandoned")],
-                "last_turn": hist[-1] if hist else None, "finished": bool(state.get("finished")),
+                "last_turn": public_record(hist[-1]) if hist else None, "finished": bool(state.get("finished")),
                 "end": state.get("end") if state.get("finished") else None,
                 "payments": list(state.get("payments", [])),
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells()}
@@ -309,6 +309,15 @@ class WbrRules(GameRules):
                 "tiles": [f"{coord_name(t.row, t.col)} {'*' if t.blank else ''}{t.letter}" for t in out.tiles],
                 "announced": out.announced, "new": out.new, "premium": out.premium, "completed": out.completed,
                 "fragment": wbr._text(after, out.fragment) if out.fragment else "", "rack": out.rack_after}
+
+
+def public_record(rec: Mapping[str, Any]) -> dict:
+    """A turn record as every player may see it: a record stored before issue 31 loses the
+    text, reason, gloss and message of its failed lines (only their indexes stay) and the
+    tiles a purchase drew (only how many stay)."""
+    out = {k: v for k, v in rec.items() if k != "bought_tiles"}
+    out["failed"] = [{"index": f.get("index")} for f in rec.get("failed") or []]
+    return out
 
 
 def _points(rec: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, int]:
