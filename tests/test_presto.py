@@ -223,7 +223,8 @@ def test_acknowledgement_and_views():
     game = get_game("typdom-presto")
     st = _state()
     ok = game.check_line(st, GOOD, LEX, player="a")
-    assert ok.valid and ok.detail["summary"].text().startswith("Kreuzwort fertig, alle 6 Steine verbaut; 2 Wörter: HAUS")
+    summary = ok.detail["summary"].text()
+    assert ok.valid and summary.startswith("Kreuzwort fertig, alle 6 Steine verbaut; 2 Wörter: HAUS")
     assert ok.public.render("de", PUBLIC) == ok.message  # the played crossword is public
     assert ok.detail["picture"][1] == " 1  H A U S" and "Ankunftszeit" in ok.note_texts[0]
     bad = game.check_line(st, "HAUS\nU", LEX, player="a")

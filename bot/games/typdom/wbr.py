@@ -144,7 +144,8 @@ DUTIES: dict[str, str] = {
 FIRST_DUTY = N_("legt den ersten Stein auf M13 und sagt ein Wort an")
 _PUBLIC = Visibility.PUBLIC
 _EMPTY = verdict("empty", N_("leer"))
-_COLOURS = {"rot": verdict("colour", N_("rot"), seen=_PUBLIC), "schwarz": verdict("colour", N_("schwarz"), seen=_PUBLIC)}
+_COLOURS = {"rot": verdict("colour", N_("rot"), seen=_PUBLIC),
+            "schwarz": verdict("colour", N_("schwarz"), seen=_PUBLIC)}
 _PREMIUMS = {"quadrat": verdict("premium", N_("Quadrat"), seen=_PUBLIC),
              "selbstlaut": verdict("premium", N_("Kreuzung im Selbstlaut"), seen=_PUBLIC)}
 _STEPS = {"w": (0, 1), "s": (1, 0)}
