@@ -33,6 +33,9 @@ the reason code), so the immediate answer says exactly what is wrong:
 - ``word``: a row or column run of two or more tiles that is not a valid word (seed:
   "überall, wo die Steine einander berühren, ein sinnvoller Begriff"). Every run counts,
   so two tiles side by side must read as a word both ways they touch.
+
+Every problem is a verdict for the mover (:class:`Problem`, :mod:`bot.games.verdict`): it
+names their set and the tiles they wrote, so no other player ever sees it (issue 31).
 """
 
 from __future__ import annotations

@@ -68,6 +68,12 @@ Checks, in this order (the first broken rule is the reason code):
   eingreift und dadurch zwei verschiedene Wörter unvollendet bleiben": the second side
   must already be a finished word).
 
+What the rules say is data (issue 31, :mod:`bot.games.verdict`): an invalid turn's
+:class:`Outcome` carries a verdict for the mover (code = the reason, parameters typed by who
+may see them: the rack, the letters written); a valid one's :meth:`Outcome.summary` is a
+public verdict. Nothing here writes a sentence; others learn of a line that was not played
+only that it failed (the turn record's ``failed``: indexes).
+
 Decisions where the seed is silent (also in docs/rules/typdom-wbr.md):
 
 - Premiums: a square is a 2 x 2 block of tiles that the first tile completes; "crosses
