@@ -93,11 +93,14 @@ def environment(lang: str = DEFAULT) -> Environment:
 
 
 def _public_verdict(value: Any, lang: str) -> str:
-    """``{{ v|verdict }}``: a verdict a game left in its public view (as data, e.g.
-    Crossword's scored word list at the end) rendered in ``lang`` for everybody; a
-    verdict that is not public raises :class:`~bot.games.base.PrivacyError`
+    """``{{ v|verdict }}`` (also ``{{ v|say }}``): a verdict a game left in its public view
+    or state (as data, e.g. Crossword's scored word list at the end, a turn record's
+    ``summary``) rendered in ``lang`` for everybody; a text stored before issue 31 as it
+    is. A verdict that is not public raises :class:`~bot.games.base.PrivacyError`
     (:mod:`bot.games.verdict`)."""
     from bot.games.verdict import PUBLIC, render_text
+    if value is None or isinstance(value, str):
+        return value or ""
     return render_text(value, lang, PUBLIC)
 
 
@@ -119,6 +122,7 @@ def _environment(lang: str) -> Environment:
     env.filters["signed"] = lambda v: f"{v:+d}" if isinstance(v, int) else str(v)
     env.filters["ankunft"] = lambda when, tz: format_arrival(when, tz, lang)
     env.filters["verdict"] = lambda v: _public_verdict(v, lang)
+    env.filters["say"] = env.filters["verdict"]
     env.globals["lang"] = lang
     return env
 

@@ -103,7 +103,12 @@ def test_presto_race_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert "Die Partie endete mit dem zweiten gültigen Kreuzwort (Anna Albers," in flat
     assert "1. Bernd Becker, " in flat and f"{when(42)} Uhr: alle Steine, 4 Punkte" in flat
     assert "2. Anna Albers, " in flat and f"{when(65)} Uhr: alle Steine, 2 Punkte" in flat
-    assert "Clara Conrad: fremde Steine" in flat and "Dieter Dahl: kein Kreuzwort vor dem Ende des Rennens" in flat
+    assert "Clara Conrad: ungültiges Kreuzwort" in flat
+    assert "Dieter Dahl: kein Kreuzwort vor dem Ende des Rennens" in flat
+    # Clara's crossword was not played: others learn that it failed, not what it was or why (issue 31)
+    assert "fremde Steine" not in flat and "nicht in deinem Satz" not in flat and "X ab A3" not in flat
+    mine = " ".join(reports[c].split())
+    assert "Steine, die nicht in deinem Satz (EHORSTU) sind: X." in mine and "X ab A3 berührt den Rest nicht" in mine
     assert " 1  N E S T" in txt and " 3  · · · E" in txt and " 1  H A U S" in txt
     # every set with the search's answer; Dieter's ABCDE spells no word with the D... or has a crossword
     assert "Die Sätze und was die Suche des Bots dazu fand:" in txt

@@ -98,9 +98,13 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     # turn 2: Bernd's main move needs an X he lacks; his Ersatzzug keeps ESEL
     dovecot.append(player_mail(b, "L13 X EXESEL\nErsatz: N13 S\n"), user=user)
     n = _poll(conf, smtpd)
-    txt = _flat(_texts(smtpd, "Auswertung Runde 2", n)[a])
+    reports = _texts(smtpd, "Auswertung Runde 2", n)
+    txt = _flat(reports[a])
     assert "Bernd Becker: N13 S – legt S auf N13, baut an ESEL weiter" in txt
-    assert "Hauptzug L13 X EXESEL: Steine nicht auf der Bank" in txt
+    # the main move was not played: others learn that it failed, nothing of it or why (issue 31)
+    assert "Hauptzug: ungültig" in txt and "EXESEL" not in txt and "L13 X" not in txt
+    assert "nicht auf der Bank" not in txt and "nicht auf deiner Bank" not in txt
+    assert "Hauptzug: L13 X EXESEL – ungültig: Nicht auf deiner Bank (" in _flat(reports[b])
     assert "Am Zug: Clara Conrad" in txt
 
     # turn 3: Clara lets the ZAT pass: she buys a tile and is skipped; Anna's ESEL came round,
@@ -129,7 +133,8 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     txt = _flat(final[c])
     assert "Bernd Becker: N14 O SO – legt O auf N14, sagt SO an; SO ist fertig" in txt
     assert "Wort im Bau" not in txt and "Fertige Wörter: SO" in txt
-    assert "Hauptzug O13 O SO: falscher Platz" in txt
+    assert "Hauptzug: ungültig" in txt and "O13 O" not in txt and "falscher Platz" not in txt
+    assert "Hauptzug: O13 O SO – ungültig: " in _flat(final[b])
     assert "Schlusswertung (Bernd Becker hat alle Steine gelegt):" in txt
     assert "Clara Conrad übrig: N R zahlt 2 = -2" in txt
     view = _show(conf, capsys)

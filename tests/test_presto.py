@@ -12,7 +12,7 @@ import pytest
 
 from bot.conformance import case_lexicon, read_cases
 from bot.games import get_game
-from bot.games.base import NotationError
+from bot.games.base import GM_ONLY, PUBLIC, NotationError, PrivacyError
 from bot.games.typdom.game import deal
 from bot.games.typdom.presto import REASONS, Crossword, format_crossword, judge, parse_crossword, parse_line
 from bot.games.typdom.presto_game import SETS
@@ -154,7 +154,7 @@ def test_sets_by_player_count():
         sets = st["racks"]
         assert all(sum(1 for t in r if t in "AEIOUY?") == red and len(r) == black + red for r in sets.values())
         assert not Counter("".join(sets.values())) - Counter(full_set())
-    assert game.check_players(["1", "2", "3"]) == "Typ-Dom Presto braucht 4 bis 6 Spieler, die Ligadatei hat 3."
+    assert game.check_players(["1", "2", "3"]).text() == "Typ-Dom Presto braucht 4 bis 6 Spieler, die Ligadatei hat 3."
     assert game.check_players([str(i) for i in range(7)])
     assert game.check_players([str(i) for i in range(4)]) is None
 
@@ -184,7 +184,10 @@ def test_the_race_closes_with_the_second_valid_crossword():
     assert {p.player: p.points for p in rep.players} == {"a": 2, "b": 0, "c": 0, "d": 4}
     res = rep.state_after["result"]
     assert res["closed"] == {"by": "second", "at": received["a"].isoformat()}
-    assert res["verdicts"]["c"]["kind"] == "invalid" and res["verdicts"]["c"]["reason"] == "unused"
+    # the public result says only that c's crossword failed; why is c's alone (issue 31)
+    assert res["verdicts"]["c"] == {"kind": "invalid"}
+    c_moves = next(p for p in rep.players if p.player == "c").moves
+    assert c_moves[0].reason == "unused" and "Nicht verbaut" in c_moves[0].message
     assert rep.state_after["finished"] and game.finished(rep.state_after)
 
 
@@ -220,10 +223,16 @@ def test_acknowledgement_and_views():
     game = get_game("typdom-presto")
     st = _state()
     ok = game.check_line(st, GOOD, LEX, player="a")
-    assert ok.valid and ok.detail["summary"].startswith("Kreuzwort fertig, alle 6 Steine verbaut; 2 Wörter: HAUS")
-    assert ok.detail["picture"][1] == " 1  H A U S" and "Ankunftszeit" in ok.notes[0]
+    summary = ok.detail["summary"].text()
+    assert ok.valid and summary.startswith("Kreuzwort fertig, alle 6 Steine verbaut; 2 Wörter: HAUS")
+    assert ok.public.render("de", PUBLIC) == ok.message  # the played crossword is public
+    assert ok.detail["picture"][1] == " 1  H A U S" and "Ankunftszeit" in ok.note_texts[0]
     bad = game.check_line(st, "HAUS\nU", LEX, player="a")
-    assert not bad.valid and bad.reason == "unused" and "Nicht verbaut: T" in bad.message
+    assert not bad.valid and bad.reason == "unused" and "Nicht verbaut: T (1 Stein)" in bad.message
+    assert bad.verdict.code == "unused" and bad.public is None
+    assert "Niet gebruikt: T (1 steen). Alle stenen moeten gebruikt zijn." in bad.verdict.render("nl", GM_ONLY)
+    with pytest.raises(PrivacyError):  # it names the set: never in a public text
+        bad.verdict.render("de", PUBLIC)
     view = game.public_view(st)
     assert view["racks"] is None and "AHSTUU" not in str(view)
     assert game.player_view(st, "c")["rack"] == "AEHSTUU"
@@ -233,3 +242,14 @@ def test_acknowledgement_and_views():
     assert after["racks"]["b"] == "AHSTUU" and after["result"]["proofs"]["a"]["status"] == "found"
     assert after["grids"]["a"]["text"].splitlines()[1] == " 1  H A U S"
     assert set(after["proof_grids"]) == {"a", "b", "d"} and after["result"]["proofs"]["c"]["status"] == "none"
+
+
+def test_a_result_stored_before_issue_31_shows_nothing_of_an_invalid_crossword():
+    game = get_game("typdom-presto")
+    st = dict(_state(), finished=True)
+    st["result"] = {"ranking": [], "closed": {"by": "zat", "at": None}, "proofs": {}, "lot": None,
+                    "verdicts": {"a": {"kind": "invalid", "rows": ["QUARZ"], "reason": "foreign",
+                                       "gloss": "fremde Steine", "message": "Steine, die nicht im Satz sind: Q."}}}
+    view = game.public_view(st)
+    assert view["result"]["verdicts"]["a"] == {"kind": "invalid"} and "a" not in view["grids"]
+    assert "QUARZ" not in str(view) and st["result"]["verdicts"]["a"]["rows"] == ["QUARZ"]  # the state is kept

@@ -16,11 +16,18 @@ from bot.games import get_game
 from bot.games.base import NotationError
 from bot.games.typdom import wbr
 from bot.games.typdom.table import Table
+from bot.games.verdict import Verdict
 from bot.lexicon import Lexicon
 
 OWN = read_cases([Path(__file__).parent / "cases" / "wbr_own.json"])
 LEX = Lexicon.from_words(["ESEL", "ESELN", "BESEN", "HASE", "HE", "SEE", "ES", "SO", "OH", "EL", "SOHN", "NASE"],
                          "typdom")
+
+
+def said(summary: dict) -> str:
+    """A turn record's summary (a public verdict's JSON) as everybody reads it."""
+    from bot.games.verdict import PUBLIC
+    return Verdict.from_json(summary).render("de", PUBLIC)
 
 
 @pytest.mark.parametrize("case", OWN, ids=[c["id"] for c in OWN])
@@ -126,11 +133,11 @@ def test_premium_tile_for_a_crossing_in_a_vowel_and_a_dropout_with_payments():
     st, _ = play(st, "A", "FERTIG ESEL")
     _, single = play(st, "A", "M14 S ESEL")  # the premium earned, the second tile not laid
     assert single["premium"] == "selbstlaut"
-    assert single["summary"] == "legt S auf M14 (Prämie nicht genutzt: Kreuzung im Selbstlaut), sagt ESEL an"
+    assert said(single["summary"]) == "legt S auf M14 (Prämie nicht genutzt: Kreuzung im Selbstlaut), sagt ESEL an"
     st, rec = play(st, "A", "M14 S ESEL; M15 E")
     assert rec["premium"] == "selbstlaut" and rec["fragment"] == "ESE" and rec["span"] == "M13-M15"
-    assert rec["summary"] == ("legt S auf M14, E auf M15 (zweiter Stein als Prämie: Kreuzung im Selbstlaut), "
-                              "sagt ESEL an")
+    assert said(rec["summary"]) == ("legt S auf M14, E auf M15 (zweiter Stein als Prämie: Kreuzung im Selbstlaut), "
+                                    "sagt ESEL an")
     assert st["racks"]["A"] == "HST"
     st, rec = play(st, "B", "KAUFEN")
     assert (st["mover"], st["duty"], st["racks"]["B"]) == ("B", "after_buy", "AEEHU")
@@ -202,7 +209,7 @@ def test_game_class_turn_end_points_and_views():
     assert not game.round_complete(st, {mover: ["M14 E ESEL"]}, LEX)
     assert game.round_complete(st, {mover: ["M14 E ESEL", "M13 E ESEL"]}, LEX)
     ack = game.check_line(st, "M13 E ESEL", LEX, player=mover)
-    assert ack.valid and ack.detail["summary"] == "legt E auf M13, sagt ESEL an"
+    assert ack.valid and ack.detail["summary"].text() == "legt E auf M13, sagt ESEL an"
     assert ack.detail["picture"][2] == "13  · E ·"
     rep = game.adjudicate(st, {mover: ["M14 E ESEL", "M13 E ESEL"]}, LEX, seed="5", partie="W1")
     assert rep.players[0].counted == 1 and rep.players[0].moves[0].reason == "position"
@@ -211,3 +218,42 @@ def test_game_class_turn_end_points_and_views():
     view = game.public_view(st)
     assert view["mover"] == mover and view["duty"] == "start" and "racks" not in view
     assert game.player_view(st, mover)["rack"] == "E"
+
+
+def test_a_failed_line_is_the_movers_alone():
+    """Issue 31: an invalid line's verdict names the rack and is the mover's; others see that
+    it failed, never its text or why; the turn record keeps only the failed line's index."""
+    from bot.games.base import PUBLIC, Audience, PrivacyError
+    game = get_game("typdom-wbr")
+    st = _new({"A": "EEHST", "B": "OS"})
+    out = wbr.evaluate(st, "A", "M13 Q QUARZ", LEX)
+    assert out.reason == "rack" and out.message == "Nicht auf deiner Bank (EEHST): Q."
+    with pytest.raises(PrivacyError):
+        out.verdict.render("de", PUBLIC)
+    assert out.verdict.render("nl") == "Niet op je plankje (EEHST): Q."
+    rep = game.adjudicate(st, {"A": ["M13 Q QUARZ", "M13 *E ESEL", "M13 E ESEL", "M13 S ESEL"]}, LEX,
+                          seed="1", partie="W1")
+    rec = rep.board_move["turn"]
+    assert rec["failed"] == [{"index": 0}, {"index": 1}] and "bought_tiles" not in rec
+    assert said(rec["summary"]) == "legt E auf M13, sagt ESEL an"
+    pl = rep.players[0].to_json()
+    mover = game.seen_by(pl, Audience(viewer="A"), rep.state_after)
+    assert [m["message"] for m in mover["moves"][:2]] == ["Nicht auf deiner Bank (EEHST): Q.",
+                                                        "Nicht auf deiner Bank (EEHST): *."]
+    other = game.seen_by(pl, Audience(viewer="B"), rep.state_after)
+    assert [(m["text"], m["message"], m["reason"]) for m in other["moves"]] == [
+        ("(nicht gezeigt)", "ungültig", None), ("(nicht gezeigt)", "ungültig", None),
+        ("M13 E ESEL", "legt E auf M13, sagt ESEL an", None),
+        ("(nicht gezeigt)", "nicht mehr probiert", None)]
+    assert "EEHST" not in str(game.seen_by(pl, PUBLIC, rep.state_after))
+
+
+def test_a_turn_record_stored_before_issue_31_shows_nothing_of_a_failed_line():
+    game = get_game("typdom-wbr")
+    st = _new({"A": "EEHST", "B": "OS"})
+    st["history"] = [{"turn": 1, "player": "A", "kind": "invalid", "summary": "", "bought": 1, "bought_tiles": "Q",
+                      "failed": [{"index": 0, "text": "M13 Q QUARZ", "reason": "rack", "gloss": "Steine nicht auf der "
+                                  "Bank", "message": "Steine, die nicht auf der Bank sind: Q."}]}]
+    last = game.public_view(st)["last_turn"]
+    assert last["failed"] == [{"index": 0}] and "bought_tiles" not in last and last["bought"] == 1
+    assert "Q" not in str(last)

@@ -33,6 +33,9 @@ the reason code), so the immediate answer says exactly what is wrong:
 - ``word``: a row or column run of two or more tiles that is not a valid word (seed:
   "überall, wo die Steine einander berühren, ein sinnvoller Begriff"). Every run counts,
   so two tiles side by side must read as a word both ways they touch.
+
+Every problem is a verdict for the mover (:class:`Problem`, :mod:`bot.games.verdict`): it
+names their set and the tiles they wrote, so no other player ever sees it (issue 31).
 """
 
 from __future__ import annotations
@@ -47,22 +50,27 @@ from lark import Lark, Transformer, UnexpectedInput
 
 from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Verdict as Said, verdict
 from bot.games.grid import Placement as Tiled
 from bot.games.typdom.table import SIZE, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VOWELS, jolly_for, sort_rack
 
-__all__ = ["REASONS", "Crossword", "Problem", "Verdict", "parse_line", "parse_crossword", "format_crossword",
-           "judge", "runs"]
+__all__ = ["REASONS", "Crossword", "Problem", "Judgement", "Verdict", "parse_line", "parse_crossword",
+           "format_crossword", "judge", "runs"]
 
-#: Reason codes in checking order, with a German gloss.
+#: Reason codes in checking order, with their public gloss (a German msgid, :func:`N_`).
 REASONS: dict[str, str] = {
-    "syntax": "nicht lesbar",
-    "foreign": "fremde Steine",
-    "jolly": "Jolly nicht erlaubt",
-    "unused": "Steine nicht verbaut",
-    "disconnected": "nicht zusammenhängend",
-    "word": "kein gültiges Wort",
+    "syntax": N_("nicht lesbar"),
+    "foreign": N_("fremde Steine"),
+    "jolly": N_("Jolly nicht erlaubt"),
+    "unused": N_("Steine nicht verbaut"),
+    "disconnected": N_("nicht zusammenhängend"),
+    "word": N_("kein gültiges Wort"),
 }
+#: The words of the verdicts below that stand in for a tile or a set.
+_EMPTY_SET = verdict("empty", N_("leer"))
+_TILE_NAMES = {"?": verdict("tile", N_("roter Jolly")), "#": verdict("tile", N_("schwarzer Jolly"))}
+_JOLLY = verdict("tile", N_("Jolly"))
 EMPTY = "."
 _UMLAUT = {"Ä": "AE", "Ö": "OE", "Ü": "UE", "ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "ẞ": "SS"}
 _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " ", "\t": " "})
@@ -109,17 +117,33 @@ class Crossword:
 
 @dataclass(frozen=True, slots=True)
 class Problem:
-    """One thing wrong with a crossword: ``code`` (a key of :data:`REASONS`) and the
-    German ``message``; ``public`` the same for other players when ``message`` names the
-    player's set (None: it names nothing private; docs/development/privacy.md)."""
+    """One thing wrong with a crossword: ``code`` (a key of :data:`REASONS`) and
+    ``verdict``, what the player is told (:class:`bot.games.verdict.Verdict`, seen by
+    the mover: it names their set or the lines they wrote; others learn only that the
+    crossword was invalid, docs/development/privacy.md)."""
 
     code: str
-    message: str
-    public: str | None = None
+    verdict: Said
+
+    @property
+    def message(self) -> str:
+        """The German text of :attr:`verdict`."""
+        return self.verdict.text("de")
+
+
+def joined(verdicts: list[Said]) -> Said | None:
+    """Several verdicts as one, each sentence after the other (the first one's code);
+    None for none."""
+    if not verdicts:
+        return None
+    out = verdicts[-1]
+    for v in reversed(verdicts[:-1]):
+        out = verdict(v.code, N_("{first} {rest}"), first=v, rest=out)
+    return out
 
 
 @dataclass
-class Verdict:
+class Judgement:
     """The judgement of a crossword against a player's set.
 
     ``valid``; ``reason`` (the first problem's code, None when valid); ``problems`` (all
@@ -139,14 +163,19 @@ class Verdict:
     tiles: int = 0
 
     @property
-    def message(self) -> str:
-        """Every problem in one German text (empty when valid)."""
-        return " ".join(p.message for p in self.problems)
+    def verdict(self) -> Said | None:
+        """Every problem as one verdict, for the mover (None when valid)."""
+        return joined([p.verdict for p in self.problems])
 
     @property
-    def public_message(self) -> str:
-        """:attr:`message` as other players see it: without the player's set."""
-        return " ".join(p.public if p.public is not None else p.message for p in self.problems)
+    def message(self) -> str:
+        """Every problem in one German text (empty when valid)."""
+        v = self.verdict
+        return v.text("de") if v is not None else ""
+
+
+#: The name this class had before verdicts were data (issue 31).
+Verdict = Judgement
 
 
 class _Cells(Transformer):
@@ -183,15 +212,20 @@ def parse_line(line: str) -> str:
     Raises :class:`NotationError` when the line is no crossword line."""
     src = _spell(line)
     if not src:
-        raise NotationError("Leere Zeile: keine Kreuzwortzeile.", line)
+        raise NotationError(verdict("syntax", N_("Leere Zeile: keine Kreuzwortzeile.")), line)
     try:
         return _Cells().transform(_parser().parse(src))
     except UnexpectedInput as exc:
         col = getattr(exc, "column", None)
-        where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
-        raise NotationError(f"Keine Kreuzwortzeile{where}: erwartet werden Buchstaben, '.' für leere Felder und "
-                            "'*E' für einen Jolly als E, ohne Leerzeichen (oder jedes Feld durch ein Leerzeichen "
-                            "getrennt).", line) from None
+        if isinstance(col, int) and col > 0:
+            said = verdict("syntax", N_("Keine Kreuzwortzeile (bei Zeichen {col}): erwartet werden Buchstaben, '.' "
+                                        "für leere Felder und '*E' für einen Jolly als E, ohne Leerzeichen (oder "
+                                        "jedes Feld durch ein Leerzeichen getrennt)."), col=col)
+        else:
+            said = verdict("syntax", N_("Keine Kreuzwortzeile: erwartet werden Buchstaben, '.' für leere Felder und "
+                                        "'*E' für einen Jolly als E, ohne Leerzeichen (oder jedes Feld durch ein "
+                                        "Leerzeichen getrennt)."))
+        raise NotationError(said, line) from None
 
 
 def parse_crossword(text: str) -> Crossword:
@@ -203,13 +237,16 @@ def parse_crossword(text: str) -> Crossword:
         try:
             rows.append(parse_line(line))
         except NotationError as exc:
-            raise NotationError(f"Zeile {n} ({line.strip()}): {exc.message}", text) from None
+            raise NotationError(verdict("syntax", N_("Zeile {n} ({line}): {why}"), n=n, line=line.strip(),
+                                        why=exc.verdict), text) from None
     if not any(ch != EMPTY for r in rows for ch in r):
-        raise NotationError("Kein Stein im Kreuzwort: schreib es Zeile für Zeile, '.' für leere Felder.", text)
+        raise NotationError(verdict("syntax", N_("Kein Stein im Kreuzwort: schreib es Zeile für Zeile, '.' für "
+                                                 "leere Felder.")), text)
     width = max(len(r) for r in rows)
     if len(rows) > SIZE or width > SIZE:
-        raise NotationError(f"Das Kreuzwort ist {width} Spalten breit und {len(rows)} Zeilen hoch; auf den "
-                            f"Typ-Dom-Tisch passen höchstens {SIZE} x {SIZE}.", text)
+        raise NotationError(verdict("syntax", N_("Das Kreuzwort ist {width} Spalten breit und {height} Zeilen hoch; "
+                                                 "auf den Typ-Dom-Tisch passen höchstens {size} x {size}."),
+                                    width=width, height=len(rows), size=SIZE), text)
     return Crossword(tuple(r.ljust(width, EMPTY) for r in rows))
 
 
@@ -265,27 +302,33 @@ def _parts(cw: Crossword) -> list[list[tuple[int, int]]]:
     return parts
 
 
-def _tiles_text(counter: Counter) -> str:
-    shown = []
+def _tiles(counter: Counter) -> list[str | Said]:
+    """The tiles of ``counter`` for a verdict's parameter (letters, then the Jollys by
+    colour; joined by ", " when rendered)."""
+    shown: list[str | Said] = []
     for ch in sorted(counter, key=lambda t: (t in JOLLYS, t)):
-        name = {"?": "roter Jolly", "#": "schwarzer Jolly"}.get(ch, ch)
-        shown += [name] * counter[ch]
-    return ", ".join(shown)
+        shown += [_TILE_NAMES.get(ch, ch)] * counter[ch]
+    return shown
 
 
-def judge(crossword: Crossword | str, rack: str, lexicon: WordList, *, one_left: bool = False) -> Verdict:
+def _count(n: int) -> Said:
+    """``n`` tiles, singular or plural (two msgids: German and Dutch tell one from many)."""
+    return verdict("count", N_("{n} Stein") if n == 1 else N_("{n} Steine"), n=n)
+
+
+def judge(crossword: Crossword | str, rack: str, lexicon: WordList, *, one_left: bool = False) -> Judgement:
     """Judge a crossword (a :class:`Crossword` or the section's text) against the
     player's set ``rack`` (letters, ``?`` red Jolly, ``#`` black Jolly).
 
     ``one_left``: the league option of seed 002 ("Schluß machen ..., wenn er nur mehr
     einen Buchstaben Rest hat"): exactly one tile left is a valid finish. Returns a
-    :class:`Verdict` with every problem in the order of the module docstring; never
-    raises for a bad crossword."""
+    :class:`Judgement` with every problem in the order of the module docstring (each a
+    verdict for the mover); never raises for a bad crossword."""
     if isinstance(crossword, str):
         try:
             crossword = parse_crossword(crossword)
         except NotationError as exc:
-            return Verdict(False, "syntax", [Problem("syntax", exc.message)])
+            return Judgement(False, "syntax", [Problem("syntax", exc.verdict)])
     cw = crossword
     problems: list[Problem] = []
     have = Counter(rack)
@@ -297,22 +340,22 @@ def judge(crossword: Crossword | str, rack: str, lexicon: WordList, *, one_left:
     if jollys_needed > jollys_have:
         foreign["*"] = jollys_needed - jollys_have
     if foreign:
-        shown = _tiles_text(Counter({k: v for k, v in foreign.items() if k != "*"}))
-        if foreign["*"]:
-            extra = f"{foreign['*']} Jolly" + ("s" if foreign["*"] > 1 else "")
-            shown = f"{shown}, {extra}" if shown else extra
-        msg = f"Steine, die nicht in deinem Satz ({sort_rack(rack) or 'leer'}) sind: {shown}."
+        shown = _tiles(Counter({k: v for k, v in foreign.items() if k != "*"})) + [_JOLLY] * foreign["*"]
+        own = sort_rack(rack) or _EMPTY_SET
         if jollys_have and not foreign["*"]:
-            msg += " Ein Jolly wird mit Stern geschrieben, z. B. *E."
-        problems.append(Problem("foreign", msg, f"Steine, die nicht im Satz sind: {shown}."))
+            said = verdict("foreign", N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}. Ein Jolly wird "
+                                         "mit Stern geschrieben, z. B. *E."), rack=own, tiles=shown)
+        else:
+            said = verdict("foreign", N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}."),
+                           rack=own, tiles=shown)
+        problems.append(Problem("foreign", said))
     elif used[RED_JOLLY] > have[RED_JOLLY] or used[BLACK_JOLLY] > have[BLACK_JOLLY]:
         bad = [f"*{letter}" for _, _, letter, j in cw.tiles() if j
                and ((letter in VOWELS and used[RED_JOLLY] > have[RED_JOLLY])
                     or (letter not in VOWELS and used[BLACK_JOLLY] > have[BLACK_JOLLY]))]
-        problems.append(Problem("jolly", "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze "
-                                f"nur für einen Mitlaut: {', '.join(bad)} geht mit deinem Satz nicht.",
-                                "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze "
-                                f"nur für einen Mitlaut: {', '.join(bad)} geht mit diesem Satz nicht."))
+        problems.append(Problem("jolly", verdict("jolly", N_("Der rote Jolly steht nur für einen Selbstlaut "
+                                                             "(A E I O U Y), der schwarze nur für einen Mitlaut: "
+                                                             "{tiles} geht mit deinem Satz nicht."), tiles=bad)))
     # what is left: the set less the tiles used; a Jolly used for the wrong kind of
     # letter is taken from the other colour, so it is not reported twice
     left = Counter(have)
@@ -327,26 +370,33 @@ def judge(crossword: Crossword | str, rack: str, lexicon: WordList, *, one_left:
     left = +left
     allowed = 1 if one_left else 0
     if sum(left.values()) > allowed:
-        rule = "Erlaubt ist höchstens ein Stein Rest." if one_left else "Alle Steine müssen verbaut sein."
-        problems.append(Problem("unused", f"Nicht verbaut: {_tiles_text(left)} ({sum(left.values())} Stein"
-                                f"{'e' if sum(left.values()) != 1 else ''}). {rule}"))
+        count = _count(sum(left.values()))
+        if one_left:
+            said = verdict("unused", N_("Nicht verbaut: {tiles} ({count}). Erlaubt ist höchstens ein Stein Rest."),
+                           tiles=_tiles(left), count=count)
+        else:
+            said = verdict("unused", N_("Nicht verbaut: {tiles} ({count}). Alle Steine müssen verbaut sein."),
+                           tiles=_tiles(left), count=count)
+        problems.append(Problem("unused", said))
     parts = _parts(cw)
     if len(parts) > 1:
         rest = []
         for part in parts[1:]:
             letters = "".join(cw.rows[r - 1][c - 1].upper() for r, c in part)
-            rest.append(f"{letters} ab {coord_name(*part[0])}")
-        problems.append(Problem("disconnected", f"Das Kreuzwort hängt nicht zusammen: {'; '.join(rest)} "
-                                "berührt den Rest nicht (Steine müssen Seite an Seite liegen)."))
+            rest.append(verdict("part", N_("{letters} ab {coord}"), letters=letters, coord=coord_name(*part[0])))
+        problems.append(Problem("disconnected", verdict("disconnected", N_(
+            "Das Kreuzwort hängt nicht zusammen: {parts} berührt den Rest nicht (Steine müssen Seite an Seite "
+            "liegen)."), parts=rest)))
     words = runs(cw.rows)
-    bad = [f"{w} ({span})" for w, span in words if w not in lexicon]
+    bad: list[str | Said] = [f"{w} ({span})" for w, span in words if w not in lexicon]
     if len(cw.tiles()) == 1:
-        bad = ["ein einzelner Buchstabe ist kein Wort"]
+        bad = [verdict("single", N_("ein einzelner Buchstabe ist kein Wort"))]
     if bad:
-        problems.append(Problem("word", f"Kein gültiges Wort: {', '.join(bad)}. Überall, wo sich Steine berühren, "
-                                "muss ein Wort entstehen (Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, "
-                                "keine Familien-, Firmen- oder Markennamen)."))
+        problems.append(Problem("word", verdict("word", N_(
+            "Kein gültiges Wort: {words}. Überall, wo sich Steine berühren, muss ein Wort entstehen "
+            "(Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, Firmen- oder Markennamen)."),
+            words=bad)))
     valid = not problems
     n_left = sum(left.values())
-    return Verdict(valid, problems[0].code if problems else None, problems, cw, words, sort_rack(left.elements()),
+    return Judgement(valid, problems[0].code if problems else None, problems, cw, words, sort_rack(left.elements()),
                    ("alle" if n_left == 0 else "einer") if valid else None, len(cw.tiles()))

@@ -39,9 +39,11 @@ Decisions where the texts leave it open (also in docs/rules/typdom-presto.md):
   hat, wird das Spiel abgebrochen"): the round ends early after the poll that read it
   (:meth:`PrestoRules.round_complete`), else at the ZAT. Valid crosswords that arrived
   after the second (read in the same poll) are shown, without points.
-- The Auswertung shows every valid crossword as a grid with its arrival time, what was
-  wrong with the others, every set, and for each set the search's answer: a complete
-  crossword, or that none exists, or that the search could not decide (:mod:`.search`).
+- The Auswertung shows every valid crossword as a grid with its arrival time, that the
+  others were invalid (what was wrong only to their sender: an invalid crossword is not
+  played, so nothing of it or of why it failed is public; issue 31), every set, and for
+  each set the search's answer: a complete crossword, or that none exists, or that the
+  search could not decide (:mod:`.search`).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.typdom.game import deal
-from bot.games.typdom.presto import REASONS, Crossword, Verdict, judge, parse_line
+from bot.games.typdom.presto import REASONS, Crossword, Judgement, judge, parse_line
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.typdom.search import find_crossword
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
@@ -69,20 +72,30 @@ def _one_left(options: Mapping[str, Any] | None) -> bool:
     return bool((options or {}).get("one_left", False))
 
 
-def _report(index: int, text: str, v: Verdict) -> MoveReport:
+_PUBLIC = Visibility.PUBLIC
+_GM = Visibility.GM
+
+
+def _report(index: int, text: str, v: Judgement) -> MoveReport:
+    """The move report of a judged crossword: an invalid one's problems for the mover
+    alone (others see "ungültig", :meth:`GameRules.seen_by`), a valid one's summary for
+    everybody (it is played: the Auswertung shows it and every set once the race is over)."""
     picture = v.crossword.picture() if v.crossword is not None else []
     if not v.valid:
-        return MoveReport(index=index, text=text, valid=False, reason=v.reason, message=v.message,
-                          detail={"picture": picture, "problems": [p.code for p in v.problems]},
-                          public=v.public_message)
+        return MoveReport(index=index, text=text, valid=False, reason=v.reason, verdict=v.verdict,
+                          detail={"picture": picture, "problems": [p.code for p in v.problems]})
+    words = [w for w, _ in v.words]
+    listed = verdict("words", N_("ein Wort: {words}") if len(words) == 1 else N_("{n} Wörter: {words}"),
+                     seen=_PUBLIC, n=len(words), words=words)
     if v.finish == "alle":
-        summary = f"Kreuzwort fertig, alle {v.tiles} Steine verbaut"
+        summary = verdict("finished", N_("Kreuzwort fertig, alle {tiles} Steine verbaut; {words}."),
+                          seen=_PUBLIC, tiles=v.tiles, words=listed)
     else:
-        summary = f"Kreuzwort fertig mit einem Stein Rest ({v.left.replace('?', '*').replace('#', '*')})"
-    summary += f"; {len(v.words)} Wörter: {', '.join(w for w, _ in v.words)}."
-    return MoveReport(index=index, text=text, valid=True, score=0, message=summary, public=summary,
+        summary = verdict("finished", N_("Kreuzwort fertig mit einem Stein Rest ({left}); {words}."),
+                          seen=_PUBLIC, left=v.left.replace("?", "*").replace("#", "*"), words=listed)
+    return MoveReport(index=index, text=text, valid=True, score=0, verdict=summary, public=summary,
                       detail={"picture": picture, "summary": summary, "finish": v.finish, "tiles": v.tiles,
-                              "words": [w for w, _ in v.words], "rows": list(v.crossword.rows)})
+                              "words": words, "rows": list(v.crossword.rows)})  # type: ignore[union-attr]
 
 
 class PrestoRules(GameRules):
@@ -98,13 +111,21 @@ class PrestoRules(GameRules):
     default_rounds = None  # a Partie is one round; the league ends with its last Partie
     private_state = True  # each player's set (docs/development/privacy.md)
 
-    def reason_gloss(self, reason: str | None) -> str:
-        return REASONS.get(reason or "", "")
+    #: What others see instead of an invalid crossword (never shown: issue 31).
+    hidden_move_text = N_("(nicht gezeigt)")
 
-    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> str | None:
+    def reason_gloss(self, reason: str | None) -> Verdict | str:
+        """The public gloss of a reason code (:data:`.presto.REASONS`) as a verdict."""
+        gloss = REASONS.get(reason or "")
+        return verdict("gloss", gloss, seen=_PUBLIC) if gloss else ""
+
+    def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Verdict | None:
+        """A verdict (code ``players``) unless 4 to 6 players play (seed: the sets by number
+        of players, :data:`SETS`)."""
         n = len(players)
         if n not in SETS:
-            return f"{TITLE} braucht 4 bis 6 Spieler, die Ligadatei hat {n}."
+            return verdict("players", N_("{title} braucht 4 bis 6 Spieler, die Ligadatei hat {n}."), seen=_GM,
+                           title=TITLE, n=n)
         return None
 
     # -- Partie -------------------------------------------------------------------------------
@@ -124,7 +145,7 @@ class PrestoRules(GameRules):
         NotationError."""
         return parse_line(text)
 
-    def judge(self, state: Mapping[str, Any], text: str, lexicon: Any, player: str) -> Verdict:
+    def judge(self, state: Mapping[str, Any], text: str, lexicon: Any, player: str) -> Judgement:
         return judge(text, state["racks"].get(player, ""), lexicon, one_left=bool(state.get("one_left")))
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
@@ -134,8 +155,8 @@ class PrestoRules(GameRules):
         one says it counts from this mail's arrival."""
         rep = _report(index, text, self.judge(state, text, lexicon, player or ""))
         if rep.valid:
-            rep.notes.append("Es zählt die Ankunftszeit dieser Mail. Schick jetzt nichts mehr: eine neue Mail "
-                             "ersetzt diese samt ihrer Ankunftszeit.")
+            rep.notes.append(verdict("arrival", N_("Es zählt die Ankunftszeit dieser Mail. Schick jetzt nichts mehr: "
+                                                   "eine neue Mail ersetzt diese samt ihrer Ankunftszeit.")))
         return rep
 
     def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
@@ -148,18 +169,20 @@ class PrestoRules(GameRules):
 
     def closed_note(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
                     lexicon: Any, *, received: Mapping[str, datetime] | None = None,
-                    names: Mapping[str, str] | None = None) -> str | None:
+                    names: Mapping[str, str] | None = None) -> Verdict | None:
         """Once two valid crosswords are in, the race is over (seed: "Wenn der zweite
         Spieler beendet hat, wird das Spiel abgebrochen"): a later crossword is told so and
-        who finished, in order of arrival."""
+        who finished, in order of arrival (verdict ``closed``, for the late sender; it names
+        the two finishers, nothing of the late mail)."""
         received = received or {}
         done = [p for p, lines in submissions.items() if lines and self.judge(state, lines[0], lexicon, p).valid]
         if len(done) < 2:
             return None
         done.sort(key=lambda p: received[p].timestamp() if p in received else float("inf"))
-        who = " und ".join((names or {}).get(p, p) for p in done[:2])
-        return (f"das Rennen ist vorbei: {who} haben vor deiner Mail ein gültiges Kreuzwort geschickt, damit ist "
-                "die Partie entschieden. Deine Mail wurde nicht gewertet; die Auswertung kommt gleich.")
+        first, second = ((names or {}).get(p, p) for p in done[:2])
+        return verdict("closed", N_("das Rennen ist vorbei: {first} und {second} haben vor deiner Mail ein gültiges "
+                                    "Kreuzwort geschickt, damit ist die Partie entschieden. Deine Mail wurde nicht "
+                                    "gewertet; die Auswertung kommt gleich."), first=first, second=second)
 
     # -- the race -----------------------------------------------------------------------------
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
@@ -180,14 +203,13 @@ class PrestoRules(GameRules):
             v = self.judge(state, lines[0], lexicon, p)
             reports[p] = _report(0, lines[0], v)
             at = received.get(p)
-            verdicts[p] = {"kind": "valid" if v.valid else "invalid", "finish": v.finish,
-                           "received": at.isoformat() if at else None, "rows": list(v.crossword.rows)
-                           if v.crossword is not None else [], "reason": v.reason,
-                           "gloss": REASONS.get(v.reason or "", ""), "message": v.message,
-                           "problems": [p_.code for p_ in v.problems], "left": v.left, "tiles": v.tiles,
+            if not v.valid:  # not played: only that it failed is public (issue 31)
+                verdicts[p] = {"kind": "invalid"}
+                continue
+            verdicts[p] = {"kind": "valid", "finish": v.finish, "received": at.isoformat() if at else None,
+                           "rows": list(v.crossword.rows), "left": v.left, "tiles": v.tiles,  # type: ignore[union-attr]
                            "words": [w for w, _ in v.words]}
-            if v.valid:
-                finishers.append(p)
+            finishers.append(p)
 
         def arrival(p: str) -> float:
             return received[p].timestamp() if p in received else float("inf")
@@ -231,7 +253,9 @@ class PrestoRules(GameRules):
         ``seat_order`` (the player keys, league order), ``finished``; once over also
         ``racks`` (every set, public at the end as at the table), ``result``
         (``ranking``: ``{player, place, points, finish, received, late}``; ``verdicts`` per
-        player; ``closed``: ``{"by": "second" | "zat", "at"}``; ``proofs``: the search's
+        player: ``{"kind": "valid", "finish", "received", "rows", "left", "tiles", "words",
+        "place", "points"}``, ``{"kind": "invalid"}`` (nothing of an invalid crossword or why),
+        ``{"kind": "nmr"}``; ``closed``: ``{"by": "second" | "zat", "at"}``; ``proofs``: the search's
         answer per set, see :mod:`.search`) and, for the templates, ``grids`` (per player
         with a crossword: its ``text`` and HTML ``cells``) and ``proof_grids`` (the same
         for each crossword found). Never a set while the race runs."""
@@ -240,7 +264,10 @@ class PrestoRules(GameRules):
                                 "seat_order": list(state.get("players", [])), "finished": bool(state.get("finished")),
                                 "racks": None, "result": None, "grids": {}, "proof_grids": {}}
         if state.get("finished"):
-            result = state.get("result") or {}
+            result = dict(state.get("result") or {})
+            # a result stored before issue 31 kept an invalid crossword's rows and why: not public
+            result["verdicts"] = {p: v if v.get("kind") != "invalid" else {"kind": "invalid"}
+                                  for p, v in (result.get("verdicts") or {}).items()}
             view["racks"] = dict(state["racks"])
             view["rack_texts"] = {p: rack_text(r) for p, r in state["racks"].items()}
             view["result"] = result
@@ -256,17 +283,24 @@ class PrestoRules(GameRules):
         return {"rack": rack, "rack_text": rack_text(rack), "size": len(rack),
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict | str]:
         """For the game master: the race (running until ``zat``, or its ranking) and
-        every player's set."""
+        every player's set (verdicts seen by the game master alone)."""
         view = self.public_view(state)
-        lines = [f"{TITLE}, " + ("Rennen beendet" if view["finished"] else f"Rennen läuft bis {zat or '-'}")]
+        if view["finished"]:
+            lines: list[Verdict | str] = [verdict("race", N_("{title}, Rennen beendet"), seen=_GM, title=TITLE)]
+        else:
+            lines = [verdict("race", N_("{title}, Rennen läuft bis {zat}"), seen=_GM, title=TITLE, zat=zat or "-")]
         for r in ((view.get("result") or {}).get("ranking") or []):
-            lines.append(f"{r.get('place')}. {names.get(r['player'], r['player'])}: {r.get('points')} Punkte"
-                         + (" (zu spät)" if r.get("late") else ""))
+            msgid = N_("{place}. {name}: {points} Punkte (zu spät)") if r.get("late") else \
+                N_("{place}. {name}: {points} Punkte")
+            lines.append(verdict("place", msgid, seen=_GM, place=r.get("place"),
+                                 name=names.get(r["player"], r["player"]), points=r.get("points")))
         for p in view["seat_order"]:
             rack = state.get("racks", {}).get(p, "")
-            lines.append(f"Satz {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+            lines.append(verdict("set", N_("Satz {name}: {rack}"), seen=_GM, name=names.get(p, p),
+                                 rack=rack_text(rack) if rack else verdict("empty", N_("leer"), seen=_GM)))
         return lines
 
     # -- cases --------------------------------------------------------------------------------

@@ -68,6 +68,12 @@ Checks, in this order (the first broken rule is the reason code):
   eingreift und dadurch zwei verschiedene Wörter unvollendet bleiben": the second side
   must already be a finished word).
 
+What the rules say is data (issue 31, :mod:`bot.games.verdict`): an invalid turn's
+:class:`Outcome` carries a verdict for the mover (code = the reason, parameters typed by who
+may see them: the rack, the letters written); a valid one's :meth:`Outcome.summary` is a
+public verdict. Nothing here writes a sentence; others learn of a line that was not played
+only that it failed (the turn record's ``failed``: indexes).
+
 Decisions where the seed is silent (also in docs/rules/typdom-wbr.md):
 
 - Premiums: a square is a 2 x 2 block of tiles that the first tile completes; "crosses
@@ -111,6 +117,7 @@ from lark import Lark, Transformer, UnexpectedInput
 
 from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
+from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.grid import Placement as Tiled, run
 from bot.games.typdom.game import _draw, end_scores
 from bot.games.typdom.table import CENTRE, COLUMNS, Table, coord_name
@@ -119,26 +126,34 @@ from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VOWELS, jolly
 __all__ = ["REASONS", "DUTIES", "Lay", "WbrTurn", "Outcome", "parse_turn", "format_turn", "evaluate", "apply",
            "skip", "leave", "fits", "can_complete", "new_state", "finish_over_limit"]
 
-#: Reason codes in checking order, with a German gloss.
+#: Reason codes in checking order, with their gloss (German msgids, :func:`N_`).
 REASONS: dict[str, str] = {
-    "syntax": "nicht lesbar",
-    "duty": "jetzt nicht erlaubt",
-    "rack": "Steine nicht auf der Bank",
-    "off-board": "außerhalb des Tisches",
-    "position": "falscher Platz",
-    "jolly": "Jolly nicht erlaubt",
-    "premium": "kein zweiter Stein erlaubt",
-    "fragment": "Wort passt nicht zum Wortteil",
-    "room": "kein Platz für das Wort",
-    "word": "kein gültiges Wort",
+    "syntax": N_("nicht lesbar"),
+    "duty": N_("jetzt nicht erlaubt"),
+    "rack": N_("Steine nicht auf der Bank"),
+    "off-board": N_("außerhalb des Tisches"),
+    "position": N_("falscher Platz"),
+    "jolly": N_("Jolly nicht erlaubt"),
+    "premium": N_("kein zweiter Stein erlaubt"),
+    "fragment": N_("Wort passt nicht zum Wortteil"),
+    "room": N_("kein Platz für das Wort"),
+    "word": N_("kein gültiges Wort"),
 }
-#: What the player to move has to do (German, for the mails).
+#: What the player to move has to do (German msgids, :func:`N_`; the mails translate them).
 DUTIES: dict[str, str] = {
-    "start": "beginnt ein neues Wort",
-    "continue": "baut weiter (Stein anlegen und Wort ansagen) oder kauft",
-    "complete": "muss das angesagte Wort jetzt vollenden (FERTIG)",
-    "after_buy": "hat gekauft und darf jetzt legen oder passen",
+    "start": N_("beginnt ein neues Wort"),
+    "continue": N_("baut weiter (Stein anlegen und Wort ansagen) oder kauft"),
+    "complete": N_("muss das angesagte Wort jetzt vollenden (FERTIG)"),
+    "after_buy": N_("hat gekauft und darf jetzt legen oder passen"),
 }
+#: The duty of the very first turn (the table is empty).
+FIRST_DUTY = N_("legt den ersten Stein auf M13 und sagt ein Wort an")
+_PUBLIC = Visibility.PUBLIC
+_EMPTY = verdict("empty", N_("leer"))
+_COLOURS = {"rot": verdict("colour", N_("rot"), seen=_PUBLIC),
+            "schwarz": verdict("colour", N_("schwarz"), seen=_PUBLIC)}
+_PREMIUMS = {"quadrat": verdict("premium", N_("Quadrat"), seen=_PUBLIC),
+             "selbstlaut": verdict("premium", N_("Kreuzung im Selbstlaut"), seen=_PUBLIC)}
 _STEPS = {"w": (0, 1), "s": (1, 0)}
 
 
@@ -214,7 +229,8 @@ class _ToTurn(Transformer):
     def lays(self, items):
         words = [w for _, w in items if w]
         if len(set(words)) > 1:
-            raise NotationError(f"Ein Zug sagt ein Wort an, nicht {' und '.join(dict.fromkeys(words))}.")
+            raise NotationError(verdict("syntax", N_("Ein Zug sagt ein Wort an, nicht {words}."),
+                                        words=list(dict.fromkeys(words))))
         return WbrTurn("lay", tuple(lay for lay, _ in items), words[0] if words else None)
 
     def fword(self, items):
@@ -252,33 +268,37 @@ def _parser() -> Lark:
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " "})
 _UMLAUT = {"Ä": "AE", "Ö": "OE", "Ü": "UE", "ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "ẞ": "SS"}
-_EXAMPLE = ("erwartet wird KOORDINATE BUCHSTABE WORT (z. B. 'M13 E ESEL'), 'FERTIG WORT', 'KAUFEN' oder "
-            "'PASSE'")
 
 
 def parse_turn(text: str) -> WbrTurn:
     """Read one turn line (see ``grammar/typdom_wbr.lark``); raises
-    :class:`NotationError` with a German message."""
+    :class:`NotationError` with a verdict (code ``syntax``) for the mover."""
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
     src = "".join(_UMLAUT.get(ch, ch) for ch in src)
     if not src:
-        raise NotationError("Leere Zeile: kein Zug.", text)
+        raise NotationError(verdict("syntax", N_("Leere Zeile: kein Zug.")), text)
     try:
         tree = _parser().parse(src)
     except UnexpectedInput as exc:
         col = getattr(exc, "column", None)
-        where = f" (bei Zeichen {col})" if isinstance(col, int) and col > 0 else ""
         meant = bool(re.match(r"(?i)\s*(fertig|jolly)\b|\s*[a-y][0-9]{1,2}\s+\S", src))
-        raise NotationError(f"Zug nicht lesbar{where}: {_EXAMPLE}.", text, meant=meant) from None
+        if isinstance(col, int) and col > 0:
+            said = verdict("syntax", N_("Zug nicht lesbar (bei Zeichen {col}): erwartet wird KOORDINATE BUCHSTABE "
+                                        "WORT (z. B. 'M13 E ESEL'), 'FERTIG WORT', 'KAUFEN' oder 'PASSE'."), col=col)
+        else:
+            said = verdict("syntax", N_("Zug nicht lesbar: erwartet wird KOORDINATE BUCHSTABE WORT (z. B. "
+                                        "'M13 E ESEL'), 'FERTIG WORT', 'KAUFEN' oder 'PASSE'."))
+        raise NotationError(said, text, meant=meant) from None
     try:
         turn = _ToTurn().transform(tree)
     except Exception as exc:  # a NotationError raised inside the transformer arrives wrapped
         inner = getattr(exc, "orig_exc", exc)
         if isinstance(inner, NotationError):
-            raise NotationError(inner.message, text, meant=True) from None
+            raise NotationError(inner.verdict, text, meant=True) from None
         raise
     if len(turn.lays) > 2:
-        raise NotationError("Höchstens zwei Steine in einem Zug (der zweite nur als Prämie).", text, meant=True)
+        raise NotationError(verdict("syntax", N_("Höchstens zwei Steine in einem Zug (der zweite nur als Prämie).")),
+                            text, meant=True)
     return turn
 
 
@@ -370,13 +390,13 @@ def _contact(table: Table, r: int, c: int, letter: str, direction: str) -> str |
 
 
 def fits(table: Table, fragment: Sequence[tuple[int, int]], direction: str | None, word: str,
-         lexicon: WordList) -> tuple[list[Fit], str]:
+         lexicon: WordList) -> tuple[list[Fit], Verdict | None]:
     """Every way ``word`` fits on ``table`` over ``fragment`` (its squares in reading
     order; ``direction`` None for a single tile: both ways), and, when none does, why
-    (German). See the module docstring, ``room``."""
+    (a verdict, None when it fits or nothing was tried). See the module docstring, ``room``."""
     frag = _text(table, fragment)
     out: list[Fit] = []
-    why = ""
+    why: Verdict | None = None
     for d in ([direction] if direction else ["w", "s"]):
         dr, dc = _STEPS[d]
         r0, c0 = fragment[0]
@@ -386,11 +406,12 @@ def fits(table: Table, fragment: Sequence[tuple[int, int]], direction: str | Non
             squares = [(start[0] + i * dr, start[1] + i * dc) for i in range(len(word))]
             before = (start[0] - dr, start[1] - dc)
             after = (squares[-1][0] + dr, squares[-1][1] + dc)
-            problem = ""
+            problem: Verdict | None = None
             if not all(table.on_board(r, c) for r, c in squares):
-                problem = f"{word} ginge über den Rand des Tisches"
+                problem = verdict("edge", N_("{word} ginge über den Rand des Tisches"), word=word)
             elif table.get(*before) is not None or table.get(*after) is not None:
-                problem = f"{word} stieße an einen Stein ({coord_name(*before) if table.get(*before) else coord_name(*after)})"
+                problem = verdict("touch", N_("{word} stieße an einen Stein ({coord})"), word=word,
+                                  coord=coord_name(*before) if table.get(*before) else coord_name(*after))
             missing = []
             for i, (r, c) in enumerate(squares):
                 if problem:
@@ -398,11 +419,13 @@ def fits(table: Table, fragment: Sequence[tuple[int, int]], direction: str | Non
                 t = table.get(r, c)
                 if t is not None:
                     if t.letter != word[i]:
-                        problem = f"auf {coord_name(r, c)} liegt {t.letter}, {word} bräuchte dort {word[i]}"
+                        problem = verdict("taken", N_("auf {coord} liegt {letter}, {word} bräuchte dort {need}"),
+                                          coord=coord_name(r, c), letter=t.letter, word=word, need=word[i])
                     continue
                 cw = _contact(table, r, c, word[i], d)
                 if cw is not None and cw not in lexicon:
-                    problem = f"{word[i]} auf {coord_name(r, c)} ergäbe {cw}, kein Wort"
+                    problem = verdict("contact", N_("{letter} auf {coord} ergäbe {cross}, kein Wort"),
+                                      letter=word[i], coord=coord_name(r, c), cross=cw)
                 missing.append((r, c, word[i]))
             if problem:
                 why = why or problem
@@ -457,14 +480,16 @@ class Outcome:
     and ``author`` after the turn, ``new`` (a new announcement), ``premium``
     (``"quadrat"``, ``"selbstlaut"`` or None), ``completed`` (the word is finished),
     ``contacts`` (words the tiles formed across), ``rack_after``, ``colour`` (of a
-    purchase), ``notation``. Invalid: ``reason`` and ``message``. ``notes``: German
-    remarks that never change the outcome."""
+    purchase), ``notation``. Invalid: ``reason`` and ``verdict`` (for the mover: it may
+    name the rack and the line; others learn only that the line was invalid, issue 31).
+    ``notes``: verdicts that never change the outcome (a public one may be shown to all
+    with the counted turn)."""
 
     valid: bool
     kind: str = ""
     reason: str | None = None
-    message: str = ""
-    notes: list[str] = dc_field(default_factory=list)
+    verdict: Verdict | None = None
+    notes: list[Verdict] = dc_field(default_factory=list)
     tiles: list[Tiled] = dc_field(default_factory=list)
     take: dict | None = None
     fragment: list[tuple[int, int]] = dc_field(default_factory=list)
@@ -478,35 +503,69 @@ class Outcome:
     rack_after: str = ""
     colour: str | None = None
     notation: str = ""
-    #: The verdict as other players see it when ``message`` names the rack (None: the
-    #: message names nothing private; docs/development/privacy.md).
-    public: str | None = None
 
-    def summary(self, table_before: Table | None = None) -> str:
-        """What the turn does, in one German sentence part."""
+    @property
+    def message(self) -> str:
+        """The verdict of an invalid turn in German, as the mover reads it ("" when valid)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
+    def summary(self, table_before: Table | None = None) -> Verdict:
+        """What a valid turn does, as a public verdict (code ``turn``): a sentence part
+        after the player's name ("legt E auf M13, sagt ESEL an")."""
         if self.kind == "kaufen":
-            return "kauft einen Stein" + (f" ({self.colour})" if self.colour else "")
+            if self.colour:
+                return verdict("turn", N_("kauft einen Stein ({colour})"), seen=_PUBLIC, colour=_COLOURS[self.colour])
+            return verdict("turn", N_("kauft einen Stein"), seen=_PUBLIC)
         if self.kind == "passe":
-            return "passt"
-        laid = ", ".join(f"{'Jolly als ' if t.blank else ''}{t.letter} auf {coord_name(t.row, t.col)}"
-                         for t in self.tiles)
+            return verdict("turn", N_("passt"), seen=_PUBLIC)
+        laid = [verdict("tile", N_("Jolly als {letter} auf {coord}") if t.blank else N_("{letter} auf {coord}"),
+                        seen=_PUBLIC, letter=t.letter, coord=coord_name(t.row, t.col)) for t in self.tiles]
+        word = self.announced or ""
         if self.kind == "fertig":
-            out = f"vollendet {self.announced} ({laid})" if laid else f"vollendet {self.announced}"
+            out = verdict("turn", N_("vollendet {word} ({laid})"), seen=_PUBLIC, word=word, laid=laid) if laid \
+                else verdict("turn", N_("vollendet {word}"), seen=_PUBLIC, word=word)
         else:
-            out = f"legt {laid}"
             if self.premium:
-                why = "Quadrat" if self.premium == "quadrat" else "Kreuzung im Selbstlaut"
-                out += f" (zweiter Stein als Prämie: {why})" if len(self.tiles) > 1 else f" (Prämie nicht genutzt: {why})"
-            out += f", sagt {self.announced} an" if self.new else f", baut an {self.announced} weiter"
+                why = _PREMIUMS[self.premium]
+                premium = verdict("premium", N_("zweiter Stein als Prämie: {why}"), seen=_PUBLIC, why=why) \
+                    if len(self.tiles) > 1 else \
+                    verdict("premium", N_("Prämie nicht genutzt: {why}"), seen=_PUBLIC, why=why)
+                msgid = N_("legt {laid} ({premium}), sagt {word} an") if self.new else \
+                    N_("legt {laid} ({premium}), baut an {word} weiter")
+                out = verdict("turn", msgid, seen=_PUBLIC, laid=laid, premium=premium, word=word)
+            else:
+                msgid = N_("legt {laid}, sagt {word} an") if self.new else N_("legt {laid}, baut an {word} weiter")
+                out = verdict("turn", msgid, seen=_PUBLIC, laid=laid, word=word)
             if self.completed:
-                out += f"; {self.announced} ist fertig"
+                out = verdict("turn", N_("{turn}; {word} ist fertig"), seen=_PUBLIC, turn=out, word=word)
         if self.take:
-            out = f"tauscht den Jolly auf {self.take['coord']}, " + out
+            out = verdict("turn", N_("tauscht den Jolly auf {coord}, {turn}"), seen=_PUBLIC,
+                          coord=self.take["coord"], turn=out)
         return out
 
 
-def _invalid(reason: str, message: str, notes: Iterable[str] = (), *, public: str | None = None) -> Outcome:
-    return Outcome(valid=False, reason=reason, message=message, notes=list(notes), public=public)
+def _invalid(reason: str, said: Verdict, notes: Iterable[Verdict] = ()) -> Outcome:
+    """An invalid turn: ``said`` is for the mover (its ``seen`` is the mover's)."""
+    return Outcome(valid=False, reason=reason, verdict=said, notes=list(notes))
+
+
+def _say(code: str, msgid: str, **params: Any) -> Verdict:
+    """A verdict for the mover alone (every parameter the mover's)."""
+    return verdict(code, msgid, **params)
+
+
+def _no_jolly_square(take: tuple[int, int]) -> Verdict:
+    return _say("off-board", N_("JOLLY {coord}: dieses Feld gibt es nicht."), coord=coord_name(*take))
+
+
+def _no_jolly_there(take: tuple[int, int]) -> Verdict:
+    return _say("position", N_("JOLLY {coord}: dort liegt kein Jolly."), coord=coord_name(*take))
+
+
+def _no_room(word: str, why: Verdict | None) -> Verdict:
+    if why is None:
+        return _say("room", N_("Für {word} ist kein Platz."), word=word)
+    return _say("room", N_("Für {word} ist kein Platz: {why}."), word=word, why=why)
 
 
 def _neighbours(r: int, c: int) -> list[tuple[tuple[int, int], str]]:
@@ -531,36 +590,39 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
         try:
             turn = parse_turn(turn)
         except NotationError as exc:
-            return _invalid("syntax", exc.message)
+            return _invalid("syntax", exc.verdict)
     table = Table.from_rows(state["board"])
     rack = state["racks"].get(player, "")
     duty = state["duty"]
     base = (state.get("base_duty") or "continue") if duty == "after_buy" else duty
     word = state.get("word")
     pool = state.get("pool", "")
-    notes: list[str] = []
+    notes: list[Verdict] = []
 
     # -- duty ------------------------------------------------------------------------------
     if duty == "complete" and turn.kind != "fertig":
-        return _invalid("duty", f"Dein Wort {word['announced']} ist eine Runde lang unverändert geblieben: du musst "
-                        f"es jetzt vollenden ('FERTIG {word['announced']}').")
+        return _invalid("duty", _say("duty", N_("Dein Wort {word} ist eine Runde lang unverändert geblieben: du musst "
+                                                "es jetzt vollenden ('FERTIG {word}')."), word=word['announced']))
     if turn.kind == "fertig" and duty != "complete":
-        return _invalid("duty", "FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine Runde lang "
-                        "unverändert geblieben ist.")
+        return _invalid("duty", _say("duty", N_("FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine "
+                                                "Runde lang unverändert geblieben ist.")))
+    swap_first = _say("duty", N_("Einen Jolly tauschen kannst du nur, wenn du danach anlegst."))
     if turn.kind == "kaufen":
         if duty == "after_buy":
-            return _invalid("duty", "Du hast schon gekauft: leg jetzt einen Stein an oder schreib PASSE.")
+            return _invalid("duty", _say("duty", N_("Du hast schon gekauft: leg jetzt einen Stein an oder schreib "
+                                                    "PASSE.")))
         if turn.take:
-            return _invalid("duty", "Einen Jolly tauschen kannst du nur, wenn du danach anlegst.")
+            return _invalid("duty", swap_first)
         if not pool:
-            notes.append("Der Vorrat ist leer: du kannst nichts kaufen und passt.")
+            notes.append(_say("pool", N_("Der Vorrat ist leer: du kannst nichts kaufen und passt.")))
             return Outcome(True, "passe", notes=notes, rack_after=rack, notation="PASSE")
         return Outcome(True, "kaufen", colour=turn.colour, rack_after=rack, notation=format_turn(turn))
     if turn.kind == "passe":
         if duty != "after_buy" and pool:
-            return _invalid("duty", "Passen kannst du erst, wenn du gekauft hast (KAUFEN) oder der Vorrat leer ist.")
+            return _invalid("duty", _say("duty", N_("Passen kannst du erst, wenn du gekauft hast (KAUFEN) oder der "
+                                                    "Vorrat leer ist.")))
         if turn.take:
-            return _invalid("duty", "Einen Jolly tauschen kannst du nur, wenn du danach anlegst.")
+            return _invalid("duty", swap_first)
         return Outcome(True, "passe", rack_after=rack, notation="PASSE")
 
     # -- a Jolly taken first -------------------------------------------------------------------
@@ -572,9 +634,8 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
         if jt is not None and jt.blank:
             take = {"row": jr, "col": jc, "coord": coord_name(jr, jc), "letter": jt.letter}
             if not have[jt.letter]:
-                return _invalid("rack", f"Für den Jolly auf {coord_name(jr, jc)} musst du ein {jt.letter} legen; "
-                                "das hast du nicht.",
-                                public=f"Steine, die nicht auf der Bank sind: {jt.letter}.")
+                return _invalid("rack", _say("rack", N_("Für den Jolly auf {coord} musst du ein {letter} legen; das "
+                                                        "hast du nicht."), coord=coord_name(jr, jc), letter=jt.letter))
             have[jt.letter] -= 1
             have[jolly_for(jt.letter)] += 1
 
@@ -588,27 +649,29 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
     if missing or jollys_need > have[RED_JOLLY] + have[BLACK_JOLLY]:
         shown = " ".join(sorted(missing.elements())) + (" *" * max(0, jollys_need - have[RED_JOLLY]
                                                                   - have[BLACK_JOLLY]))
-        return _invalid("rack", f"Nicht auf deiner Bank ({rack or 'leer'}): {shown.strip()}.",
-                        public=f"Steine, die nicht auf der Bank sind: {shown.strip()}.")
+        return _invalid("rack", _say("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."),
+                                     rack=rack or _EMPTY, missing=shown.strip()))
 
     # -- off-board -----------------------------------------------------------------------------
     if turn.take is not None and not table.on_board(*turn.take):
-        return _invalid("off-board", f"JOLLY {coord_name(*turn.take)}: dieses Feld gibt es nicht.")
+        return _invalid("off-board", _no_jolly_square(turn.take))
     for lay in turn.lays:
         if not table.on_board(lay.row, lay.col):
-            return _invalid("off-board", f"{lay.coord}: dieses Feld gibt es nicht (Spalten A-Y, Zeilen 1-25).")
+            return _invalid("off-board", _say("off-board", N_("{coord}: dieses Feld gibt es nicht (Spalten A-Y, "
+                                                              "Zeilen 1-25)."), coord=lay.coord))
 
     # -- position ------------------------------------------------------------------------------
     if turn.take is not None and take is None:
-        return _invalid("position", f"JOLLY {coord_name(*turn.take)}: dort liegt kein Jolly.")
+        return _invalid("position", _no_jolly_there(turn.take))
     board = table if take is None else table.replace(take["row"], take["col"], Table.TILE(take["letter"], False))
     first = turn.lays[0]
     if board.get(first.row, first.col) is not None:
-        return _invalid("position", f"Auf {first.coord} liegt schon ein Stein.")
+        return _invalid("position", _say("position", N_("Auf {coord} liegt schon ein Stein."), coord=first.coord))
     if base == "start":
         if board.is_empty():
             if (first.row, first.col) != CENTRE:
-                return _invalid("position", "Das erste Wort beginnt mit einem Stein in der Mitte des Tisches, M13.")
+                return _invalid("position", _say("position", N_("Das erste Wort beginnt mit einem Stein in der Mitte "
+                                                                "des Tisches, M13.")))
             direction = None
             frag0: list[tuple[int, int]] = []
         else:
@@ -617,9 +680,14 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
             cd = cross.get("direction")
             hits = [d for (q, d) in _neighbours(first.row, first.col) if q in csq and (cd is None or d != cd)]
             if not hits:
-                what = f"das fertige Wort {cross['word']}" if cross.get("word") else "den aufgegebenen Wortteil"
-                return _invalid("position", f"Ein neues Wort muss {what} ({_span(_sq(cross.get('squares', [])))}) "
-                                "kreuzen: leg seinen ersten Stein quer daneben.")
+                span = _span(_sq(cross.get('squares', [])))
+                if cross.get("word"):
+                    said = _say("position", N_("Ein neues Wort muss das fertige Wort {word} ({span}) kreuzen: leg "
+                                               "seinen ersten Stein quer daneben."), word=cross["word"], span=span)
+                else:
+                    said = _say("position", N_("Ein neues Wort muss den aufgegebenen Wortteil ({span}) kreuzen: leg "
+                                               "seinen ersten Stein quer daneben."), span=span)
+                return _invalid("position", said)
             direction = hits[0]
             frag0 = []
     else:
@@ -631,8 +699,9 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
             ends += [((frag0[0][0] - dr, frag0[0][1] - dc), d), ((frag0[-1][0] + dr, frag0[-1][1] + dc), d)]
         hit = [d for q, d in ends if q == (first.row, first.col)]
         if not hit:
-            return _invalid("position", f"{first.coord} liegt nicht an einem Ende des Wortteils "
-                            f"{_text(board, frag0)} ({_span(frag0)}); angelegt wird vorne oder hinten.")
+            return _invalid("position", _say("position", N_("{coord} liegt nicht an einem Ende des Wortteils {part} "
+                                                            "({span}); angelegt wird vorne oder hinten."),
+                                             coord=first.coord, part=_text(board, frag0), span=_span(frag0)))
         direction = hit[0]
 
     placed = {(first.row, first.col): first.letter}
@@ -642,7 +711,8 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
     if second is not None:
         if not board.on_board(second.row, second.col) or board.get(second.row, second.col) is not None \
                 or (second.row, second.col) in placed:
-            return _invalid("position", f"Auf {second.coord} kann kein Stein liegen (besetzt).")
+            return _invalid("position", _say("position", N_("Auf {coord} kann kein Stein liegen (besetzt)."),
+                                             coord=second.coord))
         sdir = direction
         if sdir is None:  # the second tile of the game fixes the direction
             sdir = next((d for q, d in _neighbours(first.row, first.col) if q == (second.row, second.col)), None)
@@ -653,17 +723,18 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
             ok = (second.row, second.col) in ((frag_s[0][0] - sr, frag_s[0][1] - sc),
                                               (frag_s[-1][0] + sr, frag_s[-1][1] + sc))
         if not ok:
-            return _invalid("position", f"Der zweite Stein ({second.coord}) muss an einem Ende des Wortteils liegen.")
+            return _invalid("position", _say("position", N_("Der zweite Stein ({coord}) muss an einem Ende des "
+                                                            "Wortteils liegen."), coord=second.coord))
 
     # -- jolly -----------------------------------------------------------------------------
     if take is not None and table.neighbours(take["row"], take["col"]) >= 3:
-        return _invalid("jolly", f"Der Jolly auf {take['coord']} ist schon an drei Seiten verbaut und kann nicht mehr "
-                        "getauscht werden.")
+        return _invalid("jolly", _say("jolly", N_("Der Jolly auf {coord} ist schon an drei Seiten verbaut und kann "
+                                                  "nicht mehr getauscht werden."), coord=take['coord']))
     red = sum(1 for lay in turn.lays if lay.jolly and lay.letter in VOWELS)
     black = sum(1 for lay in turn.lays if lay.jolly and lay.letter not in VOWELS)
     if red > have[RED_JOLLY] or black > have[BLACK_JOLLY]:
-        return _invalid("jolly", "Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für "
-                        "einen Mitlaut.")
+        return _invalid("jolly", _say("jolly", N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der "
+                                                  "schwarze nur für einen Mitlaut.")))
 
     # -- premium ---------------------------------------------------------------------------
     after1 = board.place([first.tile])
@@ -676,11 +747,12 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
     named = turn.word or (word["announced"] if word and base == "continue" else None)
     if second is not None:
         if premium is None:
-            return _invalid("premium", "Einen zweiten Stein legt nur, wer ein Quadrat bildet oder mit dem neuen Wort "
-                            "ein liegendes in einem Selbstlaut kreuzt.")
+            return _invalid("premium", _say("premium", N_("Einen zweiten Stein legt nur, wer ein Quadrat bildet oder "
+                                                          "mit dem neuen Wort ein liegendes in einem Selbstlaut "
+                                                          "kreuzt.")))
         if named and _text(after1, frag1) == named and direction is not None:
-            return _invalid("premium", f"{named} ist mit dem ersten Stein schon fertig; ein zweiter Stein gehört zu "
-                            "keinem Wort.")
+            return _invalid("premium", _say("premium", N_("{word} ist mit dem ersten Stein schon fertig; ein zweiter "
+                                                          "Stein gehört zu keinem Wort."), word=named))
 
     # -- the grown fragment and the word named -------------------------------------------------
     tiles = [lay.tile for lay in turn.lays]
@@ -694,32 +766,36 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
         frag = run(after, {}, first.row, first.col, dr, dc)
     text = _text(after, frag)
     if not named:
-        return _invalid("fragment", f"Sag ein Wort an, das {text} enthält (z. B. '{first.coord} "
-                        f"{'*' if first.jolly else ''}{first.letter} WORT').")
+        return _invalid("fragment", _say("fragment", N_("Sag ein Wort an, das {part} enthält (z. B. '{example} "
+                                                        "WORT')."), part=text,
+                                         example=f"{first.coord} {'*' if first.jolly else ''}{first.letter}"))
     if text not in named:
-        return _invalid("fragment", f"{named} enthält den Wortteil {text} ({_span(frag)}) nicht in einem Stück.")
+        return _invalid("fragment", _say("fragment", N_("{word} enthält den Wortteil {part} ({span}) nicht in einem "
+                                                        "Stück."), word=named, part=text, span=_span(frag)))
 
     # -- room ------------------------------------------------------------------------------
     ways, why = fits(after, frag, direction, named, lexicon)
     if not ways:
-        return _invalid("room", f"Für {named} ist kein Platz: {why}.")
+        return _invalid("room", _no_room(named, why))
 
     # -- words -----------------------------------------------------------------------------
     if named not in lexicon:
-        return _invalid("word", f"{named} ist kein gültiges Wort. Typ-Dom-Wortregeln: Zeitwörter nur in der "
-                        "Grundform, keine Familien-, Firmen- oder Markennamen.")
+        return _invalid("word", _say("word", N_("{word} ist kein gültiges Wort. Typ-Dom-Wortregeln: Zeitwörter nur "
+                                                "in der Grundform, keine Familien-, Firmen- oder Markennamen."),
+                                     word=named))
     contacts = []
     for t in tiles:
         for d in (["w", "s"] if direction is None else [direction]):
             cw = _contact(board.place([x for x in tiles if x != t]), t.row, t.col, t.letter, d)
             if cw is not None:
                 if cw not in lexicon:
-                    return _invalid("word", f"{t.letter} auf {coord_name(t.row, t.col)} bildet {cw}: kein Wort "
-                                    "(wo sich Steine berühren, muss ein fertiges Wort entstehen).")
+                    return _invalid("word", _say("word", N_("{letter} auf {coord} bildet {cross}: kein Wort (wo sich "
+                                                            "Steine berühren, muss ein fertiges Wort entstehen)."),
+                                                 letter=t.letter, coord=coord_name(t.row, t.col), cross=cw))
                 contacts.append(cw)
     keep = bool(word) and base == "continue" and named == word["announced"]
     if turn.word is None and keep:
-        notes.append(f"Kein Wort angesagt: es bleibt bei {named}.")
+        notes.append(verdict("kept", N_("Kein Wort angesagt: es bleibt bei {word}."), seen=_PUBLIC, word=named))
     left = Counter(have)
     for lay in turn.lays:
         left[jolly_for(lay.letter) if lay.jolly else lay.letter] -= 1
@@ -732,28 +808,34 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
 
 
 def _fertig(state: Mapping[str, Any], table: Table, turn: WbrTurn, have: Counter, take: dict | None,
-            lexicon: WordList, notes: list[str]) -> Outcome:
+            lexicon: WordList, notes: list[Verdict]) -> Outcome:
     word = state["word"]
     named = word["announced"]
     if turn.take is not None and take is None:
         if not table.on_board(*turn.take):
-            return _invalid("off-board", f"JOLLY {coord_name(*turn.take)}: dieses Feld gibt es nicht.")
-        return _invalid("position", f"JOLLY {coord_name(*turn.take)}: dort liegt kein Jolly.")
+            return _invalid("off-board", _no_jolly_square(turn.take))
+        return _invalid("position", _no_jolly_there(turn.take))
     if turn.word != named:
-        return _invalid("fragment", f"Vollenden musst du dein angesagtes Wort {named}, nicht {turn.word}.")
+        return _invalid("fragment", _say("fragment", N_("Vollenden musst du dein angesagtes Wort {word}, nicht "
+                                                        "{written}."), word=named, written=turn.word or ""))
     board = table if take is None else table.replace(take["row"], take["col"], Table.TILE(take["letter"], False))
     ways, why = fits(board, _sq(word["squares"]), word.get("direction"), named, lexicon)
     if turn.at is not None:
         r, c, d = turn.at
         if not board.on_board(r, c):
-            return _invalid("off-board", f"{coord_name(r, c)}: dieses Feld gibt es nicht.")
+            return _invalid("off-board", _say("off-board", N_("{coord}: dieses Feld gibt es nicht."),
+                                              coord=coord_name(r, c)))
         chosen = [f for f in ways if f.squares[0] == (r, c) and (d is None or f.direction == d)]
         if not chosen:
-            return _invalid("position", f"{named} passt nicht ab {coord_name(r, c)}"
-                            + (f" ({'waagerecht' if d == 'w' else 'senkrecht'})" if d else "") + ".")
+            if d:
+                said = _say("position", N_("{word} passt nicht ab {coord} (waagerecht).") if d == "w" else
+                            N_("{word} passt nicht ab {coord} (senkrecht)."), word=named, coord=coord_name(r, c))
+            else:
+                said = _say("position", N_("{word} passt nicht ab {coord}."), word=named, coord=coord_name(r, c))
+            return _invalid("position", said)
         ways = chosen
     if not ways:
-        return _invalid("room", f"Für {named} ist kein Platz: {why}.")
+        return _invalid("room", _no_room(named, why))
     rack = sort_rack(have.elements())
     best = None
     for f in ways:
@@ -765,16 +847,20 @@ def _fertig(state: Mapping[str, Any], table: Table, turn: WbrTurn, have: Counter
     if best is None:
         need = Counter(letter for _, _, letter in ways[0].missing)
         lack = need - Counter({k: v for k, v in have.items() if k not in JOLLYS})
-        return _invalid("rack", f"Für {named} fehlen dir Steine: {' '.join(sorted(lack.elements())) or 'Jolly'}.")
+        return _invalid("rack", _say("rack", N_("Für {word} fehlen dir Steine: {missing}."), word=named,
+                                     missing=" ".join(sorted(lack.elements())) or verdict("tile", N_("Jolly"))))
     f, (tiles, left) = best
     for t in tiles:
         if t.blank and f.squares.index((t.row, t.col)) not in turn.jollys:
-            notes.append(f"{t.letter} auf {coord_name(t.row, t.col)}: dafür nimmt der Bot deinen Jolly.")
+            notes.append(_say("jolly_taken", N_("{letter} auf {coord}: dafür nimmt der Bot deinen Jolly."),
+                              letter=t.letter, coord=coord_name(t.row, t.col)))
     for i in turn.jollys:
         if i < len(f.squares) and board.get(*f.squares[i]) is not None:
-            notes.append(f"{named[i]} auf {coord_name(*f.squares[i])} liegt schon; der Stern dort zählt nicht.")
+            notes.append(_say("star", N_("{letter} auf {coord} liegt schon; der Stern dort zählt nicht."),
+                              letter=named[i], coord=coord_name(*f.squares[i])))
     if len(ways) > 1 and turn.at is None:
-        notes.append(f"{named} passte mehrfach; gelegt ab {coord_name(*f.squares[0])}.")
+        notes.append(verdict("placed", N_("{word} passte mehrfach; gelegt ab {coord}."), seen=_PUBLIC, word=named,
+                             coord=coord_name(*f.squares[0])))
     contacts = []
     for t in tiles:
         cw = _contact(board, t.row, t.col, t.letter, f.direction)
@@ -806,12 +892,13 @@ def apply(state: Mapping[str, Any], player: str, out: Outcome, lexicon: WordList
     record."""
     st = _copy(state)
     table = Table.from_rows(st["board"])
-    rec = _record(st, player, out.kind, notation=out.notation, summary=out.summary())
+    rec = _record(st, player, out.kind, notation=out.notation, summary=out.summary().to_json())
     st["base_duty"] = None
     if out.kind == "kaufen":
         got, st["pool"] = _draw(st["pool"], 1, out.colour)
         st["racks"][player] = sort_rack(st["racks"][player] + got)
-        rec.update(bought=len(got), bought_tiles=got)
+        st["bought"] = got  # private: the buyer's (the record says only how many)
+        rec.update(bought=len(got))
         st["quiet"] = st.get("quiet", 0) + (0 if got else 1)
         st["base_duty"] = st["duty"]
         st["duty"] = "after_buy"
@@ -864,7 +951,8 @@ def skip(state: Mapping[str, Any], player: str, lexicon: WordList, *, kind: str 
     if st["duty"] != "after_buy":
         got, st["pool"] = _draw(st["pool"], 1, None)
         st["racks"][player] = sort_rack(st["racks"][player] + got)
-        rec.update(bought=len(got), bought_tiles=got, pool_empty=not got)
+        st["bought"] = got  # private: the buyer's (the record says only how many)
+        rec.update(bought=len(got), pool_empty=not got)
         if not got:
             st["quiet"] = st.get("quiet", 0) + 1
     elif not st["pool"]:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
+from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, verdict
 from bot.games.typdom import wbr
 from bot.games.typdom.game import deal, seat_order
 from bot.games.typdom.table import MARGIN, Table, coord_name
@@ -38,11 +39,16 @@ PLAYERS = (2, 5)
 TURNS = 1000
 
 
+_GM = Visibility.GM
+
+
 def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport:
+    """The move report of a judged line: an invalid one's verdict for the mover alone
+    (others see "ungültig", :meth:`GameRules.seen_by`); a valid one's summary for all,
+    with the notes that name nothing of the rack (``public_notes``)."""
     if not out.valid:
-        return MoveReport(index=index, text=text, valid=False, reason=out.reason, message=out.message,
-                          notes=list(out.notes), public=out.public if out.public is not None else out.message,
-                          public_notes=list(out.notes))
+        return MoveReport(index=index, text=text, valid=False, reason=out.reason, verdict=out.verdict,
+                          notes=list(out.notes), public_notes=[])
     summary = out.summary()
     detail: dict[str, Any] = {"summary": summary, "notation": out.notation, "kind": out.kind}
     if out.tiles:
@@ -51,8 +57,9 @@ def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport
             after = after.replace(out.take["row"], out.take["col"], Table.TILE(out.take["letter"], False))
         after = after.place(out.tiles)
         detail["picture"] = after.grid_text(after.bounds(MARGIN)).splitlines()
-    return MoveReport(index=index, text=text, valid=True, score=0, message=summary, notes=list(out.notes),
-                      detail=detail, public=summary, public_notes=list(out.notes))
+    return MoveReport(index=index, text=text, valid=True, score=0, verdict=summary, notes=list(out.notes),
+                      detail=detail, public=summary,
+                      public_notes=[n for n in out.notes if n.visible(PUBLIC, None)])
 
 
 def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
@@ -82,9 +89,13 @@ class WbrRules(GameRules):
     relative_zat = True
     private_state = True  # the racks (docs/development/privacy.md)
     public_round_keys = frozenset({"bystander"})  # a dropout's payment, shown to all
+    #: What others see instead of a line that was not played (never shown: issue 31).
+    hidden_move_text = N_("(nicht gezeigt)")
 
-    def reason_gloss(self, reason: str | None) -> str:
-        return wbr.REASONS.get(reason or "", "")
+    def reason_gloss(self, reason: str | None) -> Verdict | str:
+        """The public gloss of a reason code (:data:`.wbr.REASONS`) as a verdict."""
+        gloss = wbr.REASONS.get(reason or "")
+        return verdict("gloss", gloss, seen=Visibility.PUBLIC) if gloss else ""
 
     # -- Partie -------------------------------------------------------------------------------
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
@@ -144,9 +155,9 @@ class WbrRules(GameRules):
                     break
             for j in range(len(reports), len(lines or [])):
                 reports.append(MoveReport(index=j, text=(lines or [])[j], valid=False, reason=None,
-                                          message="nicht mehr probiert", public="nicht mehr probiert"))
-            failed = [{"index": r.index, "text": r.text, "reason": r.reason, "gloss": wbr.REASONS.get(r.reason or "", ""),
-                       "message": r.public.text() if r.public else ""} for r in reports if not r.valid and r.reason]
+                                          verdict=NOT_TRIED, public=NOT_TRIED))
+            # public: only that a line failed, nothing of its text or why (issue 31)
+            failed = [{"index": r.index} for r in reports if not r.valid and r.reason]
             if hit is not None:
                 after, rec = wbr.apply(state, mover, hit[1], lexicon)
                 rec["failed"] = failed
@@ -163,7 +174,8 @@ class WbrRules(GameRules):
             players.append(PlayerRound(mover, submissions[mover] is not None, reports, counted, points.get(mover, 0),
                                        score=0, private={"rack": after["racks"].get(mover, ""),
                                                          "rack_before": rack_before,
-                                                         "bought": rec.get("bought_tiles", "")}))
+                                                         "bought": after.get("bought", "") if rec.get("bought")
+                                                         else ""}))
         for p in after["seat_order"]:
             if p != mover and p in points:  # paid or paying without moving: a dropout, the end
                 players.append(PlayerRound(p, False, [], None, points[p], score=0,
@@ -179,10 +191,12 @@ class WbrRules(GameRules):
         ``seat_order``, ``active`` (players still in), ``out`` (dropped out),
         ``rack_sizes``, ``pool`` (tiles left), ``start``, ``mover`` and ``duty`` (who is
         to move and what they have to do: ``start``, ``continue``, ``complete``,
-        ``after_buy``; ``duty_text`` in German), ``word`` (the word being built:
-        ``announced``, ``author``, ``fragment`` letters, ``span``; None between words),
+        ``after_buy``; ``duty_text`` its German msgid, :data:`.wbr.DUTIES`, for ``_()``),
+        ``word`` (the word being built: ``announced``, ``author``, ``fragment`` letters,
+        ``span``; None between words),
         ``cross`` (the word a new one must cross), ``words_done``, ``last_turn`` (the
-        last turn's record), ``finished``, ``end`` (the end scoring with every rack left,
+        last turn's record: ``summary`` a verdict's JSON, ``failed`` only the indexes of
+        the lines that failed), ``finished``, ``end`` (the end scoring with every rack left,
         once over), ``payments`` (dropouts); for the templates ``grid_text`` and ``cells``.
         Never a rack of a running game."""
         table = Table.from_rows(state["board"])
@@ -202,12 +216,11 @@ class WbrRules(GameRules):
                 "mover": None if state.get("finished") else state["mover"],
                 "duty": None if state.get("finished") else state["duty"],
                 "duty_text": None if state.get("finished") else (
-                    "legt den ersten Stein auf M13 und sagt ein Wort an" if table.is_empty() else
-                    wbr.DUTIES[state["duty"]]),
+                    wbr.FIRST_DUTY if table.is_empty() else wbr.DUTIES[state["duty"]]),
                 "word": shown_word,
                 "cross": {"word": cross.get("word"), "span": wbr._span(wbr._sq(cross["squares"]))} if cross else None,
                 "words_done": [w["word"] for w in state.get("words_done", []) if not w.get("abandoned")],
-                "last_turn": hist[-1] if hist else None, "finished": bool(state.get("finished")),
+                "last_turn": public_record(hist[-1]) if hist else None, "finished": bool(state.get("finished")),
                 "end": state.get("end") if state.get("finished") else None,
                 "payments": list(state.get("payments", [])),
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells()}
@@ -222,27 +235,41 @@ class WbrRules(GameRules):
                 "out": player in state.get("out", []),
                 "red": [t for t in rack if colour(t) == "rot"], "black": [t for t in rack if colour(t) == "schwarz"]}
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *,
+                   zat: str | None = None) -> list[Verdict | str]:
         """For the game master: the table as the Auswertung draws it, the word being
-        built, whose turn it is and the turn's ZAT, the seat order, every rack, the pool."""
+        built, whose turn it is and the turn's ZAT, the seat order, every rack, the pool
+        (verdicts seen by the game master alone; the table's rows as they are)."""
         view = self.public_view(state)
         pool = state.get("pool", "")
         word = view.get("word")
-        head = f"{TITLE}, Zug {view['round']}"
+        empty = verdict("empty", N_("leer"), seen=_GM)
+
+        def say(code: str, msgid: str, **params: Any) -> Verdict:
+            return verdict(code, msgid, seen=_GM, **params)
         if view["finished"]:
-            head += ", beendet"
+            head = say("turn", N_("{title}, Zug {turn}, beendet"), title=TITLE, turn=view["round"])
         else:
-            head += f", am Zug: {names.get(view['mover'], view['mover'])} bis {zat or '-'} ({view.get('duty_text')})"
-        lines = [head, f"Wort im Bau: {word['fragment']} ({word['span']}), angesagt {word['announced']} von "
-                       f"{names.get(word['author'], word['author'])}" if word else "Kein Wort im Bau",
-                 f"Vorrat: {len(pool)} Steine ({rack_text(sort_rack(pool)) if pool else 'leer'})"]
+            head = say("turn", N_("{title}, Zug {turn}, am Zug: {name} bis {zat} ({duty})"), title=TITLE,
+                       turn=view["round"], name=names.get(view["mover"], view["mover"]), zat=zat or "-",
+                       duty=say("duty", view["duty_text"]))
+        lines: list[Verdict | str] = [head]
+        if word:
+            lines.append(say("word", N_("Wort im Bau: {part} ({span}), angesagt {word} von {name}"),
+                             part=word["fragment"], span=word["span"], word=word["announced"],
+                             name=names.get(word["author"], word["author"])))
+        else:
+            lines.append(say("word", N_("Kein Wort im Bau")))
+        lines.append(say("pool", N_("Vorrat: {n} Steine ({tiles})"), n=len(pool),
+                         tiles=rack_text(sort_rack(pool)) if pool else empty))
         lines += view["grid_text"].splitlines()
-        lines.append("Sitzreihenfolge: " + ", ".join(f"{i}. {names.get(p, p)}" + (" (ausgeschieden)" if p in view["out"]
-                                                                                  else "")
-                                                   for i, p in enumerate(view["seat_order"], 1)))
+        seats = [say("seat", N_("{i}. {name} (ausgeschieden)") if p in view["out"] else N_("{i}. {name}"), i=i,
+                     name=names.get(p, p)) for i, p in enumerate(view["seat_order"], 1)]
+        lines.append(say("seats", N_("Sitzreihenfolge: {seats}"), seats=seats))
         for p in view["seat_order"]:
             rack = state["racks"].get(p, "")
-            lines.append(f"Bank {names.get(p, p)}: {rack_text(rack) if rack else 'leer'}")
+            lines.append(say("rack", N_("Bank {name}: {rack}"), name=names.get(p, p),
+                             rack=rack_text(rack) if rack else empty))
         return lines
 
     # -- cases ------------------------------------------------------------------------------------
@@ -282,6 +309,15 @@ class WbrRules(GameRules):
                 "tiles": [f"{coord_name(t.row, t.col)} {'*' if t.blank else ''}{t.letter}" for t in out.tiles],
                 "announced": out.announced, "new": out.new, "premium": out.premium, "completed": out.completed,
                 "fragment": wbr._text(after, out.fragment) if out.fragment else "", "rack": out.rack_after}
+
+
+def public_record(rec: Mapping[str, Any]) -> dict:
+    """A turn record as every player may see it: a record stored before issue 31 loses the
+    text, reason, gloss and message of its failed lines (only their indexes stay) and the
+    tiles a purchase drew (only how many stay)."""
+    out = {k: v for k, v in rec.items() if k != "bought_tiles"}
+    out["failed"] = [{"index": f.get("index")} for f in rec.get("failed") or []]
+    return out
 
 
 def _points(rec: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, int]:
