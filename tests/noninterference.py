@@ -97,6 +97,18 @@ def _scramble(value: Any, rng: random.Random) -> Any:
     return value
 
 
+def _scramble_data(value: Any, rng: random.Random) -> Any:
+    """:func:`_scramble` for a move's ``detail``: a stored verdict (``{"verdict": ...}``)
+    keeps its shape and gets every parameter scrambled."""
+    if isinstance(value, dict) and set(value) == {"verdict"}:
+        return {"verdict": _scramble_params(value["verdict"], rng, all_params=True)}
+    if isinstance(value, dict):
+        return {k: _scramble_data(v, rng) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scramble_data(v, rng) for v in value]
+    return _scramble(value, rng)
+
+
 def _scramble_params(v: dict[str, Any] | None, rng: random.Random, *, all_params: bool) -> dict | None:
     """A stored verdict (:meth:`~bot.games.verdict.Verdict.to_json`) with its non-public
     parameters (or, ``all_params``, every parameter) scrambled; nested verdicts too."""
@@ -134,7 +146,7 @@ def change_round(pl: dict[str, Any], rng: random.Random, private_keys: set[str] 
             m["public"] = _scramble_params(m.get("public"), rng, all_params=True)
             m["notes"] = [_scramble_params(n, rng, all_params=True) for n in m.get("notes") or []]
             m["notes"].append({"code": "extra", "msgid": "Extra " + rng.choice(LETTERS) * 4, "seen": "mover"})
-            m["detail"] = _scramble(m.get("detail") or {}, rng)
+            m["detail"] = _scramble_data(m.get("detail") or {}, rng)
             m["valid"] = rng.random() < 0.5
         else:
             m["verdict"] = _scramble_params(m.get("verdict"), rng, all_params=False)
@@ -147,7 +159,7 @@ def change_round(pl: dict[str, Any], rng: random.Random, private_keys: set[str] 
             detail = m.get("detail") or {}
             for k in private_keys:
                 if k in detail:
-                    detail[k] = _scramble(detail[k], rng)
+                    detail[k] = _scramble_data(detail[k], rng)
     pl["private"] = {k: (v if k in public_keys else _scramble(v, rng)) for k, v in (pl.get("private") or {}).items()}
     return pl
 

@@ -65,7 +65,7 @@ SETS = {4: (12, 7), 5: (10, 6), 6: (8, 5)}
 #: Points of the first and second finisher, by finish: every tile used, or one left
 #: (league option ``one_left``).
 POINTS = {"alle": (4, 2), "einer": (2, 1)}
-TITLE = "Typ-Dom Presto"
+TITLE = N_("Typ-Dom Presto")
 
 
 def _one_left(options: Mapping[str, Any] | None) -> bool:

@@ -30,7 +30,7 @@ from bot.games.typdom.game import deal, seat_order
 from bot.games.typdom.table import MARGIN, Table, coord_name
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
-TITLE = "Typ-Dom: Wer behält recht?"
+TITLE = N_("Typ-Dom: Wer behält recht?")
 #: Tiles each (black, red): the Kreuzwort-Spiel's deal (seed: "Für die Verteilung der
 #: Spielsteine ... gelten die Regeln des Kreuzwort-Spieles").
 RACK = (8, 5)
@@ -208,7 +208,7 @@ class WbrRules(GameRules):
             shown_word = {"announced": word["announced"], "author": word["author"],
                           "fragment": wbr._text(table, squares), "span": wbr._span(squares)}
         cross = state.get("cross")
-        return {"variant": "wbr", "variant_title": "Wer behält recht?", "round": state["round"],
+        return {"variant": "wbr", "variant_title": N_("Wer behält recht?"), "round": state["round"],
                 "rounds": state.get("rounds"), "board": list(state["board"]),
                 "seat_order": list(state["seat_order"]), "active": list(state["active"]),
                 "out": list(state.get("out", [])), "rack_sizes": {p: len(r) for p, r in state["racks"].items()},
