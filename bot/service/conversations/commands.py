@@ -318,19 +318,19 @@ def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
     word, your = t.gettext("ANMELDEN"), t.gettext("Dein Name")  # the command as the league's language writes it
     how = f"\n\n  {word} {league.name} <{your}>"
     if bad := bad_name_chars(given):
-        ctx.reply(wrap(t.gettext("Dein Name enthält unsichtbare Steuer- oder Formatzeichen ({chars}), etwa "
+        ctx.reply(wrap(t.gettext("dein Name enthält unsichtbare Steuer- oder Formatzeichen ({chars}), etwa "
                                  "eine Umkehr der Schreibrichtung; damit melde ich niemanden an. Bitte schreib "
                                  "deinen Namen nur mit sichtbaren Zeichen:", chars=", ".join(bad)) + how),
                   kind="command", lang=lang)
         return None
     name = normal_name(normal_name(given)[:100])
     if not name:
-        ctx.reply(wrap(t.gettext("Bitte schreib deinen Namen dazu:") + how), kind="command", lang=lang)
+        ctx.reply(wrap(t.gettext("bitte schreib deinen Namen dazu:") + how), kind="command", lang=lang)
         return None
     taken = {name_key(p.name) for p in league.players}
     if name_key(name) in taken:
-        ctx.reply(wrap(t.gettext("In {league} spielt schon jemand mit dem Namen {name}. Bitte melde dich mit "
-                                 "einem eigenen Namen an, zum Beispiel mit einer Initiale oder so:",
+        ctx.reply(wrap(t.gettext("in {league} spielt schon jemand mit dem Namen {name}. Bitte melde dich mit "
+                                 "einem eigenen Namen an, etwa mit einer Initiale oder einer Zahl dahinter:",
                                  league=league.name, name=name)
                        + f"\n\n  {word} {league.name} {free_name(name, taken)}"),
                   kind="command", lang=lang)

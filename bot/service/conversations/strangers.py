@@ -76,7 +76,7 @@ def unknown_sender(ctx: Incoming, text: str) -> None:
     if leagues:
         ctx.mail.league_id = leagues[0].id
     langs = answer_languages(running, leagues)
-    ctx.reply("\n\n".join(tr(lang, "unknown_sender") for lang in langs), lang=langs[0])
+    ctx.reply("\n\n".join(wrap(tr(lang, "unknown_sender")) for lang in langs), lang=langs[0])
     for lg in leagues:
         gm = (lg.gm_email or "").strip()
         if gm and gm.lower() != addr.lower():
@@ -144,8 +144,9 @@ def _tell_gm(ctx: Incoming, league: League, to: str) -> None:
 
     def line(m: InboundMail) -> str:
         who = [players[i] for i in (m.parse or {}).get("named") or [] if i in players]
-        return t.gettext("  - {when}, von {addr}, Betreff: {subject}", when=_when(m.received_at, league.timezone, lang),
-                         addr=m.from_addr or "?", subject=(m.subject or "").strip()[:60] or "-") + (
+        return t.gettext("  - {when}, von {addr}", when=_when(m.received_at, league.timezone, lang),
+                         addr=m.from_addr or "?") + "\n    " + t.gettext(
+            "Betreff: {subject}", subject=" ".join((m.subject or "").split())[:50] or "-") + (
             "\n    " + t.gettext("nennt: {names}", names=", ".join(who)) if who else "")
 
     def render_mail(first: int, summary: bool) -> tuple[str, str]:
