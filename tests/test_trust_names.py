@@ -283,13 +283,21 @@ def test_an_nfc_equivalent_name_is_a_duplicate_in_anmelden(tmp_path, env):
     assert "Zo\u00eb Zimmer" in names and not any("\u0308" in n for n in names)
 
 
-def test_anmelden_needs_a_name_and_never_takes_the_address(tmp_path, env):
+def test_anmelden_needs_a_name_and_never_takes_an_address(tmp_path, env):
     db, cfg, md = env
     _mono(tmp_path, env)
     sent = _feed(env, player_mail("frieda.privat@example.com", "", subject="ANMELDEN Test-Mono"))
     assert "bitte schreib deinen Namen dazu" in _to(sent, FRIEDA)[0]
+    # a display name that is an address (or a name with one) is no name: names are public
+    sent = _feed(env, player_mail(f'"{FRIEDA}" <{FRIEDA}>', "", subject="ANMELDEN Test-Mono"),
+                 player_mail("eve@example.net", "", subject=f"ANMELDEN Test-Mono {FRIEDA}"))
+    assert "sieht aus wie eine Mail-Adresse" in " ".join(_to(sent, FRIEDA)[0].split())
+    assert "sieht aus wie eine Mail-Adresse" in " ".join(_to(sent, "eve@example.net")[0].split())
     with db.session() as s:
         assert s.scalar(select(Player).where(Player.name.like("%frieda%"))) is None
+    path = league_toml(tmp_path / "l.toml", players=[*PLAYERS, (FRIEDA, "f@example.org")])
+    with pytest.raises(LeagueError, match="Mail-Adresse"):
+        read_league_file(path)
 
 
 def test_the_refusal_is_dutch_in_a_dutch_league(tmp_path, env):

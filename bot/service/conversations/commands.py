@@ -310,7 +310,7 @@ def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
     name, never the address), NFC-normalised (:func:`~bot.service.operations.league.normal_name`,
     at most 100 characters); or None after answering why not (in the league's language):
     no name, a control or format character (:func:`~bot.service.operations.league.bad_name_chars`,
-    e.g. U+202E), or a name that a player of the league has already, compared
+    e.g. U+202E), an ``@`` (a display name that is an address), or a name that a player of the league has already, compared
     NFC-normalised and case-folded (issue 31: a name is no identity; the answer suggests
     a free one, "Anna Albers 2")."""
     lang = league_language(league.options)
@@ -326,6 +326,11 @@ def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
     name = normal_name(normal_name(given)[:100])
     if not name:
         ctx.reply(wrap(t.gettext("bitte schreib deinen Namen dazu:") + how), kind="command", lang=lang)
+        return None
+    if "@" in name:  # names are public (every Auswertung, the archive), addresses never
+        ctx.reply(wrap(t.gettext("dein Name sieht aus wie eine Mail-Adresse; Namen stehen in jeder Auswertung "
+                                 "und im Archiv, Adressen nie. Bitte melde dich mit deinem Namen an:") + how),
+                  kind="command", lang=lang)
         return None
     taken = {name_key(p.name) for p in league.players}
     if name_key(name) in taken:

@@ -64,7 +64,8 @@ def free_name(name: str, taken: set[str]) -> str:
 def check_player_names(names: list[str], where: str = "") -> None:
     """Refuse a list of player names for one league (a league file): raises
     :class:`LeagueError` (German) for an empty name, a name with a character of
-    :func:`bad_name_chars`, or two names that are the same after :func:`name_key`."""
+    :func:`bad_name_chars`, a name with ``@`` (an address: names are public, addresses
+    never), or two names that are the same after :func:`name_key`."""
     seen: dict[str, str] = {}
     prefix = f"{where}: " if where else ""
     for name in names:
@@ -73,6 +74,9 @@ def check_player_names(names: list[str], where: str = "") -> None:
                               f"({', '.join(bad)}); bitte nur sichtbare Zeichen.")
         if not normal_name(name):
             raise LeagueError(f"{prefix}ein Spieler hat einen leeren Namen.")
+        if "@" in name:
+            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} sieht aus wie eine Mail-Adresse; Namen "
+                              f"stehen in jeder Auswertung und im Archiv, Adressen nie.")
         key = name_key(name)
         if key in seen:
             raise LeagueError(f"{prefix}der Name {normal_name(name)!r} kommt doppelt vor (wie {seen[key]!r}); "
