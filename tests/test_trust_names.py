@@ -33,7 +33,7 @@ from bot.service.operations.runner import poll_once
 from bot.service.presentation.archive import build_archive
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
-from bot.storage.models import InboundMail, Partie, Player
+from bot.storage.models import InboundMail, OutboxMail, Partie, Player
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
 
 GM = "gm@example.org"
@@ -134,6 +134,14 @@ def test_a_named_player_hears_at_most_once_a_day(tmp_path, env):
     assert len(_to(sent, "anna@example.org")) == 1  # the first at once; the rest wait for the daily summary
     assert len(_to(sent, GM)) == 1
     assert all(len(_to(sent, f"fremd{i}@example.net")) == 1 for i in range(4))
+    # the rest wait in one summary each, due a day after the first notice
+    with db.session() as s:
+        pending = {o.to_addr: " ".join(_texts(o.raw).split()) for o in s.scalars(
+            select(OutboxMail).where(OutboxMail.status == "pending", OutboxMail.key.like("%:sammel")))}
+    assert set(pending) == {"anna@example.org", GM}
+    assert "seit dem letzten Hinweis kamen 3 weitere Mails" in pending["anna@example.org"]
+    assert "fremd" not in pending["anna@example.org"]
+    assert "3 Mails nennen Test-Mono" in pending[GM] and all(f"fremd{i}@example.net" in pending[GM] for i in (1, 2, 3))
     for m in md.sent():
         t = _texts(m)
         assert not re.search(r"fremd\d@example\.net", t) or header(m, "To") == GM
