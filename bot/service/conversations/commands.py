@@ -310,9 +310,9 @@ def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
     name, never the address), NFC-normalised (:func:`~bot.service.operations.league.normal_name`,
     at most 100 characters); or None after answering why not (in the league's language):
     no name, a control or format character (:func:`~bot.service.operations.league.bad_name_chars`,
-    e.g. U+202E), an ``@`` (a display name that is an address), or a name that a player of the league has already, compared
-    NFC-normalised and case-folded (issue 31: a name is no identity; the answer suggests
-    a free one, "Anna Albers 2")."""
+    e.g. U+202E), an ``@`` (a display name that is an address), or a name that a player
+    of the league has already, compared NFC-normalised and case-folded (issue 31: a name
+    is no identity; the answer suggests a free one, "Anna Albers 2")."""
     lang = league_language(league.options)
     t = texts(lang)
     word, your = t.gettext("ANMELDEN"), t.gettext("Dein Name")  # the command as the league's language writes it
