@@ -316,3 +316,12 @@ def test_the_refusal_is_dutch_in_a_dutch_league(tmp_path, env):
     flat = " ".join(answer.split())
     assert "in Test-Mono speelt al iemand met de naam Anna Albers" in flat
     assert "AANMELDEN Test-Mono Anna Albers 2" in flat and "spielt schon" not in flat
+
+
+def test_the_game_masters_own_mail_warns_nobody(tmp_path, env):
+    """The GM's address is no stranger's: a mail of the GM that is no GM command and names
+    a player tells neither the player nor the GM about an unknown sender."""
+    _mono(tmp_path, env)
+    sent = _feed(env, player_mail(GM, "Test-Mono: Anna Albers zieht um, bitte beachten.", subject="Notiz"))
+    assert [header(m, "To") for m in sent] == [GM]
+    assert "Mail von unbekannter Adresse" not in _texts(sent[0])

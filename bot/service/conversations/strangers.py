@@ -18,7 +18,7 @@ Such a mail changes nothing. Who hears of it, and what:
   at will.
 
 Every such mail is stored with ``flagged`` = ``unknown sender <address>`` (and the
-leagues and players it names), for the game master's records (``spielleiter ingest
+leagues and players it names; ``parse`` has their ids), for the game master's records (``spielleiter ingest
 --json``, the database).
 """
 
@@ -73,16 +73,14 @@ def unknown_sender(ctx: Incoming, text: str) -> None:
         flag += "; names " + "; ".join(
             lg.name + "".join(f", {p.name}" for p in named if p.league_id == lg.id) for lg in leagues)
     ctx.mail.flagged = flag
-    if leagues:
-        ctx.mail.league_id = leagues[0].id
     langs = answer_languages(running, leagues)
     ctx.reply("\n\n".join(wrap(tr(lang, "unknown_sender")) for lang in langs), lang=langs[0])
     for lg in leagues:
         gm = (lg.gm_email or "").strip()
         if gm and gm.lower() != addr.lower():
             _tell_gm(ctx, lg, gm)
-    for p in named:
-        if p.email and p.email.lower() != addr.lower():
+    for p in named:  # not about their game master's own mail (a GM's address is no stranger's)
+        if p.email and (p.league.gm_email or "").strip().lower() != addr.lower():
             _tell_player(ctx, p)
 
 
@@ -98,9 +96,9 @@ def answer_languages(running: list[League], named: list[League]) -> list[str]:
 
 def _since(s: Session, first: int, test) -> list[InboundMail]:
     """The unknown senders' mails from id ``first`` on for which ``test(parse)`` holds."""
-    rows = s.scalars(select(InboundMail).where(InboundMail.id >= first, InboundMail.flagged.like(f"{FLAG} %"))
-                     .order_by(InboundMail.id))
-    return [m for m in rows if test(m.parse or {})]
+    rows = s.scalars(select(InboundMail).where(InboundMail.id >= first, InboundMail.kind == "ignored")
+                     .order_by(InboundMail.id))  # not by ``flagged``: the rate limit may write over it
+    return [m for m in rows if (m.parse or {}).get("reason") == FLAG and test(m.parse)]
 
 
 def _tell_player(ctx: Incoming, player: Player) -> None:
