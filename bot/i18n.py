@@ -176,8 +176,8 @@ TEXTS: dict[str, str] = {
     "unknown_sender": N_("diese Adresse ist bei keiner laufenden Liga angemeldet; deine Mail wurde nicht als "
                         "Zug gewertet. Bitte schreib von deiner angemeldeten Adresse oder melde dich beim "
                         "Spielleiter."),
-    "named_by_unknown": N_("von der unbekannten Adresse {addr} kam eine Mail, die dich nennt. Sie wurde nicht "
-                          "gewertet und hat nichts verändert. Warst du das nicht, musst du nichts tun."),
+    "named_by_unknown": N_("eine Mail von einer Adresse, die in {league} nicht angemeldet ist, nennt dich. Sie "
+                          "wurde nicht gewertet und hat nichts verändert."),
     "subject_notice": N_("{league}: Hinweis"),
     "mail_too_big": N_("deine Mail war zu groß ({size} MB, höchstens {limit} MB) und wurde nicht gelesen; "
                       "nichts wurde verändert. Bitte schick deine Züge als einfache Textmail ohne Anhänge."),

@@ -23,14 +23,14 @@ from bot.games.registry import GAMES, register
 from bot.mail.maildir import MaildirTransport
 from bot.render import environment
 from bot.service.conversations import gm
-from bot.service.presentation.archive import build_archive, refresh_archive, slug
+from bot.service.presentation.archive import build_archive, player_page, refresh_archive, slug
 from bot.service.presentation.chart import History, Series, layout, points_history
 from bot.service.operations.league import create_league
 from bot.service.presentation.report import TEXT_WIDTH, fold_text, is_picture
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.presentation.standings import standings
 from bot.storage.db import Database
-from bot.storage.models import Adjudication, League, OutboxMail, Partie, PlayerAddress
+from bot.storage.models import Adjudication, League, OutboxMail, Partie, Player, PlayerAddress
 from tests.helpers import player_mail
 from tests.leagues import PLAYERS
 
@@ -66,8 +66,8 @@ def test_index_league_round_and_player_pages(played, site):
             d = slug(league.name)
             page = files[f"{d}/index.html"]
             for p in league.players:
-                assert f'href="spieler-{slug(p.name)}.html">{p.name}</a>' in page
-                assert f"{d}/spieler-{slug(p.name)}.html" in files
+                assert f'href="{player_page(p.id, p.name)}">{p.name}</a>' in page
+                assert f"{d}/{player_page(p.id, p.name)}" in files
             drawn = any(v for x in points_history(s, league).series for v in x.values)
             assert page.count('class="linie"') == (sum(p.active for p in league.players) if drawn else 0)
 
@@ -98,13 +98,15 @@ def test_player_page_adds_up_to_the_standings(played, site):
         for name in ("Demo-Rondo", "Demo-Mono"):
             league = s.scalar(select(League).where(League.name == name))
             for row in standings(s, league):
-                page = files[f"{slug(name)}/spieler-{slug(row['name'])}.html"]
+                page = files[f"{slug(name)}/{player_page(row['player_id'], row['name'])}"]
                 totals = re.findall(r'<td class="zahl" rowspan="\d+">(-?\d+)</td>', page)
                 assert int(totals[-1]) == row["points"], (name, row["name"])
                 assert f"Platz {row['rank']} mit {row['points']}" in page
     # Monoscrabble: move points and Besser-Wertung differ, so both columns are shown
-    assert ">Besser-Wertung</th>" in files["demo-mono/spieler-anna-albers.html"]
-    assert ">Besser-Wertung</th>" not in files["demo-rondo/spieler-anna-albers.html"]
+    anna = {d: next(v for k, v in files.items() if re.fullmatch(rf"{d}/spieler-anna-albers-\d+\.html", k))
+            for d in ("demo-mono", "demo-rondo")}
+    assert ">Besser-Wertung</th>" in anna["demo-mono"]
+    assert ">Besser-Wertung</th>" not in anna["demo-rondo"]
 
 
 def test_nothing_private_in_any_file(played, site):
@@ -217,8 +219,10 @@ def test_league_option_builds_one_league(tmp_path):
     adjudicate_league(db, cfg, "Zweite Liga", force=True)
     out = tmp_path / "site"
     res = build_archive(db, out, "Zweite Liga")
+    with db.session() as s:
+        oetzi = s.scalar(select(Player).where(Player.name == "Ötzi")).id
     assert sorted(res.written) == ["index.html", "zweite-liga/index.html", "zweite-liga/runde-01.html",
-                                   "zweite-liga/spieler-oetzi.html"]
+                                   f"zweite-liga/spieler-oetzi-{oetzi}.html"]
     assert "Erste" in (out / "index.html").read_text(encoding="utf-8")  # the index lists every league
     res = build_archive(db, out)  # the whole archive: the other league's files are unchanged
     assert all(not w.startswith("zweite-liga/") for w in res.written)

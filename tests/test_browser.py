@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from bot.service.presentation.archive import build_archive, slug
+from bot.service.presentation.archive import build_archive, player_page, slug
 from bot.service.presentation.chart import points_history
 from bot.storage.models import League, OutboxMail
 
@@ -115,7 +115,7 @@ def pages(played, tmp_path_factory):
             rounds = sorted(d.glob("runde-*.html"))
             out += [(f"{d.name}-liga", d / "index.html", len(active) if drawn else None),
                     (f"{d.name}-runde", rounds[-1], len(active) if drawn else None),
-                    (f"{d.name}-spieler", d / f"spieler-{slug(active[0].name)}.html", None)]
+                    (f"{d.name}-spieler", d / player_page(active[0].id, active[0].name), None)]
             rows = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id,
                                                       OutboxMail.kind == "auswertung")
                              .order_by(OutboxMail.round_number.desc(), OutboxMail.id)).all()

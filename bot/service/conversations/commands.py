@@ -21,7 +21,7 @@ from bot.games.verdict import render_text
 from bot.mail.compose import compose, make_message_id
 from bot.i18n import N_, gm_language, league_language, texts, tr
 from bot.render import format_zat, render, wrap
-from bot.service.operations.league import open_round, partie_views
+from bot.service.operations.league import bad_name_chars, free_name, name_key, normal_name, open_round, partie_views
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.rounds import joiner_nmr_points
@@ -423,11 +423,13 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
                          "Bitte den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.",
                          kind="command")
     league = choice[0]
-    name = re.sub(re.escape(league.name), "", arg, flags=re.I).strip(" ,:-") or ctx.rm.from_name \
-        or ctx.rm.from_addr.split("@")[0]
+    name = _join_name(ctx, league, re.sub(re.escape(league.name), "", arg, flags=re.I).strip(" ,:-")
+                      or ctx.rm.from_name or "")
+    if name is None:
+        return
     rnd = open_round(ctx.s, league)
     joined = rnd.number if rnd else league.rounds + 1
-    player = Player(league_id=league.id, name=name[:100], joined_round=joined)
+    player = Player(league_id=league.id, name=name, joined_round=joined)
     ctx.s.add(player)
     ctx.s.flush()
     ctx.s.add(PlayerAddress(player_id=player.id, email=ctx.rm.from_addr))
@@ -446,6 +448,44 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     queue_mail(ctx.s, ctx.cfg, key=f"join:{ctx.mail.id}", kind="start", to=ctx.rm.from_addr,
                subject=tr(lang, "subject_welcome", league=league.name), text=text, league_id=league.id, round_number=joined,
                in_reply_to=ctx.rm.message_id)
+
+
+def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
+    """The name a joiner asked for (the ``ANMELDEN`` line, else the sender's display
+    name, never the address), NFC-normalised (:func:`~bot.service.operations.league.normal_name`,
+    at most 100 characters); or None after answering why not (in the league's language):
+    no name, a control or format character (:func:`~bot.service.operations.league.bad_name_chars`,
+    e.g. U+202E), an ``@`` (a display name that is an address), or a name that a player
+    of the league has already, compared NFC-normalised and case-folded (issue 31: a name
+    is no identity; the answer suggests a free one, "Anna Albers 2")."""
+    lang = league_language(league.options)
+    t = texts(lang)
+    word, your = t.gettext("ANMELDEN"), t.gettext("Dein Name")  # the command as the league's language writes it
+    how = f"\n\n  {word} {league.name} <{your}>"
+    if bad := bad_name_chars(given):
+        ctx.reply(wrap(t.gettext("dein Name enthält unsichtbare Steuer- oder Formatzeichen ({chars}), etwa "
+                                 "eine Umkehr der Schreibrichtung; damit melde ich niemanden an. Bitte schreib "
+                                 "deinen Namen nur mit sichtbaren Zeichen:", chars=", ".join(bad)) + how),
+                  kind="command", lang=lang)
+        return None
+    name = normal_name(normal_name(given)[:100])
+    if not name:
+        ctx.reply(wrap(t.gettext("bitte schreib deinen Namen dazu:") + how), kind="command", lang=lang)
+        return None
+    if "@" in name:  # names are public (every Auswertung, the archive), addresses never
+        ctx.reply(wrap(t.gettext("dein Name sieht aus wie eine Mail-Adresse; Namen stehen in jeder Auswertung "
+                                 "und im Archiv, Adressen nie. Bitte melde dich mit deinem Namen an:") + how),
+                  kind="command", lang=lang)
+        return None
+    taken = {name_key(p.name) for p in league.players}
+    if name_key(name) in taken:
+        ctx.reply(wrap(t.gettext("in {league} spielt schon jemand mit dem Namen {name}. Bitte melde dich mit "
+                                 "einem eigenen Namen an, etwa mit einer Initiale oder einer Zahl dahinter:",
+                                 league=league.name, name=name)
+                       + f"\n\n  {word} {league.name} {free_name(name, taken)}"),
+                  kind="command", lang=lang)
+        return None
+    return name
 
 
 def command_list(lang: str = "de") -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import tomllib
+import unicodedata
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -25,6 +26,64 @@ from bot.storage.models import League, Partie, Player, PlayerAddress, Round, Vor
 
 class LeagueError(ValueError):
     """A league file or a league name that does not work (German message)."""
+
+
+# -- player names: identities only with an id (issue 31) --------------------------------
+
+def normal_name(name: str) -> str:
+    """A player's name as it is stored: NFC-normalised (Unicode TR15), every run of white
+    space one blank, no blank at either end (``" Anna\u00a0 Albers "`` -> ``"Anna Albers"``)."""
+    return " ".join(unicodedata.normalize("NFC", str(name)).split())
+
+
+def name_key(name: str) -> str:
+    """What two names are compared by: :func:`normal_name`, case-folded (``"ANNA ALBERS"``
+    and ``"Anna Albers"`` are the same name; so are ``"Zoë"`` composed and decomposed)."""
+    return normal_name(name).casefold()
+
+
+def bad_name_chars(name: str) -> list[str]:
+    """The characters of ``name`` a name may not have, as ``U+XXXX`` codes (in order, each
+    once): every character of a Unicode general category ``C`` (``Cc`` control characters,
+    ``Cf`` format characters such as the bidirectional overrides and isolates
+    U+202A-U+202E, U+2066-U+2069, the marks U+200E/U+200F and the zero-width U+200B-U+200D;
+    ``Co``, ``Cs``, ``Cn``). Such characters make a name look like another, or turn the
+    text around it (Trojan Source, CVE-2021-42574). Empty for a good name."""
+    bad = [c for c in unicodedata.normalize("NFC", str(name)) if unicodedata.category(c).startswith("C")]
+    return list(dict.fromkeys(f"U+{ord(c):04X}" for c in bad))
+
+
+def free_name(name: str, taken: set[str]) -> str:
+    """A suggestion for ``name`` when it is taken (``taken``: :func:`name_key` of the names
+    in the league): ``"Anna Albers 2"``, ``"Anna Albers 3"``, ... the first that is free."""
+    n = 2
+    while name_key(f"{name} {n}") in taken:
+        n += 1
+    return f"{normal_name(name)} {n}"
+
+
+def check_player_names(names: list[str], where: str = "") -> None:
+    """Refuse a list of player names for one league (a league file): raises
+    :class:`LeagueError` (German) for an empty name, a name with a character of
+    :func:`bad_name_chars`, a name with ``@`` (an address: names are public, addresses
+    never), or two names that are the same after :func:`name_key`."""
+    seen: dict[str, str] = {}
+    prefix = f"{where}: " if where else ""
+    for name in names:
+        if bad := bad_name_chars(name):
+            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} enthält Steuer- oder Formatzeichen "
+                              f"({', '.join(bad)}); bitte nur sichtbare Zeichen.")
+        if not normal_name(name):
+            raise LeagueError(f"{prefix}ein Spieler hat einen leeren Namen.")
+        if "@" in name:
+            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} sieht aus wie eine Mail-Adresse; Namen "
+                              f"stehen in jeder Auswertung und im Archiv, Adressen nie.")
+        key = name_key(name)
+        if key in seen:
+            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} kommt doppelt vor (wie {seen[key]!r}); "
+                              f"jeder Spieler einer Liga braucht einen eigenen Namen, z. B. "
+                              f"{free_name(seen[key], set(seen))!r} oder mit Initiale.")
+        seen[key] = normal_name(name)
 
 
 def parse_when(value: Any, tz: str) -> datetime:
@@ -64,6 +123,7 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
             if addr.lower() in seen:
                 raise LeagueError(f"{path}: Adresse {addr} doppelt.")
             seen.add(addr.lower())
+    check_player_names([str(p["name"]) for p in players], str(path))
     if spec.get("require_code") and not all(p.get("code") for p in players):
         raise LeagueError(f"{path}: require_code = true, aber nicht jeder Spieler hat einen code.")
     parts = spec.get("partien") or ["R1"]
@@ -109,6 +169,7 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
     private part, for games that have one)."""
     if session.scalar(select(League).where(League.name == spec["name"])):
         raise LeagueError(f"Liga {spec['name']} gibt es schon.")
+    check_player_names([str(p["name"]) for p in spec["players"]])
     game = get_game(spec["game"])
     tz = spec.get("timezone", cfg.timezone)
     ZoneInfo(tz)
@@ -128,7 +189,7 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
     session.flush()
     keys = []
     for p in spec["players"]:
-        player = Player(league_id=league.id, name=p["name"],
+        player = Player(league_id=league.id, name=normal_name(p["name"]),
                         code_hash=hash_code(str(p["code"])) if p.get("code") else None)
         session.add(player)
         session.flush()

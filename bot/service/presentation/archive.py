@@ -6,7 +6,8 @@ Layout of ``DIR``::
     index.html                      every league: game, status, round, next ZAT
     <liga>/index.html               standings, chart, rounds, players
     <liga>/runde-01.html ...        one page per adjudicated round (prints on A4)
-    <liga>/spieler-<name>.html      one page per player: moves and scores round by round
+    <liga>/spieler-<name>-<id>.html one page per player (keyed by the player's id, see
+                                    :func:`player_page`): moves and scores round by round
     <liga>/runde-01.pdf ...         with ``--pdf`` (WeasyPrint), also <liga>/tabelle.pdf
     .spielleiter-archiv.json        what the archive wrote (to remove pages that are gone)
 
@@ -102,6 +103,16 @@ def _unique(names: Iterable[tuple[int, str]], prefix: str) -> dict[int, str]:
         used.add(s)
         out[key] = s
     return out
+
+
+def player_page(player_id: int, name: str) -> str:
+    """The file name of a player's page: ``spieler-<slug>-<id>.html`` (``"Anna Albers"``
+    with id 7 -> ``spieler-anna-albers-7.html``; ``spieler-7.html`` when the name has no
+    ASCII letter or digit). Keyed by the player's database id, which no other player of
+    any league has, so two players of the same name (or of names with the same slug) never
+    share a page (issue 31); the slug only makes the address readable."""
+    base = slug(name)
+    return f"spieler-{base}-{player_id}.html" if base else f"spieler-{player_id}.html"
 
 
 # -- writing -------------------------------------------------------------------------
@@ -256,8 +267,7 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
     finished = league.status == "finished"
     last = rounds[-1].number if rounds else 0
     players = [p for p in league.players]
-    pslug = _unique(((p.id, p.name) for p in players), "spieler-")
-    links = {p.name: f"spieler-{pslug[p.id]}.html" for p in players}
+    links = {p.id: player_page(p.id, p.name) for p in players}
     rounds_nav = [{"number": r.number, "href": f"runde-{r.number:02d}.html"} for r in rounds]
     base = {"league": league.name, "game": game.title, "up": "../index.html", "version": __version__}
     pdfs: list[tuple[str, str]] = []
@@ -281,7 +291,7 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
                      standings=table, rows=round_rows(table, rounds[-1].partien),
                      partien=[pr.p for pr in rounds[-1].partien])
     html = _page("league.html.j2", **base, info=info, table=Markup(tbl), chart=Markup(league_chart(s, league)),
-                 rounds=rounds_nav, players=[{"name": p.name, "href": links[p.name], "active": p.active}
+                 rounds=rounds_nav, players=[{"name": p.name, "href": links[p.id], "active": p.active}
                                              for p in sorted(players, key=lambda p: p.name.lower())])
     w.write(f"{dirname}/index.html", html)
     pdfs.append((f"{dirname}/index.html", html))
@@ -304,7 +314,7 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
         html = _page("player.html.j2", **base, name=p.name, active=p.active, rows=rows, standing=standing,
                      differ=any(it["points"] != it["score"] for row in rows for it in row["items"]),
                      chart_title=chart_title(game.name), several=len(league.partien) > 1)
-        w.write(f"{dirname}/{links[p.name]}", html)
+        w.write(f"{dirname}/{links[p.id]}", html)
 
     if pdf:
         for rel, html in pdfs:

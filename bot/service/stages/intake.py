@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,7 +42,7 @@ from bot.crash import crashpoint
 from bot.games import get_game
 from bot.games.base import Audience, GameRules, render_move
 from bot.games.verdict import render_text
-from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
+from bot.i18n import league_language, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
@@ -56,6 +55,7 @@ from bot.service.conversations.commands import find_command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven
 from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
@@ -654,37 +654,11 @@ def _game_over(ctx: Incoming) -> None:
 
 
 def _unknown_sender(ctx: Incoming, text: str) -> None:
-    """A mail from an address no running league knows changes nothing; the sender is told,
-    and so is every player the mail names (by full name), at their registered address.
-
-    The sender's answer is in the language of the running league the mail names (its name
-    in the subject or text), else in the one language all running leagues share, else in
-    each of their languages, German first (:func:`_unknown_languages`); a named player's
-    notice is in the language of that player's league."""
-    ctx.record("ignored", "ignored", reason="unknown sender")
-    hay = f"{ctx.rm.subject}\n{text}".lower()
-    running = list(ctx.s.scalars(select(League).where(League.status == "running").order_by(League.id)))
-    langs = _unknown_languages(running, hay)
-    ctx.reply("\n\n".join(tr(lang, "unknown_sender") for lang in langs), lang=langs[0])
-    named = [p for p in ctx.s.scalars(select(Player).join(League).where(League.status == "running", Player.active))
-             if len(p.name) >= 4 and p.name.lower() in hay]
-    for p in named:
-        ctx.mail.flagged = f"unknown sender {ctx.rm.from_addr} named player {p.name}"
-        lang = league_language(p.league.options)
-        ctx.reply(tr(lang, "named_by_unknown", addr=ctx.rm.from_addr), to=p.email, lang=lang,
-                  subject=tr(lang, "subject_notice", league=p.league.name), name=p.name)
-
-
-def _unknown_languages(running: list[League], hay: str) -> list[str]:
-    """The languages to answer an unknown sender in: the language of the running league
-    whose name occurs (as a word) in ``hay`` (the mail's lower-cased subject and text; the
-    longest name wins), else the languages of all running ``leagues`` (German first, then
-    in league order; German alone when none runs)."""
-    named = [lg for lg in running if re.search(rf"(?<!\w){re.escape(lg.name.lower())}(?!\w)", hay)]
-    if named:
-        return [league_language(max(named, key=lambda lg: len(lg.name)).options)]
-    langs = list(dict.fromkeys(league_language(lg.options) for lg in running)) or [DEFAULT]
-    return sorted(langs, key=lambda lang: lang != DEFAULT)  # stable: the rest in league order
+    """A mail from an address no running league knows changes nothing; the sender is told
+    at that address alone, the game master and the players it names as whole names are
+    told without giving a player anyone's address
+    (:func:`bot.service.conversations.strangers.unknown_sender`, issue 31)."""
+    unknown_sender(ctx, text)
 
 
 def _bad_code(ctx: Incoming, code: str | None, auth: SenderAuth) -> None:
