@@ -274,7 +274,11 @@ def test_control_and_format_characters_are_refused_in_anmelden(tmp_path, env, na
     assert "Eve" not in answer
     # nor through the display name
     sent = _feed(env, player_mail(f"{name} <eve2@example.net>", "", subject="ANMELDEN Test-Mono"))
-    assert "Steuer- oder Formatzeichen" in _to(sent, "eve2@example.net")[0]
+    got = _to(sent, "eve2@example.net")[0]
+    if unicodedata.category(name[3]) == "Cc":  # the From parse drops control characters of a display name
+        assert not any(unicodedata.category(c) == "Cc" and c not in "\r\n" for c in got)
+    else:
+        assert "Steuer- oder Formatzeichen" in got
     with db.session() as s:
         assert s.scalar(select(Player).where(Player.name.like("Eve%"))) is None
 
