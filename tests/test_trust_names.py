@@ -280,7 +280,9 @@ def test_control_and_format_characters_are_refused_in_anmelden(tmp_path, env, na
     else:
         assert "Steuer- oder Formatzeichen" in got
     with db.session() as s:
-        assert s.scalar(select(Player).where(Player.name.like("Eve%"))) is None
+        joined = list(s.scalars(select(Player).where(Player.name.like("Eve%"))))
+        assert all(not any(unicodedata.category(c)[0] == "C" for c in p.name) for p in joined)
+        assert len(joined) == (1 if unicodedata.category(name[3]) == "Cc" else 0)
 
 
 def test_an_nfc_equivalent_name_is_a_duplicate_in_anmelden(tmp_path, env):
