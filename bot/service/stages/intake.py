@@ -51,7 +51,7 @@ from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
 from bot.service.conversations.commands import find_command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven
+from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
 from bot.service.conversations.mailctx import Incoming
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
@@ -546,6 +546,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
+    mail.repeat_key = repeat_key(rm.from_addr, rm.subject, rm.new_text)  # answered once an hour (gate_answers)
     auth = sender_auth(raw_headers(mail.raw), rm.from_addr, cfg.authserv_id) if cfg.authserv_id else SenderAuth()
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
@@ -566,7 +567,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         if found and not found[0].needs_player:
             return found[0].handler(ctx, found[1])
         if _finished_player(ctx):
-            if found and found[0].name in OPEN_COMMANDS:
+            if found and found[0].name in AFTER_END_COMMANDS:
                 return found[0].handler(ctx, found[1])
             return _game_over(ctx)
         return _unknown_sender(ctx, text)
@@ -594,6 +595,9 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
 
 #: Commands that need no personal code (they change nothing).
 OPEN_COMMANDS = {"HILFE", "STAND"}
+#: Commands a player of a league that has ended still gets answered (they change nothing;
+#: an Auswertung goes only to the registered address it was asked from).
+AFTER_END_COMMANDS = OPEN_COMMANDS | {"AUSWERTUNG"}
 
 
 def _finished_player(ctx: Incoming) -> bool:
