@@ -67,9 +67,13 @@ class League_:
     players: list[str]
 
 
-def _league(tmp_path, kind: str, *, rounds: int = 2) -> League_:
+def _league(tmp_path, kind: str, *, rounds: int = 2, db_url: str | None = None) -> League_:
+    """A league of ``kind`` (a key of :data:`GAMES`) through the embedded service (on
+    ``db_url``, default SQLite), first ZAT in a week; its start mails queued."""
     key, options, n = GAMES[kind]
     cfg = embedded(tmp_path / kind)
+    if db_url:
+        cfg.database_url = db_url
     cfg.sender = "Spielleiter <spielleiter@trust.invalid>"
     cfg.rate_limit_per_hour = 0  # the matrix mails much more than a player would
     cfg.read_workers = 1  # read in-process (the same results; the machine is shared)
@@ -288,13 +292,13 @@ def _to(lg: League_, addr: str) -> list[OutboxMail]:
     return rows
 
 
-def test_an_autoresponder_without_auto_submitted_is_answered_once_an_hour(tmp_path):
+def test_an_autoresponder_without_auto_submitted_is_answered_once_an_hour(tmp_path, db_url):
     """Issue 31: a player's autoresponder that sets no ``Auto-Submitted`` sends the same
     mail 20 times within an hour: every one is stored raw and read, one is answered (the
     rate limit alone would have let 20 through); the GM sees the repeats (a parse note,
     the first flagged). A different mail from the address is answered; the same mail more
     than an hour after the answered one is answered again, and its repeats are not."""
-    lg = _league(tmp_path, "rondo")
+    lg = _league(tmp_path, "rondo", db_url=db_url)
     lg.cfg.rate_limit_per_hour = 20  # the default: without the repeat check 20 answers a hour
     addr = lg.players[0]
     t0 = datetime.now(timezone.utc).replace(microsecond=0) - timedelta(hours=3)
@@ -331,12 +335,12 @@ def test_an_autoresponder_without_auto_submitted_is_answered_once_an_hour(tmp_pa
     lg.db.dispose()
 
 
-def test_a_repeated_move_counts_and_is_acknowledged_once(tmp_path):
+def test_a_repeated_move_counts_and_is_acknowledged_once(tmp_path, db_url):
     """A player who sends the same move twice in a row within the hour gets one
     acknowledgement; both mails are read (the later is the standing submission, as
     always). After A, B the same A again is news (A stands again) and is answered."""
     from bot.storage.models import Submission
-    lg = _league(tmp_path, "rondo")
+    lg = _league(tmp_path, "rondo", db_url=db_url)
     addr = lg.players[1]
     now = datetime.now(timezone.utc).replace(microsecond=0)
     bodies = ["Partie P1:\nABC\n", "Partie P1:\nXYZ\n", "Partie P1:\nABC\n", "Partie P1:\n  abc \n"]

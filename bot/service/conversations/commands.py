@@ -150,7 +150,7 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
     if row is None:
         done = ctx.s.scalar(select(Round.id).where(Round.league_id == ctx.league.id, Round.number == n,
                                                    Round.status == "adjudicated"))
-        if done is None and n >= 1:  # a round to come (or the open one): not yet, rather than "not for you"
+        if done is None and 1 <= n <= ctx.league.rounds:  # a round to come: not yet, rather than "not for you"
             return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
         return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
     import email
