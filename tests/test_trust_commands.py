@@ -30,6 +30,7 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.games import get_game
+from bot.i18n import tr
 from bot.mail.maildir import MaildirTransport
 from bot.service.operations.league import create_league
 from bot.service.operations.runner import poll_inbox
@@ -40,6 +41,14 @@ from tests.helpers import player_mail
 
 #: what a player is told when reading their mail failed (bot.service.stages.intake._tell_failed)
 FAILED = "deine Mail konnte ich nicht lesen"
+
+#: what a stranger is told (bot.i18n "unknown_sender"), German and Dutch, its first words
+UNKNOWN = [" ".join(tr(lang, "unknown_sender").split())[:40] for lang in ("de", "nl")]
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
 
 #: Every game and variant: name -> (game key, league options, players).
 GAMES: dict[str, tuple[str, dict, int]] = {
@@ -210,6 +219,8 @@ def _matrix_state(lg: League_, stage: str, rng: random.Random, out: str | None, 
             problems.append(f"{what}: no answer ({status})")
         elif any(FAILED in text for _, text in replies):
             problems.append(f"{what}: answered 'could not be read'")
+        elif role != "stranger" and any(_flat(text).find(u) >= 0 for _, text in replies for u in UNKNOWN):
+            problems.append(f"{what}: a player (or former one) told the address is unknown")
     return len(mails)
 
 

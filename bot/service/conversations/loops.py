@@ -17,7 +17,8 @@ All of it runs inside :func:`bot.service.stages.intake.process_mail`'s transacti
   kept as ``suppressed``: an autoresponder without ``Auto-Submitted`` that answers
   every mail of the bot gets one answer, not one for each of its mails. The mail says so
   (``parse["answer_withheld"]``, ``parse["repeat_of"]``), the first repeat is flagged for
-  the GM. The same mail an hour after the answered one is answered again.
+  the GM. The same mail an hour after the answered one is answered again, and so is a
+  mail with the right personal or GM code (a GM's second ZURUECK is a second one).
 - :func:`auth_failure`: a mail that failed a code (missing, wrong) or whose sender our
   mail server did not authenticate (:mod:`bot.mail.auth`) changes nothing; its owner
   (the player, or the GM of the league) is told at their registered address, at most
@@ -275,9 +276,10 @@ _OTHER_BETWEEN = (select(InboundMail.__table__.c.id)
 
 def _withhold_repeat(ctx: Incoming, rows: list[OutboxMail]) -> int:
     """Keep the answers ``rows`` to ``ctx.mail`` back when it repeats a mail answered
-    within the hour (:func:`answered_repeat`); returns how many were withheld."""
+    within the hour (:func:`answered_repeat`) and carries no right code (``ctx.proved``);
+    returns how many were withheld."""
     answers = [r for r in rows if r.kind not in NOT_ANSWERS and r.status == "pending"]
-    if not answers:
+    if not answers or ctx.proved:  # a code proves a person, not a machine: ZURUECK twice means twice
         return 0
     first = answered_repeat(ctx)
     if first is None:

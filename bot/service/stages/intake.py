@@ -40,7 +40,7 @@ from bot.config import DEFAULT_MAX_MAIL_BYTES, Config
 from bot.crash import crashpoint
 from bot.games import get_game
 from bot.games.base import GameRules
-from bot.i18n import DEFAULT, league_language, tr, unreadable_reason
+from bot.i18n import DEFAULT, league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, sender_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
@@ -570,6 +570,10 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
             if found and found[0].name in AFTER_END_COMMANDS:
                 return found[0].handler(ctx, found[1])
             return _game_over(ctx)
+        if _former_player(ctx):
+            if found and found[0].name in AFTER_END_COMMANDS:
+                return found[0].handler(ctx, found[1])
+            return _not_playing(ctx)
         return _unknown_sender(ctx, text)
     if len(rows) > 1:
         subj = rm.subject.lower()
@@ -615,6 +619,38 @@ def _finished_player(ctx: Incoming) -> bool:
     ctx.player, ctx.league = (named or rows)[0]
     ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
     return True
+
+
+def _former_player(ctx: Incoming) -> bool:
+    """Is the sender a player who left a running league (``ABMELDEN``) or was taken out of
+    it by the GM, and plays in no running league? Sets ``ctx.player`` and ``ctx.league``:
+    the league named in the subject, else the last one."""
+    rows = ctx.s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                         .join(League, League.id == Player.league_id)
+                         .where(PlayerAddress.email == ctx.rm.from_addr, League.status == "running",
+                                Player.active.is_(False))
+                         .order_by(League.id.desc(), Player.id.desc())).all()
+    if not rows:
+        return False
+    subj = (ctx.rm.subject or "").lower()
+    named = [r for r in rows if r[1].name.lower() in subj]
+    ctx.player, ctx.league = (named or rows)[0]
+    ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
+    return True
+
+
+def _not_playing(ctx: Incoming) -> None:
+    """A mail from a player who no longer plays in a running league (left or taken out):
+    it changes nothing; the answer says so, how to come back, and the standings."""
+    from bot.service.conversations.commands import standings_text
+    ctx.record("ignored", "ignored", reason="player left the league")
+    t, league = texts(ctx.lang), ctx.league
+    body = t.gettext("du spielst in {league} nicht mehr mit; deine Mail wurde nicht als Zug gewertet.",
+                     league=league.name)
+    game = get_game(league.game)
+    body += " " + (t.gettext("Mit ANMELDEN {league} kannst du wieder einsteigen.", league=league.name)
+                   if game.open_join else t.gettext("Willst du wieder mitspielen, schreib bitte dem Spielleiter."))
+    ctx.reply(body + "\n\n" + standings_text(ctx.s, league, ctx.lang))
 
 
 def _game_over(ctx: Incoming) -> None:
