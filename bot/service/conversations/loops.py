@@ -300,12 +300,12 @@ def _withhold_repeat(ctx: Incoming, rows: list[OutboxMail]) -> int:
 
 def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
     """Cap the answers ``rows`` queued while reading ``ctx.mail``; returns how many were
-    withheld. Each row's ``created_at`` becomes the reading time. A mail that repeats one
-    answered within the hour before it gets no answer (:func:`_withhold_repeat`). A row to an address
-    that already got ``cfg.rate_limit_per_hour`` answers within the hour is kept as
-    ``suppressed`` and goes into the address's hourly summary; the mail that first hits
-    the limit is flagged for the GM. Nothing is capped for a proved mail (``ctx.proved``)
-    or with a limit of 0."""
+    withheld. Each row's ``created_at`` becomes the reading time. A mail that repeats the
+    sender's last one, answered within the hour before it, gets no answer
+    (:func:`_withhold_repeat`). A row to an address that already got
+    ``cfg.rate_limit_per_hour`` answers within the hour is kept as ``suppressed`` and goes
+    into the address's hourly summary; the mail that first hits the limit is flagged for
+    the GM. Nothing is capped for a proved mail (``ctx.proved``) or with a limit of 0."""
     s, now = ctx.s, ctx.now
     for row in rows:
         if row.created_at != now:  # process_mail sets it before the flush (no second UPDATE)
