@@ -170,14 +170,15 @@ COMMANDS = ["STAND", "STANDINGS", "Re: STAND",
             "ANMELDEN", "ANMELDEN {league} Neu {k}", "JOIN", "AANMELDEN {league}",
             "ABMELDEN", "LEAVE", "AFMELDEN"]
 
-#: The senders: the player on turn, a player out of turn, one out of the game, a stranger.
-ROLES = ("mover", "waiting", "out", "stranger")
+#: The senders: the player on turn, a player out of turn, one out of the game, the
+#: league's GM (no player), a stranger.
+ROLES = ("mover", "waiting", "out", "gm", "stranger")
 
 
 def _roles(lg: League_, state: dict, out: str | None) -> dict[str, str]:
     """Role -> sender address in ``lg`` now: the player on turn, one who waits (or another
-    player when all move at once), one out of the game (None before anyone is), and a
-    stranger."""
+    player when all move at once), one out of the game (``out``; before anyone is, one who
+    waits), the GM and a stranger."""
     game = get_game(lg.game)
     with lg.db.session() as s:
         by_key = {str(p.id): p.email for p in s.scalars(select(Player)) if p.active}
@@ -186,7 +187,8 @@ def _roles(lg: League_, state: dict, out: str | None) -> dict[str, str]:
     off = [e for k, e in by_key.items() if movers is not None and k not in movers]
     mover = on[0] if on else lg.players[0]
     waiting = (off or [e for e in by_key.values() if e != mover] or [mover])[0]
-    return {"mover": mover, "waiting": waiting, "out": out or waiting, "stranger": "fremd@trust.invalid"}
+    return {"mover": mover, "waiting": waiting, "out": out or waiting, "gm": "gm@trust.invalid",
+            "stranger": "fremd@trust.invalid"}
 
 
 def _matrix_state(lg: League_, stage: str, rng: random.Random, out: str | None, problems: list[str]) -> int:
@@ -257,7 +259,7 @@ def _finish(lg: League_) -> None:
 @pytest.mark.parametrize("kind", list(GAMES))
 def test_every_command_answers_in_every_state(tmp_path, kind):
     """Every player command (and alias, with good and bad arguments) from the player on
-    turn, one out of turn, one out of the game and a stranger, before the first ZAT,
+    turn, one out of turn, one out of the game, the GM and a stranger, before the first ZAT,
     mid-game, after a player is out and after the end: nothing raises, and each mail gets
     a real answer in reply to it (seeded random roles, every command in every state)."""
     rng = random.Random(f"trust/{kind}")

@@ -574,6 +574,10 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
             if found and found[0].name in AFTER_END_COMMANDS:
                 return found[0].handler(ctx, found[1])
             return _not_playing(ctx)
+        if _game_master(ctx):
+            if found and found[0].name in OPEN_COMMANDS:
+                return found[0].handler(ctx, found[1])
+            return _gm_not_player(ctx, found[0].name if found else None)
         return _unknown_sender(ctx, text)
     if len(rows) > 1:
         subj = rm.subject.lower()
@@ -651,6 +655,37 @@ def _not_playing(ctx: Incoming) -> None:
     body += " " + (t.gettext("Mit ANMELDEN {league} kannst du wieder einsteigen.", league=league.name)
                    if game.open_join else t.gettext("Willst du wieder mitspielen, schreib bitte dem Spielleiter."))
     ctx.reply(body + "\n\n" + standings_text(ctx.s, league, ctx.lang))
+
+
+def _game_master(ctx: Incoming) -> bool:
+    """Is the sender the GM (``gm_email``) of a league, and no player? Sets ``ctx.league``:
+    the league named in the subject, else the last running one, else the last one."""
+    leagues = list(ctx.s.scalars(select(League).where(func.lower(League.gm_email) == ctx.rm.from_addr)
+                                 .order_by(League.id.desc())))
+    if not leagues:
+        return False
+    subj = (ctx.rm.subject or "").lower()
+    named = [lg for lg in leagues if lg.name.lower() in subj]
+    running = [lg for lg in leagues if lg.status == "running"]
+    ctx.league = (named or running or leagues)[0]
+    ctx.mail.league_id = ctx.league.id
+    return True
+
+
+def _gm_not_player(ctx: Incoming, command: str | None) -> None:
+    """A mail from a league's GM that is no GM command (a player command, or moves): the
+    GM plays in no league of theirs; the answer says how GM commands go. Changes nothing."""
+    from bot.i18n import gm_language
+    ctx.record("ignored", "ignored", reason="game master, not a player", command=command)
+    t = texts(gm_language(ctx.league.options))
+    first = (t.gettext("{command} ist ein Befehl für Spieler; du bist Spielleiter von {league} und spielst dort "
+                       "nicht mit.", command=command, league=ctx.league.name) if command else
+             t.gettext("du bist Spielleiter von {league} und spielst dort nicht mit; deine Mail wurde nicht als "
+                       "Zug gewertet.", league=ctx.league.name))
+    ctx.reply(first + " " + t.gettext(
+        "Spielleiter-Befehle gehen so: BEFEHL <Liga> ... als Betreff, dein Spielleiter-Code in einer eigenen "
+        "Zeile ('Code: ...'); die Liste steht in der Mail zum Start der Liga. STAND und HILFE gehen auch so."),
+        name=t.gettext("Spielleiter"), lang=gm_language(ctx.league.options))
 
 
 def _game_over(ctx: Incoming) -> None:
