@@ -130,7 +130,8 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     assert "Zo graag: ADRES nieuw@example.org" in ask("ADRES")
     assert "bernd@example.org hoort al bij een andere speler" in ask("ADRES bernd@example.org")
     assert "Welke ronde?" in ask("UITSLAG")
-    assert "Een uitslag van ronde 7 is er voor jou niet." in ask("UITSLAG 7")
+    assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7")  # a round to come: not yet
+    assert "Een uitslag van ronde 0 is er voor jou niet." in ask("UITSLAG 0")
     assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
     help_text = ask("HELP")
     assert "VAKANTIE 24.12.-06.01." in help_text and "ADRES nieuw@example.org" in help_text

@@ -243,7 +243,8 @@ class InboundMail(Base):
     """
 
     __tablename__ = "inbound_mails"
-    __table_args__ = (Index("ix_inbound_mails_status", "status"),)
+    __table_args__ = (Index("ix_inbound_mails_status", "status"),
+                      Index("ix_inbound_mails_repeat_key", "repeat_key", "received_at"))
     id: Mapped[int] = mapped_column(primary_key=True)
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     source: Mapped[str] = mapped_column(Text)  # imap:<folder> | maildir | ingest | demo
@@ -271,6 +272,9 @@ class InboundMail(Base):
     #: whose code this mail failed (missing, wrong, or a forged sender): ``player:<id>`` or
     #: ``gm:<league id>``; counts wrong codes per owner and hour
     auth_failure: Mapped[str | None] = mapped_column(String(40), nullable=True, index=True)
+    #: :func:`bot.service.conversations.loops.repeat_key`: sender, subject and text as read,
+    #: normalised; an identical mail within an hour of an answered one is answered no more
+    repeat_key: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class Submission(Base):

@@ -25,7 +25,7 @@ from bot.service.operations.league import bad_name_chars, free_name, name_key, n
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.rounds import joiner_nmr_points
-from bot.storage.models import AddressChange, League, OutboxMail, Partie, Player, PlayerAddress, Result
+from bot.storage.models import AddressChange, League, OutboxMail, Partie, Player, PlayerAddress, Result, Round
 
 Handler = Callable[[Incoming, str], None]
 
@@ -94,8 +94,14 @@ def _hilfe(ctx: Incoming, arg: str) -> None:
 
 @command("STAND", "STANDINGS", help=N_("STAND: die aktuelle Wertung"))
 def _stand(ctx: Incoming, arg: str) -> None:
+    """The standings (:func:`standings_text`); after the end of the league said to be the
+    final ones."""
     ctx.record("processed", "command", command="STAND")
-    ctx.reply(standings_text(ctx.s, ctx.league, ctx.lang), kind="command")
+    body = standings_text(ctx.s, ctx.league, ctx.lang)
+    if ctx.league.status == "finished":
+        body = texts(ctx.lang).gettext("Die Liga {league} ist zu Ende; das ist der Endstand.",
+                                       league=ctx.league.name) + "\n\n" + body
+    ctx.reply(body, kind="command")
 
 
 def standings_text(s, league, lang: str) -> str:
@@ -148,6 +154,10 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
         return _auswertung_alle(ctx, n)
     row = ctx.s.scalar(select(OutboxMail).where(OutboxMail.key == f"auswertung:{ctx.league.id}:{n}:{ctx.player.id}"))
     if row is None:
+        done = ctx.s.scalar(select(Round.id).where(Round.league_id == ctx.league.id, Round.number == n,
+                                                   Round.status == "adjudicated"))
+        if done is None and 1 <= n <= ctx.league.rounds:  # a round to come: not yet, rather than "not for you"
+            return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
         return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
     import email
     import email.policy
@@ -215,6 +225,8 @@ def _urlaub(ctx: Incoming, arg: str) -> None:
         end = _date(m.group(4), m.group(5), m.group(6), today)
         if end < start and not m.group(6):
             end = end.replace(year=end.year + 1)
+        if not m.group(3) and not m.group(6) and end < today:  # "1.2.-3.2." in November: the coming one
+            start, end = start.replace(year=start.year + 1), end.replace(year=end.year + 1)
     except ValueError:
         return ctx.reply(tr(ctx.lang, "cmd_away_date"), kind="command")
     if end < start:

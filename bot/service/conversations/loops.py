@@ -10,6 +10,15 @@ All of it runs inside :func:`bot.service.stages.intake.process_mail`'s transacti
   (kind ``summary``) an hour later, which also carries the last withheld answer. A mail
   that proved itself with the right personal or GM code (``ctx.proved``) is always
   answered. Auswertungen, announcements and reminders are no answers and never capped.
+- :func:`gate_answers` first: a mail that repeats the sender's last mail, answered
+  within the hour before it (the same :func:`repeat_key`: sender, subject without its
+  Re:/AW: prefixes and the freshly written text, white space and case aside) is read as
+  any mail (a repeated move counts as the later mail, as always), but its answers are
+  kept as ``suppressed``: an autoresponder without ``Auto-Submitted`` that answers
+  every mail of the bot gets one answer, not one for each of its mails. The mail says so
+  (``parse["answer_withheld"]``, ``parse["repeat_of"]``), the first repeat is flagged for
+  the GM. The same mail an hour after the answered one is answered again, and so is a
+  mail with the right personal or GM code (a GM's second ZURUECK is a second one).
 - :func:`auth_failure`: a mail that failed a code (missing, wrong) or whose sender our
   mail server did not authenticate (:mod:`bot.mail.auth`) changes nothing; its owner
   (the player, or the GM of the league) is told at their registered address, at most
@@ -29,6 +38,7 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
+import re
 from collections import Counter
 from datetime import datetime, timedelta
 from typing import Callable
@@ -209,21 +219,101 @@ _ANSWERS_SINCE = select(func.count()).select_from(OutboxMail).where(
     OutboxMail.status != "suppressed", OutboxMail.kind.not_in(NOT_ANSWERS), OutboxMail.id != bindparam("row"))
 
 
+# -- a repeated mail is answered once an hour --------------------------------------------
+
+_RE_PREFIX = re.compile(r"^(\s*(re|aw|fwd?|wg|antw|sv|vs)\s*(\[\d+\])?\s*:\s*)+", re.I)
+
+
+def repeat_key(from_addr: str, subject: str, text: str) -> str:
+    """Hex sha256 (64) of what a mail says for :func:`gate_answers`' repeat check: the
+    sender's address, the subject without its ``Re:``/``AW:``/``Fwd:`` prefixes and the
+    text (the freshly written part, :attr:`~bot.mail.message.ReadMail.new_text`), each
+    with white space collapsed and case folded. Date, Message-ID and trace headers are
+    no part of it: two mails an autoresponder sends in reply to two of ours have the
+    same key."""
+    def norm(value: str) -> str:
+        return " ".join((value or "").split()).casefold()
+    parts = (norm(from_addr), norm(_RE_PREFIX.sub("", subject or "")), norm(text))
+    return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+#: The mails read before one with its repeat key that arrived within the hour before it (built once).
+_SAME_KEY = (select(InboundMail.__table__.c.id, InboundMail.__table__.c.parse)
+             .where(InboundMail.__table__.c.repeat_key == bindparam("key"),
+                    InboundMail.__table__.c.received_at > bindparam("since"),
+                    InboundMail.__table__.c.id < bindparam("id"),
+                    InboundMail.__table__.c.status.not_in(("stored", "error")))
+             .order_by(InboundMail.__table__.c.id))
+
+
+def answered_repeat(ctx: Incoming) -> int | None:
+    """The id of the mail ``ctx.mail`` repeats, else None: the last mail read before it
+    with the same :func:`repeat_key` that arrived within the hour before it and was
+    answered, when the sender sent nothing else in between. A repeat itself was not
+    answered, so the hour runs from the last answered one."""
+    mail = ctx.mail
+    if not mail.repeat_key:
+        return None
+    rows = ctx.s.connection().execute(_SAME_KEY, {"key": mail.repeat_key, "since": mail.received_at - HOUR,
+                                                  "id": mail.id}).all()
+    answered = [i for i, parse in rows if "repeat_of" not in (parse or {})]
+    if not answered:
+        return None
+    # only a repeat of the sender's last mail: after A, B the same A again says something
+    # (A stands again) and is answered
+    between = ctx.s.connection().execute(_OTHER_BETWEEN, {"first": answered[-1], "id": mail.id,
+                                                          "addr": mail.from_addr, "key": mail.repeat_key}).first()
+    return answered[-1] if between is None else None
+
+
+#: A mail from the same sender with another repeat key read between two (built once).
+_OTHER_BETWEEN = (select(InboundMail.__table__.c.id)
+                  .where(InboundMail.__table__.c.id > bindparam("first"), InboundMail.__table__.c.id < bindparam("id"),
+                         InboundMail.__table__.c.from_addr == bindparam("addr"),
+                         InboundMail.__table__.c.repeat_key != bindparam("key"))
+                  .limit(1))
+
+
+def _withhold_repeat(ctx: Incoming, rows: list[OutboxMail]) -> int:
+    """Keep the answers ``rows`` to ``ctx.mail`` back when it repeats a mail answered
+    within the hour (:func:`answered_repeat`) and carries no right code (``ctx.proved``);
+    returns how many were withheld."""
+    answers = [r for r in rows if r.kind not in NOT_ANSWERS and r.status == "pending"]
+    if not answers or ctx.proved:  # a code proves a person, not a machine: ZURUECK twice means twice
+        return 0
+    first = answered_repeat(ctx)
+    if first is None:
+        return 0
+    for row in answers:
+        row.status, row.last_error = "suppressed", f"withheld: repeats mail {first} within one hour"
+    mail = ctx.mail
+    earlier = ctx.s.scalar(select(func.count()).select_from(InboundMail).where(
+        InboundMail.repeat_key == mail.repeat_key, InboundMail.id > first, InboundMail.id < mail.id)) or 0
+    mail.parse = {**(mail.parse or {}), "repeat_of": first,
+                  "answer_withheld": f"repeats mail {first} (same sender, subject and text) within one hour; "
+                                     "read as usual, answered once"}
+    if not earlier and not mail.flagged:  # the first repeat: the GM may want to look (an autoresponder?)
+        mail.flagged = (f"repeated mail: {mail.from_addr} sent mail {first} again within one hour; answered once "
+                        "(an autoresponder without Auto-Submitted?)")
+    return len(answers)
+
+
 def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
     """Cap the answers ``rows`` queued while reading ``ctx.mail``; returns how many were
-    withheld. Each row's ``created_at`` becomes the reading time. A row to an address
-    that already got ``cfg.rate_limit_per_hour`` answers within the hour is kept as
-    ``suppressed`` and goes into the address's hourly summary; the mail that first hits
-    the limit is flagged for the GM. Nothing is capped for a proved mail (``ctx.proved``)
-    or with a limit of 0."""
+    withheld. Each row's ``created_at`` becomes the reading time. A mail that repeats the
+    sender's last one, answered within the hour before it, gets no answer
+    (:func:`_withhold_repeat`). A row to an address that already got
+    ``cfg.rate_limit_per_hour`` answers within the hour is kept as ``suppressed`` and goes
+    into the address's hourly summary; the mail that first hits the limit is flagged for
+    the GM. Nothing is capped for a proved mail (``ctx.proved``) or with a limit of 0."""
     s, now = ctx.s, ctx.now
     for row in rows:
         if row.created_at != now:  # process_mail sets it before the flush (no second UPDATE)
             row.created_at = now
+    withheld = _withhold_repeat(ctx, rows)
     limit = getattr(ctx.cfg, "rate_limit_per_hour", DEFAULT_RATE_LIMIT)
     if ctx.proved or limit is None or limit <= 0:
-        return 0
-    withheld = 0
+        return withheld
     for row in rows:
         if row.kind in NOT_ANSWERS or row.status != "pending":
             continue

@@ -42,7 +42,7 @@ from bot.crash import crashpoint
 from bot.games import get_game
 from bot.games.base import Audience, GameRules, render_move
 from bot.games.verdict import render_text
-from bot.i18n import league_language, tr, unreadable_reason
+from bot.i18n import league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
@@ -53,7 +53,7 @@ from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
 from bot.service.conversations.commands import find_command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven
+from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
 from bot.service.conversations.mailctx import Incoming
 from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
@@ -575,6 +575,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
+    mail.repeat_key = repeat_key(rm.from_addr, rm.subject, rm.new_text)  # answered once an hour (gate_answers)
     auth = ctx.auth = _auth(rm, mail.raw, cfg)
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
@@ -597,9 +598,17 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         if found and not found[0].needs_player:
             return found[0].handler(ctx, found[1])
         if _finished_player(ctx):
-            if found and found[0].name in OPEN_COMMANDS:
+            if found and found[0].name in AFTER_END_COMMANDS:
                 return found[0].handler(ctx, found[1])
             return _game_over(ctx)
+        if _former_player(ctx):
+            if found and found[0].name in AFTER_END_COMMANDS:
+                return found[0].handler(ctx, found[1])
+            return _not_playing(ctx)
+        if _game_master(ctx):
+            if found and found[0].name in OPEN_COMMANDS:
+                return found[0].handler(ctx, found[1])
+            return _gm_not_player(ctx, found[0].name if found else None)
         return _unknown_sender(ctx, text)
     if len(rows) > 1:
         subj = rm.subject.lower()
@@ -625,6 +634,9 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
 
 #: Commands that need no personal code (they change nothing).
 OPEN_COMMANDS = {"HILFE", "STAND"}
+#: Commands a player of a league that has ended still gets answered (they change nothing;
+#: an Auswertung goes only to the registered address it was asked from).
+AFTER_END_COMMANDS = OPEN_COMMANDS | {"AUSWERTUNG"}
 
 
 def _finished_player(ctx: Incoming) -> bool:
@@ -642,6 +654,69 @@ def _finished_player(ctx: Incoming) -> bool:
     ctx.player, ctx.league = (named or rows)[0]
     ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
     return True
+
+
+def _former_player(ctx: Incoming) -> bool:
+    """Is the sender a player who left a running league (``ABMELDEN``) or was taken out of
+    it by the GM, and plays in no running league? Sets ``ctx.player`` and ``ctx.league``:
+    the league named in the subject, else the last one."""
+    rows = ctx.s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                         .join(League, League.id == Player.league_id)
+                         .where(PlayerAddress.email == ctx.rm.from_addr, League.status == "running",
+                                Player.active.is_(False))
+                         .order_by(League.id.desc(), Player.id.desc())).all()
+    if not rows:
+        return False
+    subj = (ctx.rm.subject or "").lower()
+    named = [r for r in rows if r[1].name.lower() in subj]
+    ctx.player, ctx.league = (named or rows)[0]
+    ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
+    return True
+
+
+def _not_playing(ctx: Incoming) -> None:
+    """A mail from a player who no longer plays in a running league (left or taken out):
+    it changes nothing; the answer says so, how to come back, and the standings."""
+    from bot.service.conversations.commands import standings_text
+    ctx.record("ignored", "ignored", reason="player left the league")
+    t, league = texts(ctx.lang), ctx.league
+    body = t.gettext("du spielst in {league} nicht mehr mit; deine Mail wurde nicht als Zug gewertet.",
+                     league=league.name)
+    game = get_game(league.game)
+    body += " " + (t.gettext("Mit ANMELDEN {league} kannst du wieder einsteigen.", league=league.name)
+                   if game.open_join else t.gettext("Willst du wieder mitspielen, schreib bitte dem Spielleiter."))
+    ctx.reply(body + "\n\n" + standings_text(ctx.s, league, ctx.lang))
+
+
+def _game_master(ctx: Incoming) -> bool:
+    """Is the sender the GM (``gm_email``) of a league, and no player? Sets ``ctx.league``:
+    the league named in the subject, else the last running one, else the last one."""
+    leagues = list(ctx.s.scalars(select(League).where(func.lower(League.gm_email) == ctx.rm.from_addr)
+                                 .order_by(League.id.desc())))
+    if not leagues:
+        return False
+    subj = (ctx.rm.subject or "").lower()
+    named = [lg for lg in leagues if lg.name.lower() in subj]
+    running = [lg for lg in leagues if lg.status == "running"]
+    ctx.league = (named or running or leagues)[0]
+    ctx.mail.league_id = ctx.league.id
+    return True
+
+
+def _gm_not_player(ctx: Incoming, command: str | None) -> None:
+    """A mail from a league's GM that is no GM command (a player command, or moves): the
+    GM plays in no league of theirs; the answer says how GM commands go. Changes nothing."""
+    from bot.i18n import gm_language
+    ctx.record("ignored", "ignored", reason="game master, not a player", command=command)
+    t = texts(gm_language(ctx.league.options))
+    first = (t.gettext("{command} ist ein Befehl für Spieler; du bist Spielleiter von {league} und spielst dort "
+                       "nicht mit.", command=command, league=ctx.league.name) if command else
+             t.gettext("du bist Spielleiter von {league} und spielst dort nicht mit; deine Mail wurde nicht als "
+                       "Zug gewertet.", league=ctx.league.name))
+    ctx.reply(first + " " + t.gettext(
+        "Spielleiter-Befehle gehen so: BEFEHL <Liga> ... als Betreff, dein Spielleiter-Code in einer eigenen "
+        "Zeile ('Code: ...'); die Liste steht in der Mail zum Start der Liga. STAND und HILFE gehen auch so."),
+        name=t.gettext("Spielleiter"), lang=gm_language(ctx.league.options))
 
 
 def _game_over(ctx: Incoming) -> None:
