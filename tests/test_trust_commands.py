@@ -356,7 +356,7 @@ def test_a_repeated_move_counts_and_is_acknowledged_once(tmp_path, db_url):
     lg = _league(tmp_path, "rondo", db_url=db_url)
     addr = lg.players[1]
     now = datetime.now(timezone.utc).replace(microsecond=0)
-    bodies = ["Partie P1:\nABC\n", "Partie P1:\nXYZ\n", "Partie P1:\nABC\n", "Partie P1:\n  abc \n"]
+    bodies = ["Partie P1:\nABC\n", "Partie P1:\nXYZ\n", "Partie P1:\nABC\n", "Partie P1:\n  ABC \n"]
     for i, body in enumerate(bodies):
         lg.md.deliver_to_inbox(_arriving(addr, body, now - timedelta(minutes=30 - i), subject="Züge"))
         poll_inbox(lg.db, lg.cfg)

@@ -224,16 +224,17 @@ _ANSWERS_SINCE = select(func.count()).select_from(OutboxMail).where(
 _RE_PREFIX = re.compile(r"^(\s*(re|aw|fwd?|wg|antw|sv|vs)\s*(\[\d+\])?\s*:\s*)+", re.I)
 
 
-def repeat_key(from_addr: str, subject: str, text: str) -> str:
+def repeat_key(from_addr: str, subject: str, text: str, from_name: str = "") -> str:
     """Hex sha256 (64) of what a mail says for :func:`gate_answers`' repeat check: the
-    sender's address, the subject without its ``Re:``/``AW:``/``Fwd:`` prefixes and the
-    text (the freshly written part, :attr:`~bot.mail.message.ReadMail.new_text`), each
-    with white space collapsed and case folded. Date, Message-ID and trace headers are
-    no part of it: two mails an autoresponder sends in reply to two of ours have the
-    same key."""
+    sender's address (case folded) and display name, the subject without its
+    ``Re:``/``AW:``/``Fwd:`` prefixes and the text (the freshly written part,
+    :attr:`~bot.mail.message.ReadMail.new_text`), each with white space collapsed. Date,
+    Message-ID and trace headers are no part of it: two mails an autoresponder sends in
+    reply to two of ours have the same key; a player who writes again with other case or
+    another name (``ANMELDEN Liga anna ALBERS``) has another one and is answered."""
     def norm(value: str) -> str:
-        return " ".join((value or "").split()).casefold()
-    parts = (norm(from_addr), norm(_RE_PREFIX.sub("", subject or "")), norm(text))
+        return " ".join((value or "").split())
+    parts = (norm(from_addr).casefold(), norm(from_name), norm(_RE_PREFIX.sub("", subject or "")), norm(text))
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
 

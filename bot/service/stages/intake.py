@@ -575,7 +575,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return ctx.record("ignored", "ignored", reason=f"auto: {rm.auto}")
     if not rm.from_addr or rm.from_addr == cfg.sender_addr.lower():
         return ctx.record("ignored", "ignored", reason="own mail or no sender")
-    mail.repeat_key = repeat_key(rm.from_addr, rm.subject, rm.new_text)  # answered once an hour (gate_answers)
+    mail.repeat_key = repeat_key(rm.from_addr, rm.subject, rm.new_text, rm.from_name)  # answered once an hour (gate_answers)
     auth = ctx.auth = _auth(rm, mail.raw, cfg)
     if mail.raw_size is not None:
         return _too_big(ctx, auth)
