@@ -254,7 +254,7 @@ def test_cli_ca_file_check_league_create_and_poll_over_tls(tmp_path, dovecot_tls
     assert _stored(conf) == 1
     assert dovecot_tls.fetch_all(user=user) == []
     assert len(smtp.messages) == 4 and smtp.messages[-1].rcpt_tos == ["anna@example.org"]
-    assert sum(", TLS," in ln for ln in _login_lines(dovecot_tls, user)) == 3  # check, poll and tidy
+    assert sum(", TLS," in ln for ln in _login_lines(dovecot_tls, user)) == 4  # check (the inbox, then its newest mails' Authentication-Results), poll and tidy
 
 
 def test_cli_without_ca_file_tls_failures_exit_12_and_22(tmp_path, dovecot_tls, smtpd_tls):
