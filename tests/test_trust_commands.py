@@ -5,9 +5,10 @@
   'seat'``) and the player was told the mail could not be read.
 - The command matrix: every player command and its aliases, with good and bad arguments,
   from every kind of sender (the player on turn, one out of turn, one who dropped out or
-  was removed, a stranger), in every game and variant, before the first ZAT, mid-game
-  and after the end: nothing raises, and every mail gets a real answer (a mail in reply
-  to it that is not the "could not be read" text). Seeded random over the matrix.
+  was removed, the league's GM, a stranger), in every game and variant, before the first
+  ZAT, mid-game and after the end: nothing raises, and every mail gets a real answer (a
+  mail in reply to it that is not the "could not be read" text, and no player or GM is
+  told their address is unknown). Seeded random over the matrix.
 - An autoresponder without ``Auto-Submitted`` that sends the same mail over and over is
   answered once an hour (docs/development/privacy.md, "Loops"); every mail is stored
   raw and the GM sees the repeats as ignored.
