@@ -81,3 +81,36 @@ def test_every_provider_page_has_hosts_and_the_places_for_quotas_and_oauth():
         page = (DOCS / "operator" / "providers" / f"{name}.md").read_text(encoding="utf-8")
         assert "| IMAP |" in page and "| SMTP |" in page and "993" in page
         assert "## Send quotas" in page and "## OAuth2" in page
+
+
+#: a path into the docs as code, examples and pages name it (``docs/operator/oauth2.md``)
+DOC_PATH = re.compile(r"(?<![\w/.-])docs/[\w./-]*?\.md\b")
+
+
+def _doc_path_sources():
+    """Every file whose text may name a docs page by path: the code, the deploy examples,
+    the templates and the pages themselves."""
+    yield from sorted((ROOT / "bot").rglob("*.py"))
+    yield from sorted(p for p in (ROOT / "deploy").iterdir() if p.is_file())
+    yield from sorted(p for p in TEMPLATE_DIR.rglob("*") if p.is_file())
+    yield from sorted(DOCS.rglob("*.md"))
+
+
+def test_every_docs_path_named_in_code_examples_and_pages_exists():
+    """Issue 32: a message or comment that sends the reader to ``docs/X.md`` must name a page
+    that exists (mkdocs --strict checks only the links between pages, not these paths)."""
+    sources = list(_doc_path_sources())
+    assert any(p.suffix == ".py" for p in sources) and any(p.parent.name == "deploy" for p in sources)
+    missing, seen = [], 0
+    for path in sources:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            for m in DOC_PATH.finditer(line):
+                seen += 1
+                if not (ROOT / m.group(0)).is_file():
+                    missing.append(f"{path.relative_to(ROOT)}:{n}: {m.group(0)}")
+    assert seen > 10, "no docs/...md path found: the pattern no longer matches"
+    assert not missing, "Seiten, die es nicht gibt:\n" + "\n".join(missing)
