@@ -114,3 +114,19 @@ def test_every_docs_path_named_in_code_examples_and_pages_exists():
                     missing.append(f"{path.relative_to(ROOT)}:{n}: {m.group(0)}")
     assert seen > 10, "no docs/...md path found: the pattern no longer matches"
     assert not missing, "Seiten, die es nicht gibt:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "operator" / "providers").glob("*.md")
+                                        if p.name != "index.md"))
+def test_every_provider_example_loads_and_logs_in_the_way_the_provider_takes(page, tmp_path):
+    """Issue 32: a provider page's configuration, copied as is, is a valid configuration,
+    and Outlook.com's logs in with OAuth2 (Microsoft takes no password there), never with
+    a password."""
+    from bot.config import load_config
+    text = (DOCS / "operator" / "providers" / page).read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "spielleiter.toml").write_text(example, encoding="utf-8")
+    cfg = load_config(tmp_path / "spielleiter.toml")
+    if page == "outlook.md":
+        assert "password" not in cfg.imap and "password" not in cfg.smtp
+        assert cfg.imap["auth"] == cfg.smtp["auth"] == "oauth2" and cfg.oauth is not None
