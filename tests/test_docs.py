@@ -89,11 +89,13 @@ DOC_PATH = re.compile(r"(?<![\w/.-])docs/[\w./-]*?\.md\b")
 
 def _doc_path_sources():
     """Every file whose text may name a docs page by path: the code, the deploy examples,
-    the templates and the pages themselves."""
+    the templates, the pages themselves, the README and the scripts."""
     yield from sorted((ROOT / "bot").rglob("*.py"))
     yield from sorted(p for p in (ROOT / "deploy").iterdir() if p.is_file())
     yield from sorted(p for p in TEMPLATE_DIR.rglob("*") if p.is_file())
     yield from sorted(DOCS.rglob("*.md"))
+    yield ROOT / "README.md"
+    yield from sorted(p for p in (ROOT / "scripts").iterdir() if p.is_file())
 
 
 def test_every_docs_path_named_in_code_examples_and_pages_exists():
