@@ -361,7 +361,7 @@ def cmd_oauth_login(args, cfg) -> int:
     with it (those that use it). 0 done; 1 no grant stored; a server's failure status."""
     from bot.mail.oauth import OAuthError, login
     if cfg.oauth is None:
-        raise ConfigError("kein Abschnitt [oauth] in der Konfiguration (siehe docs/oauth2.md).")
+        raise ConfigError("kein Abschnitt [oauth] in der Konfiguration (siehe docs/operator/oauth2.md).")
     try:
         login(cfg.oauth, out=lambda line: print(line, flush=True))
     except OAuthError as exc:

@@ -24,7 +24,7 @@
     tls = "starttls"
     sender = "Spielleiter <spielleiter@example.org>"
     max_per_minute = 10                           # send limits of the provider (0: none);
-    max_per_hour = 100                            # docs/providers.md
+    max_per_hour = 100                            # docs/operator/send-limits.md
     max_per_day = 300
 
     [maildir]                                     # ... or the embedded default: no server
@@ -76,13 +76,13 @@ OAuth2 access token (SASL XOAUTH2) instead of the password, from ``[oauth]`` (``
 Google, ``tenant`` for Microsoft, ``token_file``, ``scope`` and the endpoints
 ``token_endpoint``, ``device_endpoint``, ``authorize_endpoint``, ``redirect_uri`` to
 override the provider's presets); checked by :func:`bot.mail.oauth.settings_from_config`,
-the tokens come from ``spielleiter oauth login`` (docs/oauth2.md).
+the tokens come from ``spielleiter oauth login`` (docs/operator/oauth2.md).
 
 ``[imap] idle`` (default true): ``spielleiter run`` waits in IMAP IDLE for new mail when
 the server offers it and reads it at once (:mod:`bot.service.stages.idle`); false: polling
 only. ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day`` (defaults 10, 100,
 300; 0: no limit in that window): the outbox never sends more within any minute, hour or
-day (:mod:`bot.service.stages.quota`; the provider's limits: ``docs/providers.md``).
+day (:mod:`bot.service.stages.quota`; the provider's limits: ``docs/operator/send-limits.md``).
 
 Relative paths are relative to the config file. Without a config file the embedded
 default is used: SQLite and a Maildir under ``./var``.

@@ -81,3 +81,54 @@ def test_every_provider_page_has_hosts_and_the_places_for_quotas_and_oauth():
         page = (DOCS / "operator" / "providers" / f"{name}.md").read_text(encoding="utf-8")
         assert "| IMAP |" in page and "| SMTP |" in page and "993" in page
         assert "## Send quotas" in page and "## OAuth2" in page
+
+
+#: a path into the docs as code, examples and pages name it (``docs/operator/oauth2.md``)
+DOC_PATH = re.compile(r"(?<![\w/.-])docs/[\w./-]*?\.md\b")
+
+
+def _doc_path_sources():
+    """Every file whose text may name a docs page by path: the code, the deploy examples,
+    the templates, the pages themselves, the README and the scripts."""
+    yield from sorted((ROOT / "bot").rglob("*.py"))
+    yield from sorted(p for p in (ROOT / "deploy").iterdir() if p.is_file())
+    yield from sorted(p for p in TEMPLATE_DIR.rglob("*") if p.is_file())
+    yield from sorted(DOCS.rglob("*.md"))
+    yield ROOT / "README.md"
+    yield from sorted(p for p in (ROOT / "scripts").iterdir() if p.is_file())
+
+
+def test_every_docs_path_named_in_code_examples_and_pages_exists():
+    """Issue 32: a message or comment that sends the reader to ``docs/X.md`` must name a page
+    that exists (mkdocs --strict checks only the links between pages, not these paths)."""
+    sources = list(_doc_path_sources())
+    assert any(p.suffix == ".py" for p in sources) and any(p.parent.name == "deploy" for p in sources)
+    missing, seen = [], 0
+    for path in sources:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            for m in DOC_PATH.finditer(line):
+                seen += 1
+                if not (ROOT / m.group(0)).is_file():
+                    missing.append(f"{path.relative_to(ROOT)}:{n}: {m.group(0)}")
+    assert seen > 10, "no docs/...md path found: the pattern no longer matches"
+    assert not missing, "Seiten, die es nicht gibt:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("page", sorted(p.name for p in (DOCS / "operator" / "providers").glob("*.md")
+                                        if p.name != "index.md"))
+def test_every_provider_example_loads_and_logs_in_the_way_the_provider_takes(page, tmp_path):
+    """Issue 32: a provider page's configuration, copied as is, is a valid configuration,
+    and Outlook.com's logs in with OAuth2 (Microsoft takes no password there), never with
+    a password."""
+    from bot.config import load_config
+    text = (DOCS / "operator" / "providers" / page).read_text(encoding="utf-8")
+    example = re.search(r"```toml\n(.*?)```", text, re.S).group(1)
+    (tmp_path / "spielleiter.toml").write_text(example, encoding="utf-8")
+    cfg = load_config(tmp_path / "spielleiter.toml")
+    if page == "outlook.md":
+        assert "password" not in cfg.imap and "password" not in cfg.smtp
+        assert cfg.imap["auth"] == cfg.smtp["auth"] == "oauth2" and cfg.oauth is not None

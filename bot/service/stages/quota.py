@@ -33,8 +33,9 @@ from sqlalchemy.orm import Session
 from bot.config import Config
 from bot.storage.models import League, OutboxMail
 
-#: defaults of ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day``: below what the
-#: common free providers allow (docs/providers.md)
+#: defaults of ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day``: below Gmail's
+#: published figure, equal to the 300 a day reported for Outlook.com (lower it there), a
+#: conservative guess where a provider publishes none (docs/operator/send-limits.md)
 DEFAULTS = {"max_per_minute": 10, "max_per_hour": 100, "max_per_day": 300}
 #: the windows of the limits, by config key
 WINDOWS = {"max_per_minute": timedelta(minutes=1), "max_per_hour": timedelta(hours=1),
