@@ -118,6 +118,14 @@ def _frame(line: str) -> tuple[str, str | None, str | None]:
     return ("labelled", None, toks.get("MOVE_TEXT", "").strip())
 
 
+def is_section_header(line: str) -> bool:
+    """Whether ``line`` is a section header alone, without a move (``Partie R1:``,
+    ``Partij 2:``, ``R1:``). Such a line is never one of the bot's lines quoted back
+    (:mod:`bot.service.conversations.quoted`, issue 32): it opens the player's section."""
+    kind, name, move = _frame(line.strip())
+    return kind == "header" and bool(name) and not (move or "").strip()
+
+
 def _first_word(line: str) -> str:
     m = _WORD.search(line)
     return m.group(0).lower() if m else ""
