@@ -135,3 +135,55 @@ def test_the_dutch_outlook_reply_of_the_issue_costs_no_card(env):
         after = dict(s.scalars(select(Partie).join(Partie.league).where(Partie.league.has(name="Rondo-NL"))).one().state)
     assert after["turn"] == 1  # the exchange ended the turn at once
     assert "Q" in after["hands"][mover] and after["history"][-1]["kind"] != "opening"
+
+
+def _auswertung_round(db, cfg, md) -> str:
+    """Round 1 of Test-Rondo played (Anna SAU/MAX, Bernd LAU/MAU) and adjudicated; the
+    text of Clara's Auswertung."""
+    from bot.service.stages.rounds import adjudicate_league
+    from tests.helpers import PLAYERS, player_mail
+    md.deliver_to_inbox(player_mail(PLAYERS[0][1], "Partie R1:\nSAU\nPartie R2:\nMAX"))
+    md.deliver_to_inbox(player_mail(PLAYERS[1][1], "Partie R1:\nLAU\nPartie R2:\nMAU"))
+    assert poll_once(db, cfg) == 2
+    adjudicate_league(db, cfg, "Test-Rondo", force=True)
+    deliver(db, md, cfg)
+    with db.session() as s:
+        mail = s.scalars(select(OutboxMail).where(OutboxMail.to_addr == PLAYERS[2][1], OutboxMail.kind == "auswertung")
+                         .order_by(OutboxMail.id.desc())).first()
+        return text_of(mail.raw).replace("\r\n", "\n")
+
+
+def test_lines_equal_to_an_auswertung_are_the_players_own(env):
+    """Issue 32: Clara answers the Auswertung (Gmail, above the > quote) with a move
+    whose lines equal lines of that Auswertung (its example under "Partie R1:") and a
+    move equal to another player's word there (MAX, Anna's word in R2): every line is read."""
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    ausw = _auswertung_round(db, cfg, md)
+    assert "  mo*NDES 24 Punkte\n  Ersatz: mondES" in ausw and "MAX" in ausw
+    quote = "\n".join("> " + ln for ln in ausw.splitlines())
+    body = ("Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\n\nPartie R2:\nMAX\n\n"
+            "Am Do., 26. Nov. 2026 um 10:00 Uhr schrieb Spielleiter <spielleiter@example.org>:\n" + quote)
+    md.deliver_to_inbox(player_mail(PLAYERS[2][1], body, subject="Re: Test-Rondo: Auswertung Runde 1"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R1": ["mo*NDES 24 Punkte", "mondES"], "R2": ["MAX"]}, ack
+    assert "zitiert, nicht gewertet" not in ack
+
+
+def test_a_pasted_block_of_the_auswertung_is_ours(env):
+    """Issue 32: a block of several consecutive lines of the Auswertung pasted under the
+    player's own move (no header, no >) is the bot's: not read as moves, not reported as
+    unreadable; the player's own move above it is read."""
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    ausw = _auswertung_round(db, cfg, md).splitlines()
+    i = ausw.index("Partie R2, Runde 1")
+    block = [ln for ln in ausw[i:i + 12]]
+    assert sum(1 for ln in block if ln.strip()) >= 8
+    body = "Partie R2:\nWAX\n\n" + "\n".join(block) + "\n\nGruß Clara"
+    md.deliver_to_inbox(player_mail(PLAYERS[2][1], body, subject="Re: Test-Rondo: Auswertung Runde 1"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R2": ["WAX"]}, ack
+    assert "Neues Wort: MAX" not in ack and "Bestes mögliches Wort" not in ack, ack
