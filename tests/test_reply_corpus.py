@@ -187,3 +187,19 @@ def test_a_pasted_block_of_the_auswertung_is_ours(env):
     moves, ack = _last(db)
     assert moves == {"R2": ["WAX"]}, ack
     assert "Neues Wort: MAX" not in ack and "Bestes mögliches Wort" not in ack, ack
+
+
+def test_a_run_needs_four_lines_in_order_and_headers_never_count():
+    """The rule of :func:`bot.service.conversations.quoted.runs` on one mail's lines."""
+    from bot.service.conversations.quoted import MIN_RUN, _sequence, runs
+    mail = _sequence("Partie R1:\n  mo*NDES 24 Punkte\n  Ersatz: mondES\n  Ersatz: monDES\n\n"
+                     "Partie R2:\n  Feld 2: ST*And/\n\nEin Zug beschreibt die ganze neue Auslage\n")
+    assert MIN_RUN == 4 and "Partie R1:" not in mail
+    example = "Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\nErsatz: monDES\n"
+    assert runs(example, [mail]) == set()  # three lines under a header: the player's
+    assert runs("Partie R1:\nPartie R2:\n", [mail]) == set()
+    pasted = example + "\nPartie R2:\nFeld 2: ST*And/\n"
+    assert runs(pasted, [mail]) == {"mo*NDES 24 Punkte", "Ersatz: mondES", "Ersatz: monDES", "Feld 2: ST*And/"}
+    shuffled = "Ersatz: monDES\nErsatz: mondES\nmo*NDES 24 Punkte\nFeld 2: ST*And/\n"
+    assert runs(shuffled, [mail]) == set()  # not in the mail's order
+    assert runs("KAT\n" + pasted.replace("Ersatz: mondES\n", "MAX\n"), [mail]) == set()  # broken by a line of the player
