@@ -196,10 +196,28 @@ def test_a_run_needs_four_lines_in_order_and_headers_never_count():
                      "Partie R2:\n  Feld 2: ST*And/\n\nEin Zug beschreibt die ganze neue Auslage\n")
     assert MIN_RUN == 4 and "Partie R1:" not in mail
     example = "Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\nErsatz: monDES\n"
-    assert runs(example, [mail]) == set()  # three lines under a header: the player's
-    assert runs("Partie R1:\nPartie R2:\n", [mail]) == set()
+    assert not runs(example, [mail])  # three lines under a header: the player's
+    assert not runs("Partie R1:\nPartie R2:\n", [mail])
     pasted = example + "\nPartie R2:\nFeld 2: ST*And/\n"
-    assert runs(pasted, [mail]) == {"mo*NDES 24 Punkte", "Ersatz: mondES", "Ersatz: monDES", "Feld 2: ST*And/"}
+    assert set(runs(pasted, [mail])) == {"mo*NDES 24 Punkte", "Ersatz: mondES", "Ersatz: monDES", "Feld 2: ST*And/"}
+    assert runs(example + pasted, [mail])["mo*NDES 24 Punkte"] == 1  # the player's own line is not counted
     shuffled = "Ersatz: monDES\nErsatz: mondES\nmo*NDES 24 Punkte\nFeld 2: ST*And/\n"
-    assert runs(shuffled, [mail]) == set()  # not in the mail's order
-    assert runs("KAT\n" + pasted.replace("Ersatz: mondES\n", "MAX\n"), [mail]) == set()  # broken by a line of the player
+    assert not runs(shuffled, [mail])  # not in the mail's order
+    assert not runs("KAT\n" + pasted.replace("Ersatz: mondES\n", "MAX\n"), [mail])  # broken by a line of the player
+
+
+def test_own_example_lines_kept_when_the_same_block_is_pasted_below(env):
+    """Issue 32: the example as the player's move, and below it (no header, no >) the
+    start mail's example passage pasted: the pasted run goes, the player's own three
+    lines above it stay, although they are the same lines."""
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    own = "Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\nErsatz: monDES\n\n"
+    pasted = ("So stand es in eurer Mail:\n\n  Partie R1:\n  mo*NDES 24 Punkte\n  Ersatz: mondES\n"
+              "  Ersatz: monDES\n\n  Partie R2:\n  Feld 2: ST*And/\n")
+    md.deliver_to_inbox(player_mail(PLAYERS[0][1], own + pasted, subject="Re: Test-Rondo: Spielbeginn"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R1": ["mo*NDES 24 Punkte", "mondES", "monDES"]}, ack
+    line = next(ln for ln in ack.splitlines() if ln.startswith("Aus unserer Mail zitiert"))
+    assert line.count("mo*NDES") == 1 and "ST*And/" in line, ack

@@ -27,7 +27,8 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from functools import lru_cache
 from typing import Iterable
 
 from sqlalchemy import select
@@ -112,26 +113,32 @@ def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],
     return frozenset(n for m in bot_mails(conn, league_id, addresses, in_reply_to) for n in m)
 
 
-def runs(text: str, mails: Iterable[tuple[str, ...]], min_run: int = MIN_RUN) -> set[str]:
+@lru_cache(maxsize=_CACHE_SIZE)
+def _index(mail: tuple[str, ...]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """(the lines, the pairs of consecutive lines) of one mail's sequence."""
+    return frozenset(mail), frozenset(zip(mail, mail[1:]))
+
+
+def runs(text: str, mails: Iterable[tuple[str, ...]], min_run: int = MIN_RUN) -> Counter[str]:
     """The normalised lines of ``text`` that lie in a run of at least ``min_run``
     consecutive lines (:func:`_sequence`: blank lines and section headers skipped on both
-    sides) equal to consecutive lines of one of ``mails`` in their order. A line outside
-    such a run is never returned, whatever it equals."""
+    sides) equal to consecutive lines of one of ``mails`` in their order, each with the
+    number of its places in such runs (the same line written by the player outside a
+    run is not counted). A line outside every run is never returned, whatever it equals."""
     seq = _sequence(text)
-    hits: set[str] = set()
+    marked: set[int] = set()
     for mail in mails:
         if len(mail) < min_run:
             continue
-        pairs = set(zip(mail, mail[1:]))
-        lines = set(mail)
+        lines, pairs = _index(mail)
         start = None
         for i in range(len(seq) + 1):
             if start is not None and i < len(seq) and (seq[i - 1], seq[i]) in pairs:
                 continue
             if start is not None and i - start >= min_run:
-                hits.update(seq[start:i])
+                marked.update(range(start, i))
             start = i if i < len(seq) and seq[i] in lines else None
-    return hits
+    return Counter(seq[i] for i in marked)
 
 
 def player_lines(conn: Connection, player_id: int) -> set[str]:
@@ -143,12 +150,15 @@ def player_lines(conn: Connection, player_id: int) -> set[str]:
 
 
 def quoted_lines(conn: Connection, text: str, league_id: int, addresses: Iterable[str],
-                 player_id: int, in_reply_to: str | None = None) -> set[str]:
+                 player_id: int, in_reply_to: str | None = None) -> Counter[str]:
     """The normalised lines of ``text`` that lie in a pasted block of one of the bot's
     mails (:func:`runs` over :func:`bot_mails`, at least :data:`MIN_RUN` lines in order),
-    less the player's own earlier moves (:func:`player_lines`); else the empty set. The
-    player's moves are only looked up when there is such a block."""
+    less the player's own earlier moves (:func:`player_lines`), each with its number of
+    places in such blocks; else empty. The player's moves are only looked up when there
+    is such a block."""
     hits = runs(text, bot_mails(conn, league_id, addresses, in_reply_to))
     if not hits:
-        return set()
-    return hits - player_lines(conn, player_id)
+        return hits
+    for line in player_lines(conn, player_id):
+        hits.pop(line, None)
+    return hits
