@@ -118,6 +118,22 @@ def _frame(line: str) -> tuple[str, str | None, str | None]:
     return ("labelled", None, toks.get("MOVE_TEXT", "").strip())
 
 
+def is_section_header(line: str) -> bool:
+    """Whether ``line`` is a section header alone, without a move (``Partie R1:``,
+    ``Partij 2:``, ``R1:``). Such a line is never one of the bot's lines quoted back
+    (:mod:`bot.service.conversations.quoted`, issue 32): it opens the player's section."""
+    line = line.strip()
+    if _HEADER_ALONE.match(line):
+        return True
+    kind, name, move = _frame(line)
+    return kind == "header" and bool(name) and not (move or "").strip()
+
+
+#: "Partie 1:", "Partij R1", "Partie: R2" - a section header without a move, whatever
+#: the Partie's name (the grammar reads a name starting with a letter only)
+_HEADER_ALONE = re.compile(r"(?i)^(partie|partij)\s*:?\s*[\w-]{1,16}\s*:?$")
+
+
 def _first_word(line: str) -> str:
     m = _WORD.search(line)
     return m.group(0).lower() if m else ""

@@ -97,7 +97,8 @@ def test_reply_yields_its_moves(env, name):
         assert "zitiert, nicht gewertet" not in ack and "geciteerd" not in ack
     # the bot's own example (RUIL Q) is neither a move nor an unreadable line
     rest = "\n".join(ln for ln in ack.splitlines() if "zitiert, nicht gewertet" not in ln and "geciteerd" not in ln)
-    assert "RUIL Q" not in rest and "mo*NDES" not in rest
+    mine = " ".join(ln for ms in expected.values() for ln in ms)
+    assert "RUIL Q" not in rest and ("mo*NDES" not in rest or "mo*NDES" in mine)
 
 
 def test_the_dutch_outlook_reply_of_the_issue_costs_no_card(env):
@@ -134,3 +135,89 @@ def test_the_dutch_outlook_reply_of_the_issue_costs_no_card(env):
         after = dict(s.scalars(select(Partie).join(Partie.league).where(Partie.league.has(name="Rondo-NL"))).one().state)
     assert after["turn"] == 1  # the exchange ended the turn at once
     assert "Q" in after["hands"][mover] and after["history"][-1]["kind"] != "opening"
+
+
+def _auswertung_round(db, cfg, md) -> str:
+    """Round 1 of Test-Rondo played (Anna SAU/MAX, Bernd LAU/MAU) and adjudicated; the
+    text of Clara's Auswertung."""
+    from bot.service.stages.rounds import adjudicate_league
+    from tests.helpers import PLAYERS, player_mail
+    md.deliver_to_inbox(player_mail(PLAYERS[0][1], "Partie R1:\nSAU\nPartie R2:\nMAX"))
+    md.deliver_to_inbox(player_mail(PLAYERS[1][1], "Partie R1:\nLAU\nPartie R2:\nMAU"))
+    assert poll_once(db, cfg) == 2
+    adjudicate_league(db, cfg, "Test-Rondo", force=True)
+    deliver(db, md, cfg)
+    with db.session() as s:
+        mail = s.scalars(select(OutboxMail).where(OutboxMail.to_addr == PLAYERS[2][1], OutboxMail.kind == "auswertung")
+                         .order_by(OutboxMail.id.desc())).first()
+        return text_of(mail.raw).replace("\r\n", "\n")
+
+
+def test_lines_equal_to_an_auswertung_are_the_players_own(env):
+    """Issue 32: Clara answers the Auswertung (Gmail, above the > quote) with a move
+    whose lines equal lines of that Auswertung (its example under "Partie R1:") and a
+    move equal to another player's word there (MAX, Anna's word in R2): every line is read."""
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    ausw = _auswertung_round(db, cfg, md)
+    assert "  mo*NDES 24 Punkte\n  Ersatz: mondES" in ausw and "MAX" in ausw
+    quote = "\n".join("> " + ln for ln in ausw.splitlines())
+    body = ("Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\n\nPartie R2:\nMAX\n\n"
+            "Am Do., 26. Nov. 2026 um 10:00 Uhr schrieb Spielleiter <spielleiter@example.org>:\n" + quote)
+    md.deliver_to_inbox(player_mail(PLAYERS[2][1], body, subject="Re: Test-Rondo: Auswertung Runde 1"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R1": ["mo*NDES 24 Punkte", "mondES"], "R2": ["MAX"]}, ack
+    assert "zitiert, nicht gewertet" not in ack
+
+
+def test_a_pasted_block_of_the_auswertung_is_ours(env):
+    """Issue 32: a block of several consecutive lines of the Auswertung pasted under the
+    player's own move (no header, no >) is the bot's: not read as moves, not reported as
+    unreadable; the player's own move above it is read."""
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    ausw = _auswertung_round(db, cfg, md).splitlines()
+    i = ausw.index("Partie R2, Runde 1")
+    block = [ln for ln in ausw[i:i + 12]]
+    assert sum(1 for ln in block if ln.strip()) >= 8
+    body = "Partie R2:\nWAX\n\n" + "\n".join(block) + "\n\nGruß Clara"
+    md.deliver_to_inbox(player_mail(PLAYERS[2][1], body, subject="Re: Test-Rondo: Auswertung Runde 1"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R2": ["WAX"]}, ack
+    assert "Neues Wort: MAX" not in ack and "Bestes mögliches Wort" not in ack, ack
+
+
+def test_a_run_needs_four_lines_in_order_and_headers_never_count():
+    """The rule of :func:`bot.service.conversations.quoted.runs` on one mail's lines."""
+    from bot.service.conversations.quoted import MIN_RUN, _sequence, runs
+    mail = _sequence("Partie R1:\n  mo*NDES 24 Punkte\n  Ersatz: mondES\n  Ersatz: monDES\n\n"
+                     "Partie R2:\n  Feld 2: ST*And/\n\nEin Zug beschreibt die ganze neue Auslage\n")
+    assert MIN_RUN == 4 and "Partie R1:" not in mail
+    example = "Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\nErsatz: monDES\n"
+    assert not runs(example, [mail])  # three lines under a header: the player's
+    assert not runs("Partie R1:\nPartie R2:\n", [mail])
+    pasted = example + "\nPartie R2:\nFeld 2: ST*And/\n"
+    assert set(runs(pasted, [mail])) == {"mo*NDES 24 Punkte", "Ersatz: mondES", "Ersatz: monDES", "Feld 2: ST*And/"}
+    assert runs(example + pasted, [mail])["mo*NDES 24 Punkte"] == 1  # the player's own line is not counted
+    shuffled = "Ersatz: monDES\nErsatz: mondES\nmo*NDES 24 Punkte\nFeld 2: ST*And/\n"
+    assert not runs(shuffled, [mail])  # not in the mail's order
+    assert not runs("KAT\n" + pasted.replace("Ersatz: mondES\n", "MAX\n"), [mail])  # broken by a line of the player
+
+
+def test_own_example_lines_kept_when_the_same_block_is_pasted_below(env):
+    """Issue 32: the example as the player's move, and below it (no header, no >) the
+    start mail's example passage pasted: the pasted run goes, the player's own three
+    lines above it stay, although they are the same lines."""
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    own = "Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\nErsatz: monDES\n\n"
+    pasted = ("So stand es in eurer Mail:\n\n  Partie R1:\n  mo*NDES 24 Punkte\n  Ersatz: mondES\n"
+              "  Ersatz: monDES\n\n  Partie R2:\n  Feld 2: ST*And/\n")
+    md.deliver_to_inbox(player_mail(PLAYERS[0][1], own + pasted, subject="Re: Test-Rondo: Spielbeginn"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    assert moves == {"R1": ["mo*NDES 24 Punkte", "mondES", "monDES"]}, ack
+    line = next(ln for ln in ack.splitlines() if ln.startswith("Aus unserer Mail zitiert"))
+    assert line.count("mo*NDES") == 1 and "ST*And/" in line, ack

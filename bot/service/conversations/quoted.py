@@ -9,12 +9,17 @@ table or of a board. Such a line is never read as a move: the acknowledgement li
 How it is recognised, cheaply: the plain text of the last :data:`RECENT` mails the bot
 queued for the player's address in this league, of its start mail and of the mail the
 reply answers (``In-Reply-To``) (the ``outbox`` table; each mail's lines are remembered
-per outbox row, its bytes never change) gives a set of lines, normalised
-(white space collapsed, ``>`` marks removed). The player's own earlier move lines are taken
-out of that set, because the acknowledgement echoes them (a player who sends the same move
-again means it). A line of the new mail counts as quoted only when at least
-:data:`MIN_QUOTED` lines of the mail are the bot's (a quote copies a passage; one line
-that happens to equal an example, ``PAS``, is the player's own).
+per outbox row, its bytes never change), each as its sequence of lines, normalised
+(white space collapsed, ``>`` marks removed, blank lines and section headers left out).
+A line of the new mail counts as the bot's only inside a run of at least
+:data:`MIN_RUN` consecutive lines equal to consecutive lines of one such mail, in its
+order (issue 32): a pasted passage. A line the player wrote themselves - above a quote
+or in a plain mail - is theirs whatever it equals: an example of the start mail
+(``Partie R1:`` / ``mo*NDES 24 Punkte`` / ``Ersatz: mondES`` / ``Ersatz: monDES``),
+another player's word in an Auswertung. A section header alone (``Partie R1:``) is
+never the bot's. The player's own earlier move lines are taken out of a run, because
+the acknowledgement echoes them (a player who sends the same move again means it).
+Text below a reply header or marked ``>`` never gets here (:func:`bot.mail.message.new_text`).
 """
 
 from __future__ import annotations
@@ -22,22 +27,28 @@ from __future__ import annotations
 import email
 import email.policy
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from functools import lru_cache
 from typing import Iterable
 
 from sqlalchemy import select
 from sqlalchemy.engine import Connection
 
 from bot.mail.message import body_text
+from bot.submission import is_section_header
 from bot.storage.models import OutboxMail, Submission, SubmissionMove
 
-__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "RECENT", "MIN_QUOTED"]
+__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "runs", "bot_mails", "RECENT", "MIN_RUN"]
 
 #: How many of the latest mails to the player are compared (the start mail, the last
 #: Auswertungen and acknowledgements: what a reply quotes).
 RECENT = 12
-#: How many lines of a mail must be the bot's before they count as quoted.
-MIN_QUOTED = 2
+#: How many consecutive lines of one of the bot's mails, in its order, make a pasted
+#: block (section headers such as "Partie R1:" are not counted): fewer are the player's
+#: own lines, whatever they equal. Four, because the longest move example the bot sends
+#: (Rondo: a move and two Ersatzzuege under "Partie R1:") has three lines, and a player
+#: who sends exactly that as their move means it (issue 32).
+MIN_RUN = 4
 #: Lines shorter than this (after normalising) are never taken as the bot's ("A", "--").
 MIN_CHARS = 2
 
@@ -54,24 +65,31 @@ def norm(line: str) -> str:
     return _WS.sub(" ", _MARKS.sub("", line)).strip()
 
 
-def _lines_of(raw: bytes) -> frozenset[str]:
+def _lines_of(raw: bytes) -> tuple[str, ...]:
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
         text = body_text(msg)
     except Exception:  # pragma: no cover - our own mails always parse
-        return frozenset()
-    return frozenset(n for n in (norm(l) for l in text.splitlines()) if len(n) >= MIN_CHARS)
+        return ()
+    return _sequence(text)
 
 
-def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],
-              in_reply_to: str | None = None) -> frozenset[str]:
-    """The normalised lines of the mails queued to ``addresses`` in league ``league_id``
-    that a reply may quote: the last :data:`RECENT`, the start mail (its help and
-    examples) and the mail ``in_reply_to`` names. Two queries, and one more for mails not
-    seen before (each mail's lines are parsed once per process)."""
+def _sequence(text: str) -> tuple[str, ...]:
+    """The normalised lines of ``text`` in order that take part in a run: not blank, not
+    shorter than :data:`MIN_CHARS`, not a section header alone (``Partie R1:``)."""
+    return tuple(n for n in (norm(l) for l in text.splitlines())
+                 if len(n) >= MIN_CHARS and not is_section_header(n))
+
+
+def bot_mails(conn: Connection, league_id: int, addresses: Iterable[str],
+              in_reply_to: str | None = None) -> list[tuple[str, ...]]:
+    """The lines (:func:`_sequence`, in order) of each mail queued to ``addresses`` in
+    league ``league_id`` that a reply may quote: the last :data:`RECENT`, the start mail
+    (its help and examples) and the mail ``in_reply_to`` names. Two queries, and one more
+    for mails not seen before (each mail's lines are parsed once per process)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
-        return frozenset()
+        return []
     t = OutboxMail.__table__
     mine = (t.c.league_id == league_id) & t.c.to_addr.in_(addrs)
     rows = conn.execute(select(t.c.id, t.c.message_id).where(mine).order_by(t.c.id.desc()).limit(RECENT)).all()
@@ -86,10 +104,41 @@ def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],
             _CACHE[(db, oid, mid)] = _lines_of(raw)
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
-    out: set[str] = set()
-    for oid, mid in rows:
-        out |= _CACHE.get((db, oid, mid), frozenset())
-    return frozenset(out)
+    return [_CACHE.get((db, oid, mid), ()) for oid, mid in rows]
+
+
+def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],
+              in_reply_to: str | None = None) -> frozenset[str]:
+    """The set of all lines of :func:`bot_mails`."""
+    return frozenset(n for m in bot_mails(conn, league_id, addresses, in_reply_to) for n in m)
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _index(mail: tuple[str, ...]) -> tuple[frozenset[str], frozenset[tuple[str, str]]]:
+    """(the lines, the pairs of consecutive lines) of one mail's sequence."""
+    return frozenset(mail), frozenset(zip(mail, mail[1:]))
+
+
+def runs(text: str, mails: Iterable[tuple[str, ...]], min_run: int = MIN_RUN) -> Counter[str]:
+    """The normalised lines of ``text`` that lie in a run of at least ``min_run``
+    consecutive lines (:func:`_sequence`: blank lines and section headers skipped on both
+    sides) equal to consecutive lines of one of ``mails`` in their order, each with the
+    number of its places in such runs (the same line written by the player outside a
+    run is not counted). A line outside every run is never returned, whatever it equals."""
+    seq = _sequence(text)
+    marked: set[int] = set()
+    for mail in mails:
+        if len(mail) < min_run:
+            continue
+        lines, pairs = _index(mail)
+        start = None
+        for i in range(len(seq) + 1):
+            if start is not None and i < len(seq) and (seq[i - 1], seq[i]) in pairs:
+                continue
+            if start is not None and i - start >= min_run:
+                marked.update(range(start, i))
+            start = i if i < len(seq) and seq[i] in lines else None
+    return Counter(seq[i] for i in marked)
 
 
 def player_lines(conn: Connection, player_id: int) -> set[str]:
@@ -101,16 +150,15 @@ def player_lines(conn: Connection, player_id: int) -> set[str]:
 
 
 def quoted_lines(conn: Connection, text: str, league_id: int, addresses: Iterable[str],
-                 player_id: int, in_reply_to: str | None = None) -> set[str]:
-    """The normalised lines of ``text`` that are the bot's (:func:`bot_lines`) and not one
-    of the player's own moves (:func:`player_lines`), when at least :data:`MIN_QUOTED`
-    are; else the empty set. The player's moves are only looked up when the mail has
-    that many of the bot's lines."""
-    own = bot_lines(conn, league_id, addresses, in_reply_to)
-    if not own:
-        return set()
-    hits = {n for n in (norm(line) for line in text.splitlines()) if n in own}
-    if len(hits) < MIN_QUOTED:
-        return set()
-    hits -= player_lines(conn, player_id)
-    return hits if len(hits) >= MIN_QUOTED else set()
+                 player_id: int, in_reply_to: str | None = None) -> Counter[str]:
+    """The normalised lines of ``text`` that lie in a pasted block of one of the bot's
+    mails (:func:`runs` over :func:`bot_mails`, at least :data:`MIN_RUN` lines in order),
+    less the player's own earlier moves (:func:`player_lines`), each with its number of
+    places in such blocks; else empty. The player's moves are only looked up when there
+    is such a block."""
+    hits = runs(text, bot_mails(conn, league_id, addresses, in_reply_to))
+    if not hits:
+        return hits
+    for line in player_lines(conn, player_id):
+        hits.pop(line, None)
+    return hits

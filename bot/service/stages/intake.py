@@ -880,20 +880,33 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
 
 def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
                  player_id: int, in_reply_to: str | None = None) -> list[str]:
-    """Take the lines the bot itself sent to this player in this league out of ``read``
-    (:mod:`bot.service.conversations.quoted`): out of the move lines (a section left without moves
-    goes) and out of the unreadable ones. Returns the move lines taken out (white space
-    collapsed), for the acknowledgement ("aus unserer Mail zitiert, nicht gewertet")."""
+    """Take a block pasted from one of the bot's mails to this player in this league out
+    of ``read`` (:mod:`bot.service.conversations.quoted`, issue 32: a run of at least
+    ``MIN_RUN`` lines of one mail in order; a line the player wrote is theirs whatever it
+    equals): out of the move lines (a section left without moves goes) and out of the
+    unreadable ones. A line that stands in a block n times is taken out n times, the
+    last places first (a block is pasted below the player's own lines). Returns the move
+    lines taken out (white space collapsed), for the acknowledgement ("aus unserer Mail
+    zitiert, nicht gewertet")."""
     hits = quoted_lines(conn, text, league_id, addresses, player_id, in_reply_to)
     if not hits:
         return []
+    left = dict(hits)
+    drop: set[tuple[int, int]] = set()
+    for si in range(len(read.sections) - 1, -1, -1):
+        sec = read.sections[si]
+        for ri in range(len(sec.lines) - 1, -1, -1):
+            n = norm(sec.lines[ri])
+            if left.get(n, 0) > 0:
+                left[n] -= 1
+                drop.add((si, ri))
     dropped: list[str] = []
     keep_sections = []
-    for sec in read.sections:
+    for si, sec in enumerate(read.sections):
         had = bool(sec.moves)
         rows = list(zip(sec.moves, sec.parsed, sec.lines))
-        dropped += [norm(line) for _, _, line in rows if norm(line) in hits]
-        rows = [r for r in rows if norm(r[2]) not in hits]
+        dropped += [norm(r[2]) for ri, r in enumerate(rows) if (si, ri) in drop]
+        rows = [r for ri, r in enumerate(rows) if (si, ri) not in drop]
         sec.moves, sec.parsed, sec.lines = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
         if sec.moves or not had:
             keep_sections.append(sec)
