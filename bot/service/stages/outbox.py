@@ -149,6 +149,27 @@ def sender_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{_START}"
 
 
+def _dead(claimer: str) -> bool:
+    """Whether the sender ``claimer`` (:func:`sender_id`) was a process of this machine
+    that is gone (its claims are free at once; another machine's wait for
+    :data:`CLAIM_TTL`)."""
+    import os
+    import socket
+    host, _, rest = claimer.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return claimer != sender_id()
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def release_claims(db: Database, keep: str | None = None) -> int:
     """Release the claims of pending rows by other senders than ``keep`` (the service
     that just took the lease: no other sender is alive); returns how many."""
@@ -216,10 +237,12 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                 if free > t:
                     paused = free
                     break
+            free_if = [OutboxMail.claimed_by.is_(None), OutboxMail.claimed_by == me,
+                       OutboxMail.claimed_at < t - CLAIM_TTL]
+            if row.claimed_by and _dead(row.claimed_by):  # a sender of this machine that died (a crash)
+                free_if.append(OutboxMail.claimed_by == row.claimed_by)
             claimed = s.execute(update(OutboxMail).where(
-                OutboxMail.id == oid, OutboxMail.status == "pending",
-                or_(OutboxMail.claimed_by.is_(None), OutboxMail.claimed_by == me,
-                    OutboxMail.claimed_at < t - CLAIM_TTL)).values(
+                OutboxMail.id == oid, OutboxMail.status == "pending", or_(*free_if)).values(
                 claimed_by=me, claimed_at=t, attempts=OutboxMail.attempts + 1)
                 .execution_options(synchronize_session=False)).rowcount
             if claimed != 1:
