@@ -32,15 +32,15 @@ def upgrade() -> None:
         sa.Column("at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_index("ix_send_attempts_at", "send_attempts", ["at"])
-    with op.batch_alter_table("outbox") as b:
-        b.add_column(sa.Column("claimed_by", sa.String(200), nullable=True))
-        b.add_column(sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=True))
+    # plain ADD/DROP COLUMN (SQLite 3.35+ has both): a batch rebuild of ``outbox`` would
+    # lose its expression index ix_outbox_to_created
+    op.add_column("outbox", sa.Column("claimed_by", sa.String(200), nullable=True))
+    op.add_column("outbox", sa.Column("claimed_at", sa.DateTime(timezone=True), nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("outbox") as b:
-        b.drop_column("claimed_at")
-        b.drop_column("claimed_by")
+    op.drop_column("outbox", "claimed_at")
+    op.drop_column("outbox", "claimed_by")
     op.drop_index("ix_send_attempts_at", "send_attempts")
     op.drop_table("send_attempts")
     op.drop_table("service_lease")
