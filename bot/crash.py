@@ -22,6 +22,9 @@ The crash points (the seams between two stages of the mail flow):
     the adjudication is committed (Auswertungen in the outbox), before delivery.
 ``before-send``
     ``bot/service/stages/outbox.py`` (``deliver``): right before the SMTP send of a row.
+``after-data``
+    ``bot/mail/smtp.py`` (``_send_once``): the server answered 250 to DATA and the row is
+    marked sent, before QUIT (issue 34: the attempt counted against the send limits).
 ``after-send``
     ``bot/service/stages/outbox.py`` (``deliver``): the SMTP server accepted the mail, before
     the row is marked sent (so the mail is sent again, byte-identical, on the next run).
@@ -38,7 +41,7 @@ ENV = "SPIELLEITER_CRASH_AT"
 EXIT_CODE = 77
 
 #: Every crash point placed in the code (see the module docstring).
-POINTS = ("after-store", "after-read", "before-move", "after-adjudicate", "before-send", "after-send")
+POINTS = ("after-store", "after-read", "before-move", "after-adjudicate", "before-send", "after-data", "after-send")
 
 
 def crashpoint(name: str) -> None:

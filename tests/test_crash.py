@@ -219,8 +219,9 @@ def reference(dovecot, tmp_path_factory):
         controller.stop()
 
 
-CASES = [("poll", p) for p in ("after-store", "after-read", "before-move", "before-send", "after-send")] + \
-        [("adjudicate", p) for p in ("after-adjudicate", "before-send", "after-send")]
+CASES = [("poll", p) for p in ("after-store", "after-read", "before-move", "before-send", "after-data",
+                               "after-send")] + \
+        [("adjudicate", p) for p in ("after-adjudicate", "before-send", "after-data", "after-send")]
 
 
 def test_every_crash_point_is_tested():

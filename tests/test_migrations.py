@@ -15,7 +15,7 @@ from bot.storage.models import Base
 
 TABLES = {"leagues", "partien", "players", "player_addresses", "rounds", "vorgaben", "inbound_mails",
           "submissions", "submission_moves", "adjudications", "results", "outbox", "poll_state",
-          "address_changes"}
+          "address_changes", "service_lease", "send_attempts"}
 
 
 def _tables(url: str) -> set[str]:

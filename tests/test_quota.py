@@ -220,10 +220,10 @@ def test_a_command_sends_what_the_limits_allow_and_says_the_rest_waits(tmp_path,
     from bot.service.stages.quota import pause_seconds
     from tests.helpers import server_config
     conf = server_config(tmp_path / "s.toml", dovecot, smtpd, dovecot.fresh_user(),
-                         db_url=f"sqlite:///{tmp_path / 'c.sqlite'}", smtp_limits="max_per_minute = 2")
+                         db_url=f"sqlite:///{tmp_path / 'c.sqlite'}", smtp_limits="max_per_minute = 3")
     assert main(["league", "create", str(league_toml(tmp_path / "l.toml")), "--config", str(conf)]) == 0
     err = capsys.readouterr().err
-    assert len(smtpd.messages) == 2  # 3 start mails, 2 a minute
+    assert len(smtpd.messages) == 2  # 3 start mails, 3 a minute of which 1 is kept for answers
     assert "Postausgang: 1 Mail(s) warten wegen der Versandgrenzen" in err, err
     assert main(["poll", "--config", str(conf)]) == 0 and len(smtpd.messages) == 2  # still within the minute
     assert pause_seconds(None, T0, 60) == 60
@@ -241,3 +241,51 @@ def test_eta_of_a_big_zat_is_quick():
     assert time.perf_counter() - t < 5  # generous: a sanity bound, not a benchmark
     assert times[199] == T0 + timedelta(hours=1, minutes=9) and times[299] == T0 + timedelta(hours=2, minutes=9)
     assert times[300] == T0 + timedelta(days=1)
+
+
+def test_a_kill_between_data_and_quit_keeps_the_limit(tmp_path, dovecot, smtpd):
+    """Issue 34, item 5: ``spielleiter poll`` killed after the server's 250 to DATA and
+    before QUIT (crash point ``after-data``), again and again: the mail is marked sent at
+    the 250 (never sent twice) and every SMTP session is counted against
+    ``max_per_minute = 5`` before it starts, so within the minute no more than 5 mails
+    go out however often the sender dies."""
+    import email
+    import email.policy
+    import os
+    import subprocess
+    import time
+    from bot.config import load_config
+    from tests.helpers import server_config, spielleiter_exe
+    t0 = time.monotonic()
+    url = f"sqlite:///{tmp_path / 'k.sqlite'}"
+    conf = server_config(tmp_path / "s.toml", dovecot, smtpd, dovecot.fresh_user(), db_url=url,
+                         smtp_limits="max_per_minute = 5\nmax_per_hour = 0\nmax_per_day = 0")
+    cfg = load_config(conf)
+    db = Database(url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            for i in range(8):
+                queue_mail(s, cfg, key=f"ack:k{i}", kind="ack", to=f"p{i}@example.org", subject="Zug erhalten",
+                           text=f"Antwort {i}\n")
+    finally:
+        db.dispose()
+    codes = []
+    env = dict(os.environ, SPIELLEITER_CRASH_AT="after-data")
+    for _ in range(8):
+        proc = subprocess.run([spielleiter_exe(), "poll", "--config", str(conf)], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)
+        codes.append(proc.returncode)
+        assert proc.returncode in (0, 77), proc.stdout + proc.stderr
+    assert time.monotonic() - t0 < 55, "too slow to test one window"
+    assert codes[:5] == [77] * 5 and set(codes[5:]) == {0}, codes  # the 6th run finds the minute full
+    mids = Counter(email.message_from_bytes(m.raw, policy=email.policy.compat32)["Message-ID"]
+                   for m in smtpd.messages)
+    assert len(smtpd.messages) == 5 and set(mids.values()) == {1}, mids
+    db = Database(url)
+    try:
+        with db.session() as s:
+            status = Counter(r.status for r in s.scalars(select(OutboxMail)))
+    finally:
+        db.dispose()
+    assert status == Counter({"sent": 5, "pending": 3}), status

@@ -32,6 +32,8 @@ from typing import Literal
 
 import aiosmtplib
 
+from bot.crash import crashpoint
+
 from .oauth import OAuthError, TokenSource
 from .transport import PermanentFailure, ServerFailure, TemporaryFailure, tls_context, tls_problem
 
@@ -209,7 +211,7 @@ class SmtpTransport:
             _close(client)
             raise self._server("tls" if stage == "starttls" else "protocol", f"{stage}: {exc}") from exc
 
-    async def _send_once(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+    async def _send_once(self, raw: bytes, sender: str, recipients: list[str], on_accepted=None) -> None:
         client = await self._open()
         try:
             try:
@@ -252,6 +254,9 @@ class SmtpTransport:
                 if 400 <= exc.code < 500:
                     raise TemporaryFailure(exc.message, exc.code) from exc
                 raise PermanentFailure(exc.message, exc.code) from exc
+            if on_accepted is not None:  # 250 to DATA: the mail is the server's now
+                on_accepted()
+            crashpoint("after-data")
             if refused:  # delivered to the rest: do not resend to everybody
                 err = PermanentFailure(f"recipients refused: {text}", min(c for c, _ in refused.values()))
                 err.refused = refused
@@ -272,7 +277,10 @@ class SmtpTransport:
         finally:
             await _quit(client)
 
-    async def send_async(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+    #: :meth:`send` takes ``on_accepted`` (:func:`bot.service.stages.outbox.deliver`)
+    reports_acceptance = True
+
+    async def send_async(self, raw: bytes, sender: str, recipients: list[str], on_accepted=None) -> None:
         """Send ``raw`` (RFC 5322 bytes, sent unchanged) to ``recipients``.
 
         Retries connection trouble and 4xx up to ``retries`` times with exponential
@@ -282,13 +290,15 @@ class SmtpTransport:
         recipient or the message raises :class:`PermanentFailure` at once; if only some
         recipients are refused, the mail went to the others and ``.refused`` =
         ``{address: (code, message)}`` names the rest (do not resend to everybody).
+        ``on_accepted`` (no arguments) is called once the server answered 250 to DATA,
+        before QUIT: the caller marks the mail sent there (issue 34).
         """
         if not recipients:
             raise PermanentFailure("no recipients", 554)
         attempt = 0
         while True:
             try:
-                await self._send_once(bytes(raw), sender, list(recipients))
+                await self._send_once(bytes(raw), sender, list(recipients), on_accepted)
                 return
             except TemporaryFailure as exc:
                 if attempt >= self.retries or (isinstance(exc, ServerFailure) and not exc.retry_soon):
@@ -315,14 +325,14 @@ class SmtpTransport:
         """Blocking :meth:`check_async`."""
         return _run(self.check_async())
 
-    def send(self, raw: bytes, sender: str, recipients: list[str]) -> None:
+    def send(self, raw: bytes, sender: str, recipients: list[str], on_accepted=None) -> None:
         """Blocking :meth:`send_async`; same errors.
 
         Works from plain threads (uses :func:`asyncio.run`) and also when
         called from inside a running event loop's thread (runs the send in a
         helper thread with its own loop and waits for it).
         """
-        return _run(self.send_async(raw, sender, recipients))
+        return _run(self.send_async(raw, sender, recipients, on_accepted))
 
 
 async def _xoauth2(client: aiosmtplib.SMTP, user: str, oauth: TokenSource) -> None:

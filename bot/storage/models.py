@@ -360,6 +360,35 @@ class OutboxMail(Base):
     next_attempt_at: Mapped[datetime | None] = mapped_column(nullable=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: the sender that claimed the row for sending (``host:pid:start``) and when
+    #: (:func:`bot.service.stages.outbox.deliver`); cleared after the attempt
+    claimed_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    claimed_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class SendAttempt(Base):
+    """One SMTP session begun for an outbox row, recorded (and committed) before the
+    session starts, so the send limits count it even when the process dies before the
+    row is marked sent (issue 34; :class:`bot.service.stages.quota.Budget`)."""
+
+    __tablename__ = "send_attempts"
+    __table_args__ = (Index("ix_send_attempts_at", "at"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    outbox_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    at: Mapped[datetime] = mapped_column()
+
+
+class ServiceLease(Base):
+    """The lease of ``spielleiter run`` (:mod:`bot.service.operations.lease`): one row
+    per database (``name`` ``run``), held by the service whose heartbeat is fresh."""
+
+    __tablename__ = "service_lease"
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    holder: Mapped[str] = mapped_column(String(200))
+    host: Mapped[str] = mapped_column(String(200))
+    pid: Mapped[int] = mapped_column(Integer)
+    since: Mapped[datetime] = mapped_column()
+    heartbeat_at: Mapped[datetime] = mapped_column()
 
 
 #: the answers to an address within an hour (bot.service.conversations.loops.gate_answers compares

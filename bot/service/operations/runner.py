@@ -266,9 +266,27 @@ class Service:
         self.schedule_zats()
 
     def start(self) -> None:
-        """Catch up (stored mail, missed ZATs, outbox; waiting for the database, if it is
-        down, as long as it takes), then run until interrupted, SIGTERM or :meth:`stop`."""
+        """Take the service lease (:mod:`bot.service.operations.lease`: while another
+        service holds it, stand by), catch up (stored mail, missed ZATs, outbox; waiting
+        for the database, if it is down, as long as it takes), then run until
+        interrupted, SIGTERM, :meth:`stop`, or until another service has taken the lease."""
         self._signals()
+        from bot.service.operations.lease import Lease
+        from bot.service.stages.outbox import release_claims, sender_id
+        self.lease = Lease(self.db)
+        if not self.lease.acquire(self.stopping):
+            return  # stopped while standing by
+        try:
+            release_claims(self.db, keep=sender_id())  # a dead service's claims: no other sender is alive
+        except Exception as exc:
+            log.debug("releasing claims: %s", exc)
+        self.lease.start_heartbeat(self.stop)
+        try:
+            self._run()
+        finally:
+            self.lease.release()
+
+    def _run(self) -> None:
         while not self.stopping.is_set() and (delay := self._guarded(self.catch_up)) is not None:
             self.stopping.wait(delay)
         loops = [threading.Thread(target=self._loop, args=(self.tick, self.wake_inbox, self.inbox.delay()),

@@ -9,7 +9,7 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Sequence
 
-from sqlalchemy import bindparam, func, insert, or_, select
+from sqlalchemy import bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -17,7 +17,7 @@ from bot.crash import crashpoint
 from bot.mail.compose import compose, make_message_id
 from bot.mail.transport import PermanentFailure, ServerFailure, TemporaryFailure
 from bot.storage.db import Database
-from bot.storage.models import OutboxMail
+from bot.storage.models import OutboxMail, SendAttempt
 
 log = logging.getLogger(__name__)
 #: a mail the recipient's server keeps refusing for now (4xx) is given up after this long
@@ -28,6 +28,9 @@ GIVE_UP_AFTER = timedelta(days=3)
 RETRY_FIRST, RETRY_MAX = timedelta(seconds=30), timedelta(hours=1)
 #: statuses ``spielleiter outbox`` lists by default
 WAITING = ("pending", "held", "failed")
+#: a claim on an outbox row (:func:`deliver`) older than this is taken to be a dead
+#: sender's: the row may be claimed again (longer than any SMTP session with its retries)
+CLAIM_TTL = timedelta(minutes=3)
 #: marks an Auswertung withdrawn by a rollback (``gm.rollback``): never sent again
 WITHDRAWN = ":zurueck"
 
@@ -136,6 +139,47 @@ def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) 
 QUEUE_CHUNK = 50
 
 
+_START = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
+
+
+def sender_id() -> str:
+    """This process as a sender: ``host:pid:start`` (the claims of the outbox rows)."""
+    import os
+    import socket
+    return f"{socket.gethostname()}:{os.getpid()}:{_START}"
+
+
+def _dead(claimer: str) -> bool:
+    """Whether the sender ``claimer`` (:func:`sender_id`) was a process of this machine
+    that is gone (its claims are free at once; another machine's wait for
+    :data:`CLAIM_TTL`)."""
+    import os
+    import socket
+    host, _, rest = claimer.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    if int(pid) == os.getpid():
+        return claimer != sender_id()
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
+def release_claims(db: Database, keep: str | None = None) -> int:
+    """Release the claims of pending rows by other senders than ``keep`` (the service
+    that just took the lease: no other sender is alive); returns how many."""
+    with db.session() as s:
+        q = update(OutboxMail).where(OutboxMail.status == "pending", OutboxMail.claimed_by.is_not(None))
+        if keep is not None:
+            q = q.where(OutboxMail.claimed_by != keep)
+        return s.execute(q.values(claimed_by=None).execution_options(synchronize_session=False)).rowcount
+
+
 def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
             clock: Callable[[], datetime] | None = None) -> Delivery:
     """Send every pending outbox row that is due, within the send limits; returns a
@@ -160,7 +204,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     meet it too): ``Delivery.problem`` says what happened, and the caller tells the
     operator and tries again later; so is a provider's quota answer (kind ``quota``:
     no mail is failed for it). Never raises for a sending error."""
-    from bot.service.stages.quota import Budget, Limits, order_key, warn_slow
+    from bot.service.stages.quota import BULK, Budget, Limits, order_key, warn_slow
     clock = clock or (lambda: datetime.now(timezone.utc))
     now = now or clock()
     sent = failed = 0
@@ -170,50 +214,94 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     paused: datetime | None = None
     with db.session() as s:
         ids = s.scalars(select(OutboxMail.id).where(OutboxMail.status == "pending").order_by(*order_key())).all()
+    me = sender_id()
+    pg = not db.is_sqlite
     for oid in ids:
+        # 1. claim the row and record the attempt (counted against the limits), committed
+        #    before the SMTP session: a kill after it still counts, and no second sender
+        #    takes the row while the claim is fresh
         with db.session() as s:
-            row = s.get(OutboxMail, oid)
+            q = select(OutboxMail).where(OutboxMail.id == oid)
+            if pg:  # a row another sender is claiming right now is skipped, not waited for
+                q = q.with_for_update(skip_locked=True)
+            row = s.scalars(q).first()
             if row is None or row.status != "pending":
                 continue
             if row.next_attempt_at is not None and row.next_attempt_at > now:
                 continue
+            t = clock()
             if limits:
-                t = clock()
                 if budget is None:  # loaded once a mail is due: a pass with nothing to send reads nothing
                     budget = Budget.load(s, limits, t)
-                free = budget.next_free(t)
+                free = budget.next_free(t, bulk=row.kind in BULK)
                 if free > t:
                     paused = free
                     break
-            row.attempts += 1
-            try:
-                crashpoint("before-send")
-                sender.send(row.raw, cfg.sender_addr, [row.to_addr])
-                crashpoint("after-send")
-            except PermanentFailure as exc:
-                row.status, row.last_error = "failed", str(exc)
+            free_if = [OutboxMail.claimed_by.is_(None), OutboxMail.claimed_by == me,
+                       OutboxMail.claimed_at < t - CLAIM_TTL]
+            if row.claimed_by and _dead(row.claimed_by):  # a sender of this machine that died (a crash)
+                free_if.append(OutboxMail.claimed_by == row.claimed_by)
+            claimed = s.execute(update(OutboxMail).where(
+                OutboxMail.id == oid, OutboxMail.status == "pending", or_(*free_if)).values(
+                claimed_by=me, claimed_at=t, attempts=OutboxMail.attempts + 1)
+                .execution_options(synchronize_session=False)).rowcount
+            if claimed != 1:
+                continue  # another sender has it
+            s.add(SendAttempt(outbox_id=oid, at=t))
+            if budget is not None:
+                budget.take(t)
+            raw, to_addr, attempts = row.raw, row.to_addr, row.attempts + 1
+        # 2. the SMTP session, outside any transaction; the row is marked sent as soon as
+        #    the server accepted the mail (250 to DATA), before QUIT
+        marked = []
+
+        def accepted(oid=oid) -> None:
+            with db.session() as s2:
+                s2.execute(update(OutboxMail).where(OutboxMail.id == oid).values(
+                    status="sent", sent_at=clock(), last_error=None, claimed_by=None)
+                    .execution_options(synchronize_session=False))
+            marked.append(True)
+
+        error: BaseException | None = None
+        try:
+            crashpoint("before-send")
+            if getattr(sender, "reports_acceptance", False):
+                sender.send(raw, cfg.sender_addr, [to_addr], on_accepted=accepted)
+            else:
+                sender.send(raw, cfg.sender_addr, [to_addr])
+            crashpoint("after-send")
+        except (PermanentFailure, ServerFailure, TemporaryFailure, OSError) as exc:
+            error = exc
+        # 3. the outcome
+        with db.session() as s:
+            row = s.get(OutboxMail, oid)
+            row.claimed_by = None
+            if marked:
+                if error is not None:  # refused for some recipients after DATA: sent to the rest
+                    row.last_error = str(error)
+                sent += 1
+            elif error is None:
+                row.status, row.sent_at, row.last_error = "sent", clock(), None
+                sent += 1
+            elif isinstance(error, PermanentFailure):
+                row.status, row.last_error = "failed", str(error)
                 failed += 1
-                log.error("outbox %s to %s failed permanently: %s", row.key, row.to_addr, exc)
-                _tell_gm(s, cfg, row, str(exc))
-            except ServerFailure as exc:
-                row.last_error = exc.line()
-                problem = exc
-                log.debug("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, exc.line(), row.attempts)
-            except (TemporaryFailure, OSError) as exc:
-                row.last_error = str(exc)
+                log.error("outbox %s to %s failed permanently: %s", row.key, row.to_addr, error)
+                _tell_gm(s, cfg, row, str(error))
+            elif isinstance(error, ServerFailure):
+                row.last_error = error.line()
+                problem = error
+                log.debug("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, error.line(), attempts)
+            else:
+                row.last_error = str(error)
                 created = row.created_at or now
                 if now - created >= GIVE_UP_AFTER:
                     row.status = "failed"
                     failed += 1
-                    _tell_gm(s, cfg, row, f"nach {row.attempts} Versuchen: {exc}")
+                    _tell_gm(s, cfg, row, f"nach {row.attempts} Versuchen: {error}")
                 else:
                     row.next_attempt_at = now + min(RETRY_MAX, RETRY_FIRST * 2 ** min(row.attempts - 1, 20))
-                log.warning("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, exc, row.attempts)
-            else:
-                row.status, row.sent_at, row.last_error = "sent", clock(), None
-                sent += 1
-                if budget is not None:
-                    budget.take(row.sent_at)
+                log.warning("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, error, row.attempts)
         if problem is not None:
             break
     waiting = 0

@@ -31,7 +31,7 @@ from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.storage.models import League, OutboxMail
+from bot.storage.models import League, OutboxMail, SendAttempt
 
 #: defaults of ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day``: below Gmail's
 #: published figure, equal to the 300 a day reported for Outlook.com (lower it there), a
@@ -46,6 +46,13 @@ BULK = ("auswertung", "reminder", "start", "gm")
 SLOW = timedelta(hours=1)
 #: :meth:`Budget.eta` looks at most this many mails ahead
 ETA_HORIZON = 5_000
+
+
+def reserve(limit: int) -> int:
+    """Mails of a window kept for answers and notices: bulk mail (:data:`BULK`) uses at
+    most ``limit - reserve(limit)`` (issue 34): a fifth, at least 1 for a limit of 2 or
+    more, so an answer never waits a whole window behind a burst of Auswertungen."""
+    return max(1, limit // 5) if limit >= 2 else 0
 
 
 def order_key():
@@ -92,20 +99,30 @@ class Budget:
 
     @classmethod
     def load(cls, s: Session, limits: Limits, now: datetime) -> "Budget":
-        """The budget at ``now``: the outbox rows sent within the longest window."""
+        """The budget at ``now``: every SMTP session begun within the longest window
+        (``send_attempts``, recorded before the session starts, so a mail whose sender
+        was killed after the server took it still counts), and the ``sent_at`` of outbox
+        rows sent without such a record (before migration 0009)."""
         if not limits:
             return cls(limits, [])
         longest = max(w for w, _ in limits.windows)
+        tried = s.scalars(select(SendAttempt.at).where(SendAttempt.at > now - longest)).all()
+        recorded = select(SendAttempt.outbox_id).where(SendAttempt.outbox_id.is_not(None))
         sent = s.scalars(select(OutboxMail.sent_at).where(OutboxMail.sent_at.is_not(None),
-                                                          OutboxMail.sent_at > now - longest)).all()
-        return cls(limits, list(sent))
+                                                          OutboxMail.sent_at > now - longest,
+                                                          OutboxMail.id.not_in(recorded))).all()
+        return cls(limits, list(tried) + list(sent))
 
-    def next_free(self, now: datetime) -> datetime:
-        """The earliest time at or after ``now`` when one more mail fits every window."""
+    def next_free(self, now: datetime, bulk: bool = False) -> datetime:
+        """The earliest time at or after ``now`` when one more mail fits every window;
+        a ``bulk`` mail (:data:`BULK`) fits only below each limit minus its
+        :func:`reserve`, so answers always find room."""
         t = now
         for _ in range(10):  # each round only moves t later; a few suffice
             moved = False
             for window, n in self.limits.windows:
+                if bulk:
+                    n = n - reserve(n)
                 lo = bisect.bisect_right(self.sent, t - window)  # sent in (t - window, t]
                 hi = bisect.bisect_right(self.sent, t)
                 if hi - lo >= n:
@@ -119,7 +136,7 @@ class Budget:
         """Count a mail sent at ``at``."""
         bisect.insort(self.sent, at)
 
-    def schedule(self, now: datetime, n: int) -> list[datetime]:
+    def schedule(self, now: datetime, n: int, bulk: bool = False) -> list[datetime]:
         """The earliest send times of ``n`` mails waiting at ``now``, in order (at most
         :data:`ETA_HORIZON` of them); the budget itself is not changed."""
         if not self.limits:
@@ -128,7 +145,7 @@ class Budget:
         out: list[datetime] = []
         t = now
         for _ in range(min(n, ETA_HORIZON)):
-            t = probe.next_free(t)
+            t = probe.next_free(t, bulk)
             probe.take(t)
             out.append(t)
         return out
@@ -160,7 +177,7 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
     last = {k: pos for k, pos in last.items() if keys[k] not in done}
     if not last:  # every round told already (or none waits): nothing to work out
         return told
-    times = budget.schedule(now, max(last.values()) + 1)
+    times = budget.schedule(now, max(last.values()) + 1, bulk=True)
     for (league_id, number), pos in sorted(last.items()):
         eta = times[min(pos, len(times) - 1)]
         if eta - first[(league_id, number)] <= SLOW:
