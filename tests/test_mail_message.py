@@ -379,3 +379,15 @@ def test_make_message_id_deterministic():
     assert a.startswith("<") and a.endswith("@spiel.example>")
     raw = compose(sender="bot@spiel.example", to="p@x.de", subject="s", text="t", message_id=a)
     assert read_mail(raw).message_id == a
+
+
+@pytest.mark.parametrize("sig", ["Von meinem iPhone gesendet", "Sent from my iPhone", "Verstuurd vanaf mijn iPad",
+                                 "Gesendet von meinem Samsung Galaxy", "Envoyé de mon iPhone"])
+def test_a_phones_signature_ends_the_fresh_text(sig):
+    """Issue 32 (found with the reply corpus): a phone's signature line above the quote was
+    read as a move; the fresh text ends there, the moves above it stay."""
+    from bot.mail.message import new_text
+    text = f"Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\n\n{sig}\n\nAm 1. Dez. schrieb Bot:\n> Hallo"
+    got = new_text(text)
+    assert "mo*NDES 24 Punkte" in got and "Ersatz: mondES" in got and sig not in got
+    assert new_text(f"Sent from my heart, here are my moves:\nPartie R1:\nKATER") .count("KATER") == 1

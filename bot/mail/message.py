@@ -335,6 +335,13 @@ _HEADER_LINE = re.compile(
 _UNDERLINE = re.compile(r"^\s*_{10,}\s*$")
 _QUOTED = re.compile(r"^\s*>")
 _SIGNATURE = re.compile(r"^--\s?$")
+#: The signature line a phone's mail app writes below the fresh text ("Von meinem iPhone
+#: gesendet", "Sent from my Galaxy", "Verstuurd vanaf mijn iPad"): what follows is no longer
+#: the player's (issue 32: it was read as a move above the quote).
+_DEVICE = r"[\w-]+(?: [\w-]+){0,3}"  # "iPhone", "Samsung Galaxy S23", "Huawei-Smartphone"
+_MOBILE_SIGNATURE = re.compile(
+    rf"^\s*(?:Von meinem {_DEVICE} gesendet|Gesendet von meine[mr] {_DEVICE}|Sent from my {_DEVICE}"
+    rf"|Verstuurd (?:vanaf|met) mijn {_DEVICE}|Envoy[ée] de mon {_DEVICE})\s*\.?\s*$", re.IGNORECASE)
 
 #: The languages whose reply headers mail-parser-reply looks for: every European language
 #: it knows (players use mail clients in many languages, whatever their league's).
@@ -437,7 +444,7 @@ def _cut(lines: list[str]) -> tuple[list[str], list[str] | None]:
     while i + 1 < len(lines):
         i += 1
         line = lines[i]
-        if _SIGNATURE.match(line):
+        if _SIGNATURE.match(line) or _MOBILE_SIGNATURE.match(line):
             return lines[:i], None
         if _FORWARD_RE.match(line):
             return lines[:i], lines[_header_block_end(lines, i) :]
