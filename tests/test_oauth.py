@@ -284,7 +284,7 @@ def test_oauth_login_without_the_section_or_with_the_provider_down(tmp_path, cap
     path.write_text('[bot]\ntimezone = "Europe/Berlin"\n')
     assert main(["oauth", "login", "--config", str(path)]) == 2
     assert capsys.readouterr().err == "Konfiguration: kein Abschnitt [oauth] in der Konfiguration " \
-                                      "(siehe docs/oauth2.md).\n"
+                                      "(siehe docs/operator/oauth2.md).\n"
     path.write_text('[oauth]\nprovider = "generic"\nclient_id = "x"\nscope = "mail"\n'
                     'token_endpoint = "http://127.0.0.1:9/token"\ndevice_endpoint = "http://127.0.0.1:9/device"\n')
     assert main(["oauth", "login", "--config", str(path)]) == 1

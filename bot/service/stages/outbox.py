@@ -9,7 +9,7 @@ import logging
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Sequence
 
-from sqlalchemy import bindparam, func, insert, or_, select, update
+from sqlalchemy import bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -247,7 +247,10 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                 .execution_options(synchronize_session=False)).rowcount
             if claimed != 1:
                 continue  # another sender has it
-            s.add(SendAttempt(outbox_id=oid, at=t))
+            attempt = SendAttempt(outbox_id=oid, at=t)
+            s.add(attempt)
+            s.flush()
+            attempt_id = attempt.id
             if budget is not None:
                 budget.take(t)
             raw, to_addr, attempts = row.raw, row.to_addr, row.attempts + 1
@@ -289,6 +292,11 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                 log.error("outbox %s to %s failed permanently: %s", row.key, row.to_addr, error)
                 _tell_gm(s, cfg, row, str(error))
             elif isinstance(error, ServerFailure):
+                # a server that failed before it could take the mail (refused login,
+                # unreachable, TLS, its quota answer): nothing was sent, the attempt does not
+                # count against the limits (a break during the session still counts)
+                if error.kind in ("login", "unreachable", "tls", "config", "quota"):
+                    s.execute(delete(SendAttempt).where(SendAttempt.id == attempt_id))
                 row.last_error = error.line()
                 problem = error
                 log.debug("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, error.line(), attempts)
