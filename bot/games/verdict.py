@@ -34,7 +34,7 @@ from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibi
 from bot.i18n import N_, translation
 
 __all__ = ["Param", "Verdict", "verdict", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
-           "VALID_UNUSED", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
+           "VALID_UNUSED", "VerdictText", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
 
 Scalar = Any  # str | int | Verdict | list of those
 
@@ -200,6 +200,24 @@ def render_text(value: Verdict | str | Mapping[str, Any] | None, lang: str = "de
     """:meth:`Verdict.render` of ``value`` read by :func:`as_verdict` ("" for None)."""
     v = as_verdict(value)
     return v.render(lang, audience, owner) if v is not None else ""
+
+
+class VerdictText:
+    """For an engine's outcome with ``verdict`` (a :class:`Verdict` or None) and ``notes``
+    (Verdicts): their German text as the mover reads it, for tests and logs."""
+
+    verdict: Verdict | None
+    notes: list[Verdict]
+
+    @property
+    def message(self) -> str:
+        """The verdict as the mover reads it, in German ("" for none)."""
+        return self.verdict.text("de") if self.verdict is not None else ""
+
+    @property
+    def note_texts(self) -> list[str]:
+        """The notes as the mover reads them, in German."""
+        return [n.text("de") for n in self.notes]
 
 
 #: What others see of a line that was tried and failed, in a game with private state.

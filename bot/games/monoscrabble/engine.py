@@ -56,7 +56,7 @@ from dataclasses import dataclass, field as dc_field
 from typing import Any, Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
-from bot.games.verdict import N_, Verdict, Visibility, verdict
+from bot.games.verdict import N_, Verdict, VerdictText, Visibility, verdict
 from bot.games.monoscrabble.board import (CENTRE, Board, Placement, coord_name, on_board, premium)
 from bot.games.monoscrabble.notation import Move, Token, format_move, parse_move, tokens_text, tokens_word
 from bot.games.monoscrabble.tiles import BINGO_BONUS, BINGO_TILES, BLANK, parse_rack
@@ -102,7 +102,7 @@ class WordList(Protocol):
 
 
 @dataclass
-class Outcome:
+class Outcome(VerdictText):
     """The judgement of one move.
 
     Valid: ``score`` (total points, bingo included), ``tiles`` (number of tiles placed),
@@ -134,15 +134,6 @@ class Outcome:
     bingo: bool = False
     passe: bool = False
 
-    @property
-    def message(self) -> str:
-        """The verdict in German (tests, logs)."""
-        return self.verdict.text("de") if self.verdict is not None else ""
-
-    @property
-    def note_texts(self) -> list[str]:
-        """The notes in German (tests, logs)."""
-        return [n.text("de") for n in self.notes]
 
     @property
     def word(self) -> str:

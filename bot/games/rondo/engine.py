@@ -36,7 +36,7 @@ from bot.games.base import NotationError
 from bot.games.rondo.cards import (FIELDS, LETTER_VALUES, LOESCHER_VALUE, JOKER_VALUE, MIDDLE, Card, Row,
                                    Vorgabe)
 from bot.games.rondo.notation import Move, Token, parse_move
-from bot.games.verdict import N_, Verdict, Visibility, verdict
+from bot.games.verdict import N_, Verdict, VerdictText, Visibility, verdict
 
 #: Reason codes (shared/conformance/README.md) with their German gloss (a gettext msgid).
 REASONS: dict[str, str] = {
@@ -74,7 +74,7 @@ class Position:
 
 
 @dataclass
-class Outcome:
+class Outcome(VerdictText):
     """The judgement of one move.
 
     ``valid`` with ``score`` (total points), ``bonus`` (its bonus part), ``row`` (the
@@ -102,15 +102,6 @@ class Outcome:
     notes: list[Verdict] = dc_field(default_factory=list)
     missing: str = ""
 
-    @property
-    def message(self) -> str:
-        """The verdict in German (tests and logs)."""
-        return self.verdict.text("de") if self.verdict is not None else ""
-
-    @property
-    def note_texts(self) -> list[str]:
-        """The notes in German (tests and logs)."""
-        return [n.text("de") for n in self.notes]
 
     def notation(self, position: "Position | None" = None) -> str:
         """The move in player notation, with ``Feld N:`` when alignment alone is not unique."""

@@ -74,7 +74,7 @@ from dataclasses import dataclass, field as dc_field
 from typing import Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
-from bot.games.verdict import N_, Param, Verdict, Visibility, mover, public, verdict
+from bot.games.verdict import N_, Param, Verdict, VerdictText, Visibility, mover, public, verdict
 from bot.games.grid import Placement as Tiled, run
 from bot.games.typdom.notation import Placement, Token, Turn, format_placement, format_turn, parse_turn, tokens_text
 from bot.games.typdom.table import CENTRE, Table, coord_name
@@ -149,7 +149,7 @@ class Laid:
 
 
 @dataclass
-class Outcome:
+class Outcome(VerdictText):
     """The judgement of one turn.
 
     Valid: ``laid`` (one or two :class:`Laid`), ``jolly_take`` (``{"row", "col",
@@ -172,16 +172,6 @@ class Outcome:
     verdict: Verdict | None = None
     notes: list[Verdict] = dc_field(default_factory=list)
     notation: str = ""
-
-    @property
-    def message(self) -> str:
-        """The verdict as the mover reads it, in German ("" for a valid turn)."""
-        return self.verdict.text("de") if self.verdict is not None else ""
-
-    @property
-    def note_texts(self) -> list[str]:
-        """The notes as the mover reads them, in German."""
-        return [n.text("de") for n in self.notes]
 
     @property
     def words(self) -> list[str]:

@@ -643,27 +643,23 @@ def _finished_player(ctx: Incoming) -> bool:
     """Is the sender a player of a league that has ended (and of no running one)? Sets
     ``ctx.player`` and ``ctx.league``: the league named in the subject, else the one that
     ended last."""
-    rows = ctx.s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
-                         .join(League, League.id == Player.league_id)
-                         .where(PlayerAddress.email == ctx.rm.from_addr, League.status == "finished")
-                         .order_by(League.id.desc())).all()
-    if not rows:
-        return False
-    subj = (ctx.rm.subject or "").lower()
-    named = [r for r in rows if r[1].name.lower() in subj]
-    ctx.player, ctx.league = (named or rows)[0]
-    ctx.mail.player_id, ctx.mail.league_id = ctx.player.id, ctx.league.id
-    return True
+    return _take_player(ctx, League.status == "finished")
 
 
 def _former_player(ctx: Incoming) -> bool:
     """Is the sender a player who left a running league (``ABMELDEN``) or was taken out of
     it by the GM, and plays in no running league? Sets ``ctx.player`` and ``ctx.league``:
     the league named in the subject, else the last one."""
+    return _take_player(ctx, League.status == "running", Player.active.is_(False))
+
+
+def _take_player(ctx: Incoming, *where) -> bool:
+    """The sender's player rows in leagues matching ``where`` (newest first): the one
+    whose league the subject names, else the newest, set as ``ctx.player`` and
+    ``ctx.league`` (and on the mail). False when there is none."""
     rows = ctx.s.execute(select(Player, League).join(PlayerAddress, PlayerAddress.player_id == Player.id)
                          .join(League, League.id == Player.league_id)
-                         .where(PlayerAddress.email == ctx.rm.from_addr, League.status == "running",
-                                Player.active.is_(False))
+                         .where(PlayerAddress.email == ctx.rm.from_addr, *where)
                          .order_by(League.id.desc(), Player.id.desc())).all()
     if not rows:
         return False
