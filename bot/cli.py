@@ -258,7 +258,7 @@ def cmd_lexicon_build(args, cfg) -> int:
 def cmd_lexicon_check(args, cfg) -> int:
     from bot.lexicon import cli_check
     if args.league:  # the league's word lists (its options: e.g. RONDO's dictionary) and its GM lists
-        from bot.service.operations.league import find_league, league_lexicon
+        from bot.service.domain.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
             verdict = league_lexicon(find_league(s, args.league), cfg).check(args.word)
@@ -271,7 +271,7 @@ def cmd_lexicon_export(args, cfg) -> int:
     """Print the game's whole word list, one word a line (with a league's lists if given)."""
     from bot.lexicon import alphabet_for_game, load
     if args.league:  # the league's word lists (its options) and its GM lists
-        from bot.service.operations.league import find_league, league_lexicon
+        from bot.service.domain.league import find_league, league_lexicon
         db = _db(cfg)
         with db.session() as s:
             lex = league_lexicon(find_league(s, args.league), cfg)
@@ -515,7 +515,7 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:
-        from bot.service.operations.league import LeagueError
+        from bot.service.domain.league import LeagueError
         from bot.storage.db import EXIT_DATABASE, database_failure
         if isinstance(exc, LeagueError):
             print(f"Fehler: {exc}", file=sys.stderr)

@@ -41,7 +41,8 @@ from bot.config import embedded
 from bot.games import get_game
 from bot.mail.compose import compose
 from bot.mail.maildir import MaildirTransport
-from bot.service.operations.league import create_league, league_lexicon
+from bot.service.domain.league import league_lexicon
+from bot.service.operations.league import create_league
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once

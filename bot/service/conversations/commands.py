@@ -21,7 +21,8 @@ from bot.games.verdict import render_text
 from bot.mail.compose import compose, make_message_id
 from bot.i18n import N_, gm_language, league_language, texts, tr
 from bot.render import format_zat, render, wrap
-from bot.service.operations.league import bad_name_chars, free_name, name_key, normal_name, open_round, partie_views
+from bot.service.domain.league import open_round, partie_views
+from bot.service.domain.names import bad_name_chars, free_name, name_key, normal_name
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.rounds import joiner_nmr_points
@@ -464,9 +465,9 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
 
 def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
     """The name a joiner asked for (the ``ANMELDEN`` line, else the sender's display
-    name, never the address), NFC-normalised (:func:`~bot.service.operations.league.normal_name`,
+    name, never the address), NFC-normalised (:func:`~bot.service.domain.names.normal_name`,
     at most 100 characters); or None after answering why not (in the league's language):
-    no name, a control or format character (:func:`~bot.service.operations.league.bad_name_chars`,
+    no name, a control or format character (:func:`~bot.service.domain.names.bad_name_chars`,
     e.g. U+202E), an ``@`` (a display name that is an address), or a name that a player
     of the league has already, compared NFC-normalised and case-folded (issue 31: a name
     is no identity; the answer suggests a free one, "Anna Albers 2")."""

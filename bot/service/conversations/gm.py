@@ -38,7 +38,7 @@ from bot.mail.compose import compose
 from bot.render import format_zat, render, wrap
 from bot.service.conversations.commands import _PREFIX, ALIASES, command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.operations.league import LeagueError, find_league, league_lexicon, open_round
+from bot.service.domain.league import LeagueError, find_league, league_lexicon, open_round
 from bot.service.conversations.loops import auth_failure, proven
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail

@@ -46,7 +46,7 @@ from bot.i18n import league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
-from bot.service.operations.league import league_lexicon
+from bot.service.domain.league import league_lexicon
 from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zats, playing
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.readpool import pool_for
@@ -808,7 +808,7 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
 _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
-               .order_by(Round.number).limit(1))  # as bot.service.operations.league.open_round, without the ORM
+               .order_by(Round.number).limit(1))  # as bot.service.domain.league.open_round, without the ORM
 _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
                                                                Round.number == bindparam("number"))
 

@@ -329,7 +329,7 @@ def outbox_rows(db: Database, *, league: str | None = None, statuses: tuple[str,
     """The outbox rows with one of ``statuses`` (of league ``league`` if given), oldest
     first, as dicts ``{id, key, kind, status, to, subject, attempts, last_error,
     created_at, next_attempt_at}``. Raises ``LeagueError`` for an unknown league."""
-    from bot.service.operations.league import find_league
+    from bot.service.domain.league import find_league
     with db.session() as s:
         q = select(OutboxMail).where(OutboxMail.status.in_(statuses)).order_by(OutboxMail.id)
         if league is not None:

@@ -26,7 +26,7 @@ from bot.games.base import GameRules
 from bot.games.verdict import Verdict  # noqa: F401 (the closed note's type)
 from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat
-from bot.service.operations.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
+from bot.service.domain.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.stages.outbox import queue_mails
 from bot.service.presentation.chart import MAIL_LINES, league_chart
 from bot.service.presentation.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
