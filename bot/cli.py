@@ -24,7 +24,8 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bot.config import ConfigError, load_config
+from bot.config import load_config
+from bot.errors import ConfigError
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
 

@@ -98,6 +98,9 @@ from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
+from bot.errors import ConfigError
+from bot.mail.oauth import OAuthSettings, settings_from_config
+
 
 #: Default of ``[bot] max_mail_bytes`` (10 MiB) and its smallest allowed value (64 KiB).
 DEFAULT_MAX_MAIL_BYTES = 10 * 1024 * 1024
@@ -110,10 +113,6 @@ def _default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-class ConfigError(ValueError):
-    """The configuration file is missing a key or has a wrong value (message names it)."""
 
 
 #: the sections and keys of the config file with their types: ``str``, ``int``, ``float``
@@ -215,7 +214,7 @@ class Config:
     read_workers: int = field(default_factory=lambda: _default_workers())
     extra: dict[str, Any] = field(default_factory=dict)
     #: ``[oauth]`` resolved (:class:`bot.mail.oauth.OAuthSettings`), None without it
-    oauth: Any = None
+    oauth: OAuthSettings | None = None
 
     @property
     def sender_addr(self) -> str:
@@ -341,7 +340,6 @@ def load_config(path: str | Path | None) -> Config:
         md = data.get("maildir", {})
         cfg.maildir = _resolve(base, md.get("path", "mail"))
         cfg.sender = botsec.get("sender", cfg.sender)
-    from bot.mail.oauth import settings_from_config
     cfg.oauth = settings_from_config(data, base, cfg.database_url, p)
     lex = data.get("lexicon", {})
     if "path" in lex:

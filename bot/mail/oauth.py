@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from bot.errors import ConfigError
+
 __all__ = ["PROVIDERS", "OAuthSettings", "OAuthError", "TokenSource", "login", "settings_from_config",
            "with_token"]
 
@@ -126,8 +128,7 @@ def settings_from_config(data: dict[str, Any], base: Path, database_url: str,
                          config: Path | None = None) -> OAuthSettings | None:
     """The :class:`OAuthSettings` of the parsed config ``data`` (None without ``[oauth]``
     and without ``auth = "oauth2"``); relative paths against ``base``. Raises
-    :class:`~bot.config.ConfigError` naming the key when one is missing or wrong."""
-    from bot.config import ConfigError
+    :class:`~bot.errors.ConfigError` naming the key when one is missing or wrong."""
     used = [sec for sec in ("imap", "smtp") if isinstance(data.get(sec), dict) and data[sec].get("auth") == "oauth2"]
     table = data.get("oauth")
     if table is None:

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot import MIGRATIONS_DIR
+from bot.errors import ConfigError
 from bot.mail.transport import StoreUnavailable
 
 #: Exit status of a command that found the database unreachable (IMAP failures are
@@ -109,7 +110,6 @@ def make_engine(url: str) -> Engine:
     try:
         return create_engine(url, pool_pre_ping=True)
     except ModuleNotFoundError as exc:  # the URL's driver is not installed
-        from bot.config import ConfigError
         extra = " (scripts/setup installiert ihn, sonst: pip install 'spielleiter[postgres]')" \
             if exc.name == "psycopg" else ""
         raise ConfigError(f"[database] url {safe_url(url)}: der Datenbanktreiber {exc.name} ist nicht "
