@@ -14,9 +14,10 @@ from sqlalchemy.orm import Session
 from bot.config import Config
 from bot.games import get_game
 from bot.games.verdict import render_text
-from bot.i18n import league_language, tr
+from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat, render
 from bot.service.conversations.identity import hash_code
+from bot.service.conversations.registry import COMMANDS
 from bot.service.domain.league import LeagueError, open_round, partie_views, vorgabe_text, zat_of
 from bot.service.domain.names import check_player_names, normal_name
 from bot.service.stages.outbox import queue_mail
@@ -139,9 +140,6 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
 def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
     """Queue the game master's mail about a new league (in the GM's language): players,
     Partien, rounds, the players' language, the first ZAT and the GM commands."""
-    from bot.i18n import gm_language, texts
-    from bot.service.conversations.commands import COMMANDS, _load_gm
-    _load_gm()
     game = get_game(league.game)
     lang = gm_language(league.options)
     t = texts(lang)

@@ -51,7 +51,7 @@ from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zat
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
-from bot.service.conversations.commands import find_command
+from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
 from bot.service.conversations.mailctx import Incoming
