@@ -33,8 +33,9 @@ from datetime import datetime, timezone
 
 from bot.config import Config
 from bot.crash import crashpoint
+from bot.mail.imap import ImapInbox
 from bot.mail.transport import ServerFailure
-from bot.service.stages.idle import start_idle
+from bot.service.stages.idle import IdleWatch, idle_enabled
 from bot.service.stages.quota import pause_seconds
 from bot.service.operations.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.operations.activity import ACTIVITY, quiet_apscheduler
@@ -90,6 +91,25 @@ def poll_once(db: Database, cfg: Config) -> int:
         send_reminders(db, cfg)
         done = send_outbox(db, cfg)
         ACTIVITY.poll(stored=n, sent=done.sent, failed=done.failed)  # one line only when something happened
+
+
+def start_idle(service) -> threading.Thread | None:
+    """Start the IDLE watch of a :class:`~bot.service.operations.runner.Service` in a daemon thread
+    (``spielleiter-idle``), waking ``service.wake_inbox``; returns the thread, or None
+    when IDLE is off (no ``[imap]``, or ``[imap] idle = false``). The watch is kept as
+    ``service.idle``."""
+    cfg = service.cfg
+    if not idle_enabled(cfg):
+        return None
+    inbox, _ = transports(cfg)
+    if not isinstance(inbox, ImapInbox):
+        return None
+    watch = IdleWatch(inbox, wake=service.wake_inbox.set, healthy=lambda: not service.inbox.failing,
+                      pause=service.inbox.delay, stopping=service.stopping)
+    service.idle = watch
+    t = threading.Thread(target=watch.run, name="spielleiter-idle", daemon=True)
+    t.start()
+    return t
 
 
 class Service:

@@ -51,6 +51,7 @@ from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zat
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
+from bot.service.conversations.commands import standings_text
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
@@ -673,7 +674,6 @@ def _take_player(ctx: Incoming, *where) -> bool:
 def _not_playing(ctx: Incoming) -> None:
     """A mail from a player who no longer plays in a running league (left or taken out):
     it changes nothing; the answer says so, how to come back, and the standings."""
-    from bot.service.conversations.commands import standings_text
     ctx.record("ignored", "ignored", reason="player left the league")
     t, league = texts(ctx.lang), ctx.league
     body = t.gettext("du spielst in {league} nicht mehr mit; deine Mail wurde nicht als Zug gewertet.",
@@ -718,7 +718,6 @@ def _gm_not_player(ctx: Incoming, command: str | None) -> None:
 def _game_over(ctx: Incoming) -> None:
     """A registered player's mail after their league ended: "Die Partie ist beendet" and
     the final standings, in the league's language; nothing is stored as a move."""
-    from bot.service.conversations.commands import standings_text
     ctx.record("ignored", "ignored", reason="league finished")
     lang = ctx.lang
     ctx.reply(tr(lang, "game_over", league=ctx.league.name) + "\n\n" + standings_text(ctx.s, ctx.league, lang))
