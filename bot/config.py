@@ -90,16 +90,20 @@ default is used: SQLite and a Maildir under ``./var``.
 
 from __future__ import annotations
 
+import difflib
 import os
+import ssl
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from bot.errors import ConfigError
 from bot.mail.oauth import OAuthSettings, settings_from_config
+from bot.mail.transport import ca_file_problem
 
 
 #: Default of ``[bot] max_mail_bytes`` (10 MiB) and its smallest allowed value (64 KiB).
@@ -156,7 +160,6 @@ def problems(data: dict[str, Any], *, unknown: bool = True) -> list[str]:
     naming section and key (``[smtp] port: muss eine ganze Zahl sein, nicht '587'``).
     ``unknown``: also report sections and keys the bot does not know (typos), with the
     nearest known name."""
-    import difflib
     out = []
     for section, table in data.items():
         known = SCHEMA.get(section)
@@ -179,7 +182,6 @@ def problems(data: dict[str, Any], *, unknown: bool = True) -> list[str]:
                 out.append(f"[{section}] {key}: {why}")
     tz = data.get("bot", {}).get("timezone") if isinstance(data.get("bot"), dict) else None
     if isinstance(tz, str):
-        from zoneinfo import ZoneInfo
         try:
             ZoneInfo(tz)
         except Exception:
@@ -239,9 +241,7 @@ def _resolve(base: Path, value: str) -> Path:
 def _ca_file(base: Path, section: str, table: dict[str, Any]) -> Path:
     """``[section] ca_file`` resolved against the config's folder, checked: it needs TLS,
     exists and holds at least one PEM certificate. Raises :class:`ConfigError`."""
-    import ssl
 
-    from bot.mail.transport import ca_file_problem
     value = table["ca_file"]
     if not value.strip():
         raise ConfigError(f"[{section}] ca_file: leer; weglassen oder eine PEM-Datei angeben.")

@@ -10,7 +10,10 @@ GM's address and code themselves. Every command is answered by mail.
 
 from __future__ import annotations
 
+import email
+import email.policy
 import re
+import textwrap
 from datetime import date
 
 from sqlalchemy import func, select
@@ -114,8 +117,6 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
         if done is None and 1 <= n <= ctx.league.rounds:  # a round to come: not yet, rather than "not for you"
             return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
         return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
-    import email
-    import email.policy
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
@@ -455,7 +456,6 @@ def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
 def command_list(lang: str = "de") -> str:
     """The player commands with their help lines (for HILFE), in ``lang`` (the catalogs
     name each command by its word in that language: UITSLAG, VAKANTIE, ...)."""
-    import textwrap
     t = texts(lang)
     return "\n".join([t.gettext("Befehle (als Betreff oder erste Zeile der Mail):")]
                      + [textwrap.fill(t.gettext(c.help), 72, initial_indent="  ", subsequent_indent="      ",

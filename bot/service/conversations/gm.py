@@ -804,7 +804,7 @@ def _m_freigeben(s, cfg, lg, rest, body, ctx):
 @_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung",
              shown="ADRESSE")
 def _m_adresse(s, cfg, lg, rest, body, ctx):
-    # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.commands)
+    # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.registry)
     ok, who = _decision(rest, lg)
     return wrap(decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now))
 

@@ -39,10 +39,11 @@ from bot.service.stages.idle import IdleWatch, idle_enabled
 from bot.service.stages.quota import pause_seconds
 from bot.service.operations.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.operations.activity import ACTIVITY, quiet_apscheduler
+from bot.service.operations.lease import Lease
 from bot.service.presentation.archive import refresh_archive
 from bot.service.stages.intake import make_store, process_pending
 from bot.service.operations.mailer import DbPollState, transports
-from bot.service.stages.outbox import Delivery, deliver
+from bot.service.stages.outbox import Delivery, deliver, release_claims, sender_id
 from bot.service.stages.reminders import send_reminders
 from bot.service.stages.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
 from bot.storage.db import Database, database_failure
@@ -116,6 +117,7 @@ class Service:
     """The service of ``spielleiter run`` (see the module docstring). ``stop()`` ends it."""
 
     def __init__(self, db: Database, cfg: Config) -> None:
+        # deferred on purpose: APScheduler loads only for the long-running service
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.schedulers.blocking import BlockingScheduler
         self.db, self.cfg = db, cfg
@@ -291,8 +293,6 @@ class Service:
         for the database, if it is down, as long as it takes), then run until
         interrupted, SIGTERM, :meth:`stop`, or until another service has taken the lease."""
         self._signals()
-        from bot.service.operations.lease import Lease
-        from bot.service.stages.outbox import release_claims, sender_id
         self.lease = Lease(self.db)
         if not self.lease.acquire(self.stopping):
             return  # stopped while standing by

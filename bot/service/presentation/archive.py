@@ -332,6 +332,7 @@ def _pdf(html: str, base: Path) -> bytes:
     """The page as an A4 PDF (WeasyPrint, its print stylesheet); raises ArchiveError when
     WeasyPrint or its system libraries (pango) are missing."""
     try:
+        # deferred on purpose: WeasyPrint (heavy) loads only when a PDF is written
         from weasyprint import HTML
     except (ImportError, OSError) as exc:
         raise ArchiveError("PDF: WeasyPrint oder die Pango-Bibliotheken fehlen (scripts/setup installiert sie): "

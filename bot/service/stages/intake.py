@@ -42,7 +42,7 @@ from bot.crash import crashpoint
 from bot.games import get_game
 from bot.games.base import Audience, GameRules, render_move
 from bot.games.verdict import render_text
-from bot.i18n import league_language, texts, tr, unreadable_reason
+from bot.i18n import gm_language, league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
@@ -231,8 +231,10 @@ def _raw_rows(mails: Sequence[RawMail], max_bytes: int) -> list[dict]:
 def _insert_new(dialect: str):
     """INSERT INTO inbound_mails .. ON CONFLICT (sha256) DO NOTHING for ``dialect``."""
     if dialect == "postgresql":
+        # deferred on purpose: only the dialect of the database in use
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
+        # deferred on purpose: only the dialect of the database in use
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
     return dialect_insert(InboundMail.__table__).on_conflict_do_nothing(index_elements=["sha256"])
 
@@ -702,7 +704,6 @@ def _game_master(ctx: Incoming) -> bool:
 def _gm_not_player(ctx: Incoming, command: str | None) -> None:
     """A mail from a league's GM that is no GM command (a player command, or moves): the
     GM plays in no league of theirs; the answer says how GM commands go. Changes nothing."""
-    from bot.i18n import gm_language
     ctx.record("ignored", "ignored", reason="game master, not a player", command=command)
     t = texts(gm_language(ctx.league.options))
     first = (t.gettext("{command} ist ein Befehl für Spieler; du bist Spielleiter von {league} und spielst dort "

@@ -6,6 +6,8 @@ Message-ID is derived from the key, so a resend is recognisable."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Sequence
 
@@ -147,8 +149,6 @@ _START = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
 
 def sender_id() -> str:
     """This process as a sender: ``host:pid:start`` (the claims of the outbox rows)."""
-    import os
-    import socket
     return f"{socket.gethostname()}:{os.getpid()}:{_START}"
 
 
@@ -156,8 +156,6 @@ def _dead(claimer: str) -> bool:
     """Whether the sender ``claimer`` (:func:`sender_id`) was a process of this machine
     that is gone (its claims are free at once; another machine's wait for
     :data:`CLAIM_TTL`)."""
-    import os
-    import socket
     host, _, rest = claimer.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():

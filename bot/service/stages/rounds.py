@@ -11,12 +11,14 @@ the outbox holds the finished mails, keyed so they are never queued twice.
 from __future__ import annotations
 
 import logging
+import re
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from typing import Any, Iterable
 
+from markupsafe import escape
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
@@ -250,9 +252,7 @@ def next_round_zat(league: League, game: GameRules, number: int, now: datetime, 
 def with_gm_note(text: str, html: str | None, note: str) -> tuple[str, str | None]:
     """The GM's copy of an Auswertung with ``note`` (German, one paragraph) on top of the
     text part and right after ``<body>`` of the HTML part; no game template is involved."""
-    import re
 
-    from markupsafe import escape
     head = "Hinweis für den Spielleiter: "
     text = f"{head}{note}\n\n{text}"
     if html is not None:
