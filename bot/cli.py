@@ -13,6 +13,10 @@ provider's sending quota reached). A
 command whose own work was done (a league created, a round adjudicated) says so on stdout
 and still exits with that status; its mails wait in the outbox (``spielleiter outbox``).
 ``oauth login`` exits 1 when no grant was stored. 77 is a crash point (``bot/crash.py``).
+
+Each command imports the floors it needs (the service, the demo, the word lists) when it
+runs, so ``spielleiter --help`` and a light command stay quick: those imports are deferred
+on purpose and say so.
 """
 
 from __future__ import annotations
@@ -20,11 +24,15 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
+import time
+import traceback
 from datetime import datetime, timezone
 from pathlib import Path
 
-from bot.config import ConfigError, load_config
+from bot.config import load_config
+from bot.errors import ConfigError
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
 
@@ -37,14 +45,13 @@ def exit_status(exc: ServerFailure) -> int:
 def _report(exc: ServerFailure, args=None) -> int:
     """Print the failure's one line (with ``--debug`` the traceback too); its exit status."""
     if getattr(args, "debug", False):
-        import traceback
         traceback.print_exception(exc, file=sys.stderr)
     print(exc.line(), file=sys.stderr)
     return exit_status(exc)
 
 
 def _db(cfg, migrate: bool = True):
-    from bot.storage.db import Database
+    from bot.storage.db import Database  # deferred: loaded when the command runs
     db = Database(cfg.database_url)
     if migrate:
         db.migrate()
@@ -54,8 +61,8 @@ def _db(cfg, migrate: bool = True):
 def _deliver(db, cfg, args=None) -> int:
     """Deliver the outbox; print what happened to stderr. Returns 0, or the exit status
     of the SMTP failure that kept mails queued."""
-    from bot.service.operations.mailer import transports
-    from bot.service.stages.outbox import deliver
+    from bot.service.operations.mailer import transports  # deferred: loaded when the command runs
+    from bot.service.stages.outbox import deliver  # deferred: loaded when the command runs
     _, sender = transports(cfg)
     done = deliver(db, sender, cfg)
     if done.sent or done.failed:
@@ -66,7 +73,7 @@ def _deliver(db, cfg, args=None) -> int:
               "(spielleiter outbox zeigt sie).", file=sys.stderr)
         return status
     if done.paused_until is not None:
-        from bot.render import format_zat
+        from bot.render import format_zat  # deferred: loaded when the command runs
         print(f"Postausgang: {done.waiting} Mail(s) warten wegen der Versandgrenzen ([smtp] max_per_*); "
               f"die nächste darf ab {format_zat(done.paused_until, cfg.timezone)} hinaus "
               "(spielleiter run sendet sie dann).", file=sys.stderr)
@@ -76,15 +83,15 @@ def _deliver(db, cfg, args=None) -> int:
 def cmd_init(args, cfg) -> int:
     _db(cfg)
     if cfg.maildir:
-        from bot.mail.maildir import MaildirTransport
+        from bot.mail.maildir import MaildirTransport  # deferred: loaded when the command runs
         MaildirTransport(cfg.maildir)
     print(f"Datenbank bereit: {cfg.database_url}")
     return 0
 
 
 def cmd_league_create(args, cfg) -> int:
-    from bot.render import format_zat
-    from bot.service.operations.league import create_league, read_league_file
+    from bot.render import format_zat  # deferred: loaded when the command runs
+    from bot.service.operations.league import create_league, read_league_file  # deferred: loaded when the command runs
     spec = read_league_file(args.file)
     db = _db(cfg)
     with db.session() as s:
@@ -97,7 +104,7 @@ def cmd_league_create(args, cfg) -> int:
 
 def _poll(db, cfg, args) -> tuple[int | None, int]:
     """Poll the inbox; returns (mails stored or None, exit status). A failure is printed."""
-    from bot.service.operations.runner import poll_inbox
+    from bot.service.operations.runner import poll_inbox  # deferred: loaded when the command runs
     try:
         return poll_inbox(db, cfg), 0
     except ServerFailure as exc:
@@ -105,7 +112,7 @@ def _poll(db, cfg, args) -> tuple[int | None, int]:
 
 
 def cmd_poll(args, cfg) -> int:
-    from bot.service.stages.reminders import send_reminders
+    from bot.service.stages.reminders import send_reminders  # deferred: loaded when the command runs
     db = _db(cfg)
     n, status = _poll(db, cfg, args)
     if n is not None:
@@ -117,7 +124,7 @@ def cmd_poll(args, cfg) -> int:
 
 def cmd_ingest(args, cfg) -> int:
     """Feed .eml files as the poller would; ``--dry-run`` stores nothing (see bot.service.stages.ingest)."""
-    from bot.service.stages.ingest import ingest, print_reports
+    from bot.service.stages.ingest import ingest, print_reports  # deferred: loaded when the command runs
     mails = []
     for f in args.files:
         try:
@@ -127,7 +134,7 @@ def cmd_ingest(args, cfg) -> int:
             return 2
     db = _db(cfg)
     if not args.dry_run:
-        from bot.service.stages.intake import process_pending
+        from bot.service.stages.intake import process_pending  # deferred: loaded when the command runs
         process_pending(db, cfg)
     print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
     if not args.dry_run:
@@ -136,13 +143,13 @@ def cmd_ingest(args, cfg) -> int:
 
 
 def cmd_adjudicate(args, cfg) -> int:
-    from bot.service.conversations.gm import partien_words
-    from bot.service.stages.rounds import adjudicate_league
+    from bot.service.conversations.gm import partien_words  # deferred: loaded when the command runs
+    from bot.service.stages.rounds import adjudicate_league  # deferred: loaded when the command runs
     db = _db(cfg)
     # first read what is in the inbox: mail sent before the ZAT counts; if the inbox cannot
     # be read, the round is adjudicated with what is stored and the GM's copy says so
     try:
-        from bot.service.operations.runner import poll_inbox
+        from bot.service.operations.runner import poll_inbox  # deferred: loaded when the command runs
         poll_inbox(db, cfg)
         status, note = 0, None
     except ServerFailure as exc:
@@ -163,7 +170,7 @@ def cmd_adjudicate(args, cfg) -> int:
 
 
 def cmd_show(args, cfg) -> int:
-    from bot.service.presentation.view import league_view
+    from bot.service.presentation.view import league_view  # deferred: loaded when the command runs
     db = _db(cfg)
     view = league_view(db, args.name)
     if args.json:
@@ -189,7 +196,7 @@ def cmd_show(args, cfg) -> int:
 
 
 def cmd_run(args, cfg) -> int:
-    from bot.service.operations.runner import Service
+    from bot.service.operations.runner import Service  # deferred: loaded when the command runs
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     db = _wait_for_database(cfg)
@@ -202,9 +209,8 @@ def _wait_for_database(cfg):
     """The service's database, created or migrated; while it is unreachable the service
     waits (one line, backoff, one line when it is back) instead of exiting, as it does
     for an outage later on."""
-    import time
-    from bot.service.operations.health import Outage
-    from bot.storage.db import database_failure
+    from bot.service.operations.health import Outage  # deferred: loaded when the command runs
+    from bot.storage.db import database_failure  # deferred: loaded when the command runs
     outage = Outage("Datenbank", cfg.poll_interval)
     while True:
         try:
@@ -221,7 +227,7 @@ def _wait_for_database(cfg):
 
 def cmd_archive(args, cfg) -> int:
     """Write the static archive (see bot.service.presentation.archive)."""
-    from bot.service.presentation.archive import ArchiveError, build_archive
+    from bot.service.presentation.archive import ArchiveError, build_archive  # deferred: loaded when the command runs
     out = args.out or cfg.archive_path
     if not out:
         print("Fehler: wohin? --out ORDNER angeben oder [archive] path in der Konfiguration.", file=sys.stderr)
@@ -241,24 +247,24 @@ def _refresh_archive(db, cfg) -> None:
     """After a command that may have adjudicated or changed a round: the archive at
     ``[archive] path`` follows (only when something changed)."""
     if cfg.archive_path:
-        from bot.service.presentation.archive import refresh_archive
+        from bot.service.presentation.archive import refresh_archive  # deferred: loaded when the command runs
         refresh_archive(db, cfg)
 
 
 def cmd_demo(args, cfg) -> int:
-    from bot.demo import run_demo
+    from bot.demo import run_demo  # deferred: loaded when the command runs
     return run_demo(out=Path(args.out) if args.out else None, rounds=args.rounds, seed=args.seed)
 
 
 def cmd_lexicon_build(args, cfg) -> int:
-    from bot.lexicon import cli_build
+    from bot.lexicon import cli_build  # deferred: loaded when the command runs
     return cli_build(cfg.lexicon_dir, source=args.source)
 
 
 def cmd_lexicon_check(args, cfg) -> int:
-    from bot.lexicon import cli_check
+    from bot.lexicon import cli_check  # deferred: loaded when the command runs
     if args.league:  # the league's word lists (its options: e.g. RONDO's dictionary) and its GM lists
-        from bot.service.operations.league import find_league, league_lexicon
+        from bot.service.domain.league import find_league, league_lexicon  # deferred: loaded when the command runs
         db = _db(cfg)
         with db.session() as s:
             verdict = league_lexicon(find_league(s, args.league), cfg).check(args.word)
@@ -269,9 +275,9 @@ def cmd_lexicon_check(args, cfg) -> int:
 
 def cmd_lexicon_export(args, cfg) -> int:
     """Print the game's whole word list, one word a line (with a league's lists if given)."""
-    from bot.lexicon import alphabet_for_game, load
+    from bot.lexicon import alphabet_for_game, load  # deferred: loaded when the command runs
     if args.league:  # the league's word lists (its options) and its GM lists
-        from bot.service.operations.league import find_league, league_lexicon
+        from bot.service.domain.league import find_league, league_lexicon  # deferred: loaded when the command runs
         db = _db(cfg)
         with db.session() as s:
             lex = league_lexicon(find_league(s, args.league), cfg)
@@ -285,7 +291,7 @@ def cmd_lexicon_export(args, cfg) -> int:
 
 def cmd_gm(args, cfg) -> int:
     """``spielleiter gm OP NAME ...``: the game master's operations (see bot.service.conversations.gm)."""
-    from bot.service.conversations.gm import run_cli
+    from bot.service.conversations.gm import run_cli  # deferred: loaded when the command runs
     db = _db(cfg)
     kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode",
                                             "decision")
@@ -305,7 +311,7 @@ def cmd_gm(args, cfg) -> int:
 
 def cmd_outbox(args, cfg) -> int:
     """List the mails waiting in the outbox (pending, held, failed), or those of ``--status``."""
-    from bot.service.stages.outbox import WAITING, outbox_rows
+    from bot.service.stages.outbox import WAITING, outbox_rows  # deferred: loaded when the command runs
     statuses = WAITING if not args.status else \
         ("pending", "held", "failed", "sent") if args.status == "all" else (args.status,)
     rows = outbox_rows(_db(cfg), league=args.league, statuses=statuses)
@@ -329,7 +335,7 @@ def cmd_outbox(args, cfg) -> int:
 
 def cmd_outbox_retry(args, cfg) -> int:
     """Queue failed mails again (by id, or every failed one) and deliver."""
-    from bot.service.stages.outbox import RequeueError, requeue
+    from bot.service.stages.outbox import RequeueError, requeue  # deferred: loaded when the command runs
     if not args.ids and not args.all_failed:
         print("Fehler: welche Mails? IDs angeben (spielleiter outbox zeigt sie) oder --all-failed.",
               file=sys.stderr)
@@ -346,7 +352,7 @@ def cmd_outbox_retry(args, cfg) -> int:
 
 def cmd_check(args, cfg) -> int:
     """Check config, database, inbox, outbox server and lexicon; one line each."""
-    from bot.service.operations.check import run_checks
+    from bot.service.operations.check import run_checks  # deferred: loaded when the command runs
     lines = run_checks(cfg, lambda line: print(line, flush=True))
     bad = [ln for ln in lines if ln.status == "FEHLER"]
     if not bad:
@@ -359,7 +365,7 @@ def cmd_check(args, cfg) -> int:
 def cmd_oauth_login(args, cfg) -> int:
     """Grant the bot OAuth2 access (bot.mail.oauth.login), then log in to IMAP and SMTP
     with it (those that use it). 0 done; 1 no grant stored; a server's failure status."""
-    from bot.mail.oauth import OAuthError, login
+    from bot.mail.oauth import OAuthError, login  # deferred: loaded when the command runs
     if cfg.oauth is None:
         raise ConfigError("kein Abschnitt [oauth] in der Konfiguration (siehe docs/operator/oauth2.md).")
     try:
@@ -371,7 +377,7 @@ def cmd_oauth_login(args, cfg) -> int:
         print("OAuth2: abgebrochen; nichts gespeichert.", file=sys.stderr)
         return 1
     print(f"OAuth2-Zugang gespeichert in {cfg.oauth.token_file} (nur für diesen Benutzer lesbar).", flush=True)
-    from bot.service.operations.mailer import transports
+    from bot.service.operations.mailer import transports  # deferred: loaded when the command runs
     poller, sender = transports(cfg)
     for name, what in (("imap", poller), ("smtp", sender)):
         if getattr(what, "oauth", None) is not None:
@@ -380,12 +386,12 @@ def cmd_oauth_login(args, cfg) -> int:
 
 
 def cmd_conformance(args, cfg) -> int:
-    from bot.conformance import run_conformance
+    from bot.conformance import run_conformance  # deferred: loaded when the command runs
     return run_conformance(args.files, sys.stdout)
 
 
 def cmd_top(args, cfg) -> int:
-    from bot.conformance import run_top
+    from bot.conformance import run_top  # deferred: loaded when the command runs
     return run_top(args.files, sys.stdout)
 
 
@@ -511,19 +517,17 @@ def main(argv: list[str] | None = None) -> int:
     except ServerFailure as exc:
         return _report(exc, args)
     except BrokenPipeError:  # e.g. `spielleiter lexicon export | head`: the reader has gone
-        import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
     except Exception as exc:
-        from bot.service.operations.league import LeagueError
-        from bot.storage.db import EXIT_DATABASE, database_failure
+        from bot.service.domain.league import LeagueError  # deferred: loaded when the command runs
+        from bot.storage.db import EXIT_DATABASE, database_failure  # deferred: loaded when the command runs
         if isinstance(exc, LeagueError):
             print(f"Fehler: {exc}", file=sys.stderr)
             return 2
         failure = database_failure(exc, cfg.database_url) if cfg is not None else None
         if failure is not None:  # the database is down: one line, its own exit status
             if args.debug:
-                import traceback
                 traceback.print_exception(exc, file=sys.stderr)
             print(failure.line(), file=sys.stderr)
             return EXIT_DATABASE

@@ -90,13 +90,20 @@ default is used: SQLite and a Maildir under ``./var``.
 
 from __future__ import annotations
 
+import difflib
 import os
+import ssl
 import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.errors import ConfigError
+from bot.mail.oauth import OAuthSettings, settings_from_config
+from bot.mail.transport import ca_file_problem
 
 
 #: Default of ``[bot] max_mail_bytes`` (10 MiB) and its smallest allowed value (64 KiB).
@@ -110,10 +117,6 @@ def _default_workers() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):  # pragma: no cover - not Linux
         return max(1, os.cpu_count() or 1)
-
-
-class ConfigError(ValueError):
-    """The configuration file is missing a key or has a wrong value (message names it)."""
 
 
 #: the sections and keys of the config file with their types: ``str``, ``int``, ``float``
@@ -157,7 +160,6 @@ def problems(data: dict[str, Any], *, unknown: bool = True) -> list[str]:
     naming section and key (``[smtp] port: muss eine ganze Zahl sein, nicht '587'``).
     ``unknown``: also report sections and keys the bot does not know (typos), with the
     nearest known name."""
-    import difflib
     out = []
     for section, table in data.items():
         known = SCHEMA.get(section)
@@ -180,7 +182,6 @@ def problems(data: dict[str, Any], *, unknown: bool = True) -> list[str]:
                 out.append(f"[{section}] {key}: {why}")
     tz = data.get("bot", {}).get("timezone") if isinstance(data.get("bot"), dict) else None
     if isinstance(tz, str):
-        from zoneinfo import ZoneInfo
         try:
             ZoneInfo(tz)
         except Exception:
@@ -215,7 +216,7 @@ class Config:
     read_workers: int = field(default_factory=lambda: _default_workers())
     extra: dict[str, Any] = field(default_factory=dict)
     #: ``[oauth]`` resolved (:class:`bot.mail.oauth.OAuthSettings`), None without it
-    oauth: Any = None
+    oauth: OAuthSettings | None = None
 
     @property
     def sender_addr(self) -> str:
@@ -240,9 +241,7 @@ def _resolve(base: Path, value: str) -> Path:
 def _ca_file(base: Path, section: str, table: dict[str, Any]) -> Path:
     """``[section] ca_file`` resolved against the config's folder, checked: it needs TLS,
     exists and holds at least one PEM certificate. Raises :class:`ConfigError`."""
-    import ssl
 
-    from bot.mail.transport import ca_file_problem
     value = table["ca_file"]
     if not value.strip():
         raise ConfigError(f"[{section}] ca_file: leer; weglassen oder eine PEM-Datei angeben.")
@@ -341,7 +340,6 @@ def load_config(path: str | Path | None) -> Config:
         md = data.get("maildir", {})
         cfg.maildir = _resolve(base, md.get("path", "mail"))
         cfg.sender = botsec.get("sender", cfg.sender)
-    from bot.mail.oauth import settings_from_config
     cfg.oauth = settings_from_config(data, base, cfg.database_url, p)
     lex = data.get("lexicon", {})
     if "path" in lex:

@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from datetime import datetime, timedelta
+from email.utils import format_datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -39,12 +40,28 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.games import get_game
+from bot.games.crossword import movegen
+from bot.games.crossword.grid import Field, Grid
+from bot.games.monoscrabble.movegen import generate
+from bot.games.rondo.cards import Row
+from bot.games.rondo.engine import best_moves
+from bot.games.rondo.game import position_of
+from bot.games.rondonl.cards import take
+from bot.games.rondonl.engine import best_word
+from bot.games.rondonl.game import side_of
+from bot.games.typdom import wbrgen
+from bot.games.typdom.movegen import gen_notation, placements
+from bot.games.typdom.presto import Crossword, format_crossword
+from bot.games.typdom.search import find_crossword
 from bot.mail.compose import compose
 from bot.mail.maildir import MaildirTransport
-from bot.service.operations.league import create_league, league_lexicon
+from bot.service.domain.league import league_lexicon
+from bot.service.operations.league import create_league
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once
+from bot.service.presentation.archive import build_archive
+from bot.service.presentation.view import league_view
 from bot.storage.db import Database
 from bot.storage.models import League, OutboxMail, Partie
 
@@ -97,14 +114,11 @@ def _choose(style: str, ranked: list[tuple[str, int]], rng: random.Random) -> li
 
 
 def _rank_rondo(state: dict, lexicon) -> list[tuple[str, int]]:
-    from bot.games.rondo.engine import best_moves
-    from bot.games.rondo.game import position_of
     pos = position_of(state)
     return [(o.notation(pos), o.score) for o in best_moves(pos, lexicon, None)]  # type: ignore[misc]
 
 
 def _rank_monoscrabble(state: dict, lexicon) -> list[tuple[str, int]]:
-    from bot.games.monoscrabble.movegen import generate
     game = get_game("monoscrabble")
     moves = sorted(generate(state["board"], state["rack"], lexicon), key=lambda m: (-m.score, m.row, m.col))
     return [(game.gen_notation(m, state["board"]), m.score) for m in moves[:60]]  # type: ignore[attr-defined]
@@ -178,7 +192,6 @@ def _play(db: Database, cfg, md: MaildirTransport, spec: dict, ranker, rng: rand
             words = ", ".join(f"{k}: {v or '–'}" for k, v in res["partien"].items())
             say(f"Runde {rnd:2d}: {words}")
     n = _save_auswertungen(db, league_id, out, f"{prefix}-runde")
-    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand" + (" (alle Partien zusammen):" if multi else " (Besser-Wertung):"
@@ -193,8 +206,6 @@ def _crossword_body(style: str, strength: float, grid: list[str], letters: str, 
                     lexicon, rng: random.Random) -> tuple[list[str], list[str] | None]:
     """The move lines a Crossword player of ``style`` sends in round ``rnd``, and a first,
     broken version (or None) that the player sends before and then corrects."""
-    from bot.games.crossword import movegen
-    from bot.games.crossword.grid import Field, Grid
     lines: list[str] = []
     pairs: list[tuple[str, str]] = []
     if rnd > 1:
@@ -251,7 +262,6 @@ def _play_crossword(db: Database, cfg, md: MaildirTransport, spec: dict, rng: ra
     by_key = {key: pname for key, (pname, _) in players.items()}
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand (gelistete Wörter; bestmöglich):")
-    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     best = {by_key[k]: v["best"]["score"] for k, v in final.items()}
     for r in view["standings"]:
@@ -262,7 +272,6 @@ def _typdom_lines(style: str, state: dict, key: str, lexicon, rng: random.Random
     """A simulated Typ-Dom player's turn lines on the table as it stands at mailing time
     (earlier seats may block them: then an Ersatzzug counts): the best single placements
     of their rack by the variant's measure, then ``KAUFEN``; None for no mail (NMR)."""
-    from bot.games.typdom.movegen import gen_notation, placements
     if style == "unzuverlaessig" and rng.random() < 0.3:
         return None
     rows, rack = state["board"], state["racks"].get(key, "")
@@ -317,7 +326,6 @@ def _play_typdom(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
                           for t in turns)
         say(f"Runde {rnd:2d}: {shown}")
     n = _save_auswertungen(db, league_id, out, f"{prefix}-runde")
-    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand:")
@@ -330,8 +338,6 @@ def _presto_mails(style: str, rack: str, lexicon, rng: random.Random) -> list[tu
     crossword lines); the
     crossword comes from the bot's own search (:mod:`bot.games.typdom.search`), as if the
     player had found it; how fast, and whether a broken try comes first, is the style's."""
-    from bot.games.typdom.presto import Crossword, format_crossword
-    from bot.games.typdom.search import find_crossword
     proof = find_crossword(rack, lexicon)
     if proof.status != "found" or (style == "unzuverlaessig" and rng.random() < 0.5):
         return []  # no crossword found (or no time): sends nothing
@@ -350,7 +356,6 @@ def _play_presto(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
     """Play a Presto league (seed 002): every Partie is a race; each simulated player mails
     the crossword with a Received time of their speed, the race closes by itself with the
     second valid crossword (or at the ZAT)."""
-    from email.utils import format_datetime
     name = spec["name"]
     league_id, lexicon, keys = _start(db, cfg, md, spec)
     styles = {e: st for _, e, st in PLAYERS}
@@ -380,7 +385,6 @@ def _play_presto(db: Database, cfg, md: MaildirTransport, spec: dict, rng: rando
         say(f"Partie {partie}: {ranking or 'niemand fertig'}; "
             f"{'zweites Kreuzwort schließt' if closed else 'ZAT'}; Suche: {found}/{len(keys)} Sätze mit Kreuzwort")
     n = _save_auswertungen(db, league_id, out, "presto-runde")
-    from bot.service.presentation.view import league_view
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand:")
     for r in league_view(db, name)["standings"]:
@@ -392,7 +396,6 @@ def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.R
     :mod:`bot.games.typdom.wbrgen` finds (with Ersatzzüge, ``KAUFEN`` last), the unreliable
     one sometimes nothing; each turn ends with the poll that reads its valid move, or at its
     ZAT. The league's ``rounds`` caps the turns."""
-    from bot.games.typdom import wbrgen
     name = spec["name"]
     league_id, lexicon, keys = _start(db, cfg, md, spec)
     words = sorted(w for w in lexicon.words() if 2 <= len(w) <= 7)
@@ -427,7 +430,6 @@ def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.R
         extra = "".join(f"; {keys[d['player']][0]} scheidet aus (zahlt {d['pays']})" for d in rec["dropouts"])
         say(f"Zug {turn:3d}: {pname.split()[0]}: {rec['summary'] or rec['kind']}{extra}")
     n = _save_auswertungen(db, league_id, out, "wbr-runde")
-    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} Auswertungen als .eml in {out}")
     say("Endstand:")
@@ -438,10 +440,6 @@ def _play_wbr(db: Database, cfg, md: MaildirTransport, spec: dict, rng: random.R
 def _rondonl_lines(state: dict, key: str, style: str, lexicon, rng: random.Random) -> list[str] | None:
     """What a RONDO player of ``style`` mails for their turn (None: nothing, NMR), from
     their own hand only, as a player would."""
-    from bot.games.rondo.cards import Row
-    from bot.games.rondonl.cards import take
-    from bot.games.rondonl.engine import best_word
-    from bot.games.rondonl.game import side_of
     hand = state["hands"][side_of(state, key)]
     row = Row.from_code(state["row"])
     if state["phase"] == "opening":
@@ -501,7 +499,6 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
             ruil = f" (ruil x{lt['exchanges']})" if lt.get("exchanges") else ""
             say(f"  {lt['kind']:<6} {who:<16} {lt.get('word') or '–':<10} {lt.get('score', 0):>4}{ruil}")
     n = _save_auswertungen(db, league_id, out, "rondonl-ronde")
-    from bot.service.presentation.view import league_view
     view = league_view(db, name)
     say(f"{n} uitslagen als .eml in {out}")
     marks = view["partien"][0]["marks"]  # by address, as show --json names players
@@ -570,7 +567,6 @@ def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: 
 def write_archive(db: Database, folder: Path) -> Path:
     """The archive of every league in ``db`` (standings, charts, round and player pages),
     as ``spielleiter archive --out folder`` writes it; returns its ``index.html``."""
-    from bot.service.presentation.archive import build_archive
     build_archive(db, folder)
     return (folder / "index.html").resolve()
 

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import gettext as _gettext
 import io
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping
+
+from bot import data_dir
 
 #: The languages with a catalog, German (the source language) first.
 LANGUAGES = ("de", "nl")
@@ -36,7 +39,6 @@ def N_(msgid: str) -> str:
 
 def locale_dir() -> Path:
     """The folder of the catalogs (``translations/<lang>/LC_MESSAGES/messages.po`` and ``.mo``)."""
-    from bot import data_dir
     return data_dir("translations")
 
 
@@ -54,6 +56,7 @@ def translation(lang: str) -> _gettext.NullTranslations:
             return _gettext.GNUTranslations(fh)
     if not po.is_file():
         raise FileNotFoundError(f"no catalog for language {lang!r} in {folder}")
+    # deferred on purpose: babel compiles the catalogs only in a checkout
     from babel.messages.mofile import write_mo
     from babel.messages.pofile import read_po
     with po.open("rb") as fh:
@@ -247,7 +250,6 @@ UNREADABLE = [
 def unreadable_reason(why: str, lang: str) -> str:
     """``why`` (a German reason from :mod:`bot.mail.message`) in ``lang``; unchanged when
     ``lang`` is German or the reason is not one of :data:`UNREADABLE`."""
-    import re
     if lang == DEFAULT:
         return why
     for msgid in UNREADABLE:

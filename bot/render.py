@@ -10,9 +10,10 @@ from functools import lru_cache
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateNotFound
 
 from bot import TEMPLATE_DIR
+from bot.games.verdict import PUBLIC, render_text
 from bot.i18n import DEFAULT, texts, translation, weekday
 
 
@@ -98,7 +99,6 @@ def _public_verdict(value: Any, lang: str) -> str:
     ``summary``) rendered in ``lang`` for everybody; a text stored before issue 31 as it
     is. A verdict that is not public raises :class:`~bot.games.base.PrivacyError`
     (:mod:`bot.games.verdict`)."""
-    from bot.games.verdict import PUBLIC, render_text
     if value is None or isinstance(value, str):
         return value or ""
     return render_text(value, lang, PUBLIC)
@@ -135,7 +135,6 @@ def render(template: str, lang: str = DEFAULT, **context: Any) -> str:
 
 def has_template(name: str) -> bool:
     """Whether ``templates/<name>`` exists (a game's optional part, e.g. its private box)."""
-    from jinja2 import TemplateNotFound
     try:
         environment().get_template(name)
         return True

@@ -28,6 +28,8 @@ import threading
 from pathlib import Path
 from typing import Iterable
 
+from bot.lexicon import default_cache_dir
+
 __all__ = ["END", "WordGraph", "build", "save", "load_file", "graph_for", "words_hash"]
 
 #: Key marking a node as the end of a word.
@@ -239,7 +241,6 @@ def _build_for(lexicon, cache_dir: Path | None) -> WordGraph:
     if h is None:  # small in-memory list
         return WordGraph.from_words(lexicon.words())
     if cache_dir is None:
-        from bot.lexicon import default_cache_dir
         cache_dir = default_cache_dir()
     name = getattr(getattr(lexicon, "alphabet", None), "name", "words")
     path = Path(cache_dir) / f"{name}.dawg"

@@ -290,7 +290,7 @@ def boilerplate(game_key: str) -> str:
 def play(kind: str, seed: int, work: Path, *, rounds: int = 4, lexicon=None) -> Run:
     """Self-play one seeded league of ``kind`` (a key of :data:`PRIVATE_GAMES`) for up to
     ``rounds`` rounds and check every mail and archive page; returns the :class:`Run`."""
-    from bot.service.operations.league import league_lexicon
+    from bot.service.domain.league import league_lexicon
     game_key, options, n, mover = PRIVATE_GAMES[kind]
     game = get_game(game_key)
     rng = random.Random(f"{kind}/{seed}")

@@ -16,7 +16,8 @@ from sqlalchemy import select
 
 from bot.games.registry import GAMES, register
 from bot.render import environment
-from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.domain.league import LeagueError
+from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once

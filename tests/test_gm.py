@@ -20,7 +20,8 @@ from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport, _delivery_order
 from bot.service.conversations.gm import GMError, parse_zat
-from bot.service.operations.league import create_league, league_lexicon, read_league_file
+from bot.service.domain.league import league_lexicon
+from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_due, adjudicate_league
 from bot.service.operations.runner import Service, poll_once

@@ -13,7 +13,8 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from bot.config import ConfigError, embedded, load_config
+from bot.config import embedded, load_config
+from bot.errors import ConfigError
 from bot.mail.maildir import MaildirTransport, _delivery_order
 from bot.mail.message import read_mail
 from bot.service.operations.league import create_league, read_league_file

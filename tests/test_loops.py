@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import select
 
 from bot.cli import main
-from bot.config import ConfigError, embedded, load_config
+from bot.config import embedded, load_config
+from bot.errors import ConfigError
 from bot.mail.bounce import find_bounce
 from bot.mail.maildir import MaildirTransport
 from bot.service.operations.league import create_league, read_league_file

@@ -27,7 +27,8 @@ import requests
 from sqlalchemy import func, select
 
 from bot.cli import main
-from bot.config import ConfigError, load_config
+from bot.config import load_config
+from bot.errors import ConfigError
 from bot.mail.imap import ImapInbox
 from bot.mail.oauth import OAuthError, TokenSource, login
 from bot.mail.smtp import SmtpTransport

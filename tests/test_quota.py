@@ -157,7 +157,8 @@ def test_limits_from_config_and_check():
 
 
 def test_negative_limit_is_a_config_error(tmp_path):
-    from bot.config import ConfigError, load_config
+    from bot.config import load_config
+    from bot.errors import ConfigError
     conf = tmp_path / "c.toml"
     conf.write_text('[imap]\nhost = "i"\n[smtp]\nhost = "s"\nmax_per_day = -1\n', encoding="utf-8")
     with pytest.raises(ConfigError, match="max_per_day"):

@@ -13,7 +13,8 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from sqlalchemy import select
 
-from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.domain.league import LeagueError
+from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.view import league_view

@@ -207,7 +207,8 @@ def test_few_mails_and_read_workers_1_stay_in_process(tmp_path):
 
 
 def test_read_workers_config(tmp_path):
-    from bot.config import ConfigError, load_config
+    from bot.config import load_config
+    from bot.errors import ConfigError
     p = tmp_path / "c.toml"
     p.write_text("[bot]\nread_workers = 1\n", encoding="utf-8")
     assert load_config(p).read_workers == 1

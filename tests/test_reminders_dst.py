@@ -11,7 +11,8 @@ from sqlalchemy import select
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
 from bot.render import format_zat
-from bot.service.operations.league import create_league, read_league_file, zat_of
+from bot.service.domain.league import zat_of
+from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.reminders import send_reminders
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once

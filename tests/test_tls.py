@@ -19,7 +19,8 @@ import subprocess
 import pytest
 from sqlalchemy import func, select
 
-from bot.config import ConfigError, load_config
+from bot.config import load_config
+from bot.errors import ConfigError
 from bot.mail.imap import ImapInbox
 from bot.mail.smtp import SmtpTransport
 from bot.mail.transport import MemoryPollState, ServerFailure

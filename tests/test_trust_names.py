@@ -28,7 +28,8 @@ from sqlalchemy import select
 
 from bot.games import get_game
 from bot.lexicon import load
-from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.domain.league import LeagueError
+from bot.service.operations.league import create_league, read_league_file
 from bot.service.operations.runner import poll_once
 from bot.service.presentation.archive import build_archive
 from bot.service.stages.outbox import deliver

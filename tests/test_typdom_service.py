@@ -11,7 +11,8 @@ import email.policy
 import pytest
 from sqlalchemy import select
 
-from bot.service.operations.league import LeagueError, create_league, read_league_file
+from bot.service.domain.league import LeagueError
+from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
 from bot.service.operations.runner import poll_once

@@ -28,7 +28,6 @@ class NotationError(ValueError):
     precise error, instead of passing it over as prose."""
 
     def __init__(self, message: "Verdict | str", text: str = "", *, meant: bool = False) -> None:
-        from bot.games.verdict import as_verdict
         self.verdict = as_verdict(message)
         super().__init__(self.verdict.text("de") if self.verdict else "")
         self.text = text
@@ -42,6 +41,7 @@ class NotationError(ValueError):
 
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
 from bot.games.verdict import N_, INVALID, NOT_TRIED, VALID_UNUSED, Param, Verdict, as_verdict, legacy
+from bot.i18n import texts
 
 
 class Withheld:
@@ -558,7 +558,6 @@ class GameRules(ABC):
         the move line itself only when :meth:`move_text_public`, the detail without
         :attr:`private_detail`, and ``private`` as a :class:`Redacted` dict that raises
         when a private key is read."""
-        from bot.i18n import texts
         owner = str(pl["player"])
         if audience.sees(owner, Visibility.MOVER):
             return dict(pl, moves=[render_move(m, lang, audience, owner) for m in pl.get("moves", [])])

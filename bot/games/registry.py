@@ -10,6 +10,8 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING
 
+from bot.games.verdict import N_, Visibility, verdict
+
 if TYPE_CHECKING:
     from bot.games.base import GameRules
 
@@ -33,7 +35,6 @@ class UnknownGame(KeyError):
     says so for the game master (:mod:`bot.games.verdict`); ``str()`` is its German text."""
 
     def __init__(self, name: str) -> None:
-        from bot.games.verdict import N_, Visibility, verdict
         self.verdict = verdict("game", N_("Unbekanntes Spiel '{name}'; bekannt sind: {known}."), seen=Visibility.GM,
                                name=name, known=", ".join(sorted(GAME_CLASSES)))
         super().__init__(name)

@@ -19,7 +19,8 @@ import marisa_trie
 from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, alphabet_for_game
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _INSTALL_HINT, install_hint
-from bot.lexicon.sources import SOURCES, Source, get_source
+from bot.lexicon.sources import SOURCES, get_source
+from bot.lexicon.sources.base import Source
 from bot.lexicon.sources import igerman98 as _german
 from bot.lexicon.rules import GAME_WORD_RULES
 from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes

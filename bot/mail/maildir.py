@@ -13,6 +13,7 @@ import os
 import re
 from pathlib import Path
 
+from .message import HEADER_LIMIT, header_block
 from .transport import PermanentFailure, PollState, StoreCallback, StoreUnavailable, sync_store
 
 __all__ = ["MaildirTransport"]
@@ -80,7 +81,6 @@ class MaildirTransport:
     def newest(self, n: int = 5) -> list[bytes]:
         """The header blocks of the ``n`` newest mails, newest first: of ``inbox``, and
         when it holds fewer, of ``processed``. Read-only (for ``spielleiter check``)."""
-        from .message import HEADER_LIMIT, header_block
         out: list[bytes] = []
         for folder in ("inbox", "processed"):
             files = []

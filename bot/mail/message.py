@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from email import _header_value_parser as parser
 from functools import lru_cache
 from email.message import EmailMessage, Message
 
@@ -762,7 +763,6 @@ def _field(value: str) -> tuple[list[tuple[str, str]], list[str], str] | None:
     except Exception:
         pass
     try:
-        from email import _header_value_parser as parser
         tokens, _ = parser.get_address_list(value)
         boxes = [(mb.display_name or "", mb.addr_spec or "") for address in tokens.addresses
                  for mb in address.all_mailboxes]

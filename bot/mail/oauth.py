@@ -32,12 +32,16 @@ import fcntl
 import json
 import logging
 import os
+import queue
 import threading
 import time
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
+
+from bot.errors import ConfigError
 
 __all__ = ["PROVIDERS", "OAuthSettings", "OAuthError", "TokenSource", "login", "settings_from_config",
            "with_token"]
@@ -126,8 +130,7 @@ def settings_from_config(data: dict[str, Any], base: Path, database_url: str,
                          config: Path | None = None) -> OAuthSettings | None:
     """The :class:`OAuthSettings` of the parsed config ``data`` (None without ``[oauth]``
     and without ``auth = "oauth2"``); relative paths against ``base``. Raises
-    :class:`~bot.config.ConfigError` naming the key when one is missing or wrong."""
-    from bot.config import ConfigError
+    :class:`~bot.errors.ConfigError` naming the key when one is missing or wrong."""
     used = [sec for sec in ("imap", "smtp") if isinstance(data.get(sec), dict) and data[sec].get("auth") == "oauth2"]
     table = data.get("oauth")
     if table is None:
@@ -172,6 +175,7 @@ def settings_from_config(data: dict[str, Any], base: Path, database_url: str,
 
 
 def _session(settings: OAuthSettings, **kw):
+    # deferred on purpose: authlib/requests load only for OAuth2
     from authlib.integrations.requests_client import OAuth2Session
     return OAuth2Session(settings.client_id, settings.client_secret, scope=settings.scope,
                          token_endpoint_auth_method="client_secret_post" if settings.client_secret else "none",
@@ -180,6 +184,7 @@ def _session(settings: OAuthSettings, **kw):
 
 def _error(settings: OAuthSettings, exc: Exception, url: str) -> OAuthError:
     """A token request's exception as an :class:`OAuthError` (German one line)."""
+    # deferred on purpose: authlib/requests load only for OAuth2
     import requests
     from authlib.integrations.base_client import OAuthError as LibError
     host = urlsplit(url).netloc
@@ -345,6 +350,7 @@ class TokenSource:
 # -- login: the operator grants access ----------------------------------------------------
 
 def _device_login(s: OAuthSettings, out: Callable[[str], None], sleep: Callable[[float], None]) -> dict[str, Any]:
+    # deferred on purpose: authlib/requests load only for OAuth2
     from authlib.integrations.base_client import OAuthError as LibError
     session = _session(s)
     try:
@@ -397,6 +403,7 @@ def _device_login(s: OAuthSettings, out: Callable[[str], None], sleep: Callable[
 
 
 def _code_login(s: OAuthSettings, out: Callable[[str], None], read: Callable[[str], str]) -> dict[str, Any]:
+    # deferred on purpose: authlib/requests load only for OAuth2
     from authlib.common.security import generate_token
     session = _session(s, redirect_uri=s.redirect_uri, code_challenge_method="S256")
     verifier = generate_token(48)
@@ -428,8 +435,6 @@ def _redirect_or_paste(redirect_uri: str, read: Callable[[], str]) -> str:
     """The address the browser was sent to: caught by a listener on the redirect's
     loopback port (the browser runs on this machine) or pasted by the operator (``read``),
     whichever comes first. Without a free loopback port only the paste."""
-    import queue
-    from http.server import BaseHTTPRequestHandler, HTTPServer
     got: queue.Queue[str] = queue.Queue()
     parts = urlsplit(redirect_uri)
 

@@ -7,10 +7,12 @@ from pathlib import Path
 from typing import Iterator
 
 from sqlalchemy import create_engine, event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot import MIGRATIONS_DIR
+from bot.errors import ConfigError
 from bot.mail.transport import StoreUnavailable
 
 #: Exit status of a command that found the database unreachable (IMAP failures are
@@ -46,7 +48,6 @@ class DatabaseUnavailable(StoreUnavailable):
 def safe_url(url: str) -> str:
     """``url`` with its password as ``***`` (for log lines and messages)."""
     try:
-        from sqlalchemy.engine import make_url
         return make_url(url).render_as_string(hide_password=True)
     except Exception:
         return url.split("@")[-1]
@@ -63,7 +64,6 @@ def database_failure(exc: BaseException, url: str) -> DatabaseUnavailable | None
     ``OperationalError``/``InterfaceError`` (connection refused or cut, server shutting down
     or starting, SQLite file not openable or locked), or a connection invalidated
     mid-statement; None for every other error (a bug, a schema or constraint problem)."""
-    from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
     seen = 0
     while exc is not None and seen < 5:
         if isinstance(exc, DatabaseUnavailable):
@@ -109,7 +109,6 @@ def make_engine(url: str) -> Engine:
     try:
         return create_engine(url, pool_pre_ping=True)
     except ModuleNotFoundError as exc:  # the URL's driver is not installed
-        from bot.config import ConfigError
         extra = " (scripts/setup installiert ihn, sonst: pip install 'spielleiter[postgres]')" \
             if exc.name == "psycopg" else ""
         raise ConfigError(f"[database] url {safe_url(url)}: der Datenbanktreiber {exc.name} ist nicht "
@@ -118,6 +117,7 @@ def make_engine(url: str) -> Engine:
 
 def alembic_config(url: str):
     """The Alembic config for ``url``: the migrations shipped in the package, no ini file."""
+    # deferred on purpose: Alembic loads only when the schema is migrated or checked
     from alembic.config import Config
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
@@ -127,6 +127,7 @@ def alembic_config(url: str):
 
 def upgrade(url: str, revision: str = "head") -> None:
     """Bring the schema of ``url`` to ``revision`` with the Alembic migrations."""
+    # deferred on purpose: Alembic loads only when the schema is migrated or checked
     from alembic import command
     _sqlite_dir(url)  # Alembic opens its own engine
     command.upgrade(alembic_config(url), revision)

@@ -76,6 +76,7 @@ def _fresh(seed: str, partie: str, cycle: int) -> tuple[str, str]:
 
 def _best_move_fn():
     try:
+        # deferred on purpose: the move generator (compiled core) loads only for a best move
         from bot.games.monoscrabble.movegen import best_move
     except ImportError as exc:  # written by another module; wired by the lead
         raise MovegenUnavailable(

@@ -35,7 +35,7 @@ from typing import Iterator, NamedTuple, Protocol
 from bot.games.base import NotationError
 from bot.games.rondo.cards import (FIELDS, LETTER_VALUES, LOESCHER_VALUE, JOKER_VALUE, MIDDLE, Card, Row,
                                    Vorgabe)
-from bot.games.rondo.notation import Move, Token, parse_move
+from bot.games.rondo.notation import Move, Token, format_move, parse_move
 from bot.games.verdict import N_, Verdict, VerdictText, Visibility, verdict
 
 #: Reason codes (shared/conformance/README.md) with their German gloss (a gettext msgid).
@@ -105,7 +105,6 @@ class Outcome(VerdictText):
 
     def notation(self, position: "Position | None" = None) -> str:
         """The move in player notation, with ``Feld N:`` when alignment alone is not unique."""
-        from bot.games.rondo.notation import format_move
         if self.move is None:
             return ""
         need_field = True
@@ -433,6 +432,7 @@ def list_moves(position: Position, lexicon: WordList) -> list[RawMove]:
     """Every valid move of ``position`` (the moves :func:`generate_moves` yields, in no
     particular order) as :class:`RawMove` records, listed by the compiled core
     (:func:`bot.games._gridcore.rondo_moves`) over the lexicon's word graph. Issue 25."""
+    # deferred on purpose: the compiled core and the word graph load only when moves are listed
     from bot.games import _gridcore
     from bot.wordgraph import graph_for
     vorgabe = position.vorgabe

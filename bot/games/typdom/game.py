@@ -356,6 +356,7 @@ class TypdomRules(GameRules):
     def best_turn(self, rows: Sequence[str], rack: str, lexicon: Any, variant: str) -> dict | None:
         """The best turn ``rack`` allows on ``rows`` (see :mod:`.movegen`), as
         ``{"notation", "score", "tiles", "words"}``, or None."""
+        # deferred on purpose: the move generator (compiled core) loads only for a best move
         from bot.games.typdom.movegen import best_turn
         b = best_turn(rows, rack, lexicon, variant)
         return b.to_json() if b is not None else None

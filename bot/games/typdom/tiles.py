@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable
 
+from bot.games.verdict import N_, Visibility, verdict
+
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: Vowels (red tiles; RULES.md: Y is a vowel).
 VOWELS = "AEIOUY"
@@ -115,7 +117,6 @@ def rack_verdict(rack: str):
     """A rack for mails as a public-typed verdict (:mod:`bot.games.verdict`; put it in a
     parameter typed by who may see the rack): ``"rot: A E E; schwarz: B H M *"``, red
     tiles, then black, Jollys written ``*`` in their colour's group; ``"(leer)"``."""
-    from bot.games.verdict import N_, Visibility, verdict
     red = [t for t in rack if colour(t) == "rot"]
     black = [t for t in rack if colour(t) == "schwarz"]
 

@@ -27,7 +27,7 @@ from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, verdict
 from bot.games.typdom import wbr
 from bot.games.typdom.game import deal, seat_order
-from bot.games.typdom.table import MARGIN, Table, coord_name
+from bot.games.typdom.table import COLUMNS, MARGIN, Table, coord_name
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
 TITLE = N_("Typ-Dom: Wer behält recht?")
@@ -64,7 +64,6 @@ def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport
 
 def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
     """Squares and direction of ``"M13-P13"`` (or one square, ``"M13"``), for case files."""
-    from bot.games.typdom.table import COLUMNS
 
     def sq(t: str) -> tuple[int, int]:
         return int(t[1:]), COLUMNS.index(t[0].upper()) + 1

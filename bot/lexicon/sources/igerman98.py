@@ -18,7 +18,7 @@ from pathlib import Path
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _Aff, _form_reason, _read_aff, _read_dic, _unmunch
 from bot.lexicon.rules import apply_rules
-from bot.lexicon.sources import Forms, Source
+from bot.lexicon.sources.base import Forms, Source
 
 DIC = Path("/usr/share/hunspell/de_DE.dic")
 AFF = Path("/usr/share/hunspell/de_DE.aff")

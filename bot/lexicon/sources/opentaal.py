@@ -28,7 +28,7 @@ from pathlib import Path
 
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _expand, _form_reason, _hunspell_accepts, _read_aff, _read_dic
-from bot.lexicon.sources import Forms, Source
+from bot.lexicon.sources.base import Forms, Source
 
 DIC = Path("/usr/share/hunspell/nl.dic")
 AFF = Path("/usr/share/hunspell/nl.aff")

@@ -1,4 +1,5 @@
-"""Commands by mail: a registry, and the player commands.
+"""Commands by mail: the player commands (their table; the registry is
+:mod:`bot.service.conversations.registry`).
 
 A command is the first word of the subject or of the first line of the mail (German,
 with English and Dutch aliases), e.g. ``HILFE``, ``STAND``, ``AUSWERTUNG 3``; its help line
@@ -9,77 +10,35 @@ GM's address and code themselves. Every command is answered by mail.
 
 from __future__ import annotations
 
+import email
+import email.policy
 import re
-from dataclasses import dataclass
+import textwrap
 from datetime import date
-from typing import Callable
 
 from sqlalchemy import func, select
 
 from bot.games import get_game, load_games
+from bot.games.base import Audience
 from bot.games.verdict import render_text
 from bot.mail.compose import compose, make_message_id
 from bot.i18n import N_, gm_language, league_language, texts, tr
 from bot.render import format_zat, render, wrap
-from bot.service.operations.league import bad_name_chars, free_name, name_key, normal_name, open_round, partie_views
+from bot.service.domain.league import open_round, partie_views
+from bot.service.domain.names import bad_name_chars, free_name, name_key, normal_name
 from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.table import CommandTable
 from bot.service.stages.outbox import queue_mail
-from bot.service.stages.rounds import joiner_nmr_points
+from bot.service.presentation.report import render_all_moves
+from bot.service.presentation.standings import standings
+from bot.service.stages.rounds import joiner_nmr_points, round_data
 from bot.storage.models import AddressChange, League, OutboxMail, Partie, Player, PlayerAddress, Result, Round
 
-Handler = Callable[[Incoming, str], None]
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    handler: Handler
-    needs_player: bool = True
-    gm: bool = False
-    help: str = ""
-
-
-COMMANDS: dict[str, Command] = {}
-ALIASES: dict[str, str] = {}
-
-
-def command(name: str, *aliases: str, needs_player: bool = True, gm: bool = False, help: str = ""):
-    """Register a mail command under ``name`` and its ``aliases`` (upper case)."""
-    def deco(fn: Handler) -> Handler:
-        COMMANDS[name] = Command(name, fn, needs_player, gm, help)
-        for a in (name, *aliases):
-            ALIASES[a.upper()] = name
-        return fn
-    return deco
-
-
-_PREFIX = re.compile(r"^((re|aw|fwd?|wg)\s*:\s*)+", re.I)
-#: ``ADRESSE [<Liga>] OK|NEIN <Spieler>``: the game master's decision on a waiting address
-#: change, not a player's ``ADRESSE neu@...`` or ``ADRESSE NEIN``
-_GM_ADRESSE = re.compile(r"^[^@]*?(?:^|\s)(ok|ja|nein|nee|no)\s+\S[^@]*$", re.I)
-
-
-def find_command(subject: str, text: str) -> tuple[Command, str] | None:
-    """(command, the rest of its line) written as the subject or the first line."""
-    _load_gm()
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-    for cand in (subject or "", first):
-        line = _PREFIX.sub("", cand.strip()).strip()
-        word, _, rest = line.partition(" ")
-        name = ALIASES.get(word.upper().rstrip(".!:"))
-        if name == "ADRESSE" and _GM_ADRESSE.search(rest) and "ADRESSE-GM" in COMMANDS:
-            name = "ADRESSE-GM"  # the game master's ADRESSE <Liga> OK|NEIN <Spieler> (gm.py)
-        if name:
-            return COMMANDS[name], rest.strip()
-    return None
-
-
-def _load_gm() -> None:
-    try:
-        import bot.service.conversations.gm  # noqa: F401  (registers the game-master commands)
-    except ModuleNotFoundError as exc:
-        if exc.name != "bot.service.conversations.gm":
-            raise
+#: the player commands, in the order HILFE lists them (the game master's are in
+#: :mod:`bot.service.conversations.gm`; :mod:`bot.service.conversations.registry` lists both)
+COMMANDS = CommandTable()
+ALIASES = COMMANDS.aliases
+command = COMMANDS.command
 
 
 # -- player commands ----------------------------------------------------------------------
@@ -108,7 +67,6 @@ def standings_text(s, league, lang: str) -> str:
     """The standings of ``league`` as the ``STAND`` answer gives them (in ``lang``), with
     each game's note after the points (RONDO's marks), where each running Partie stands
     and who is on turn, and the next ZAT while it runs."""
-    from bot.service.presentation.standings import standings
     table = standings(s, league)
     game = get_game(league.game)
     partien = list(s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)))
@@ -159,8 +117,6 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
         if done is None and 1 <= n <= ctx.league.rounds:  # a round to come: not yet, rather than "not for you"
             return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
         return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
-    import email
-    import email.policy
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
@@ -178,13 +134,10 @@ def _auswertung_alle(ctx: Incoming, n: int) -> None:
     """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
     Ersatzzuege, verdicts), rendered from the stored reports as the asking player may see
     them: their own whole, everybody else's public verdicts only (docs/development/privacy.md)."""
-    from bot.service.presentation.report import render_all_moves
-    from bot.service.stages.rounds import round_data
     data = round_data(ctx.s, ctx.league, n)
     if not data:
         return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
     game = get_game(ctx.league.game)
-    from bot.games.base import Audience
     viewer = str(ctx.player.id) if ctx.player is not None else None
     text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data,
                             audience=Audience(viewer=viewer), lang=ctx.lang)
@@ -464,9 +417,9 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
 
 def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
     """The name a joiner asked for (the ``ANMELDEN`` line, else the sender's display
-    name, never the address), NFC-normalised (:func:`~bot.service.operations.league.normal_name`,
+    name, never the address), NFC-normalised (:func:`~bot.service.domain.names.normal_name`,
     at most 100 characters); or None after answering why not (in the league's language):
-    no name, a control or format character (:func:`~bot.service.operations.league.bad_name_chars`,
+    no name, a control or format character (:func:`~bot.service.domain.names.bad_name_chars`,
     e.g. U+202E), an ``@`` (a display name that is an address), or a name that a player
     of the league has already, compared NFC-normalised and case-folded (issue 31: a name
     is no identity; the answer suggests a free one, "Anna Albers 2")."""
@@ -503,7 +456,6 @@ def _join_name(ctx: Incoming, league: League, given: str) -> str | None:
 def command_list(lang: str = "de") -> str:
     """The player commands with their help lines (for HILFE), in ``lang`` (the catalogs
     name each command by its word in that language: UITSLAG, VAKANTIE, ...)."""
-    import textwrap
     t = texts(lang)
     return "\n".join([t.gettext("Befehle (als Betreff oder erste Zeile der Mail):")]
                      + [textwrap.fill(t.gettext(c.help), 72, initial_indent="  ", subsequent_indent="      ",

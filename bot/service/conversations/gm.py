@@ -36,12 +36,14 @@ from bot.i18n import Texts, gm_language, league_language, texts
 from bot.games import get_game
 from bot.mail.compose import compose
 from bot.render import format_zat, render, wrap
-from bot.service.conversations.commands import _PREFIX, ALIASES, command
+from bot.service.conversations.commands import address_refusal, pending_change, set_address
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.operations.league import LeagueError, find_league, league_lexicon, open_round
+from bot.service.domain.league import LeagueError, find_league, league_lexicon, open_round
 from bot.service.conversations.loops import auth_failure, proven
 from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.table import REPLY_PREFIX, CommandTable
 from bot.service.stages.outbox import queue_mail
+from bot.service.stages.rounds import adjudicate_league
 from bot.storage.models import (Adjudication, InboundMail, League, OutboxMail, Partie, Player, PlayerAddress,
                                 Result, Round, Submission, SubmissionMove, Vorgabe)
 
@@ -248,7 +250,6 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
 
 def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
     """Adjudicate the open round at once (also in a paused league)."""
-    from bot.service.stages.rounds import adjudicate_league
     league, now = _league(s, league), _utcnow(now)
     rnd = _open_round(s, league)
     res = adjudicate_league(None, cfg, league.name, now, force=True, session=s)
@@ -316,7 +317,6 @@ def _auswertungen(s: Session, league: League, number: int) -> list[OutboxMail]:
 def _readjudicate_held(s: Session, cfg: Config, league: League, now: datetime) -> int | None:
     """When the last adjudicated round's Auswertungen are all still held (review mode),
     roll it back and adjudicate it again (new lists); returns its number, else None."""
-    from bot.service.stages.rounds import adjudicate_league
     last = _last_adjudicated(s, league)
     if last is None:
         return None
@@ -564,7 +564,6 @@ def decide_address(s: Session, cfg: Config, league: League | str, player: str, o
     told and the new one gets nothing. ``by``: ``gm`` (mail) or ``cli``. Raises
     :class:`GMError` when nothing waits for the player, or when the address was taken
     meanwhile (:func:`~bot.service.conversations.commands.address_refusal`). Source: issue 31."""
-    from bot.service.conversations.commands import address_refusal, pending_change, set_address
     league, now = _league(s, league), _utcnow(now)
     p = find_player(s, league, player)
     change = pending_change(s, p)
@@ -631,7 +630,7 @@ def _body(ctx: Incoming, name: str) -> str:
     """The mail text after the command line (all of it when the command is the subject),
     without the code line."""
     _, text = take_code(ctx.rm.new_text)
-    subj = _PREFIX.sub("", (ctx.rm.subject or "").strip()).strip()
+    subj = REPLY_PREFIX.sub("", (ctx.rm.subject or "").strip()).strip()
     if ALIASES.get(subj.partition(" ")[0].upper().rstrip(".!:")) == name:
         return text.strip()
     lines = text.splitlines()
@@ -694,6 +693,13 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
     ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=done)
     ctx.reply(done, name="Spielleiter", kind="command")
     return None
+
+
+#: the game master's mail commands (listed with the players' in
+#: :mod:`bot.service.conversations.registry`)
+GM_COMMANDS = CommandTable()
+ALIASES = GM_COMMANDS.aliases
+command = GM_COMMANDS.command
 
 
 def _gm_command(name: str, *aliases: str, help: str = "", shown: str | None = None):
@@ -798,7 +804,7 @@ def _m_freigeben(s, cfg, lg, rest, body, ctx):
 @_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung",
              shown="ADRESSE")
 def _m_adresse(s, cfg, lg, rest, body, ctx):
-    # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.commands)
+    # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.registry)
     ok, who = _decision(rest, lg)
     return wrap(decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now))
 

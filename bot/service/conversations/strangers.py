@@ -34,7 +34,7 @@ from bot.i18n import DEFAULT, gm_language, league_language, texts, tr
 from bot.render import render, wrap
 from bot.service.conversations.loops import _when, throttled_notice
 from bot.service.conversations.mailctx import Incoming
-from bot.service.operations.league import name_key
+from bot.service.domain.names import name_key
 from bot.storage.models import InboundMail, League, Player
 
 #: A named player or GM hears of such mails at most once per this window (then in one summary).
@@ -45,7 +45,7 @@ FLAG = "unknown sender"
 
 
 def names(name: str, hay: str) -> bool:
-    """Does ``hay`` (already :func:`~bot.service.operations.league.name_key`-normalised:
+    """Does ``hay`` (already :func:`~bot.service.domain.names.name_key`-normalised:
     NFC, case-folded, white space collapsed) name ``name`` as a whole: the full name,
     not inside a longer word (``"Hallo"`` does not name ``"Hal"``, ``"Anna Albersen"``
     does not name ``"Anna Albers"``)? An empty name names nothing."""

@@ -11,6 +11,7 @@ word lists of every game (built, loadable).
 """
 
 from __future__ import annotations
+from collections import Counter
 
 import os
 import re
@@ -19,7 +20,15 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bot.config import Config, problems
+from bot.games.registry import GAME_CLASSES
+from bot.lexicon import alphabet_for_game, load
+from bot.mail.auth import topmost_authserv_ids
+from bot.mail.message import raw_headers
+from bot.mail.oauth import TokenSource
 from bot.mail.transport import ServerFailure
+from bot.service.operations.mailer import transports
+from bot.service.stages.quota import Limits
+from bot.storage.db import alembic_config, make_engine
 
 
 @dataclass
@@ -48,10 +57,10 @@ def check_config_file(cfg: Config) -> list[CheckLine]:
 
 def check_database(cfg: Config) -> CheckLine:
     """Connect and compare the schema revision with the newest migration (changes nothing)."""
+    # deferred on purpose: Alembic loads only when the schema is migrated or checked
     from alembic.runtime.migration import MigrationContext
     from alembic.script import ScriptDirectory
 
-    from bot.storage.db import alembic_config, make_engine
     shown = cfg.database_url.split("@")[-1] if "@" in cfg.database_url else cfg.database_url
     try:
         head = ScriptDirectory.from_config(alembic_config(cfg.database_url)).get_current_head()
@@ -106,10 +115,7 @@ def check_authserv(cfg: Config, poller, n: int = NEWEST) -> CheckLine:
       personal codes stop a forged sender then), an id found but none configured, or the
       mails disagree. Names no sender (the operator's terminal is no place for players'
       addresses)."""
-    from collections import Counter
 
-    from bot.mail.auth import topmost_authserv_ids
-    from bot.mail.message import raw_headers
     what = "Absenderprüfung"
     try:
         heads = poller.newest(n)
@@ -172,7 +178,6 @@ def check_outbox(cfg: Config, sender) -> CheckLine:
     if cfg.smtp is None:
         return CheckLine("OK", "Versand", f"Maildir {cfg.maildir / 'outbox'}")
     try:
-        from bot.service.stages.quota import Limits
         return CheckLine("OK", "SMTP", f"{sender.host}:{sender.port}, {sender.check()}, "
                                        f"Versandgrenzen {Limits.from_config(cfg).text()}")
     except ServerFailure as exc:
@@ -184,7 +189,6 @@ def check_oauth(cfg: Config) -> CheckLine | None:
     None without ``[oauth]``. Renews nothing (the IMAP and SMTP logins do)."""
     if cfg.oauth is None:
         return None
-    from bot.mail.oauth import TokenSource
     ok, text = TokenSource(cfg.oauth).describe()
     used = any((table or {}).get("auth") == "oauth2" for table in (cfg.imap, cfg.smtp))
     if not used:  # [oauth] set up, but IMAP and SMTP still log in with the password
@@ -194,8 +198,6 @@ def check_oauth(cfg: Config) -> CheckLine | None:
 
 def check_lexicon(cfg: Config) -> list[CheckLine]:
     """Every game's word list is built (or is built now) and loads."""
-    from bot.games.registry import GAME_CLASSES
-    from bot.lexicon import alphabet_for_game, load
     out, seen = [], set()
     for game in sorted(GAME_CLASSES):
         try:
@@ -213,7 +215,6 @@ def check_lexicon(cfg: Config) -> list[CheckLine]:
 def run_checks(cfg: Config, emit: Callable[[CheckLine], None]) -> list[CheckLine]:
     """Run every check in order, calling ``emit`` with each line as it is known; returns
     all lines. Nothing is sent and no mail is moved."""
-    from bot.service.operations.mailer import transports
     lines: list[CheckLine] = []
 
     def add(line: CheckLine) -> None:

@@ -24,7 +24,9 @@ from sqlalchemy import select
 from bot.config import Config
 from bot.mail.transport import ServerFailure
 from bot.render import format_zat, render
+from bot.service.stages.outbox import queue_mail
 from bot.storage.db import Database
+from bot.storage.models import League, OutboxMail
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +129,6 @@ class Outage:
 def _gm_addresses(db: Database) -> list[tuple[int, str, str]]:
     """``(league id, league time zone, gm_email)`` of every running league with a GM,
     one per address (the first league of each)."""
-    from bot.storage.models import League
     seen: dict[str, tuple[int, str, str]] = {}
     with db.session() as s:
         for lg in s.scalars(select(League).where(League.status == "running").order_by(League.id)):
@@ -139,7 +140,6 @@ def _gm_addresses(db: Database) -> list[tuple[int, str, str]]:
 def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
     """Queue one mail to every GM: the inbox cannot be read, since when, why. Keyed by the
     outage's start, so it is queued once. Returns the number of mails queued."""
-    from bot.service.stages.outbox import queue_mail
     n = 0
     for league_id, tz, gm in _gm_addresses(db):
         body = (f"der Posteingang des Spielleiter-Bots kann seit {format_zat(outage.since, tz)} nicht gelesen "
@@ -158,8 +158,6 @@ def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
 def inbox_recovered(db: Database, cfg: Config, since: datetime, seconds: float, attempts: int) -> int:
     """Queue the all-clear to every GM who got :func:`inbox_alarm` for the outage that
     began at ``since``. Returns the number of mails queued."""
-    from bot.service.stages.outbox import queue_mail
-    from bot.storage.models import OutboxMail
     n = 0
     for league_id, tz, gm in _gm_addresses(db):
         key = f"ops:imap-down:{since.isoformat()}:{gm.lower()}"

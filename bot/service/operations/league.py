@@ -1,89 +1,27 @@
-"""League files (TOML), league creation and lookup, the ZAT schedule, lexicon per league."""
+"""League files (TOML) and league creation (the lookups are in :mod:`bot.service.domain`)."""
 
 from __future__ import annotations
 
 import tomllib
-import unicodedata
-from datetime import datetime, timedelta
-from functools import lru_cache
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
 from bot.games.verdict import render_text
-from bot.i18n import league_language, tr
+from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat, render
 from bot.service.conversations.identity import hash_code
+from bot.service.conversations.registry import COMMANDS
+from bot.service.domain.league import LeagueError, open_round, partie_views, vorgabe_text, zat_of
+from bot.service.domain.names import check_player_names, normal_name
 from bot.service.stages.outbox import queue_mail
 from bot.storage.models import League, Partie, Player, PlayerAddress, Round, Vorgabe
-
-
-class LeagueError(ValueError):
-    """A league file or a league name that does not work (German message)."""
-
-
-# -- player names: identities only with an id (issue 31) --------------------------------
-
-def normal_name(name: str) -> str:
-    """A player's name as it is stored: NFC-normalised (Unicode TR15), every run of white
-    space one blank, no blank at either end (``" Anna\u00a0 Albers "`` -> ``"Anna Albers"``)."""
-    return " ".join(unicodedata.normalize("NFC", str(name)).split())
-
-
-def name_key(name: str) -> str:
-    """What two names are compared by: :func:`normal_name`, case-folded (``"ANNA ALBERS"``
-    and ``"Anna Albers"`` are the same name; so are ``"Zoë"`` composed and decomposed)."""
-    return normal_name(name).casefold()
-
-
-def bad_name_chars(name: str) -> list[str]:
-    """The characters of ``name`` a name may not have, as ``U+XXXX`` codes (in order, each
-    once): every character of a Unicode general category ``C`` (``Cc`` control characters,
-    ``Cf`` format characters such as the bidirectional overrides and isolates
-    U+202A-U+202E, U+2066-U+2069, the marks U+200E/U+200F and the zero-width U+200B-U+200D;
-    ``Co``, ``Cs``, ``Cn``). Such characters make a name look like another, or turn the
-    text around it (Trojan Source, CVE-2021-42574). Empty for a good name."""
-    bad = [c for c in unicodedata.normalize("NFC", str(name)) if unicodedata.category(c).startswith("C")]
-    return list(dict.fromkeys(f"U+{ord(c):04X}" for c in bad))
-
-
-def free_name(name: str, taken: set[str]) -> str:
-    """A suggestion for ``name`` when it is taken (``taken``: :func:`name_key` of the names
-    in the league): ``"Anna Albers 2"``, ``"Anna Albers 3"``, ... the first that is free."""
-    n = 2
-    while name_key(f"{name} {n}") in taken:
-        n += 1
-    return f"{normal_name(name)} {n}"
-
-
-def check_player_names(names: list[str], where: str = "") -> None:
-    """Refuse a list of player names for one league (a league file): raises
-    :class:`LeagueError` (German) for an empty name, a name with a character of
-    :func:`bad_name_chars`, a name with ``@`` (an address: names are public, addresses
-    never), or two names that are the same after :func:`name_key`."""
-    seen: dict[str, str] = {}
-    prefix = f"{where}: " if where else ""
-    for name in names:
-        if bad := bad_name_chars(name):
-            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} enthält Steuer- oder Formatzeichen "
-                              f"({', '.join(bad)}); bitte nur sichtbare Zeichen.")
-        if not normal_name(name):
-            raise LeagueError(f"{prefix}ein Spieler hat einen leeren Namen.")
-        if "@" in name:
-            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} sieht aus wie eine Mail-Adresse; Namen "
-                              f"stehen in jeder Auswertung und im Archiv, Adressen nie.")
-        key = name_key(name)
-        if key in seen:
-            raise LeagueError(f"{prefix}der Name {normal_name(name)!r} kommt doppelt vor (wie {seen[key]!r}); "
-                              f"jeder Spieler einer Liga braucht einen eigenen Namen, z. B. "
-                              f"{free_name(seen[key], set(seen))!r} oder mit Initiale.")
-        seen[key] = normal_name(name)
 
 
 def parse_when(value: Any, tz: str) -> datetime:
@@ -139,20 +77,6 @@ def read_league_file(path: str | Path) -> dict[str, Any]:
     if game.fixed_rounds is not None and int(spec.get("rounds", game.fixed_rounds)) != game.fixed_rounds:
         raise LeagueError(f"{path}: {game.title} hat immer {game.fixed_rounds} Runden (rounds weglassen).")
     return spec
-
-
-def vorgabe_text(state: dict[str, Any]) -> str:
-    """The cards or letters a Partie's players get this round (Rondo Vorgabe, Scrabble rack)."""
-    return str(state.get("vorgabe") or state.get("rack") or "")
-
-
-def zat_of(league: League, number: int) -> datetime:
-    """The scheduled ZAT of round ``number`` (aware UTC), a whole number of days after the
-    first one in the league's time zone (so 20:00 stays 20:00 across daylight saving)."""
-    tz = ZoneInfo(league.timezone)
-    first = league.first_zat.astimezone(tz)
-    local = (first.replace(tzinfo=None) + timedelta(days=league.zat_interval_days * (number - 1))).replace(tzinfo=tz)
-    return local.astimezone(ZoneInfo("UTC"))
 
 
 def league_rounds(spec: dict[str, Any], game) -> int:
@@ -216,9 +140,6 @@ def create_league(session: Session, spec: dict[str, Any], cfg: Config) -> League
 def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
     """Queue the game master's mail about a new league (in the GM's language): players,
     Partien, rounds, the players' language, the first ZAT and the GM commands."""
-    from bot.i18n import gm_language, texts
-    from bot.service.conversations.commands import COMMANDS, _load_gm
-    _load_gm()
     game = get_game(league.game)
     lang = gm_language(league.options)
     t = texts(lang)
@@ -233,16 +154,6 @@ def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
     queue_mail(session, cfg, key=f"start:{league.id}:gm", kind="gm-notice", to=league.gm_email,
                subject=t.gettext("{league}: Liga angelegt", league=league.name), text=text, league_id=league.id,
                round_number=1)
-
-
-def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:
-    """Every Partie's public view plus ``name``, ``names`` (player key -> name, for games
-    whose views name players by key) and ``mine`` (``player``'s private view, ``{}``
-    without a player or for games without private state)."""
-    names = {str(p.id): p.name for p in league.players}
-    return [dict(game.public_view(pt.state), name=pt.name, names=names,
-                 mine=game.player_view(pt.state, str(player.id)) if player is not None else {})
-            for pt in league.partien]
 
 
 def queue_start_mail(session: Session, cfg: Config, league: League, player: Player, *, joined: int = 1,
@@ -261,32 +172,3 @@ def queue_start_mail(session: Session, cfg: Config, league: League, player: Play
                text=text, league_id=league.id, round_number=joined)
 
 
-def find_league(session: Session, name: str) -> League:
-    league = session.scalar(select(League).where(League.name == name))
-    if league is None:
-        names = ", ".join(session.scalars(select(League.name)).all()) or "keine"
-        raise LeagueError(f"Liga {name!r} unbekannt (vorhanden: {names}).")
-    return league
-
-
-_OPEN_ROUND = (select(Round).where(Round.league_id == bindparam("league"), Round.status == "open")
-               .order_by(Round.number))
-
-
-def open_round(session: Session, league: League) -> Round | None:
-    """The league's open round, or None when it is finished."""
-    return session.scalar(_OPEN_ROUND, {"league": league.id})
-
-
-@lru_cache(maxsize=32)
-def _lexicon(alphabets: tuple[str, ...], cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...]):
-    lex = lexmod.union(*(lexmod.load(a, Path(cache_dir) if cache_dir else None) for a in alphabets))
-    return lex.with_lists(allow, deny) if (allow or deny) else lex
-
-
-def league_lexicon(league: League, cfg: Config):
-    """The league's lexicon: the game's word lists for the league's options
-    (:meth:`GameRules.lexicon_alphabets`) with the GM's allow- and deny-list."""
-    game = get_game(league.game)
-    return _lexicon(tuple(game.lexicon_alphabets(league.options or {})), str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
-                    tuple(league.allow_words or ()), tuple(league.deny_words or ()))

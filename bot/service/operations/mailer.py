@@ -5,6 +5,10 @@ from __future__ import annotations
 
 
 from bot.config import Config
+from bot.mail.imap import ImapInbox
+from bot.mail.maildir import MaildirTransport
+from bot.mail.oauth import TokenSource
+from bot.mail.smtp import SmtpTransport
 from bot.storage.db import Database
 from bot.storage.models import PollState
 
@@ -36,12 +40,9 @@ def _tls(v):
 def transports(cfg: Config):
     """(poller, sender) for the config."""
     if cfg.imap is not None and cfg.smtp is not None:
-        from bot.mail.imap import ImapInbox
-        from bot.mail.smtp import SmtpTransport
         i, m = cfg.imap, cfg.smtp
         tokens = None
         if "oauth2" in (i.get("auth"), m.get("auth")):
-            from bot.mail.oauth import TokenSource
             tokens = TokenSource(cfg.oauth)
         poller = ImapInbox(i["host"], int(i.get("port", 993)), i.get("user", ""), i.get("password", ""),
                            tls=_tls(i.get("tls", True)), folder=i.get("folder", "INBOX"),
@@ -55,6 +56,5 @@ def transports(cfg: Config):
                                retries=1, backoff=1.0, ca_file=m.get("ca_file"),
                                oauth=tokens if m.get("auth") == "oauth2" else None)
         return poller, sender
-    from bot.mail.maildir import MaildirTransport
     md = MaildirTransport(cfg.maildir)
     return md, md

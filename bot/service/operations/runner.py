@@ -33,15 +33,17 @@ from datetime import datetime, timezone
 
 from bot.config import Config
 from bot.crash import crashpoint
+from bot.mail.imap import ImapInbox
 from bot.mail.transport import ServerFailure
-from bot.service.stages.idle import start_idle
+from bot.service.stages.idle import IdleWatch, idle_enabled
 from bot.service.stages.quota import pause_seconds
 from bot.service.operations.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.operations.activity import ACTIVITY, quiet_apscheduler
+from bot.service.operations.lease import Lease
 from bot.service.presentation.archive import refresh_archive
 from bot.service.stages.intake import make_store, process_pending
 from bot.service.operations.mailer import DbPollState, transports
-from bot.service.stages.outbox import Delivery, deliver
+from bot.service.stages.outbox import Delivery, deliver, release_claims, sender_id
 from bot.service.stages.reminders import send_reminders
 from bot.service.stages.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
 from bot.storage.db import Database, database_failure
@@ -92,10 +94,30 @@ def poll_once(db: Database, cfg: Config) -> int:
         ACTIVITY.poll(stored=n, sent=done.sent, failed=done.failed)  # one line only when something happened
 
 
+def start_idle(service) -> threading.Thread | None:
+    """Start the IDLE watch of a :class:`~bot.service.operations.runner.Service` in a daemon thread
+    (``spielleiter-idle``), waking ``service.wake_inbox``; returns the thread, or None
+    when IDLE is off (no ``[imap]``, or ``[imap] idle = false``). The watch is kept as
+    ``service.idle``."""
+    cfg = service.cfg
+    if not idle_enabled(cfg):
+        return None
+    inbox, _ = transports(cfg)
+    if not isinstance(inbox, ImapInbox):
+        return None
+    watch = IdleWatch(inbox, wake=service.wake_inbox.set, healthy=lambda: not service.inbox.failing,
+                      pause=service.inbox.delay, stopping=service.stopping)
+    service.idle = watch
+    t = threading.Thread(target=watch.run, name="spielleiter-idle", daemon=True)
+    t.start()
+    return t
+
+
 class Service:
     """The service of ``spielleiter run`` (see the module docstring). ``stop()`` ends it."""
 
     def __init__(self, db: Database, cfg: Config) -> None:
+        # deferred on purpose: APScheduler loads only for the long-running service
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.schedulers.blocking import BlockingScheduler
         self.db, self.cfg = db, cfg
@@ -271,8 +293,6 @@ class Service:
         for the database, if it is down, as long as it takes), then run until
         interrupted, SIGTERM, :meth:`stop`, or until another service has taken the lease."""
         self._signals()
-        from bot.service.operations.lease import Lease
-        from bot.service.stages.outbox import release_claims, sender_id
         self.lease = Lease(self.db)
         if not self.lease.acquire(self.stopping):
             return  # stopped while standing by

@@ -53,7 +53,7 @@ from bot.games import get_game
 from bot.games.base import PUBLIC, GameRules
 from bot.render import format_zat, has_template, render
 from bot.service.presentation.chart import chart_title, league_chart
-from bot.service.operations.league import find_league
+from bot.service.domain.league import find_league
 from bot.service.presentation.report import PartieRound, partie_round, round_rows
 from bot.service.presentation.standings import standings
 from bot.storage.models import Adjudication, League, Partie, Player, Result, Round
@@ -332,6 +332,7 @@ def _pdf(html: str, base: Path) -> bytes:
     """The page as an A4 PDF (WeasyPrint, its print stylesheet); raises ArchiveError when
     WeasyPrint or its system libraries (pango) are missing."""
     try:
+        # deferred on purpose: WeasyPrint (heavy) loads only when a PDF is written
         from weasyprint import HTML
     except (ImportError, OSError) as exc:
         raise ArchiveError("PDF: WeasyPrint oder die Pango-Bibliotheken fehlen (scripts/setup installiert sie): "
@@ -346,7 +347,7 @@ def build_archive(db, out: str | Path, league: str | None = None, *, pdf: bool =
     for ``league`` (a league name) or every league, its pages. Only changed files are
     written; pages the archive wrote before that no longer exist are removed. Raises
     :class:`ArchiveError` (German message) when the folder cannot be written and
-    :class:`~bot.service.operations.league.LeagueError` for an unknown league."""
+    :class:`~bot.service.domain.league.LeagueError` for an unknown league."""
     root = Path(out)
     try:
         root.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,7 @@ is set, there are no moves), so each player learns their new private part in tim
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -62,7 +63,6 @@ def fold_text(text: str, width: int = TEXT_WIDTH) -> str:
     """Wrap every line of ``text`` longer than ``width`` at spaces, continuing with the
     line's indentation plus two spaces; board pictures (:func:`is_picture`) and words
     longer than a line stay as they are."""
-    import textwrap
     out = []
     for line in text.split("\n"):
         if len(line) <= width or is_picture(line):

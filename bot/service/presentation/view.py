@@ -12,7 +12,7 @@ from bot.games.base import GameRules
 from bot.games.verdict import render_text
 from bot.i18n import gm_language
 from bot.render import format_zat
-from bot.service.operations.league import find_league, open_round
+from bot.service.domain.league import find_league, open_round
 from bot.service.presentation.standings import standings
 from bot.storage.models import AddressChange, Player, Round
 

@@ -155,24 +155,3 @@ class IdleWatch:
         finally:
             self.idling = False
             _close(client)
-
-
-def start_idle(service) -> threading.Thread | None:
-    """Start the IDLE watch of a :class:`~bot.service.operations.runner.Service` in a daemon thread
-    (``spielleiter-idle``), waking ``service.wake_inbox``; returns the thread, or None
-    when IDLE is off (no ``[imap]``, or ``[imap] idle = false``). The watch is kept as
-    ``service.idle``."""
-    cfg = service.cfg
-    if not idle_enabled(cfg):
-        return None
-    from bot.mail.imap import ImapInbox
-    from bot.service.operations.mailer import transports
-    inbox, _ = transports(cfg)
-    if not isinstance(inbox, ImapInbox):
-        return None
-    watch = IdleWatch(inbox, wake=service.wake_inbox.set, healthy=lambda: not service.inbox.failing,
-                      pause=service.inbox.delay, stopping=service.stopping)
-    service.idle = watch
-    t = threading.Thread(target=watch.run, name="spielleiter-idle", daemon=True)
-    t.start()
-    return t

@@ -42,16 +42,17 @@ from bot.crash import crashpoint
 from bot.games import get_game
 from bot.games.base import Audience, GameRules, render_move
 from bot.games.verdict import render_text
-from bot.i18n import league_language, texts, tr, unreadable_reason
+from bot.i18n import gm_language, league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
-from bot.service.operations.league import league_lexicon
+from bot.service.domain.league import league_lexicon
 from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zats, playing
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
-from bot.service.conversations.commands import find_command
+from bot.service.conversations.commands import standings_text
+from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
 from bot.service.conversations.mailctx import Incoming
@@ -230,8 +231,10 @@ def _raw_rows(mails: Sequence[RawMail], max_bytes: int) -> list[dict]:
 def _insert_new(dialect: str):
     """INSERT INTO inbound_mails .. ON CONFLICT (sha256) DO NOTHING for ``dialect``."""
     if dialect == "postgresql":
+        # deferred on purpose: only the dialect of the database in use
         from sqlalchemy.dialects.postgresql import insert as dialect_insert
     else:
+        # deferred on purpose: only the dialect of the database in use
         from sqlalchemy.dialects.sqlite import insert as dialect_insert
     return dialect_insert(InboundMail.__table__).on_conflict_do_nothing(index_elements=["sha256"])
 
@@ -673,7 +676,6 @@ def _take_player(ctx: Incoming, *where) -> bool:
 def _not_playing(ctx: Incoming) -> None:
     """A mail from a player who no longer plays in a running league (left or taken out):
     it changes nothing; the answer says so, how to come back, and the standings."""
-    from bot.service.conversations.commands import standings_text
     ctx.record("ignored", "ignored", reason="player left the league")
     t, league = texts(ctx.lang), ctx.league
     body = t.gettext("du spielst in {league} nicht mehr mit; deine Mail wurde nicht als Zug gewertet.",
@@ -702,7 +704,6 @@ def _game_master(ctx: Incoming) -> bool:
 def _gm_not_player(ctx: Incoming, command: str | None) -> None:
     """A mail from a league's GM that is no GM command (a player command, or moves): the
     GM plays in no league of theirs; the answer says how GM commands go. Changes nothing."""
-    from bot.i18n import gm_language
     ctx.record("ignored", "ignored", reason="game master, not a player", command=command)
     t = texts(gm_language(ctx.league.options))
     first = (t.gettext("{command} ist ein Befehl für Spieler; du bist Spielleiter von {league} und spielst dort "
@@ -718,7 +719,6 @@ def _gm_not_player(ctx: Incoming, command: str | None) -> None:
 def _game_over(ctx: Incoming) -> None:
     """A registered player's mail after their league ended: "Die Partie ist beendet" and
     the final standings, in the league's language; nothing is stored as a move."""
-    from bot.service.conversations.commands import standings_text
     ctx.record("ignored", "ignored", reason="league finished")
     lang = ctx.lang
     ctx.reply(tr(lang, "game_over", league=ctx.league.name) + "\n\n" + standings_text(ctx.s, ctx.league, lang))
@@ -808,7 +808,7 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
 _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
-               .order_by(Round.number).limit(1))  # as bot.service.operations.league.open_round, without the ORM
+               .order_by(Round.number).limit(1))  # as bot.service.domain.league.open_round, without the ORM
 _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
                                                                Round.number == bindparam("number"))
 

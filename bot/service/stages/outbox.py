@@ -6,6 +6,8 @@ Message-ID is derived from the key, so a resend is recognisable."""
 from __future__ import annotations
 
 import logging
+import os
+import socket
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Sequence
 
@@ -16,8 +18,11 @@ from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.compose import compose, make_message_id
 from bot.mail.transport import PermanentFailure, ServerFailure, TemporaryFailure
+from bot.render import format_zat, render
+from bot.service.domain.league import find_league
+from bot.service.stages.quota import BULK, SLOW, Budget, Limits, order_key
 from bot.storage.db import Database
-from bot.storage.models import OutboxMail, SendAttempt
+from bot.storage.models import League, OutboxMail, SendAttempt
 
 log = logging.getLogger(__name__)
 #: a mail the recipient's server keeps refusing for now (4xx) is given up after this long
@@ -144,8 +149,6 @@ _START = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
 
 def sender_id() -> str:
     """This process as a sender: ``host:pid:start`` (the claims of the outbox rows)."""
-    import os
-    import socket
     return f"{socket.gethostname()}:{os.getpid()}:{_START}"
 
 
@@ -153,8 +156,6 @@ def _dead(claimer: str) -> bool:
     """Whether the sender ``claimer`` (:func:`sender_id`) was a process of this machine
     that is gone (its claims are free at once; another machine's wait for
     :data:`CLAIM_TTL`)."""
-    import os
-    import socket
     host, _, rest = claimer.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
@@ -191,7 +192,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     the ``sent_at`` of the rows) are kept: when the next mail would cross one, the pass
     stops, ``Delivery.paused_until`` says when it may go, and when a round's
     Auswertungen will take longer than an hour its GM is told once
-    (:func:`bot.service.stages.quota.warn_slow`). ``clock`` (aware UTC) gives the send times
+    (:func:`warn_slow`). ``clock`` (aware UTC) gives the send times
     and the time the limits are checked at (default: the real clock); ``now`` the time
     due dates are checked at (default: ``clock()``).
 
@@ -204,7 +205,6 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     meet it too): ``Delivery.problem`` says what happened, and the caller tells the
     operator and tries again later; so is a provider's quota answer (kind ``quota``:
     no mail is failed for it). Never raises for a sending error."""
-    from bot.service.stages.quota import BULK, Budget, Limits, order_key, warn_slow
     clock = clock or (lambda: datetime.now(timezone.utc))
     now = now or clock()
     sent = failed = 0
@@ -325,11 +325,51 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
     return Delivery(sent, failed, problem, waiting, paused)
 
 
+def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: list[OutboxMail]) -> list[int]:
+    """Queue one notice to the GM of each league whose round's mails in ``waiting`` (the
+    pending rows in send order) will take longer than :data:`~bot.service.stages.quota.SLOW` from their queueing
+    to go out at the pace of ``budget``; once per league and round (the notice's key).
+    Returns the ids of the leagues told now."""
+    last: dict[tuple[int, int], int] = {}
+    first: dict[tuple[int, int], datetime] = {}
+    for pos, row in enumerate(waiting):
+        if row.kind == "auswertung" and row.league_id is not None and row.round_number is not None:
+            k = (row.league_id, row.round_number)
+            last[k] = pos
+            first[k] = min(first.get(k, row.created_at or now), row.created_at or now)
+    told: list[int] = []
+    keys = {k: f"quota:{k[0]}:{k[1]}" for k in last}
+    done = set(s.scalars(select(OutboxMail.key).where(OutboxMail.key.in_(list(keys.values()))))) if keys else set()
+    last = {k: pos for k, pos in last.items() if keys[k] not in done}
+    if not last:  # every round told already (or none waits): nothing to work out
+        return told
+    times = budget.schedule(now, max(last.values()) + 1, bulk=True)
+    for (league_id, number), pos in sorted(last.items()):
+        eta = times[min(pos, len(times) - 1)]
+        if eta - first[(league_id, number)] <= SLOW:
+            continue
+        key = keys[(league_id, number)]
+        league = s.get(League, league_id)
+        if league is None or not (league.gm_email or "").strip():
+            continue
+        n = sum(1 for r in waiting if (r.league_id, r.round_number) == (league_id, number) and r.kind == "auswertung")
+        when = format_zat(eta, league.timezone or cfg.timezone)
+        body = (f"die Auswertungen der Runde {number} ({n} Mails warten noch) gehen wegen der Versandgrenzen "
+                f"des Mail-Anbieters ({Limits.from_config(cfg).text()}, [smtp] max_per_minute, max_per_hour, "
+                f"max_per_day) nach und nach hinaus; die letzte voraussichtlich am {when}. "
+                "Antworten auf Züge gehen vor. Es geht keine Mail verloren; mehr ist nicht zu tun. "
+                "Erlaubt der Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden.")
+        queue_mail(s, cfg, key=key, kind="gm-notice", to=league.gm_email,
+                   subject=f"{league.name}: Auswertungen von Runde {number} brauchen länger",
+                   text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
+        told.append(league_id)
+    return told
+
+
 def outbox_rows(db: Database, *, league: str | None = None, statuses: tuple[str, ...] = WAITING) -> list[dict]:
     """The outbox rows with one of ``statuses`` (of league ``league`` if given), oldest
     first, as dicts ``{id, key, kind, status, to, subject, attempts, last_error,
     created_at, next_attempt_at}``. Raises ``LeagueError`` for an unknown league."""
-    from bot.service.operations.league import find_league
     with db.session() as s:
         q = select(OutboxMail).where(OutboxMail.status.in_(statuses)).order_by(OutboxMail.id)
         if league is not None:
@@ -375,8 +415,6 @@ def requeue(db: Database, ids: list[int] | None = None, *, all_failed: bool = Fa
 def _tell_gm(s: Session, cfg: Config, row: OutboxMail, why: str) -> None:
     """Queue one notice to the league's game master about a mail that could not be sent
     (never about a mail to the GM or about such a notice itself, so it cannot loop)."""
-    from bot.render import render
-    from bot.storage.models import League
     league = s.get(League, row.league_id) if row.league_id else None
     if league is None or not league.gm_email or row.kind == "gm-notice" \
             or row.to_addr.lower() == league.gm_email.lower():

@@ -14,7 +14,7 @@ gets there:
   the same window: within ANY minute (hour, day) at most the limit is sent.
 - :func:`order_key` sends answers and notices before Auswertungen, announcements and
   reminders (:data:`BULK`) when both wait.
-- :func:`warn_slow` tells a league's GM once per ZAT (key ``quota:<league>:<round>``)
+- :func:`bot.service.stages.outbox.warn_slow` tells a league's GM once per ZAT (key ``quota:<league>:<round>``)
   when the round's mails will take longer than :data:`SLOW` from their queueing to
   go out.
 
@@ -31,7 +31,7 @@ from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.storage.models import League, OutboxMail, SendAttempt
+from bot.storage.models import OutboxMail, SendAttempt
 
 #: defaults of ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day``: below Gmail's
 #: published figure, equal to the 300 a day reported for Outlook.com (lower it there), a
@@ -155,49 +155,6 @@ class Budget:
         (``now`` for ``n`` <= 0; at most :data:`ETA_HORIZON` mails ahead)."""
         times = self.schedule(now, n)
         return times[-1] if times else now
-
-
-def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: list[OutboxMail]) -> list[int]:
-    """Queue one notice to the GM of each league whose round's mails in ``waiting`` (the
-    pending rows in send order) will take longer than :data:`SLOW` from their queueing
-    to go out at the pace of ``budget``; once per league and round (the notice's key).
-    Returns the ids of the leagues told now."""
-    from bot.render import format_zat, render
-    from bot.service.stages.outbox import queue_mail
-    last: dict[tuple[int, int], int] = {}
-    first: dict[tuple[int, int], datetime] = {}
-    for pos, row in enumerate(waiting):
-        if row.kind == "auswertung" and row.league_id is not None and row.round_number is not None:
-            k = (row.league_id, row.round_number)
-            last[k] = pos
-            first[k] = min(first.get(k, row.created_at or now), row.created_at or now)
-    told: list[int] = []
-    keys = {k: f"quota:{k[0]}:{k[1]}" for k in last}
-    done = set(s.scalars(select(OutboxMail.key).where(OutboxMail.key.in_(list(keys.values()))))) if keys else set()
-    last = {k: pos for k, pos in last.items() if keys[k] not in done}
-    if not last:  # every round told already (or none waits): nothing to work out
-        return told
-    times = budget.schedule(now, max(last.values()) + 1, bulk=True)
-    for (league_id, number), pos in sorted(last.items()):
-        eta = times[min(pos, len(times) - 1)]
-        if eta - first[(league_id, number)] <= SLOW:
-            continue
-        key = keys[(league_id, number)]
-        league = s.get(League, league_id)
-        if league is None or not (league.gm_email or "").strip():
-            continue
-        n = sum(1 for r in waiting if (r.league_id, r.round_number) == (league_id, number) and r.kind == "auswertung")
-        when = format_zat(eta, league.timezone or cfg.timezone)
-        body = (f"die Auswertungen der Runde {number} ({n} Mails warten noch) gehen wegen der Versandgrenzen "
-                f"des Mail-Anbieters ({Limits.from_config(cfg).text()}, [smtp] max_per_minute, max_per_hour, "
-                f"max_per_day) nach und nach hinaus; die letzte voraussichtlich am {when}. "
-                "Antworten auf Züge gehen vor. Es geht keine Mail verloren; mehr ist nicht zu tun. "
-                "Erlaubt der Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden.")
-        queue_mail(s, cfg, key=key, kind="gm-notice", to=league.gm_email,
-                   subject=f"{league.name}: Auswertungen von Runde {number} brauchen länger",
-                   text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
-        told.append(league_id)
-    return told
 
 
 def pause_seconds(paused_until: datetime | None, now: datetime, default: float) -> float:

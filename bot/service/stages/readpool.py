@@ -35,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from sqlalchemy import func, select
 
@@ -169,7 +170,6 @@ def watch_parent(parent: int) -> None:
 
 
 def _is_broken(fut: Future) -> bool:
-    from concurrent.futures.process import BrokenProcessPool
     exc = fut.exception() if fut.done() else None
     return isinstance(exc, BrokenProcessPool)
 

@@ -11,12 +11,14 @@ the outbox holds the finished mails, keyed so they are never queued twice.
 from __future__ import annotations
 
 import logging
+import re
 from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from typing import Any, Iterable
 
+from markupsafe import escape
 from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
@@ -26,7 +28,7 @@ from bot.games.base import GameRules
 from bot.games.verdict import Verdict  # noqa: F401 (the closed note's type)
 from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat
-from bot.service.operations.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
+from bot.service.domain.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
 from bot.service.stages.outbox import queue_mails
 from bot.service.presentation.chart import MAIL_LINES, league_chart
 from bot.service.presentation.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
@@ -250,9 +252,7 @@ def next_round_zat(league: League, game: GameRules, number: int, now: datetime, 
 def with_gm_note(text: str, html: str | None, note: str) -> tuple[str, str | None]:
     """The GM's copy of an Auswertung with ``note`` (German, one paragraph) on top of the
     text part and right after ``<body>`` of the HTML part; no game template is involved."""
-    import re
 
-    from markupsafe import escape
     head = "Hinweis für den Spielleiter: "
     text = f"{head}{note}\n\n{text}"
     if html is not None:

@@ -1,0 +1,77 @@
+"""The league as every floor reads it: lookups by name, the open round, the ZAT schedule,
+the views of a Partie and the league's lexicon (the service's ground floor)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session
+
+from bot import lexicon as lexmod
+from bot.config import Config
+from bot.games import get_game
+from bot.storage.models import League, Player, Round
+
+
+class LeagueError(ValueError):
+    """A league file or a league name that does not work (German message)."""
+
+
+def vorgabe_text(state: dict[str, Any]) -> str:
+    """The cards or letters a Partie's players get this round (Rondo Vorgabe, Scrabble rack)."""
+    return str(state.get("vorgabe") or state.get("rack") or "")
+
+
+def zat_of(league: League, number: int) -> datetime:
+    """The scheduled ZAT of round ``number`` (aware UTC), a whole number of days after the
+    first one in the league's time zone (so 20:00 stays 20:00 across daylight saving)."""
+    tz = ZoneInfo(league.timezone)
+    first = league.first_zat.astimezone(tz)
+    local = (first.replace(tzinfo=None) + timedelta(days=league.zat_interval_days * (number - 1))).replace(tzinfo=tz)
+    return local.astimezone(ZoneInfo("UTC"))
+
+
+def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:
+    """Every Partie's public view plus ``name``, ``names`` (player key -> name, for games
+    whose views name players by key) and ``mine`` (``player``'s private view, ``{}``
+    without a player or for games without private state)."""
+    names = {str(p.id): p.name for p in league.players}
+    return [dict(game.public_view(pt.state), name=pt.name, names=names,
+                 mine=game.player_view(pt.state, str(player.id)) if player is not None else {})
+            for pt in league.partien]
+
+
+def find_league(session: Session, name: str) -> League:
+    league = session.scalar(select(League).where(League.name == name))
+    if league is None:
+        names = ", ".join(session.scalars(select(League.name)).all()) or "keine"
+        raise LeagueError(f"Liga {name!r} unbekannt (vorhanden: {names}).")
+    return league
+
+
+_OPEN_ROUND = (select(Round).where(Round.league_id == bindparam("league"), Round.status == "open")
+               .order_by(Round.number))
+
+
+def open_round(session: Session, league: League) -> Round | None:
+    """The league's open round, or None when it is finished."""
+    return session.scalar(_OPEN_ROUND, {"league": league.id})
+
+
+@lru_cache(maxsize=32)
+def _lexicon(alphabets: tuple[str, ...], cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...]):
+    lex = lexmod.union(*(lexmod.load(a, Path(cache_dir) if cache_dir else None) for a in alphabets))
+    return lex.with_lists(allow, deny) if (allow or deny) else lex
+
+
+def league_lexicon(league: League, cfg: Config):
+    """The league's lexicon: the game's word lists for the league's options
+    (:meth:`GameRules.lexicon_alphabets`) with the GM's allow- and deny-list."""
+    game = get_game(league.game)
+    return _lexicon(tuple(game.lexicon_alphabets(league.options or {})), str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
+                    tuple(league.allow_words or ()), tuple(league.deny_words or ()))
