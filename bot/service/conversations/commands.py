@@ -164,7 +164,7 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
-    key = f"resend:{ctx.mail.id}"
+    key = f"resend:{ctx.mail.id}:{ctx.league.id}"  # one per league (routing.EACH_LEAGUE)
     raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=tr(ctx.lang, "copy_subject", subject=row.subject), text=text,
                   html=html_part.get_content() if html_part is not None else None,
                   message_id=make_message_id(key, ctx.cfg.sender_domain), in_reply_to=ctx.rm.message_id,
