@@ -100,6 +100,25 @@ def _asked(answers) -> str:
     return text
 
 
+def _start_text(club, league: str) -> str:
+    with club[0].session() as s:
+        lid = s.scalar(select(League.id).where(League.name == league))
+        raw = s.scalar(select(OutboxMail.raw).where(OutboxMail.league_id == lid, OutboxMail.kind == "start",
+                                                    OutboxMail.to_addr == ME))
+    return " ".join(email.message_from_bytes(raw, policy=email.policy.default).get_body(("plain",))
+                    .get_content().split())
+
+
+def test_the_start_mail_and_help_say_how_to_name_the_league(club):
+    text = _start_text(club, "Typ-Dom-Winter")
+    assert "Du spielst auch in Rondo-Herbst, Rondo-Winter." in text
+    assert "schreib den Namen der Liga in den Betreff" in text and "„Züge Typ-Dom-Winter“" in text
+    assert "Du spielst auch" not in _start_text(club, "Rondo-Herbst")  # no other league yet when it began
+    _, _, answers = _send(club, "HILFE Herbst")
+    assert len(answers) == 1
+    assert "Du spielst auch in Rondo-Winter, Typ-Dom-Winter." in " ".join(answers[0][1].split())
+
+
 def test_one_player_in_three_leagues(club):
     # replies to each league's start mail go to that league, whatever the subject says otherwise
     for name in LEAGUES:

@@ -88,8 +88,10 @@ def _load_gm() -> None:
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang),
-              kind="command")
+    from bot.service.conversations.routing import several_text
+    several = several_text(ctx.s, ctx.player, ctx.lang) if ctx.player is not None else ""
+    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang)
+              + ("\n\n" + several if several else ""), kind="command")
 
 
 @command("STAND", "STANDINGS", help=N_("STAND: die aktuelle Wertung"))

@@ -29,7 +29,7 @@ from sqlalchemy import select
 
 from bot.i18n import league_language, texts
 from bot.render import wrap
-from bot.storage.models import League, OutboxMail, Partie
+from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress
 from bot.submission import _frame
 
 #: commands answered once for each of the player's leagues when the mail names none
@@ -170,6 +170,26 @@ def ask(ctx, leagues: Sequence[League], found: Route, name: str | None = None) -
     body = wrap(head + " " + t.gettext("Sie wurde deshalb noch nicht gewertet.")) + "\n\n"
     body += t.gettext("Deine Ligen:") + "\n" + "\n".join(f"  - {lg.name}" for lg in leagues) + "\n\n"
     body += wrap(t.gettext("Schick die Mail bitte noch einmal: als Antwort auf eine Mail der Liga, oder "
-                           "mit dem Namen der Liga im Betreff, zum Beispiel „Züge {league}“.",
-                           league=leagues[0].name))
+                           "mit dem Namen der Liga im Betreff, zum Beispiel:")) + "\n\n"
+    body += "  " + t.gettext("Betreff: Züge {league}", league=leagues[0].name)
     ctx.reply(body, name=name or "", lang=lang)
+
+
+def several_text(s, player: Player, lang: str) -> str:
+    """For a player who also plays in other running leagues (by any of their addresses):
+    a paragraph naming them and saying how a mail finds its league (the start mail and
+    the ``HILFE`` answer); "" for a player of one league."""
+    addrs = select(PlayerAddress.email).where(PlayerAddress.player_id == player.id)
+    others = list(s.scalars(select(League.name).join(Player, Player.league_id == League.id)
+                            .join(PlayerAddress, PlayerAddress.player_id == Player.id)
+                            .where(PlayerAddress.email.in_(addrs), League.status == "running", Player.active,
+                                   League.id != player.league_id).distinct().order_by(League.name)))
+    if not others:
+        return ""
+    t = texts(lang)
+    league = s.get(League, player.league_id)
+    return wrap(t.gettext("Du spielst auch in {leagues}. Damit deine Mail in der richtigen Liga ankommt: "
+                          "antworte auf eine Mail der Liga (etwa diese), oder schreib den Namen der Liga "
+                          "in den Betreff, zum Beispiel „Züge {league}“. STAND und HILFE ohne den Namen "
+                          "einer Liga beantworte ich für jede deiner Ligen.",
+                          leagues=", ".join(others), league=league.name))
