@@ -165,6 +165,12 @@ def test_one_player_in_three_leagues(club):
     auswertung = _mail_of(club, "Rondo-Winter", "auswertung")
     assert auswertung
     assert _send(club, "Re: Auswertung", "Partie R1:\nXY", reply_to=auswertung)[0] == "Rondo-Winter"
+    # AUSWERTUNG 1 without a league: the copy from Rondo-Winter, "not yet" from the others
+    _, _, answers = _send(club, "AUSWERTUNG 1")
+    assert len(answers) == 3, answers
+    subjects = sorted(subj for subj, _ in answers)
+    assert [s for s in subjects if "Rondo-Winter: Auswertung Runde 1" in s], subjects
+    assert "Re: AUSWERTUNG 1 (Rondo-Herbst)" in subjects and "Re: AUSWERTUNG 1 (Typ-Dom-Winter)" in subjects
     # the answer to the bot's question, with the league now in the subject: routed
     _, _, answers = _send(club, "Züge", "ABC")
     asked = _mail_of_answer(club)

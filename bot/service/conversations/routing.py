@@ -142,6 +142,7 @@ def routed(ctx, rows: list, found, text: str) -> list:
     if found and found[0].name in EACH_LEAGUE and not found_route.said:
         ctx.league_in_subject = True
         return rows
+    ctx.player = ctx.league = None  # the question belongs to no league
     ask(ctx, leagues, found_route, rows[0][0].name)
     return []
 
