@@ -38,8 +38,11 @@ ASKED = "Deine Ligen:"
 
 
 @pytest.fixture
-def club(tmp_path):
+def club(tmp_path, db_url):
+    """Three leagues with Anna in each and a fourth without her, on SQLite and on
+    PostgreSQL (``db_url``): (database, config, Maildir)."""
     cfg = embedded(tmp_path / "club")
+    cfg.database_url = db_url
     cfg.sender = "Spielleiter <spielleiter@club.invalid>"
     cfg.rate_limit_per_hour = 0
     cfg.read_workers = 1
@@ -197,3 +200,33 @@ def test_a_forged_reply_routes_no_one_into_a_league(club):
     with club[0].session() as s:
         lid = s.scalar(select(League.id).where(League.name == "Fremdliga"))
         assert not s.scalars(select(InboundMail).where(InboundMail.league_id == lid)).all()
+
+
+def test_a_dutch_player_is_asked_in_dutch(tmp_path):
+    """Two Dutch RONDO leagues: the question is Dutch (the language both share), with
+    the list, every line at most 72 characters; a STAND answers for each league."""
+    cfg = embedded(tmp_path / "nl")
+    cfg.sender = "Spelleider <spelleider@club.invalid>"
+    cfg.rate_limit_per_hour = 0
+    cfg.read_workers = 1
+    db = Database(cfg.database_url)
+    db.migrate()
+    first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0).isoformat()
+    with db.session() as s:
+        for i, name in enumerate(["Rondo-Utrecht", "Rondo-Leiden"]):
+            create_league(s, {"name": name, "game": "rondonl", "partien": ["T1"], "seed": "3", "first_zat": first,
+                              "zat_interval_days": 7, "gm_email": "gm@club.invalid", "review": False,
+                              "require_code": False, "language": "nl", "options": {},
+                              "players": [{"name": "Anna", "email": ME},
+                                          *[{"name": f"Speler {i}{k}", "email": f"n{i}{k}@club.invalid"}
+                                            for k in range(2)]]}, cfg)
+    club = (db, cfg, MaildirTransport(cfg.maildir))
+    league, status, answers = _send(club, "zetten", "Partij T1:\nXY")
+    assert league is None and len(answers) == 1
+    text = answers[0][1]
+    assert "Jouw competities:" in text and "- Rondo-Utrecht" in text and "- Rondo-Leiden" in text
+    assert "Onderwerp: zetten Rondo-Utrecht" in text and "Liga" not in text
+    assert max(len(line) for line in text.splitlines()) <= 72
+    assert _send(club, "zetten leiden", "Partij T1:\nXY")[0] == "Rondo-Leiden"
+    _, _, answers = _send(club, "STAND")
+    assert sorted(subj for subj, _ in answers) == ["Re: STAND (Rondo-Leiden)", "Re: STAND (Rondo-Utrecht)"]
