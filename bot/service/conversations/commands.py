@@ -47,8 +47,10 @@ command = COMMANDS.command
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang),
-              kind="command")
+    from bot.service.conversations.routing import several_text
+    several = several_text(ctx.s, ctx.player, ctx.lang) if ctx.player is not None else ""
+    ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang)
+              + ("\n\n" + several if several else ""), kind="command")
 
 
 @command("STAND", "STANDINGS", help=N_("STAND: die aktuelle Wertung"))
@@ -120,7 +122,7 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
-    key = f"resend:{ctx.mail.id}"
+    key = f"resend:{ctx.mail.id}:{ctx.league.id}"  # one per league (routing.EACH_LEAGUE)
     raw = compose(sender=ctx.cfg.sender, to=ctx.rm.from_addr, subject=tr(ctx.lang, "copy_subject", subject=row.subject), text=text,
                   html=html_part.get_content() if html_part is not None else None,
                   message_id=make_message_id(key, ctx.cfg.sender_domain), in_reply_to=ctx.rm.message_id,

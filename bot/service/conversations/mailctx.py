@@ -36,11 +36,15 @@ class Incoming:
     #: what our receiving server said of the sender (bot.mail.auth; ``none`` without
     #: ``[bot] authserv_id``); a ``pass`` proves an ADRESSE like a code (issue 31)
     auth: SenderAuth = field(default_factory=SenderAuth)
+    #: answered once for each of the player's leagues (bot.service.conversations.routing):
+    #: each answer's subject names its league
+    league_in_subject: bool = False
 
     @property
     def reply_subject(self) -> str:
         subj = self.rm.subject or ""
-        return subj if subj.lower().startswith(("re:", "aw:")) else f"Re: {subj}".strip()
+        subj = subj if subj.lower().startswith(("re:", "aw:")) else f"Re: {subj}".strip()
+        return f"{subj} ({self.league.name})" if self.league_in_subject and self.league else subj
 
     def record(self, status: str, kind: str, **parse: Any) -> None:
         """Set the stored mail's status, kind and what was read (JSON)."""

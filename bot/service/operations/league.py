@@ -20,6 +20,7 @@ from bot.service.conversations.identity import hash_code
 from bot.service.conversations.registry import COMMANDS
 from bot.service.domain.league import LeagueError, open_round, partie_views, vorgabe_text, zat_of
 from bot.service.domain.names import check_player_names, normal_name
+from bot.service.conversations.routing import several_text
 from bot.service.stages.outbox import queue_mail
 from bot.storage.models import League, Partie, Player, PlayerAddress, Round, Vorgabe
 
@@ -166,7 +167,7 @@ def queue_start_mail(session: Session, cfg: Config, league: League, player: Play
     zat = rnd.zat if rnd is not None else league.first_zat
     text = render(f"{game.name}/start.txt.j2", lang, recipient=player, league=league,
                   partien=partie_views(game, league, player), next_zat=format_zat(zat, league.timezone, lang),
-                  joined=joined)
+                  joined=joined, several=several_text(session, player, lang))
     queue_mail(session, cfg, key=key or f"start:{league.id}:{player.id}", kind="start", to=player.email,
                subject=tr(lang, "subject_start" if joined <= 1 else "subject_welcome", league=league.name),
                text=text, league_id=league.id, round_number=joined)

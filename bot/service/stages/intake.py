@@ -60,6 +60,7 @@ from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import (InboundMail, League, OutboxMail, Partie, Player, PlayerAddress, Round, Submission,
                                 SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
+from bot.service.conversations.routing import routed
 from bot.submission import ReadSubmission, read_submission
 
 log = logging.getLogger(__name__)
@@ -613,14 +614,16 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
                 return found[0].handler(ctx, found[1])
             return _gm_not_player(ctx, found[0].name if found else None)
         return _unknown_sender(ctx, text)
-    if len(rows) > 1:
-        subj = rm.subject.lower()
-        rows = [r for r in rows if r[1].name.lower() in subj]
-        if len(rows) != 1:
-            ctx.record("ignored", "ignored", reason="several leagues")
-            return ctx.reply("du spielst in mehreren Ligen: bitte den Namen der Liga in den Betreff schreiben.")
-    ctx.player, ctx.league, sent_from = rows[0]
-    mail.player_id, mail.league_id = ctx.player.id, ctx.league.id
+    if len(rows) > 1 and not (rows := routed(ctx, rows, found, text)):
+        return  # the player was asked which league (bot.service.conversations.routing)
+    for ctx.player, ctx.league, sent_from in rows:  # several: a command for each league
+        mail.player_id, mail.league_id = ctx.player.id, ctx.league.id
+        _as_player(ctx, found, code, auth, sent_from, text)
+
+
+def _as_player(ctx: Incoming, found, code: str | None, auth: SenderAuth, sent_from: PlayerAddress,
+               text: str) -> None:
+    """The mail of ``ctx.player`` in ``ctx.league``: a command or the moves."""
     if found and found[0].name in OPEN_COMMANDS and not auth.failed:
         return found[0].handler(ctx, found[1])
     proved = bool(code) and check_code(code, ctx.player.code_hash)
