@@ -27,14 +27,32 @@ def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
                                dt=local, offset=f"{off[:3]}:{off[3:]}")
 
 
+#: German names of the zone abbreviations zoneinfo gives (Duden: MEZ, MESZ); other zones
+#: keep their abbreviation.
+_ZONE_DE = {"CET": "MEZ", "CEST": "MESZ"}
+
+
+def zone_name(local: datetime, lang: str = DEFAULT) -> str:
+    """The abbreviation of ``local``'s time zone as a reader of ``lang`` knows it:
+    ``MEZ``/``MESZ`` in German, ``CET``/``CEST`` in Dutch, ``UTC``; an offset
+    (``UTC+05:30``) where zoneinfo has no abbreviation (``+0530``)."""
+    name = local.tzname() or ""
+    if not name or name[0] in "+-":
+        off = local.strftime("%z")
+        return f"UTC{off[:3]}:{off[3:]}" if off else "UTC"
+    return _ZONE_DE.get(name, name) if lang == "de" else name
+
+
 def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) -> str:
-    """An arrival time to the second in the league's time zone: ``06.12.2026, 20:03:15 Uhr``
-    (template filter ``ankunft``: ``{{ iso|ankunft(league.timezone) }}``)."""
+    """An arrival time to the second in the league's time zone, with the zone (a race is
+    decided by the second): ``06.12.2026, 20:03:15 Uhr MEZ`` (template filter ``ankunft``:
+    ``{{ iso|ankunft(league.timezone) }}``)."""
     if not when:
         return "–"
     if isinstance(when, str):
         when = datetime.fromisoformat(when)
-    return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr", dt=when.astimezone(ZoneInfo(tz)))
+    local = when.astimezone(ZoneInfo(tz))
+    return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr {zone}", dt=local, zone=zone_name(local, lang))
 
 
 #: what a line break must not split: a parenthesis of up to 60 characters, a list of single
