@@ -57,10 +57,13 @@ def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) ->
 
 #: what a line break must not split: a parenthesis of up to 60 characters, a list of single
 #: letters ("C E K R U Z", a rack or the letters of a round), a field and its letter ("A2 B"),
-#: a command and its argument ("URLAUB von-bis", "AUSWERTUNG 3", "KAUFEN rot")
+#: a command and its argument ("URLAUB von-bis", "AUSWERTUNG 3", "KAUFEN rot"), a count and
+#: its noun ("4 Punkte"), a list number and the first word of its item ("4. Dieter")
 _KEEP = re.compile(r"\([^()\n]{1,60}\)|(?<![^\s(])(?:[A-ZÄÖÜ?*/] ){2,}[A-ZÄÖÜ?*/](?![^\s).,;:])"
                    r"|\b[A-Z]\d{1,2} [A-ZÄÖÜ](?![^\s.,;:])"
-                   r"|\b[A-ZÄÖÜ]{4,} [a-zäöü0-9][^\s]{0,11}(?!\S)")  # a command and its argument: URLAUB von-bis
+                   r"|\b[A-ZÄÖÜ]{4,} [a-zäöü0-9][^\s]{0,11}(?!\S)"  # a command and its argument: URLAUB von-bis
+                   r"|(?<![\d.,:-])\b\d{1,4} [A-ZÄÖÜ][a-zäöüß]+"  # a count and its noun: "4 Punkte", "39 Steine"
+                   r"|(?<![\d.,:-])\b\d{1,2}\. [A-ZÄÖÜ]\S*")  # a number of a list and what it numbers: "4. Dieter"
 
 
 #: a short last word ("6.", "1,") is not left alone on a line: it keeps the word before it

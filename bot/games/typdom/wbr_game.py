@@ -211,7 +211,7 @@ class WbrRules(GameRules):
                           "fragment": wbr._text(table, squares), "span": wbr._span(squares)}
         cross = state.get("cross")
         return {"variant": "wbr", "variant_title": N_("Wer behält recht?"), "round": state["round"],
-                "turn": state["round"],
+                "turn": int(hist[-1]["turn"]) if hist else 0,
                 "rounds": state.get("rounds"), "board": list(state["board"]),
                 "seat_order": list(state["seat_order"]), "active": list(state["active"]),
                 "out": list(state.get("out", [])), "rack_sizes": {p: len(r) for p, r in state["racks"].items()},
