@@ -206,9 +206,9 @@ def test_turns_in_seat_order_ersatzzug_when_an_earlier_seat_blocks():
     b = next(p for p in rep.players if p.player == "b")
     assert [m.reason for m in b.moves] == ["mismatch", "rack", "rack", None]
     assert b.moves[1].message == "Nicht auf deiner Bank (WIDKE): TT." and b.moves[1].verdict.code == "rack"
-    assert b.moves[3].message == "kaufen: 1 Stein" and b.moves[3].public.render("de", PUBLIC, "b") == "kaufen: 1 Stein"
+    assert b.moves[3].message == "kauft 1 Stein" and b.moves[3].public.render("de", PUBLIC, "b") == "kauft 1 Stein"
     seen = get_game("typdom").seen_by(b.to_json(), PUBLIC, rep.state_after)
-    assert [m["message"] for m in seen["moves"]] == ["ungültig", "ungültig", "ungültig", "kaufen: 1 Stein"]
+    assert [m["message"] for m in seen["moves"]] == ["ungültig", "ungültig", "ungültig", "kauft 1 Stein"]
     assert not any(m["notes"] or m["reason"] for m in seen["moves"][:3])
     assert "WIDKE" not in json.dumps(seen) and "TexT" not in json.dumps(seen)
     assert "WIDKE" not in json.dumps(rep.state_after["history"])

@@ -165,14 +165,14 @@ _COLOURS = {"rot": _public("red", N_("rot")), "schwarz": _public("black", N_("sc
 
 
 def summary(out: Outcome, variant: str = "point") -> Verdict:
-    """What a valid turn did, as every player may read it: ``kaufen: 2 Steine (rot)``,
+    """What a valid turn did, as every player may read it: ``kauft 2 Steine (rot)``,
     ``EXAMEN (12 Punkte) + TEXT (5 Punkte); berührt: ES`` (Point-Typ-Dom) or
     ``EXAMEN + TEXT (7 Steine)`` (Kreuzwort-Spiel), a Jolly taken first in front."""
     if out.is_buy:
         n = out.buy or 1
         if out.buy_colour:
-            return _public("buy", N_("kaufen: {stones} ({colour})"), stones=_stones(n), colour=_COLOURS[out.buy_colour])
-        return _public("buy", N_("kaufen: {stones}"), stones=_stones(n))
+            return _public("buy", N_("kauft {stones} ({colour})"), stones=_stones(n), colour=_COLOURS[out.buy_colour])
+        return _public("buy", N_("kauft {stones}"), stones=_stones(n))
     if variant == "point":
         parts = [_public("points", N_("{word} (1 Punkt)") if p.score == 1 else N_("{word} ({n} Punkte)"),
                      word=p.word, n=p.score) for p in out.laid]
