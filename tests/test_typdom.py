@@ -369,7 +369,7 @@ def test_verdicts_are_data_rendered_per_recipient_and_language():
     assert good.message == "KIND (10 Punkte)" and good.verdict.render("nl", PUBLIC, "a") == "KIND (10 punten)"
     assert good.detail["summary"].render("de", PUBLIC, "a") == "KIND (10 Punkte)"
     assert g.check_line(st, "KAUFEN 2 rot", WORDS, player="a").verdict.render("nl", PUBLIC, "a") == \
-        "kopen: 2 stenen (rood)"
+        "koopt 2 stenen (rood)"
     with pytest.raises(NotationError) as exc:
         parse_turn("Z13w EXAMEN")
     assert exc.value.verdict.code == "syntax" and exc.value.verdict.text("nl").startswith("Die kolom bestaat niet")
