@@ -163,13 +163,16 @@ def test_presto_ack_says_one_rule_and_echoes_the_crossword_aligned(tmp_path, env
     # the league's choice on "ein Stein Rest" is stated, not pointed to
     assert "In dieser Liga zählt nur ein Kreuzwort mit allen Steinen" in " ".join(start.split())
     assert "steht in der Startmail" not in start
-    _set(db, racks=lambda k: {k["anna@example.org"]: "AHSTU", k["bernd@example.org"]: "AHSTUU",
+    _set(db, racks=lambda k: {k["anna@example.org"]: "AHSTUU", k["bernd@example.org"]: "AHSTUU",
                               k["clara@example.org"]: "AHOSTUU", k["dora@example.org"]: "AHSTUU"})
-    md.deliver_to_inbox(player_mail("anna@example.org", "..T\nHAUS"))
+    md.deliver_to_inbox(player_mail("anna@example.org", "HAUS\nU\nT"))
     poll_once(db, cfg)
     ack = text_of(_mails(db, "ack", "anna@example.org")[-1][1].as_bytes())
-    rows = [ln for ln in ack.splitlines() if re.fullmatch(r"\s*[.A-Z]+", ln) and ("." in ln or ln.strip() == "HAUS")]
-    assert [ln.strip() for ln in rows] == ["..T", "HAUS"], ack
+    lines = ack.splitlines()
+    head = next(i for i, ln in enumerate(lines) if ln.strip() == "Zug:")
+    rows = lines[head + 1:head + 4]
+    assert [ln.strip() for ln in rows] == ["HAUS", "U", "T"], ack
+    assert lines[head + 4].strip().startswith("-> gültig"), ack
     assert len({len(ln) - len(ln.lstrip()) for ln in rows}) == 1, ack  # every row in one column
     flat = " ".join(ack.split())
     assert "Jede weitere Mail ersetzt dein Kreuzwort samt seiner Ankunftszeit; schick darum nichts mehr." in flat
