@@ -204,3 +204,23 @@ def test_wbr_start_mail_names_who_begins_and_every_end(tmp_path, env):
         assert "In dieser Liga endet die Partie spätestens nach Zug 50." in flat
         assert "die Runde Wbr" not in flat and "die Liga Wbr" in flat
         assert max(len(ln) for ln in text.splitlines()) <= 72
+
+
+def test_dutch_start_mails_of_presto_and_wbr_are_dutch_and_within_72_columns(tmp_path, env):
+    db, cfg, md = env
+    with db.session() as s:
+        create_league(s, read_league_file(_league(tmp_path, "typdom-presto", PLAYERS4, 'language = "nl"')), cfg)
+        create_league(s, read_league_file(_league(tmp_path, "typdom-wbr", PLAYERS, 'language = "nl"', name="Wbr")),
+                      cfg)
+    starts = [text_of(msg.as_bytes()) for _, msg in _mails(db, "start")]
+    assert len(starts) == 4 + 3
+    for text in starts:
+        assert max(len(ln) for ln in text.splitlines()) <= 72, text
+        for german in ("So schickst du", "Wer zuerst", "Ein Zug:", "Jeder hat", "Zitierte Zeilen"):
+            assert german not in text, (german, text)
+        assert not re.search(r"\b(rot|schwarz): [A-Z*]", text), text  # the rack in Dutch too
+        assert re.search(r"\b(rood|zwart): [A-Z*]", text), text
+    wbr = " ".join(starts[-1].split())
+    assert "uiterlijk na beurt 50" in wbr and "In deze competitie eindigt de partij uiterlijk na beurt 50." in wbr
+    presto = " ".join(starts[0].split())
+    assert "In deze competitie telt alleen een kruiswoord met al je stenen" in presto
