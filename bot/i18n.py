@@ -136,6 +136,9 @@ TEXTS: dict[str, str] = {
     "subject_reminder": N_("{league}: Erinnerung an den ZAT der Runde {round}"),
     "reminder": N_("für Runde {round} von {league} fehlen noch deine Züge ({partien}).\nZAT: {zat}\n\nOhne "
                   "Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis."),
+    "subject_reminder_turn": N_("{league}: Erinnerung an den ZAT von Zug {round}"),
+    "reminder_turn": N_("für Zug {round} von {league} fehlt noch dein Zug ({partien}).\nZAT: {zat}\n\nOhne "
+                        "Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis."),
     "partie_one": N_("Partie {names}"),
     "partie_many": N_("Partien {names}"),
     "standings_title": N_("Wertung {league}:"),

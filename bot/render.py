@@ -28,22 +28,43 @@ def format_zat(when: datetime | None, tz: str, lang: str = DEFAULT) -> str:
                                dt=local, offset=f"{off[:3]}:{off[3:]}")
 
 
+#: German names of the zone abbreviations zoneinfo gives (Duden: MEZ, MESZ); other zones
+#: keep their abbreviation.
+_ZONE_DE = {"CET": "MEZ", "CEST": "MESZ"}
+
+
+def zone_name(local: datetime, lang: str = DEFAULT) -> str:
+    """The abbreviation of ``local``'s time zone as a reader of ``lang`` knows it:
+    ``MEZ``/``MESZ`` in German, ``CET``/``CEST`` in Dutch, ``UTC``; an offset
+    (``UTC+05:30``) where zoneinfo has no abbreviation (``+0530``)."""
+    name = local.tzname() or ""
+    if not name or name[0] in "+-":
+        off = local.strftime("%z")
+        return f"UTC{off[:3]}:{off[3:]}" if off else "UTC"
+    return _ZONE_DE.get(name, name) if lang == "de" else name
+
+
 def format_arrival(when: str | datetime | None, tz: str, lang: str = DEFAULT) -> str:
-    """An arrival time to the second in the league's time zone: ``06.12.2026, 20:03:15 Uhr``
-    (template filter ``ankunft``: ``{{ iso|ankunft(league.timezone) }}``)."""
+    """An arrival time to the second in the league's time zone, with the zone (a race is
+    decided by the second): ``06.12.2026, 20:03:15 Uhr MEZ`` (template filter ``ankunft``:
+    ``{{ iso|ankunft(league.timezone) }}``)."""
     if not when:
         return "–"
     if isinstance(when, str):
         when = datetime.fromisoformat(when)
-    return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr", dt=when.astimezone(ZoneInfo(tz)))
+    local = when.astimezone(ZoneInfo(tz))
+    return texts(lang).gettext("{dt:%d.%m.%Y, %H:%M:%S} Uhr {zone}", dt=local, zone=zone_name(local, lang))
 
 
 #: what a line break must not split: a parenthesis of up to 60 characters, a list of single
 #: letters ("C E K R U Z", a rack or the letters of a round), a field and its letter ("A2 B"),
-#: a command and its argument ("URLAUB von-bis", "AUSWERTUNG 3", "KAUFEN rot")
+#: a command and its argument ("URLAUB von-bis", "AUSWERTUNG 3", "KAUFEN rot"), a count and
+#: its noun ("4 Punkte"), a list number and the first word of its item ("4. Dieter")
 _KEEP = re.compile(r"\([^()\n]{1,60}\)|(?<![^\s(])(?:[A-ZÄÖÜ?*/] ){2,}[A-ZÄÖÜ?*/](?![^\s).,;:])"
                    r"|\b[A-Z]\d{1,2} [A-ZÄÖÜ](?![^\s.,;:])"
-                   r"|\b[A-ZÄÖÜ]{4,} [a-zäöü0-9][^\s]{0,11}(?!\S)")  # a command and its argument: URLAUB von-bis
+                   r"|\b[A-ZÄÖÜ]{4,} [a-zäöü0-9][^\s]{0,11}(?!\S)"  # a command and its argument: URLAUB von-bis
+                   r"|(?<![\d.,:-])\b\d{1,4} [A-ZÄÖÜ][a-zäöüß]+"  # a count and its noun: "4 Punkte", "39 Steine"
+                   r"|(?<![\d.,:-])\b\d{1,2}\. [A-ZÄÖÜ]\S*")  # a number of a list and what it numbers: "4. Dieter"
 
 
 #: a short last word ("6.", "1,") is not left alone on a line: it keeps the word before it

@@ -98,7 +98,7 @@ def test_typdom_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert "gültig: NAHT + TEXT (5 Steine)" in acks[a] and "vor dir" not in acks[a].lower()
     assert "gültig: NAHT (2 Steine)" in acks[b] and "Vor dir ist in dieser Runde noch ein Spieler am Zug" in acks[b]
     assert "gültig: Jolly von F5 getauscht, HERZ (3 Steine)" in acks[b]
-    assert "gültig: kaufen: 1 Stein" in acks[d]
+    assert "gültig: kauft 1 Stein" in acks[d]
 
     assert main(["adjudicate", "E2E-Typ-Dom", "--now", "--config", str(conf)]) == 0
     reports = _mails(smtpd, "Auswertung Runde 1")

@@ -83,12 +83,12 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert. Am Zug: Anna Albers" \
         in _flat(acks[b])
     assert "gültig: legt E auf M13, sagt ESEL an" in _flat(acks[a]) and "13  · E ·" in acks[a]
-    reports = _texts(smtpd, "Auswertung Runde 1", n)
+    reports = _texts(smtpd, "Auswertung Zug 1", n)
     assert sorted(reports) == sorted([a, b, c, "gm@example.org"])
     txt = _flat(reports[c])
     assert "Anna Albers: M13 E ESEL – legt E auf M13, sagt ESEL an" in txt
     assert "Wort im Bau: ESEL, angesagt von Anna Albers; es liegt E (M13)." in txt
-    assert "Am Zug: Bernd Becker – baut weiter" in txt and "Am Zug in Partie W1: Bernd Becker, bis zum ZAT:" in txt
+    assert "Am Zug: Bernd Becker – baut weiter" in txt and "Am Zug in Partie W1: Bernd Becker." in txt
     assert "Deine Bank: schwarz: R" in txt and "schwarz: H S T" not in txt
     view = _show(conf, capsys)
     zat = datetime.fromisoformat(view["next_zat"])
@@ -98,7 +98,7 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     # turn 2: Bernd's main move needs an X he lacks; his Ersatzzug keeps ESEL
     dovecot.append(player_mail(b, "L13 X EXESEL\nErsatz: N13 S\n"), user=user)
     n = _poll(conf, smtpd)
-    reports = _texts(smtpd, "Auswertung Runde 2", n)
+    reports = _texts(smtpd, "Auswertung Zug 2", n)
     txt = _flat(reports[a])
     assert "Bernd Becker: N13 S – legt S auf N13, baut an ESEL weiter" in txt
     # the main move was not played: others learn that it failed, nothing of it or why (issue 31)
@@ -112,7 +112,7 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert main(["adjudicate", "E2E-WBR", "--config", str(conf)]) == 0  # ZAT not yet passed: nothing
     assert _show(conf, capsys)["round"] == 3
     assert main(["adjudicate", "E2E-WBR", "--now", "--config", str(conf)]) == 0
-    reports = _texts(smtpd, "Auswertung Runde 3")
+    reports = _texts(smtpd, "Auswertung Zug 3")
     txt = _flat(reports[b])
     assert "Clara Conrad: kein Zug (NMR): kauft einen Stein und setzt aus" in txt
     assert ("Anna Albers müsste ESEL jetzt vollenden, hat aber die Steine nicht: scheidet aus und zahlt jedem "
@@ -123,6 +123,16 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     view = _show(conf, capsys)
     assert {r["player"]: r["points"] for r in view["standings"]} == {a: -12, b: 6, c: 6}
     assert view["partien"][0]["out"] == [a] and view["partien"][0]["duty"] == "start"
+
+    # Anna, out, mails again: she is told she is out, since when and why, not "nicht am Zug"
+    # (issue 32)
+    dovecot.append(player_mail(a, "O13 O SO\n"), user=user)
+    n = _poll(conf, smtpd)
+    ack = _flat(_texts(smtpd, "Re:", n)[a])
+    assert ("du bist seit Zug 3 aus dieser Partie ausgeschieden: dir fehlte ein Stein, um dein angesagtes Wort "
+            "ESEL fertig zu legen, und du hast jedem Mitspieler 6 Punkte gezahlt.") in ack
+    assert "nicht am Zug" not in ack
+    assert _show(conf, capsys)["round"] == 4  # nothing stored, the turn goes on
 
     # turn 4: Bernd starts SO across the given-up fragment with his last tile and wins:
     # Clara pays him 1 each for R and N (seed 002: black 1, red 3, Jolly 10)
@@ -137,6 +147,7 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert "Hauptzug: O13 O SO – ungültig: " in _flat(final[b])
     assert "Schlusswertung (Bernd Becker hat alle Steine gelegt):" in txt
     assert "Clara Conrad übrig: N R zahlt 2 = -2" in txt
+    assert "Gewonnen hat Bernd Becker mit 8 Punkten." in txt  # the final names the winner (issue 32)
     view = _show(conf, capsys)
     assert view["status"] == "finished"
     assert {r["player"]: r["points"] for r in view["standings"]} == {a: -12, b: 8, c: 4}

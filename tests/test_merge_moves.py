@@ -112,6 +112,6 @@ def test_rondo_exchange_after_an_invalid_word_merges(tmp_path, env):
     moves, ack = _send(env, email, f"RUIL {card}")  # the exchange joins the earlier word
     assert moves == [f"RUIL {card}\nQQQQ"]
     assert "deze mail vult je eerdere inzending voor partij R1 aan" in ack
-    assert f"Zet: RUIL {card}\n    QQQQ" in ack
+    assert f"Zet:\n    RUIL {card}\n    QQQQ" in ack  # every line of the move in one column (issue 32)
     # the exchange ends the turn (RONDO: a turn is over with its mail): no "a later mail replaces"
     assert "Je beurt is daarmee voorbij" in ack and "vervangt" not in ack.split("aan:")[1]

@@ -130,12 +130,16 @@ def test_wbr_turns_zats_and_a_purchase(tmp_path, env):
 
 
 def test_player_help_is_quoted_in_the_docs_and_start_mails_stay_within_72_columns(tmp_path, env):
-    from bot import ROOT, TEMPLATE_DIR
+    from bot import ROOT
+    from bot.render import render
     for game in ("typdom-presto", "typdom-wbr"):
         page = (ROOT / "docs" / "player-help" / f"{game}.md").read_text(encoding="utf-8")
-        hilfe = (TEMPLATE_DIR / game / "hilfe.txt").read_text(encoding="utf-8").rstrip("\n")
-        assert f"```text\n{hilfe}\n```" in page
-        assert max(len(ln) for ln in hilfe.splitlines()) <= 72
+        for lang in ("de", "nl"):  # through gettext, as the other games' help (issue 32)
+            hilfe = render(f"{game}/hilfe.txt", lang).rstrip("\n")
+            assert max(len(ln) for ln in hilfe.splitlines()) <= 72, (game, lang)
+            if lang == "de":
+                assert f"```text\n{hilfe}\n```" in page
+        assert render(f"{game}/hilfe.txt", "nl") != render(f"{game}/hilfe.txt", "de")
     db, cfg, md = env
     with db.session() as s:
         create_league(s, read_league_file(_league(tmp_path, "typdom-presto", PLAYERS4)), cfg)

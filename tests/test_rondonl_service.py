@@ -79,7 +79,7 @@ def test_german_rondo_league(tmp_path, env):
     deliver(db, md, cfg)
     sent = md.sent()[n:]
     ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
-    assert f"Zug: TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
+    assert f"Zug:\n    TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
     if best:
         assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte\n" in ack
         assert "Dein Zug ist damit beendet; der nächste Spieler ist am Zug." in ack  # said once, at the end

@@ -206,9 +206,9 @@ def test_turns_in_seat_order_ersatzzug_when_an_earlier_seat_blocks():
     b = next(p for p in rep.players if p.player == "b")
     assert [m.reason for m in b.moves] == ["mismatch", "rack", "rack", None]
     assert b.moves[1].message == "Nicht auf deiner Bank (WIDKE): TT." and b.moves[1].verdict.code == "rack"
-    assert b.moves[3].message == "kaufen: 1 Stein" and b.moves[3].public.render("de", PUBLIC, "b") == "kaufen: 1 Stein"
+    assert b.moves[3].message == "kauft 1 Stein" and b.moves[3].public.render("de", PUBLIC, "b") == "kauft 1 Stein"
     seen = get_game("typdom").seen_by(b.to_json(), PUBLIC, rep.state_after)
-    assert [m["message"] for m in seen["moves"]] == ["ungültig", "ungültig", "ungültig", "kaufen: 1 Stein"]
+    assert [m["message"] for m in seen["moves"]] == ["ungültig", "ungültig", "ungültig", "kauft 1 Stein"]
     assert not any(m["notes"] or m["reason"] for m in seen["moves"][:3])
     assert "WIDKE" not in json.dumps(seen) and "TexT" not in json.dumps(seen)
     assert "WIDKE" not in json.dumps(rep.state_after["history"])
@@ -369,7 +369,7 @@ def test_verdicts_are_data_rendered_per_recipient_and_language():
     assert good.message == "KIND (10 Punkte)" and good.verdict.render("nl", PUBLIC, "a") == "KIND (10 punten)"
     assert good.detail["summary"].render("de", PUBLIC, "a") == "KIND (10 Punkte)"
     assert g.check_line(st, "KAUFEN 2 rot", WORDS, player="a").verdict.render("nl", PUBLIC, "a") == \
-        "kopen: 2 stenen (rood)"
+        "koopt 2 stenen (rood)"
     with pytest.raises(NotationError) as exc:
         parse_turn("Z13w EXAMEN")
     assert exc.value.verdict.code == "syntax" and exc.value.verdict.text("nl").startswith("Die kolom bestaat niet")

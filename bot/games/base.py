@@ -496,6 +496,12 @@ class GameRules(ABC):
         answer; only movers are reminded and scored NMR."""
         return None
 
+    def out_note(self, state: Mapping[str, Any], player: str) -> Verdict | None:
+        """Why ``player`` sends no more moves in this Partie because they are out of it
+        (since when, why), as a verdict addressed to them, or None when they are not out.
+        The service answers their mail with it instead of "not your turn". Default: None."""
+        return None
+
     def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
                        lexicon: Any, *, received: Mapping[str, datetime] | None = None) -> bool:
         """True when the open round may be adjudicated before its ZAT (the service asks

@@ -68,7 +68,7 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.typdom.engine import VARIANTS, Outcome, evaluate, reason_gloss
 from bot.games.typdom.notation import parse_turn
-from bot.games.typdom.table import MARGIN, Table
+from bot.games.typdom.table import MARGIN, Table, example as table_example
 from bot.games.typdom.tiles import (LETTERS, black_tiles, colour, full_set, left_value, point_value,
                                     rack_text, rack_verdict, red_tiles, sort_rack)
 from bot.games.verdict import N_, NOT_TRIED, Verdict, Visibility, gm, verdict
@@ -165,14 +165,14 @@ _COLOURS = {"rot": _public("red", N_("rot")), "schwarz": _public("black", N_("sc
 
 
 def summary(out: Outcome, variant: str = "point") -> Verdict:
-    """What a valid turn did, as every player may read it: ``kaufen: 2 Steine (rot)``,
+    """What a valid turn did, as every player may read it: ``kauft 2 Steine (rot)``,
     ``EXAMEN (12 Punkte) + TEXT (5 Punkte); berührt: ES`` (Point-Typ-Dom) or
     ``EXAMEN + TEXT (7 Steine)`` (Kreuzwort-Spiel), a Jolly taken first in front."""
     if out.is_buy:
         n = out.buy or 1
         if out.buy_colour:
-            return _public("buy", N_("kaufen: {stones} ({colour})"), stones=_stones(n), colour=_COLOURS[out.buy_colour])
-        return _public("buy", N_("kaufen: {stones}"), stones=_stones(n))
+            return _public("buy", N_("kauft {stones} ({colour})"), stones=_stones(n), colour=_COLOURS[out.buy_colour])
+        return _public("buy", N_("kauft {stones}"), stones=_stones(n))
     if variant == "point":
         parts = [_public("points", N_("{word} (1 Punkt)") if p.score == 1 else N_("{word} ({n} Punkte)"),
                      word=p.word, n=p.score) for p in out.laid]
@@ -508,7 +508,17 @@ class TypdomRules(GameRules):
                 "start": state.get("start"), "first_out": state.get("first_out"),
                 "finished": bool(state.get("finished")), "end": state.get("end") if state.get("finished") else None,
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
-                "last_turns": [_public_turn(t) for t in hist[-1]["turns"]] if hist else []}
+                "last_turns": [_public_turn(t) for t in hist[-1]["turns"]] if hist else [],
+                "example": self.example(state)}
+
+    def example(self, state: Mapping[str, Any]) -> dict | None:
+        """Notation data of an example move that fits the table of ``state`` (issue 32):
+        ``{"coord": "A1", "word": "HAUS", "empty": False}``, written across
+        (``A1w HAUS``): free squares touching no tile (on an empty table: from M13), a
+        word whose tiles still exist; so it names no occupied square and is no move
+        worth playing. None when the table leaves no room. Source: seed 002 (the
+        table, the tile counts); :func:`.table.example`."""
+        return table_example(Table.from_rows(state["board"]))
 
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """``rack`` (code: letters, ``?`` red Jolly, ``#`` black Jolly), ``rack_text``

@@ -154,9 +154,17 @@ class PrestoRules(GameRules):
         ``picture`` is the crossword as read, with coordinates, and the summary of a valid
         one says it counts from this mail's arrival."""
         rep = _report(index, text, self.judge(state, text, lexicon, player or ""))
+        # the one rule of a resent crossword (the latest mail counts, with its own arrival
+        # time; module docstring), said once: the acknowledgement leaves out its general
+        # sentence on replacing when ``own_rule`` is set
+        rep.detail["own_rule"] = True
         if rep.valid:
-            rep.notes.append(verdict("arrival", N_("Es zählt die Ankunftszeit dieser Mail. Schick jetzt nichts mehr: "
-                                                   "eine neue Mail ersetzt diese samt ihrer Ankunftszeit.")))
+            rep.notes.append(verdict("arrival", N_("Es zählt die Ankunftszeit dieser Mail. Jede weitere Mail ersetzt "
+                                                   "dein Kreuzwort samt seiner Ankunftszeit; schick darum nichts "
+                                                   "mehr.")))
+        else:
+            rep.notes.append(verdict("resend", N_("Schick es verbessert noch einmal: es zählt die letzte Mail mit "
+                                                  "ihrer Ankunftszeit.")))
         return rep
 
     def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],

@@ -59,4 +59,50 @@ class Table(Grid):
         return out
 
 
-__all__ = ["SIZE", "COLUMNS", "CENTRE", "MARGIN", "Table", "Tile", "Placement", "coord_name"]
+#: Words an example may show, first that fits (seed 002 tile counts; chosen to be common,
+#: not strong: the example shows the notation, it is no suggestion).
+EXAMPLE_WORDS = ("EXAMEN", "KINO", "HAUS", "TOR", "ESEL", "OBST", "RAD")
+
+
+def _available(table: Table, word: str) -> bool:
+    """Whether the tiles of ``word`` can still exist: the set's count of each letter
+    (seed 002) less the tiles showing it on the table (a Jolly there is no such tile)."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import COUNTS
+    on_table = Counter(t.letter for _, _, t in table.tiles() if not t.blank)
+    need = Counter(word)
+    return all(COUNTS.get(ch, 0) - on_table[ch] >= n for ch, n in need.items())
+
+
+def example_spot(table: Table, length: int) -> tuple[int, int] | None:
+    """The first square (row, col), reading rows from A1, from which ``length`` squares
+    across are free and touch no tile (so an example there names no occupied square and
+    is no playable move on a table with tiles); the centre M13 on an empty table; None
+    when there is no such room."""
+    if table.is_empty():
+        return CENTRE
+    for r in range(1, SIZE + 1):
+        for c in range(1, SIZE - length + 2):
+            if all(table.get(r, c + i) is None and table.neighbours(r, c + i) == 0 for i in range(length)) \
+                    and table.get(r, c - 1) is None and table.get(r, c + length) is None:
+                return r, c
+    return None
+
+
+def example(table: Table) -> dict | None:
+    """Notation data for an example placement that fits ``table``: ``{"coord": "B2",
+    "word": "HAUS", "empty": False}`` (across; ``empty``: the table is empty, the example
+    covers M13), or None. The word's tiles still exist (:func:`_available`) and its
+    squares are free and touch nothing (:func:`example_spot`): an example, not a move
+    worth playing (issue 32)."""
+    for word in EXAMPLE_WORDS:
+        if not _available(table, word):
+            continue
+        spot = example_spot(table, len(word))
+        if spot is not None:
+            return {"coord": coord_name(*spot), "word": word, "empty": table.is_empty()}
+    return None
+
+
+__all__ = ["SIZE", "COLUMNS", "CENTRE", "MARGIN", "Table", "Tile", "Placement", "coord_name", "example", "example_spot"]

@@ -116,7 +116,8 @@ def left_value(tile: str) -> int:
 def rack_verdict(rack: str):
     """A rack for mails as a public-typed verdict (:mod:`bot.games.verdict`; put it in a
     parameter typed by who may see the rack): ``"rot: A E E; schwarz: B H M *"``, red
-    tiles, then black, Jollys written ``*`` in their colour's group; ``"(leer)"``."""
+    tiles, then black, Jollys written ``*`` in their colour's group, with the key
+    ``(* = Jolly)`` after a rack that holds one; ``"(leer)"``."""
     red = [t for t in rack if colour(t) == "rot"]
     black = [t for t in rack if colour(t) == "schwarz"]
 
@@ -124,12 +125,16 @@ def rack_verdict(rack: str):
         return " ".join("*" if t in JOLLYS else t for t in sorted(tiles, key=lambda t: (t in JOLLYS, t)))
     seen = Visibility.PUBLIC
     if red and black:
-        return verdict("rack_text", N_("rot: {red}; schwarz: {black}"), seen=seen, red=show(red), black=show(black))
-    if red:
-        return verdict("rack_text", N_("rot: {red}"), seen=seen, red=show(red))
-    if black:
-        return verdict("rack_text", N_("schwarz: {black}"), seen=seen, black=show(black))
-    return verdict("rack_text", N_("(leer)"), seen=seen)
+        text = verdict("rack_text", N_("rot: {red}; schwarz: {black}"), seen=seen, red=show(red), black=show(black))
+    elif red:
+        text = verdict("rack_text", N_("rot: {red}"), seen=seen, red=show(red))
+    elif black:
+        text = verdict("rack_text", N_("schwarz: {black}"), seen=seen, black=show(black))
+    else:
+        return verdict("rack_text", N_("(leer)"), seen=seen)
+    if any(t in JOLLYS for t in rack):  # the key, where a Jolly is shown (issue 32)
+        return verdict("rack_text", N_("{rack} (* = Jolly)"), seen=seen, rack=text)
+    return text
 
 
 def rack_text(rack: str, lang: str = "de") -> str:

@@ -1022,7 +1022,8 @@ def _settle(st: dict, rec: dict, lexicon: WordList) -> tuple[dict, dict]:
         nxt = _next(st, gone)
         st["active"].remove(gone)
         st["out"].append(gone)
-        st.setdefault("payments", []).append({"turn": st["round"], "from": gone, "to": others, "each": pay})
+        st.setdefault("payments", []).append({"turn": st["round"], "from": gone, "to": others, "each": pay,
+                                             "word": word["announced"]})
         st["words_done"] = st.get("words_done", []) + [_given_up(word)]
         st["cross"] = {"word": None, "squares": word["squares"], "direction": word.get("direction")}
         st["word"] = None

@@ -24,10 +24,10 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, verdict
+from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, mover, verdict
 from bot.games.typdom import wbr
 from bot.games.typdom.game import deal, seat_order
-from bot.games.typdom.table import COLUMNS, MARGIN, Table, coord_name
+from bot.games.typdom.table import COLUMNS, MARGIN, Table, coord_name, example as table_example
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
 TITLE = N_("Typ-Dom: Wer behält recht?")
@@ -86,6 +86,8 @@ class WbrRules(GameRules):
     min_players, max_players = PLAYERS
     default_rounds = None  # the game ends by itself; the league file's rounds caps the turns
     relative_zat = True
+    #: each round is one player's turn: the mails name it "Zug" (docs TERMS, issue 32)
+    turn_rounds = True
     private_state = True  # the racks (docs/development/privacy.md)
     public_round_keys = frozenset({"bystander"})  # a dropout's payment, shown to all
     #: What others see instead of a line that was not played (never shown: issue 31).
@@ -208,6 +210,7 @@ class WbrRules(GameRules):
                           "fragment": wbr._text(table, squares), "span": wbr._span(squares)}
         cross = state.get("cross")
         return {"variant": "wbr", "variant_title": N_("Wer behält recht?"), "round": state["round"],
+                "turn": int(hist[-1]["turn"]) if hist else 0,
                 "rounds": state.get("rounds"), "board": list(state["board"]),
                 "seat_order": list(state["seat_order"]), "active": list(state["active"]),
                 "out": list(state.get("out", [])), "rack_sizes": {p: len(r) for p, r in state["racks"].items()},
@@ -222,7 +225,34 @@ class WbrRules(GameRules):
                 "last_turn": public_record(hist[-1]) if hist else None, "finished": bool(state.get("finished")),
                 "end": state.get("end") if state.get("finished") else None,
                 "payments": list(state.get("payments", [])),
-                "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells()}
+                "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
+                "example": self.example(state)}
+
+    def example(self, state: Mapping[str, Any]) -> dict | None:
+        """Notation data of an example turn that fits the table of ``state`` (issue 32):
+        ``{"coord": "A1", "letter": "H", "word": "HAUS", "empty": False}`` (``A1 H HAUS``:
+        lay H on A1, announce HAUS) on a free square that touches no tile, away from the
+        word being built (on an empty table: M13), with a word whose tiles still exist:
+        it names no occupied square and is no move worth playing. None when the table
+        leaves no room. Source: seed 002, section 4; :func:`.table.example`."""
+        ex = table_example(Table.from_rows(state["board"]))
+        return dict(ex, letter=ex["word"][0]) if ex else None
+
+    def out_note(self, state: Mapping[str, Any], player: str) -> Verdict | None:
+        """For a player who is out of the Partie (seed 002, section 4: who cannot lay the
+        missing tiles of their own word drops out and pays; or removed by the game master):
+        since which turn and why, as a verdict to them (code ``out``); None while in."""
+        if player not in state.get("out", []):
+            return None
+        pay = next((p for p in state.get("payments", []) if p.get("from") == player), None)
+        if pay is None:
+            return verdict("out", N_("du bist nicht mehr in dieser Partie (der Spielleiter hat dich aus der Liga "
+                                     "genommen); deine Mail wurde nicht gespeichert."), seen=Visibility.MOVER)
+        return verdict("out", N_("du bist seit Zug {turn} aus dieser Partie ausgeschieden: dir fehlte ein Stein, um "
+                                 "dein angesagtes Wort {word} fertig zu legen, und du hast jedem Mitspieler {each} "
+                                 "Punkte gezahlt. Du schickst keine Züge mehr; deine Mail wurde nicht gespeichert."),
+                       seen=Visibility.MOVER, turn=mover(int(pay["turn"])), word=mover(str(pay.get("word", "?"))),
+                       each=mover(int(pay["each"])))
 
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """``rack`` (code), ``rack_text``, ``red``, ``black``, ``seat`` (1-based), ``out``

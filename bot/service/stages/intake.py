@@ -799,6 +799,9 @@ def _not_now(s: Session, game, league: League, partie: Partie, active: set[int],
         return tr(lang, "partie_waits")
     movers = game.movers(partie.state)
     if movers is not None and str(player.id) not in movers:
+        out = game.out_note(partie.state, str(player.id))
+        if out is not None:  # out of the Partie: say so, not "not your turn" (issue 32)
+            return render_text(out, lang, Audience(viewer=str(player.id)), str(player.id))
         names = [p.name for p in league.players if str(p.id) in movers]
         who = tr(lang, "who_moves", names=", ".join(names), zat=zat) if names else ""
         return tr(lang, "not_your_turn", who=who)

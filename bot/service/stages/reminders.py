@@ -50,10 +50,14 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
                     continue
                 lang = league_language(league.options)
                 which = tr(lang, "partie_one" if len(missing) == 1 else "partie_many", names=", ".join(missing))
-                body = tr(lang, "reminder", round=rnd.number, league=league.name, partien=which,
+                # a game of turns names the turn, as its subjects do (issue 32)
+                turn = rnd.number - game.opening_rounds if game.turn_rounds else None
+                body = tr(lang, "reminder" if turn is None else "reminder_turn",
+                          round=rnd.number if turn is None else turn, league=league.name, partien=which,
                           zat=format_zat(rnd.zat, league.timezone, lang))
                 queue_mail(s, cfg, key=f"reminder:{league.id}:{rnd.number}:{p.id}", kind="reminder", to=p.email,
-                           subject=tr(lang, "subject_reminder", league=league.name, round=rnd.number),
+                           subject=tr(lang, "subject_reminder" if turn is None else "subject_reminder_turn",
+                                      league=league.name, round=rnd.number if turn is None else turn),
                            text=render("notice.txt.j2", lang, name=p.name, body=body), league_id=league.id,
                            round_number=rnd.number)
                 queued += 1
