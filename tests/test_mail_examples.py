@@ -179,10 +179,10 @@ def test_monoscrabble_examples_for_seeded_positions(seed):
 def test_start_mails_label_their_examples():
     """The help in the start mails says its examples are only the notation, for a made-up
     position (the Auslage or board they assume is named)."""
-    rondo = (GALLERY / "rondo-de/demo-rondo/start-spieler-runde01.txt").read_text(encoding="utf-8")
-    assert "Beispiele, nur für die Schreibweise (kein Vorschlag, zu einer ausgedachten\nAuslage" in rondo
-    mono = (GALLERY / "monoscrabble-de/demo-mono/start-spieler-runde01.txt").read_text(encoding="utf-8")
-    assert "Beispiel, nur für die Schreibweise (kein Vorschlag, zu einem ausgedachten\nBrett" in mono
+    rondo = _flat((GALLERY / "rondo-de/demo-rondo/start-spieler-runde01.txt").read_text(encoding="utf-8"))
+    assert "Beispiele, nur für die Schreibweise (kein Vorschlag, zu einer ausgedachten Auslage" in rondo
+    mono = _flat((GALLERY / "monoscrabble-de/demo-mono/start-spieler-runde01.txt").read_text(encoding="utf-8"))
+    assert "Beispiel, nur für die Schreibweise (kein Vorschlag, zu einem ausgedachten Brett" in mono
 
 
 # -- 2. Crossword: one rule for a correction ----------------------------------------------
