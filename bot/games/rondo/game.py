@@ -196,8 +196,8 @@ class RondoRules(GameRules):
         """Two lines in Rondo notation (NOTATION.md "Rondo") for the open round: the old
         Auslage in lower case (a Löscher as ``/``) with one letter card of the Vorgabe
         added at its right end, and as Ersatzzug one added at its left end with the field
-        named (``Feld N:``); in round 1 (empty Auslage) three Vorgabe letters on fields
-        4-6 (seed 000 II.2 a). Only letter cards the Vorgabe holds and free fields are
+        named (``Feld N:``); in round 1 (empty Auslage) three Vorgabe letters (they lie on
+        fields 4-6, seed 000 II.2 a). Only letter cards the Vorgabe holds and free fields are
         used; whether the result is a word is not checked (an example, no suggestion).
         None when the Partie is over or the Vorgabe has no letter card."""
         if state.get("finished") or not state.get("vorgabe"):
@@ -209,7 +209,7 @@ class RondoRules(GameRules):
         occ = row.occupied()
         if occ is None:
             pick = (letters * 3)[:3]
-            return ["Feld 4: " + "".join(pick)]
+            return ["".join(pick)]
         first, last = occ
         old = "".join("." if c is None else ("/" if c.kind == "loescher" else str(c.letter).lower())
                       for c in row.cards[first - 1:last])
