@@ -160,14 +160,17 @@ def test_lines_equal_to_an_auswertung_are_the_players_own(env):
     from tests.helpers import PLAYERS, player_mail
     db, cfg, md = env
     ausw = _auswertung_round(db, cfg, md)
-    assert "  mo*NDES 24 Punkte\n  Ersatz: mondES" in ausw and "MAX" in ausw
+    lines = ausw.splitlines()
+    at = lines.index("Beispiel (nur die Schreibweise, kein Vorschlag):")
+    header, main, ersatz = (ln.strip() for ln in lines[at + 2:at + 5])
+    assert header == "Partie R1:" and ersatz.startswith("Ersatz: ") and "MAX" in ausw
     quote = "\n".join("> " + ln for ln in ausw.splitlines())
-    body = ("Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\n\nPartie R2:\nMAX\n\n"
+    body = (f"Partie R1:\n{main}\n{ersatz}\n\nPartie R2:\nMAX\n\n"
             "Am Do., 26. Nov. 2026 um 10:00 Uhr schrieb Spielleiter <spielleiter@example.org>:\n" + quote)
     md.deliver_to_inbox(player_mail(PLAYERS[2][1], body, subject="Re: Test-Rondo: Auswertung Runde 1"))
     assert poll_once(db, cfg) == 1
     moves, ack = _last(db)
-    assert moves == {"R1": ["mo*NDES 24 Punkte", "mondES"], "R2": ["MAX"]}, ack
+    assert moves == {"R1": [main, ersatz.removeprefix("Ersatz: ")], "R2": ["MAX"]}, ack
     assert "zitiert, nicht gewertet" not in ack
 
 

@@ -69,7 +69,7 @@ def _squares(coord: str, n: int) -> list[tuple[int, int]]:
 @pytest.mark.parametrize("board", POSITIONS, ids=[f"pos{i}" for i in range(len(POSITIONS))])
 def test_the_example_fits_the_table(board):
     table = Table.from_rows(board)
-    ex = TypdomRules().example({"board": board})
+    ex = TypdomRules().example_move({"board": board})
     assert ex == example(table) and ex is not None
     squares = _squares(ex["coord"], len(ex["word"]))
     if table.is_empty():
@@ -83,7 +83,7 @@ def test_the_example_fits_the_table(board):
     on_table = "".join(board).replace(".", "")
     for ch in set(ex["word"]):  # no tile the set no longer has (one X, one Y ...)
         assert on_table.count(ch) + ex["word"].count(ch) <= COUNTS[ch], ex
-    wbr = WbrRules().example({"board": board})
+    wbr = WbrRules().example_move({"board": board})
     assert wbr["coord"] == ex["coord"] and wbr["letter"] == ex["word"][0]
 
 

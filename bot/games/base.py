@@ -484,6 +484,25 @@ class GameRules(ABC):
         result as the whole move. Never raises: an unreadable text is replaced."""
         return list(later)
 
+    #: The game's one rule for a correction, as a msgid (N_), said in the acknowledgement,
+    #: the Auswertung and the help (issue 32: one rule, one sentence); None: the shared
+    #: wording (a later mail replaces the earlier one, RULES.md "Common to all games").
+    replace_rule: str | None = None
+    #: What the points of an acknowledgement are reckoned on, as a msgid (N_), in the
+    #: game's word for its board (issue 32: "Auslage" is Rondo's, "Brett" Monoscrabble's).
+    points_rule: str = N_("Die Punkte gelten für die Auslage von jetzt.")
+
+    def example_move(self, state: Mapping[str, Any]) -> list[str] | None:
+        """Notation lines (main move first, then Ersatzzüge) of a move written against the
+        open round of ``state``, for a mail's example of the notation: it uses only free
+        fields and cards or letters the position has, so it never contradicts what the
+        player sees, but it is no suggestion (not checked against the word list, and the
+        mail labels it "nur die Schreibweise"). No sentence, only notation (issue 32).
+        A game may return its own notation data instead of lines when its templates
+        print it (Typ-Dom: ``{"coord", "word", ...}``). None: the game gives no example
+        for this position (or at all: the default)."""
+        return None
+
     def player_view(self, state: Mapping[str, Any], player: str) -> dict:
         """What only ``player`` may see of ``state`` (their rack, hand or grid); ``{}``
         for games without private state. Rendered into that player's mails only; the

@@ -147,6 +147,9 @@ class CrosswordRules(GameRules):
     min_players = PLAYERS
     max_players = PLAYERS
     multiline = True
+    #: the one rule for a correction (issue 32), as :meth:`merge_move` does it
+    replace_rule = N_("Eine spätere Mail vor dem ZAT ersetzt die Teile deines Zugs (Legung, Wunsch, Wortliste), "
+                      "die sie enthält; die übrigen bleiben.")
     fixed_rounds = ROUNDS
 
     # -- Partie -----------------------------------------------------------------------

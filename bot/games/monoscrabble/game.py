@@ -49,7 +49,7 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.verdict import N_, Verdict, Visibility, verdict
-from bot.games.monoscrabble.board import SIZE, Board, premium_name
+from bot.games.monoscrabble.board import SIZE, Board, coord_name, premium_name
 from bot.games.monoscrabble.engine import Outcome, canonical_move, evaluate, evaluate_tiles
 from bot.games.monoscrabble.notation import format_move, parse_move
 from bot.games.monoscrabble.tiles import FIRST_RACK, RACK, full_bag, parse_rack, sort_tiles
@@ -253,6 +253,47 @@ class MonoscrabbleRules(GameRules):
             "board": new_board.rows, "cleared": cleared}]
         return RoundReport(round=rnd, players=players, board_move=board_move, top=top,
                            state_before=dict(state), state_after=after, lot=lot)
+
+    points_rule = N_("Die Punkte gelten für das Brett, wie es jetzt liegt.")
+
+    def example_move(self, state: Mapping[str, Any]) -> list[str] | None:
+        """Up to two lines in Monoscrabble notation (NOTATION.md "Monoscrabble") for the
+        open round: a tile on the board (lower case) with two letters of the Vorgabe after
+        it, once waagerecht and once senkrecht, each only where both new squares, the
+        squares before and after the word and the squares beside the new tiles are free
+        (so it crosses nothing); on an empty board three Vorgabe letters from H8 on. Only
+        letters the Vorgabe holds are used (a Blanko is left out); whether the result is a
+        word is not checked (an example, no suggestion). None when the Partie is over, the
+        Vorgabe has fewer than three letters or no such place is free."""
+        if state.get("finished"):
+            return None
+        letters = [c for c in str(state.get("rack", "")) if c.isalpha()]
+        if len(letters) < 3:
+            return None
+        board = Board.from_rows(state["board"])
+        occupied = [(r, c) for r in range(1, SIZE + 1) for c in range(1, SIZE + 1) if board.get(r, c)]
+        if not occupied:
+            return [f"H8w {''.join(letters[:3])}"]
+
+        def free(r: int, c: int) -> bool:  # empty, or off the board
+            return board.get(r, c) is None
+
+        found: dict[str, str] = {}
+        for r, c in occupied:
+            for d, (dr, dc) in (("w", (0, 1)), ("s", (1, 0))):
+                if d in found:
+                    continue
+                new = [(r + dr * k, c + dc * k) for k in (1, 2)]
+                if not all(1 <= a <= SIZE and 1 <= b <= SIZE and free(a, b) for a, b in new):
+                    continue
+                if not (free(r - dr, c - dc) and free(r + 3 * dr, c + 3 * dc)):
+                    continue
+                if not all(free(a + dc, b + dr) and free(a - dc, b - dr) for a, b in new):
+                    continue
+                pair = letters[:2] if d == "w" else letters[-2:]
+                found[d] = f"{coord_name(r, c)}{d} {board.get(r, c).letter.lower()}{''.join(pair)}"  # type: ignore[union-attr]
+        lines = [found[d] for d in ("w", "s") if d in found]
+        return lines or None
 
     # -- views ----------------------------------------------------------------------------
     def public_view(self, state: Mapping[str, Any]) -> dict:

@@ -192,16 +192,47 @@ class RondoRules(GameRules):
         return RoundReport(round=rnd, players=players, board_move=board_move, top=top,
                            state_before=dict(state), state_after=after, lot=lot)
 
+    def example_move(self, state: Mapping[str, Any]) -> list[str] | None:
+        """Two lines in Rondo notation (NOTATION.md "Rondo") for the open round: the old
+        Auslage in lower case (a Löscher as ``/``) with one letter card of the Vorgabe
+        added at its right end, and as Ersatzzug one added at its left end with the field
+        named (``Feld N:``); in round 1 (empty Auslage) three Vorgabe letters (they lie on
+        fields 4-6, seed 000 II.2 a). Only letter cards the Vorgabe holds and free fields are
+        used; whether the result is a word is not checked (an example, no suggestion).
+        None when the Partie is over or the Vorgabe has no letter card."""
+        if state.get("finished") or not state.get("vorgabe"):
+            return None
+        letters = [c for c in str(state["vorgabe"]) if "A" <= c <= "Z"]
+        if not letters:
+            return None
+        row = Row.from_code(state["row"])
+        occ = row.occupied()
+        if occ is None:
+            pick = (letters * 3)[:3]
+            return ["".join(pick)]
+        first, last = occ
+        old = "".join("." if c is None else ("/" if c.kind == "loescher" else str(c.letter).lower())
+                      for c in row.cards[first - 1:last])
+        one, two = letters[0], letters[-1]
+        lines = []
+        if last < 9:
+            lines.append(old + one)
+        if first > 1:
+            lines.append(f"Feld {first - 1}: {two}{old}")
+        if not lines:  # all nine fields taken: a new card on the last letter
+            lines.append(old[:-1] + one)
+        return lines
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         row = Row.from_code(state["row"])
         vorgabe = Vorgabe.parse(state["vorgabe"]) if state.get("vorgabe") else None
-        cells = []
+        cells = []  # a Joker in lower case, as in the row code (NOTATION.md "Codes a case file uses")
         for i, c in enumerate(row.cards, start=1):
             if c is None:
                 cells.append({"field": i, "kind": "empty", "text": "", "value": None})
             else:
                 cells.append({"field": i, "kind": c.kind, "value": c.value,
-                              "text": "/" if c.kind == "loescher" else (c.letter if c.kind == "letter" else c.letter.lower() + "*")})
+                              "text": "/" if c.kind == "loescher" else (c.letter if c.kind == "letter" else c.letter.lower())})
         return {"round": state["round"], "rounds": state.get("rounds", ROUNDS), "row": state["row"], "cells": cells,
                 "word": row.word, "row_pretty": row.pretty(), "vorgabe": state["vorgabe"],
                 "vorgabe_pretty": vorgabe.pretty() if vorgabe else "", "finished": bool(state.get("finished"))}

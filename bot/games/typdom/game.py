@@ -509,9 +509,9 @@ class TypdomRules(GameRules):
                 "finished": bool(state.get("finished")), "end": state.get("end") if state.get("finished") else None,
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
                 "last_turns": [_public_turn(t) for t in hist[-1]["turns"]] if hist else [],
-                "example": self.example(state)}
+                "example": self.example_move(state)}
 
-    def example(self, state: Mapping[str, Any]) -> dict | None:
+    def example_move(self, state: Mapping[str, Any]) -> dict | None:  # type: ignore[override]
         """Notation data of an example move that fits the table of ``state`` (issue 32):
         ``{"coord": "A1", "word": "HAUS", "empty": False}``, written across
         (``A1w HAUS``): free squares touching no tile (on an empty table: from M13), a

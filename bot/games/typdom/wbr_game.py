@@ -226,9 +226,9 @@ class WbrRules(GameRules):
                 "end": state.get("end") if state.get("finished") else None,
                 "payments": list(state.get("payments", [])),
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
-                "example": self.example(state)}
+                "example": self.example_move(state)}
 
-    def example(self, state: Mapping[str, Any]) -> dict | None:
+    def example_move(self, state: Mapping[str, Any]) -> dict | None:  # type: ignore[override]
         """Notation data of an example turn that fits the table of ``state`` (issue 32):
         ``{"coord": "A1", "letter": "H", "word": "HAUS", "empty": False}`` (``A1 H HAUS``:
         lay H on A1, announce HAUS) on a free square that touches no tile, away from the

@@ -219,9 +219,9 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
     league.paused = True
     rnd = open_round(s, league)
     n = announce(s, cfg, league, lambda t: (
-        t.gettext("der Spielleiter hat {league} angehalten. Der ZAT der Runde {round} wird nicht ausgeführt, "
-                  "bis es weitergeht; du bekommst dann Bescheid.", league=league.name, round=rnd.number) if rnd else
-        t.gettext("der Spielleiter hat {league} angehalten. Der nächste ZAT wird nicht ausgeführt, bis es "
+        t.gettext("der Spielleiter hat {league} angehalten. Runde {round} wird erst ausgewertet, wenn es "
+                  "weitergeht; du bekommst dann Bescheid.", league=league.name, round=rnd.number) if rnd else
+        t.gettext("der Spielleiter hat {league} angehalten. Ausgewertet wird erst wieder, wenn es "
                   "weitergeht; du bekommst dann Bescheid.", league=league.name)),
         tag="pause", subject=lambda t: t.gettext("{league}: angehalten", league=league.name))
     return _done(league, "PAUSE", f"{league.name} ist angehalten; {n} Spieler benachrichtigt.")

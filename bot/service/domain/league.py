@@ -38,10 +38,11 @@ def zat_of(league: League, number: int) -> datetime:
 
 def partie_views(game, league: League, player: Player | None) -> list[dict[str, Any]]:
     """Every Partie's public view plus ``name``, ``names`` (player key -> name, for games
-    whose views name players by key) and ``mine`` (``player``'s private view, ``{}``
-    without a player or for games without private state)."""
+    whose views name players by key), ``mine`` (``player``'s private view, ``{}``
+    without a player or for games without private state) and ``example`` (notation lines
+    fitting the open round, :meth:`~bot.games.base.GameRules.example_move`, or None)."""
     names = {str(p.id): p.name for p in league.players}
-    return [dict(game.public_view(pt.state), name=pt.name, names=names,
+    return [dict(game.public_view(pt.state), name=pt.name, names=names, example=game.example_move(pt.state),
                  mine=game.player_view(pt.state, str(player.id)) if player is not None else {})
             for pt in league.partien]
 

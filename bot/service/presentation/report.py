@@ -85,7 +85,8 @@ def _both(game: GameRules, part: str, lang: str = DEFAULT, **ctx: Any) -> dict[s
 @dataclass
 class PartieRound:
     """One Partie's round as the templates see it: ``p`` (the public view after the
-    round plus ``name``, ``board_move``, ``top``, ``lot``, ``names`` (player key -> display
+    round plus ``name``, ``board_move``, ``top``, ``lot``, ``example`` (notation lines of
+    :meth:`~bot.games.base.GameRules.example_move` for the next round, or None), ``names`` (player key -> display
     name, for games that name players by key in their views) and ``players``, one public row
     per player: name, key, submitted, counted, points, score, ``counted_text`` and
     ``result``, all as every player may see them), ``full`` (player key ->
@@ -137,7 +138,7 @@ def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict
     if type(game).player_view is not GameRules.player_view:
         views = {k: game.player_view(state_after, k) for k in (players if players is not None else full)}
     p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows,
-             names=dict(names))
+             names=dict(names), example=game.example_move(state_after))
     return PartieRound(p, full, views, dict(names))
 
 

@@ -1032,7 +1032,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
-                  merged=merged, parts=parts,
+                  merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
