@@ -147,6 +147,7 @@ class CrosswordRules(GameRules):
     min_players = PLAYERS
     max_players = PLAYERS
     multiline = True
+    one_square_letters = True
     fixed_rounds = ROUNDS
 
     # -- Partie -----------------------------------------------------------------------

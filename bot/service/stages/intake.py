@@ -944,7 +944,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
-    read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
+    read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
+                           options=league.options)
     quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
@@ -953,6 +954,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number,
                          zat=format_zat(delayed, league.timezone, lang)))
     accepted: list[tuple[Partie, list[str], list]] = []
+    readings: dict[int, list[tuple[str, str]]] = {}
     open_names = [p.name for p in all_partien if p.id in active]
     for sec in read.sections:
         if sec.partie is None and len(open_names) == 1:
@@ -973,6 +975,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
+        readings.setdefault(part.id, []).extend(sec.readings)  # ("ÖLE", "OELE"): shown in the ack
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
     # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
     merged: list[str] = []
@@ -1017,7 +1020,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                                Audience(viewer=key), key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
-        sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
+        sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None,
+                         "readings": readings.get(part.id, [])})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m["text"] for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored, quoted=quoted)
