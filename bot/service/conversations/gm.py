@@ -672,7 +672,7 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                   if not league.gm_code_hash else "GM code missing" if not code else "GM code wrong")
         ctx.record("rejected", "command", command=name, league=league.name, reason=reason)
         ctx.mail.flagged = f"GM command {name} for {league.name}: {reason} (from {sender})"
-        log.warning("GM command %s for %s refused: %s (from %s)", name, league.name, reason, sender)
+        log.warning("Spielleiter-Befehl %s für %s abgelehnt: %s (von %s)", name, league.name, reason, sender)
         why = {"wrong sender address": f"von {sender}, nicht von der Adresse des Spielleiters",
                "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
                "GM code missing": "ohne den Spielleiter-Code",

@@ -448,14 +448,14 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         failure = database_failure(exc, db.url)
         if failure is not None:  # the database went away: still stored, read again once it is back
             raise failure from exc
-        log.exception("reading mail %s failed", mail_id)
+        log.exception("Lesen der Mail %s gescheitert", mail_id)
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
             if mail is not None:
                 try:
                     identify(s, mail)
                 except Exception:  # pragma: no cover - the header parser is very tolerant
-                    log.exception("reading the headers of mail %s failed", mail_id)
+                    log.exception("Lesen der Kopfzeilen der Mail %s gescheitert", mail_id)
                 mail.status = "error"
                 mail.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
         _tell_failed(db, cfg, mail_id, now)
@@ -510,7 +510,7 @@ def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None
                 s.flush()
                 gate_answers(ctx, queued)
     except Exception:
-        log.exception("telling the sender of mail %s failed", mail_id)
+        log.exception("Antwort an den Absender der Mail %s gescheitert", mail_id)
 
 
 def _auth(rm: ReadMail, raw: bytes, cfg: Config) -> SenderAuth:
