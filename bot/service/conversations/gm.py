@@ -361,6 +361,7 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
     if not moves:
         raise GMError("kein Zug angegeben (die Zugzeilen gehören unter die Befehlszeile).")
     game = get_game(league.game)
+    moves = [game.spell(m, league.options).text for m in moves]  # ÖLE as OELE, as a player's mail
     if game.multiline:  # one move of several lines (Crossword, Presto)
         moves = ["\n".join(moves)]
     sub = Submission(mail_id=mail_id, partie_id=pt.id, round_number=rnd.number, player_id=pl.id, created_at=now)
