@@ -234,7 +234,7 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
                 closed = bool(sections)
             ignored.append(line)
             continue
-        if reads():
+        if reads() and not _prose_typed(line):
             add_move(line, parsed)
         else:
             ignored.append(line)
@@ -257,6 +257,20 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             merged[key] = sec
             out.append(sec)
     return ReadSubmission([s for s in out if s.moves or s.header_line], ignored)
+
+
+#: Two words side by side, one with a lower-case letter: prose ("Schönes Wochenende").
+_TWO_WORDS = re.compile(r"(?:^|\s)(?=[^\W\d_]*[^\W\d_A-ZÄÖÜß])[^\W\d_]{2,}\s+[^\W\d_]{2,}(?:\s|$)"
+                        r"|(?:^|\s)[^\W\d_]{2,}\s+(?=[^\W\d_]*[^\W\d_A-ZÄÖÜß])[^\W\d_]{2,}(?:\s|$)")
+
+
+def _prose_typed(line: str) -> bool:
+    """Whether a plain line with letters the game spells its own way (``Ä``, ``ß``, an
+    accent) is prose: two words side by side, one with lower case (``Schönes
+    Wochenende``, ``Bin nächste Woche weg``). Such a line was never read as a move before
+    umlauts were spelled (the grammars refused them), and stays unread; a move with an
+    umlaut is one token (``mÖle``), upper case, or labelled."""
+    return not line.isascii() and bool(_TWO_WORDS.search(line))
 
 
 #: Marks a move line not read yet.

@@ -104,3 +104,11 @@ def test_letter_a_game_cannot_take_gets_a_clear_answer(tmp_path, kind):
 def test_lines_are_spelled_with_case_kept(game, line, read):
     sec, = read_submission(line, get_game(game), ["P1"]).sections
     assert sec.moves == [read] and sec.readings == [(line, read)]
+
+
+@pytest.mark.parametrize("line", ["Schönes Wochenende", "Bin nächste Woche im Urlaub", "Übrigens tolle Auswertung"])
+def test_prose_with_umlauts_stays_prose(line):
+    """A line of prose was never a move while the grammars refused umlauts; spelling them
+    must not make it one (an Ersatzzug "SchOEnes Wochenende")."""
+    sec, = read_submission("Partie P1:\nmondES\n" + line, get_game("rondo"), ["P1"]).sections
+    assert sec.moves == ["mondES"]

@@ -272,7 +272,8 @@ def spell_line(text: str, alphabet: str | Alphabet, *, one_square: bool = False)
             base = "".join(c for c in unicodedata.normalize("NFD", ch) if c.isascii()).upper()
             problems.append((ch, base if base and all(b in letters for b in base) else "", "unknown"))
             out.append(ch)
-            probe.append(alpha.letters[0])
+            stand_in = problems[-1][1][:1] or alpha.letters[0]
+            probe.append(stand_in.lower() if ch.islower() else stand_in)
             continue
         if ch in ("ß",):
             upper = _cased_neighbour(text, i)
