@@ -112,3 +112,18 @@ def test_prose_with_umlauts_stays_prose(line):
     must not make it one (an Ersatzzug "SchOEnes Wochenende")."""
     sec, = read_submission("Partie P1:\nmondES\n" + line, get_game("rondo"), ["P1"]).sections
     assert sec.moves == ["mondES"]
+
+
+def test_a_move_the_gm_sets_is_spelled_as_a_players(tmp_path):
+    """``SETZE`` (the GM sets a player's move): ``ÖLE`` is stored and judged as ``OELE``."""
+    from datetime import datetime, timezone
+
+    from bot.service.conversations import gm
+    from bot.storage.models import League
+    lg = _league(tmp_path, "rondo")
+    with lg.db.session() as s:
+        rec = gm.cli_record(s, lg.cfg, s.scalar(select(League)), "setze", {}, datetime.now(timezone.utc))
+        out = gm.set_move(s, lg.cfg, lg.name, "Spieler A", "P1", ["ÖLE"], mail_id=rec.id)
+        assert "OELE" in out
+    assert _stored(lg) == ["OELE"]
+    lg.db.dispose()
