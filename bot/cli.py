@@ -178,7 +178,7 @@ def cmd_show(args, cfg) -> int:
         return 0
     of = f" von {view['rounds']}" if view.get("rounds_fixed", True) else ""
     print(f"{view['league']} ({view['game']}), Runde {view['round']}{of}, "
-          f"Status {view['status']}, nächster ZAT {view['next_zat'] or '-'}")
+          f"Status {view['status']}, nächster ZAT {view['next_zat_local'] or '-'}")
     for p in view["partien"]:  # the game's own picture with every private part (GameRules.gm_picture)
         first, *rest = p["picture"] or [""]
         print(f"  Partie {p['name']}: {first}")
@@ -187,20 +187,28 @@ def cmd_show(args, cfg) -> int:
     for r in view["standings"]:
         print(f"  {r['rank']:>2}. {r['name']:<24} {r['points']:>5}")
     for b in view.get("bouncing", []):
-        print(f"  unzustellbar seit {b['since'][:16]}: {b['player']} <{b['address']}> ({b['reason']})")
+        print(f"  unzustellbar seit {_local(b['since'], view['timezone'])}: {b['player']} <{b['address']}> ({b['reason']})")
     for c in view.get("address_changes", []):
-        print(f"  Adressänderung wartet seit {c['since'][:16]}: {c['name']} <{c['old_address']}> -> "
+        print(f"  Adressänderung wartet seit {_local(c['since'], view['timezone'])}: {c['name']} <{c['old_address']}> -> "
               f"<{c['new_address']}> (Bitte von {c['from']}; spielleiter gm adresse {view['league']} ok|nein "
               f"'{c['name']}')")
     return 0
+
+
+def _local(iso: str, tz: str) -> str:
+    """An ISO time of ``show --json`` as ``show`` prints it: the league's local time with zone."""
+    from datetime import datetime
+    from bot.render import format_zat
+    return format_zat(datetime.fromisoformat(iso), tz)
 
 
 def cmd_run(args, cfg) -> int:
     from bot.service.operations.runner import Service  # deferred: loaded when the command runs
     logging.basicConfig(level=logging.DEBUG if args.debug else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    if not args.debug:  # the migrations' "Context impl ...", "Running upgrade ..." lines (issue 33)
+        logging.getLogger("alembic").setLevel(logging.WARNING)
     db = _wait_for_database(cfg)
-    print(f"Spielleiter läuft (Abruf alle {cfg.poll_interval:g} s). Beenden mit Strg+C.", file=sys.stderr)
     Service(db, cfg).start()
     return 0
 
@@ -353,7 +361,8 @@ def cmd_outbox_retry(args, cfg) -> int:
 def cmd_check(args, cfg) -> int:
     """Check config, database, inbox, outbox server and lexicon; one line each."""
     from bot.service.operations.check import run_checks  # deferred: loaded when the command runs
-    lines = run_checks(cfg, lambda line: print(line, flush=True))
+    lines = run_checks(cfg, lambda line: print(line, flush=True),
+                       lambda text: print(text, file=sys.stderr, flush=True))
     bad = [ln for ln in lines if ln.status == "FEHLER"]
     if not bad:
         print("Alles bereit.")

@@ -29,6 +29,7 @@
 
     [maildir]                                     # ... or the embedded default: no server
     path = "var/mail"
+    sender = "Spielleiter <liga@example.org>"     # From of outgoing mails (default: [bot] sender)
 
     [bot]
     timezone = "Europe/Berlin"
@@ -130,7 +131,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
              "auth": ("password", "oauth2"),
              "ca_file": str, "sender": str, "timeout": float, "max_per_minute": int, "max_per_hour": int,
              "max_per_day": int},
-    "maildir": {"path": str},
+    "maildir": {"path": str, "sender": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
             "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int,
             "read_workers": int},
@@ -339,7 +340,7 @@ def load_config(path: str | Path | None) -> Config:
     else:
         md = data.get("maildir", {})
         cfg.maildir = _resolve(base, md.get("path", "mail"))
-        cfg.sender = botsec.get("sender", cfg.sender)
+        cfg.sender = md.get("sender") or botsec.get("sender", cfg.sender)
     cfg.oauth = settings_from_config(data, base, cfg.database_url, p)
     lex = data.get("lexicon", {})
     if "path" in lex:

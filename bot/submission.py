@@ -22,11 +22,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from lark import Lark, UnexpectedInput
 
-from bot.games.base import GameRules, NotationError
+from bot.games.base import GameRules, NotationError, Spelled
 from bot.games.grammar import lalr_parser
 
 LABEL_WORDS = {"ersatzzug", "ersatzwort", "ersatz", "hauptzug", "zug", "wort",
@@ -70,8 +70,13 @@ class Section:
     parsed: list[Any] = field(default_factory=list)
     #: each move's whole line as written (with its label: ``Ersatz: mondES``)
     lines: list[str] = field(default_factory=list)
+    #: the moves the game spelled its own way, as (written, read) pairs: ``("ÖLE", "OELE")``
+    #: (:meth:`~bot.games.base.GameRules.spell`, issue 33); the acknowledgement shows them
+    readings: list[tuple[str, str]] = field(default_factory=list)
 
-    def add(self, text: str, parsed: Any, line: str | None = None) -> None:
+    def add(self, text: str, parsed: Any, line: str | None = None, written: str | None = None) -> None:
+        if written is not None and written != text:
+            self.readings.append((written, text))
         self.moves.append(text)
         self.parsed.append(parsed)
         self.lines.append(text if line is None else line)
@@ -140,8 +145,14 @@ def _first_word(line: str) -> str:
 
 
 def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
-                    subject: str = "", player_names: Sequence[str] = ()) -> ReadSubmission:
+                    subject: str = "", player_names: Sequence[str] = (),
+                    options: Mapping[str, Any] | None = None) -> ReadSubmission:
     """Split ``text`` into :class:`Section` objects for the Partien ``partie_names``.
+
+    Each move line is read in the game's own spelling (:meth:`GameRules.spell` with the
+    league ``options``: ``ÖLE`` is read and stored as ``OELE``, noted in
+    :attr:`Section.readings`; a letter the game cannot take where it stands makes the line
+    a :class:`NotationError` that says which letter and how to write it).
 
     A section line naming an unknown Partie opens a section whose ``partie`` is that
     name; the caller answers with an error for it. Sections without a name get the
@@ -156,6 +167,13 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
     current: Section | None = None
     ignored: list[str] = []
     closed = False
+    spelled_lines: dict[str, Any] = {}
+
+    def spell(text: str):
+        sp = spelled_lines.get(text)
+        if sp is None:
+            sp = spelled_lines[text] = game.spell(text, options)
+        return sp
 
     def add_move(move_text: str, parsed: Any = _UNREAD) -> None:
         nonlocal current
@@ -163,9 +181,10 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             current = Section(None)
             sections.append(current)
         move_text = move_text.strip()
+        sp = spell(move_text)
         if parsed is _UNREAD:
-            parsed = _read(game, move_text)
-        current.add(move_text, None if game.multiline else parsed, line)
+            parsed = _read(game, sp)
+        current.add(sp.text, None if game.multiline else parsed, line, move_text)
 
     for raw in text.splitlines():
         line = raw.strip()
@@ -180,7 +199,7 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
         def reads(strict: bool = False) -> bool:
             nonlocal parsed
             if parsed is _UNREAD:
-                parsed = _read(game, line, always=True)
+                parsed = _read(game, spell(line), always=True)
             return _is_move(parsed, strict)
 
         if kind == "header" and name is not None and name.lower() not in known \
@@ -215,7 +234,7 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
                 closed = bool(sections)
             ignored.append(line)
             continue
-        if reads():
+        if reads() and not _prose_typed(line):
             add_move(line, parsed)
         else:
             ignored.append(line)
@@ -233,25 +252,49 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
             merged[key].moves.extend(sec.moves)
             merged[key].parsed.extend(sec.parsed)
             merged[key].lines.extend(sec.lines)
+            merged[key].readings.extend(sec.readings)
         else:
             merged[key] = sec
             out.append(sec)
     return ReadSubmission([s for s in out if s.moves or s.header_line], ignored)
 
 
+#: Two words side by side, one with a lower-case letter: prose ("Schönes Wochenende").
+_TWO_WORDS = re.compile(r"(?:^|\s)(?=[^\W\d_]*[^\W\d_A-ZÄÖÜß])[^\W\d_]{2,}\s+[^\W\d_]{2,}(?:\s|$)"
+                        r"|(?:^|\s)[^\W\d_]{2,}\s+(?=[^\W\d_]*[^\W\d_A-ZÄÖÜß])[^\W\d_]{2,}(?:\s|$)")
+
+
+def _prose_typed(line: str) -> bool:
+    """Whether a plain line with letters the game spells its own way (``Ä``, ``ß``, an
+    accent) is prose: two words side by side, one with lower case (``Schönes
+    Wochenende``, ``Bin nächste Woche weg``). Such a line was never read as a move before
+    umlauts were spelled (the grammars refused them), and stays unread; a move with an
+    umlaut is one token (``mÖle``), upper case, or labelled."""
+    return not line.isascii() and bool(_TWO_WORDS.search(line))
+
+
 #: Marks a move line not read yet.
 _UNREAD: Any = object()
 
 
-def _read(game: GameRules, line: str, *, always: bool = False) -> Any:
-    """What ``game.read_move`` makes of ``line``: the move, or the :class:`NotationError`.
+def _read(game: GameRules, spelled: Spelled, *, always: bool = False) -> Any:
+    """What ``game.read_move`` makes of a line in the game's spelling (``spelled``, from
+    :meth:`GameRules.spell`): the move, or the :class:`NotationError`. A line with a
+    letter the game cannot take where it stands is a :class:`NotationError` with the
+    spelling's verdict, meant as a move when the line reads with that letter replaced
+    (``spelled.probe``), else the reader's own error (prose).
     For a game whose move spans several lines (``multiline``) a line is read only where
     ``always`` asks for it (to tell a move line from prose); its result is then not kept.
     Remembered per game and line (moves are immutable values, and the same good move
     arrives from many players)."""
     if game.multiline and not always:
         return None
-    return _read_cached(game, line)
+    if spelled.verdict is not None:
+        probe = _read_cached(game, spelled.probe)
+        if _is_move(probe):
+            return NotationError(spelled.verdict, spelled.text, meant=True)
+        return probe
+    return _read_cached(game, spelled.text)
 
 
 @lru_cache(maxsize=8192)

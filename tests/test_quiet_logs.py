@@ -40,7 +40,7 @@ def test_a_poll_logs_one_line_only_when_something_happened(tmp_path, caplog, mon
         service.tick()
         service.send()
     one_poll()  # the start mails go out: something happened
-    assert info_lines(caplog) == ["outbox: 3 sent"]
+    assert info_lines(caplog) == ["Postausgang: 3 gesendet"]
     caplog.clear()
     for _ in range(5):
         now[0] += 10
@@ -48,19 +48,19 @@ def test_a_poll_logs_one_line_only_when_something_happened(tmp_path, caplog, mon
     assert info_lines(caplog) == []  # nothing happened: nothing logged
     md.deliver_to_inbox(player_mail("anna@example.org", "Partie R1:\nTOR"))
     one_poll()
-    assert info_lines(caplog) == ["poll: 1 mail(s) stored", "outbox: 1 sent"]
+    assert info_lines(caplog) == ["Abruf: 1 Mail gespeichert", "Postausgang: 1 gesendet"]
     caplog.clear()
     now[0] += 3599
     one_poll()
     assert info_lines(caplog) == []
     now[0] += 2
     one_poll()
-    assert info_lines(caplog) == ["alive: 2 poll(s) without new mail in the last 60 min"]
+    assert info_lines(caplog) == ["läuft: keine neue Mail in den letzten 60 min (Abrufe: 2)"]
     caplog.clear()
     # spielleiter poll: one line for the whole pass
     md.deliver_to_inbox(player_mail("bernd@example.org", "Partie R1:\nTOR"))
     runner.poll_once(db, cfg)
-    assert info_lines(caplog) == ["poll: 1 mail(s) stored, 1 sent"]
+    assert info_lines(caplog) == ["Abruf: 1 Mail gespeichert, 1 gesendet"]
     db.dispose()
 
 

@@ -126,6 +126,17 @@ class Sealed:
         self._refuse()
 
 
+@dataclass(frozen=True)
+class Spelled:
+    """A move line in the game's own spelling (:meth:`GameRules.spell`): ``text``, and
+    ``verdict`` (None, or why a letter cannot be read where it stands) and ``probe``
+    (then: the line with that letter replaced by one the game takes)."""
+
+    text: str
+    verdict: "Verdict | None" = None
+    probe: str = ""
+
+
 class MoveReport:
     """What the rules made of one submitted move line.
 
@@ -448,11 +459,64 @@ class GameRules(ABC):
         service calls it through :meth:`check_read`, which leaves ``move`` out for an
         implementation that does not take it (it then reads ``text`` again)."""
 
+    #: Whether a letter standing alone (``B3 Ö``, ``Wunsch: Ö``, ``M13 Ö ÖL``) or in a written
+    #: grid row stands on one field, so that a letter the alphabet spells with two (Ö = OE)
+    #: cannot stand there (:func:`bot.lexicon.alphabet.spell_line`): Crossword, Wer behält
+    #: recht?.
+    one_square_letters: bool = False
+
+    def spell(self, text: str, options: Mapping[str, Any] | None = None) -> "Spelled":
+        """A move line as the player typed it, in the game's own spelling (issue 33):
+        ``(text, None)`` with ``Ä Ö Ü ß`` written as this game's alphabet writes them
+        (``ÖLE`` -> ``OELE`` in Rondo, Crossword and Typ-Dom, seed 000 II.1 a; Monoscrabble
+        keeps its Ä Ö Ü tiles; RONDO in Dutch drops accents, ``RUÏNE`` -> ``RUINE``), case
+        kept (lower case keeps its meaning: an old card, a tile on the board), and
+        ``verdict`` None; or, when a letter cannot stand where it is written, ``text``
+        unchanged and ``verdict`` the public ``syntax`` verdict that names the letter and
+        how to write it (``probe``: the line with that letter replaced by one the game
+        takes, to tell a move from prose). The alphabet is the
+        league's (:meth:`lexicon_alphabets`: RONDO may play with German words). Never raises."""
+        from bot.lexicon.alphabet import alphabet_for_game, spell_line
+        try:
+            alpha = alphabet_for_game(self.lexicon_alphabets(options)[0])
+        except Exception:  # a test game without a known alphabet: nothing to spell
+            return Spelled(text)
+        sp = spell_line(text, alpha, one_square=self.one_square_letters)
+        if not sp.problems:
+            return Spelled(sp.text)
+        ch, spelled, why = sp.problems[0]
+        if why == "joker":
+            msgid = N_("*{ch} geht nicht: hinter * steht genau ein Buchstabe, und {ch} wird in "
+                       "diesem Spiel {spelled} geschrieben (zwei Buchstaben). Bitte die beiden "
+                       "Buchstaben einzeln schreiben.")
+        elif why == "square":
+            msgid = N_("{ch} geht hier nicht: ein Feld hält genau einen Buchstaben, und {ch} wird "
+                       "in diesem Spiel {spelled} geschrieben (zwei Felder).")
+        elif spelled:
+            msgid = N_("Den Buchstaben {ch} kennt dieses Spiel nicht: bitte {spelled} schreiben "
+                       "(ohne Akzent).")
+        else:
+            msgid = N_("Den Buchstaben {ch} kennt dieses Spiel nicht: geschrieben wird mit "
+                       "{letters}.")
+        letters = "A-Z" + "".join(", " + c for c in alpha.letters if c not in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        return Spelled(text, Verdict("syntax", msgid, {"ch": Param(ch, Visibility.PUBLIC),
+                                               "spelled": Param(spelled, Visibility.PUBLIC),
+                                               "letters": Param(letters, Visibility.PUBLIC)},
+                             None, Visibility.PUBLIC), sp.probe)
+
     def check_read(self, state: Mapping[str, Any], text: str, move: Any, lexicon: Any, index: int = 0, *,
                    player: str | None = None) -> MoveReport:
         """:meth:`check_line` with the move the caller read already (``move``: the result
         of :meth:`read_move` or the :class:`NotationError` it raised, None: not read) when
-        this game's ``check_line`` takes a ``move`` keyword, else with ``text`` alone."""
+        this game's ``check_line`` takes a ``move`` keyword, else with ``text`` alone.
+        A line with a letter the game cannot take where it stands (:meth:`spell`; the
+        service stores such a line as written) makes the move a ``syntax`` report with
+        that verdict."""
+        if not text.isascii():
+            for line in text.splitlines():
+                problem = self.spell(line).verdict
+                if problem is not None:
+                    return MoveReport(index, text, False, reason="syntax", verdict=problem)
         if move is not None and _takes_move(type(self)):
             return self.check_line(state, text, lexicon, index, player=player, move=move)
         return self.check_line(state, text, lexicon, index, player=player)

@@ -193,3 +193,115 @@ def _bulk_normaliser(alpha: Alphabet):
         return up if valid(up) else None
 
     return norm
+
+
+# ---------------------------------------------------------------------------------------
+# Spelling a move line as players type it (issue 33, item 4)
+
+@dataclass(frozen=True)
+class LineSpelling:
+    """What :func:`spell_line` made of a move line.
+
+    ``text``: the line in the game's own spelling (``ÖLE`` -> ``OELE``), or the line
+    unchanged when nothing needed spelling. ``problems``: the letters that cannot be
+    read in this game where they stand, as ``(char, spelled, why)`` tuples, ``why``
+    one of ``"joker"`` (after ``*``/``?``: a Joker, Blanko or Jolly stands for one
+    letter, and ``spelled`` has two), ``"square"`` (a letter alone or in a written grid
+    row stands on one field, ``spelled`` needs two) and ``"unknown"`` (a letter the
+    alphabet has no spelling for, ``spelled`` is its base letter without the accent or
+    ``""``). ``probe``: the line with each problem letter replaced by a letter of the
+    alphabet (to ask whether the rest of the line reads as a move)."""
+
+    text: str
+    problems: tuple[tuple[str, str, str], ...] = ()
+    probe: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.problems) or bool(self.probe) and self.probe != self.text
+
+
+def _cased_neighbour(text: str, i: int) -> bool | None:
+    """Whether the nearest ASCII letter of the same word around ``text[i]`` is upper case
+    (the one before, else the one after); None when the character stands alone."""
+    for rng in (range(i - 1, -1, -1), range(i + 1, len(text))):
+        for j in rng:
+            c = text[j]
+            if c.isascii() and c.isalpha():
+                return c.isupper()
+            if not c.isalpha():
+                break
+    return None
+
+
+def spell_line(text: str, alphabet: str | Alphabet, *, one_square: bool = False) -> LineSpelling:
+    """Spell the letters of a move line the way the alphabet writes them, keeping what
+    their case means (upper case: a new card or tile, lower case: one already lying).
+
+    ``Ä Ö Ü`` -> ``AE OE UE`` and ``ä ö ü`` -> ``ae oe ue`` where the alphabet spells
+    them so (Rondo, seed 000 II.1 a: "Umlaute sind durch AE usw., ß durch SS zu
+    bilden"; Crossword, Typ-Dom: RULES.md "Common to all games"); Monoscrabble keeps its
+    own Ä Ö Ü tiles. ``ß`` has no upper case of its own in the notation: it takes the case
+    of the nearest letter of its word (``STRAßE`` -> ``STRASSE``, ``straße`` ->
+    ``strasse``; alone: upper case), ``ẞ`` is upper case. Dutch (RONDO, seed 004):
+    accents and the diaeresis are dropped (``RUÏNE`` -> ``RUINE``), ``ĳ`` is ``ij``.
+    Characters that are no letters (digits, ``*``, ``/`` ...) and ASCII letters are left
+    as they are: the game's grammar reads them.
+
+    ``one_square``: a letter standing alone (``B3 Ö``) or in a run that touches ``.``,
+    ``-`` or ``_`` (a written grid row ``HÖHE..``) stands on one field; a letter spelled
+    with two there is a problem (Crossword). After ``*`` or ``?`` it always is one.
+    Returns a :class:`LineSpelling`; raises :class:`LexiconError` for an unknown
+    alphabet name."""
+    alpha = _alphabet(alphabet)
+    text = unicodedata.normalize("NFC", text)
+    if text.isascii():
+        return LineSpelling(text)
+    letters = set(alpha.letters)
+    out: list[str] = []
+    probe: list[str] = []
+    problems: list[tuple[str, str, str]] = []
+    for i, ch in enumerate(text):
+        if ch.isascii() or not ch.isalpha() or ch.upper() in letters and len(ch.upper()) == 1:
+            out.append(ch)
+            probe.append(ch)
+            continue
+        spelled = alpha.mapping.get(ch) or alpha.mapping.get(ch.upper()) if len(ch.upper()) == 1 \
+            else alpha.mapping.get(ch)
+        if spelled is None:
+            base = "".join(c for c in unicodedata.normalize("NFD", ch) if c.isascii()).upper()
+            problems.append((ch, base if base and all(b in letters for b in base) else "", "unknown"))
+            out.append(ch)
+            stand_in = problems[-1][1][:1] or alpha.letters[0]
+            probe.append(stand_in.lower() if ch.islower() else stand_in)
+            continue
+        if ch in ("ß",):
+            upper = _cased_neighbour(text, i)
+            upper = True if upper is None else upper
+        else:
+            upper = not ch.islower()
+        spelled = spelled if upper else spelled.lower()
+        before = text[:i].rstrip(" \t")
+        alone = _cased_neighbour(text, i) is None
+        if len(spelled) > 1 and before.endswith(("*", "?")):
+            problems.append((ch, spelled.upper(), "joker"))
+        elif len(spelled) > 1 and one_square and (alone or _in_grid_row(text, i)):
+            problems.append((ch, spelled.upper(), "square"))
+        else:
+            out.append(spelled)
+            probe.append(spelled)
+            continue
+        out.append(ch)
+        probe.append(spelled[0])
+    return LineSpelling("".join(out), tuple(problems), "".join(probe))
+
+
+def _in_grid_row(text: str, i: int) -> bool:
+    """Whether the run of letters around ``text[i]`` touches ``.``, ``-`` or ``_``."""
+    a = i
+    while a > 0 and text[a - 1].isalpha():
+        a -= 1
+    b = i
+    while b < len(text) - 1 and text[b + 1].isalpha():
+        b += 1
+    return (a > 0 and text[a - 1] in ".-_") or (b < len(text) - 1 and text[b + 1] in ".-_")

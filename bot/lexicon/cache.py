@@ -251,6 +251,18 @@ def _mmap(path: Path) -> marisa_trie.Trie:
     return trie
 
 
+def is_built(alphabet: str, cache_dir: Path | None = None) -> bool:
+    """Whether :func:`load` finds the word list of ``alphabet`` (an alphabet or game name)
+    built and up to date in ``cache_dir``, i.e. loads it without building (a few
+    milliseconds rather than seconds). Raises :class:`LexiconError` for an unknown name."""
+    alpha = alphabet_for_game(alphabet)
+    cache_dir = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).expanduser().resolve()
+    if (alpha.name, str(cache_dir)) in _MEMO:
+        return True
+    source = get_source(alpha.source)
+    return _cache_usable(source_dir(source, cache_dir), _storage_name(alpha), source.dic)
+
+
 def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
     """The lexicon in ``alphabet`` (an alphabet or game name), from the alphabet's source
     dictionary (igerman98 for the German alphabets, OpenTaal for ``nl``, ``nl-namen``).

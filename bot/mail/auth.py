@@ -90,7 +90,7 @@ def sender_auth(headers: Message, from_addr: str, authserv_id: str | None) -> Se
     try:
         header = _CONTEXT.parse_value(value)
     except Exception as exc:  # authres raises its own SyntaxError and others
-        log.warning("Authentication-Results of %s not readable: %r", ours, exc)
+        log.warning("Authentication-Results von %s nicht lesbar: %r", ours, exc)
         return SenderAuth()
     from_domain = _domain(from_addr)
     results = [(str(r.method or "").lower(), str(getattr(r, "result", "") or "").lower(), r)

@@ -258,7 +258,7 @@ def _detected(msg: Message) -> tuple[list[str], list[str]]:
     try:
         temporary, permanent = all_failures(msg)
     except Exception as exc:  # a detector choking on a mangled report is no reason to crash
-        log.warning("flufl.bounce failed: %r", exc)
+        log.warning("flufl.bounce gescheitert: %r", exc)
         return [], []
 
     def _addrs(found) -> list[str]:

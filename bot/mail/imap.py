@@ -222,7 +222,7 @@ class ImapInbox:
 
     def _ensure_folder(self, client: IMAPClient, name: str) -> None:
         if not client.folder_exists(name):
-            log.info("creating IMAP folder %s", name)
+            log.info("lege IMAP-Ordner %s an", name)
             client.create_folder(name)
             try:
                 client.subscribe_folder(name)
@@ -279,7 +279,7 @@ class ImapInbox:
             if known_validity != uidvalidity:
                 if known_validity is not None:
                     log.warning(
-                        "UIDVALIDITY of %s changed (%s -> %s); rescanning all mails",
+                        "UIDVALIDITY von %s geändert (%s -> %s); lese alle Mails neu",
                         self.folder, known_validity, uidvalidity,
                     )
                 last_uid = 0
@@ -303,7 +303,7 @@ class ImapInbox:
                     except StoreUnavailable:  # the store is down: fetched again once it is back
                         raise
                     except Exception:  # not stored: fetched again next pass
-                        log.exception("storing mails of %s up to UID %s failed", self.folder, handled)
+                        log.exception("Speichern der Mails aus %s bis UID %s gescheitert", self.folder, handled)
                         return False
                     stored += taken
                     taken = 0
@@ -319,7 +319,7 @@ class ImapInbox:
                 for uid in batch:
                     raw = response.get(uid, {}).get(b"BODY[]")
                     if raw is None:  # expunged by someone else meanwhile
-                        log.info("UID %s vanished from %s", uid, self.folder)
+                        log.info("UID %s aus %s verschwunden", uid, self.folder)
                         handled = uid
                         continue
                     try:
@@ -327,11 +327,11 @@ class ImapInbox:
                     except StoreUnavailable:
                         raise
                     except Exception:
-                        log.exception("store callback failed for %s UID %s", self.folder, uid)
+                        log.exception("Speichern von %s UID %s gescheitert", self.folder, uid)
                         stop = True
                         break
                     if not ok:
-                        log.warning("store callback refused %s UID %s; retry next poll", self.folder, uid)
+                        log.warning("Speichern von %s UID %s abgelehnt; neuer Versuch beim nächsten Abruf", self.folder, uid)
                         stop = True
                         break
                     taken += 1

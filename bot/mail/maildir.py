@@ -63,10 +63,10 @@ class MaildirTransport:
             except StoreUnavailable:
                 raise  # the store is down: every mail not stored stays in the inbox
             except Exception:
-                log.exception("store callback failed for maildir file %s", path.name)
+                log.exception("Speichern der Maildir-Datei %s gescheitert", path.name)
                 break
             if not ok:
-                log.warning("store callback refused maildir file %s; retry next poll", path.name)
+                log.warning("Speichern der Maildir-Datei %s abgelehnt; neuer Versuch beim nächsten Abruf", path.name)
                 break
             done.append(path)
             if len(done) >= BATCH:
@@ -117,7 +117,7 @@ class MaildirTransport:
             paths.clear()
             raise
         except Exception:
-            log.exception("storing %d maildir files failed; retry next poll", len(paths))
+            log.exception("Speichern von %d Maildir-Dateien gescheitert; neuer Versuch beim nächsten Abruf", len(paths))
             paths.clear()
             return None
         for path in paths:

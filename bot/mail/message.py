@@ -225,7 +225,7 @@ def html_to_text(html: str) -> str:
         text = h.handle(re.sub(r"(?i)</t[dh]\s*>", r" \g<0>", html))
         text = _MD_UNESCAPE.sub(r"\1", text)
     except Exception:
-        log.exception("html2text failed")
+        log.exception("html2text gescheitert")
         text = re.sub(r"<[^>]*>", " ", html)
     text = text.replace("\xa0", " ")
     return "\n".join(line.rstrip() for line in text.split("\n")).strip("\n")
@@ -290,7 +290,7 @@ def _body(msg: Message) -> tuple[str, str | None]:
     try:
         text = _part_text(part)
     except Exception as exc:
-        log.warning("could not decode body part: %r", exc)
+        log.warning("Teil des Mailtexts nicht dekodierbar: %r", exc)
         return "", f"ihr Text ließ sich nicht entschlüsseln ({type(exc).__name__})"
     if part.get_content_subtype() == "html":
         text = html_to_text(text[: 4 * MAX_TEXT])
@@ -487,7 +487,7 @@ def _library_cut(lines: list[str]) -> list[str]:
             return lines
         first = parsed.replies[0].content
     except Exception:
-        log.exception("mail-parser-reply failed")
+        log.exception("mail-parser-reply gescheitert")
         return lines
     keep = sum(1 for l in first.split("\n") if l.strip())
     total = sum(1 for l in lines if l.strip())

@@ -150,6 +150,7 @@ class CrosswordRules(GameRules):
     #: the one rule for a correction (issue 32), as :meth:`merge_move` does it
     replace_rule = N_("Eine spätere Mail vor dem ZAT ersetzt die Teile deines Zugs (Legung, Wunsch, Wortliste), "
                       "die sie enthält; die übrigen bleiben.")
+    one_square_letters = True
     fixed_rounds = ROUNDS
 
     # -- Partie -----------------------------------------------------------------------

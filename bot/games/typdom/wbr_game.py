@@ -82,6 +82,7 @@ class WbrRules(GameRules):
 
     name = "typdom-wbr"
     alphabet = "typdom"
+    one_square_letters = True
     title = TITLE
     min_players, max_players = PLAYERS
     default_rounds = None  # the game ends by itself; the league file's rounds caps the turns

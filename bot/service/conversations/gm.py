@@ -361,6 +361,7 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
     if not moves:
         raise GMError("kein Zug angegeben (die Zugzeilen gehören unter die Befehlszeile).")
     game = get_game(league.game)
+    moves = [game.spell(m, league.options).text for m in moves]  # ÖLE as OELE, as a player's mail
     if game.multiline:  # one move of several lines (Crossword, Presto)
         moves = ["\n".join(moves)]
     sub = Submission(mail_id=mail_id, partie_id=pt.id, round_number=rnd.number, player_id=pl.id, created_at=now)
@@ -671,7 +672,7 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                   if not league.gm_code_hash else "GM code missing" if not code else "GM code wrong")
         ctx.record("rejected", "command", command=name, league=league.name, reason=reason)
         ctx.mail.flagged = f"GM command {name} for {league.name}: {reason} (from {sender})"
-        log.warning("GM command %s for %s refused: %s (from %s)", name, league.name, reason, sender)
+        log.warning("Spielleiter-Befehl %s für %s abgelehnt: %s (von %s)", name, league.name, reason, sender)
         why = {"wrong sender address": f"von {sender}, nicht von der Adresse des Spielleiters",
                "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
                "GM code missing": "ohne den Spielleiter-Code",

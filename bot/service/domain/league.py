@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import bindparam, select
@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
-from bot.storage.models import League, Player, Round
+from bot.storage.models import League, Partie, Player, Round
 
 
 class LeagueError(ValueError):
@@ -76,3 +76,10 @@ def league_lexicon(league: League, cfg: Config):
     game = get_game(league.game)
     return _lexicon(tuple(game.lexicon_alphabets(league.options or {})), str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
                     tuple(league.allow_words or ()), tuple(league.deny_words or ()))
+
+
+def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
+    """Of ``partien`` (all of the league, by id), those played in the open round (see
+    :func:`active_partien`), for a caller that has loaded them already."""
+    unfinished = [p for p in partien if not p.finished]
+    return unfinished[:1] if (league.options or {}).get("sequential") else unfinished

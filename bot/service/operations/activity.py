@@ -37,12 +37,12 @@ class Activity:
         a heartbeat once :data:`HEARTBEAT` seconds passed without a line."""
         now = self.clock()
         if stored or sent or failed:
-            done = [f"{stored} mail(s) stored"] if stored else []
-            done += [f"{sent} sent"] if sent else []
-            done += [f"{failed} failed"] if failed else []
-            log.info("poll: %s", ", ".join(done))
+            done = [f"{stored} Mail{'s' if stored != 1 else ''} gespeichert"] if stored else []
+            done += [f"{sent} gesendet"] if sent else []
+            done += [f"{failed} gescheitert"] if failed else []
+            log.info("Abruf: %s", ", ".join(done))
         elif now - self.last >= HEARTBEAT:
-            log.info("alive: %d poll(s) without new mail in the last %.0f min", self.quiet + 1, (now - self.last) / 60)
+            log.info("läuft: keine neue Mail in den letzten %.0f min (Abrufe: %d)", (now - self.last) / 60, self.quiet + 1)
         else:
             self.quiet += 1
             return
@@ -51,7 +51,7 @@ class Activity:
     def delivered(self, *, sent: int = 0, failed: int = 0) -> None:
         """The outbox loop's pass: one line when it sent or failed mail, else nothing."""
         if sent or failed:
-            log.info("outbox: %d sent%s", sent, f", {failed} failed" if failed else "")
+            log.info("Postausgang: %d gesendet%s", sent, f", {failed} gescheitert" if failed else "")
             self.last, self.quiet = self.clock(), 0
 
     def event(self) -> None:

@@ -27,6 +27,7 @@ the passes under way finish, then it exits with status 0.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import threading
 from datetime import datetime, timezone
@@ -150,7 +151,7 @@ class Service:
                 self._wake()
             return False
         except Exception as exc:
-            self._unless_database(exc, "poll failed")
+            self._unless_database(exc, "Abruf gescheitert")
             return False
         ACTIVITY.poll(stored=n)  # a line only when mail came, else an hourly heartbeat
         back = self.inbox.succeeded()
@@ -169,7 +170,7 @@ class Service:
             try:
                 send_reminders(self.db, self.cfg)
             except Exception as exc:
-                self._unless_database(exc, "reminders failed")
+                self._unless_database(exc, "Erinnerungen gescheitert")
             self.schedule_zats()
         self._wake()
         return self.inbox.delay()
@@ -218,7 +219,7 @@ class Service:
             try:
                 done = send_outbox(self.db, self.cfg)
             except Exception as exc:
-                self._unless_database(exc, "outbox failed")
+                self._unless_database(exc, "Postausgang gescheitert")
                 return self.smtp.delay()
         ACTIVITY.delivered(sent=done.sent, failed=done.failed)
         if done.problem is not None:
@@ -243,12 +244,12 @@ class Service:
             try:
                 res = adjudicate_league(self.db, self.cfg, league, gm_note=None if read else self.inbox.note())
                 if res:
-                    log.info("adjudicated %s round %s%s", league, res["round"],
+                    log.info("ausgewertet: %s Runde %s%s", league, res["round"],
                              "" if read else " (Posteingang nicht lesbar)")
                     ACTIVITY.event()
                     crashpoint("after-adjudicate")
             except Exception as exc:
-                self._unless_database(exc, f"adjudication of {league} failed")
+                self._unless_database(exc, f"Auswertung von {league} gescheitert")
             self.schedule_zats()
 
     def schedule_zats(self) -> None:
@@ -273,7 +274,7 @@ class Service:
             try:
                 delay = self._guarded(step)
             except Exception:
-                log.exception("%s failed", step.__name__)
+                log.exception("%s gescheitert", step.__name__)
                 delay = self.cfg.poll_interval
 
     def catch_up(self) -> None:
@@ -301,10 +302,26 @@ class Service:
         except Exception as exc:
             log.debug("releasing claims: %s", exc)
         self.lease.start_heartbeat(self.stop)
+        log.info("%s", self.started_line())
         try:
             self._run()
         finally:
             self.lease.release()
+            log.info("Spielleiter beendet (pid %d)", os.getpid())
+
+    def started_line(self) -> str:
+        """The one log line of a start (issue 33): version, process, mail, database, poll
+        interval; no password."""
+        from bot import __version__
+        from bot.storage.db import safe_url
+        cfg = self.cfg
+        if cfg.imap:
+            mail = f"IMAP {cfg.imap.get('host')}, SMTP {(cfg.smtp or {}).get('host')}"
+        else:
+            mail = f"Maildir {cfg.maildir}"
+        return (f"Spielleiter {__version__} gestartet (pid {os.getpid()}): {mail}, Datenbank "
+                f"{safe_url(self.db.url)}, Abruf alle {cfg.poll_interval:g} s; beenden mit Strg+C "
+                f"oder SIGTERM")
 
     def _run(self) -> None:
         while not self.stopping.is_set() and (delay := self._guarded(self.catch_up)) is not None:

@@ -447,5 +447,5 @@ def refresh_archive(db, cfg) -> ArchiveResult | None:
             log.info("Archiv %s: %d Dateien geschrieben, %d entfernt", path, len(res.written), len(res.removed))
         return res
     except Exception:
-        log.exception("archive refresh failed")
+        log.exception("Archiv erneuern gescheitert")
         return None

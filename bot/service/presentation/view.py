@@ -10,16 +10,15 @@ from sqlalchemy import func, select
 from bot.games import get_game
 from bot.games.base import GameRules
 from bot.games.verdict import render_text
-from bot.i18n import gm_language
+from bot.i18n import gm_language, texts
 from bot.render import format_zat
-from bot.service.domain.league import find_league, open_round
+from bot.service.domain.league import find_league, open_round, playing
 from bot.service.presentation.standings import standings
-from bot.storage.models import AddressChange, Player, Round
 
+from bot.storage.models import AddressChange, Player, Round
 
 #: Parts of a game's public view that are for the templates only (not for ``show --json``).
 BULKY_VIEW_KEYS = {"cells", "grid_text", "row_pretty", "vorgabe_pretty"}
-
 
 def name_players(value: Any, addresses: dict[str, str], fields: frozenset[str], under: str = "") -> Any:
     """``value`` (a game's view) with every player key replaced by the player's address,
@@ -35,7 +34,6 @@ def name_players(value: Any, addresses: dict[str, str], fields: frozenset[str], 
         return addresses[value]
     return value
 
-
 def league_view(db, name: str) -> dict:
     """The JSON of ``spielleiter show NAME --json``: league, game, status, round, rounds,
     next ZAT, per Partie its public view (and, for games with private state, ``players``:
@@ -43,7 +41,10 @@ def league_view(db, name: str) -> dict:
     are named by address everywhere (:func:`name_players`), never by database id or seat.
     Each Partie also has ``picture``: :meth:`GameRules.gm_picture` (the text ``show``
     prints, with every private part). ``address_changes``: the address changes waiting
-    for the game master (player, name, new and old address, sender, since)."""
+    for the game master (player, name, new and old address, sender, since). ``waiting``
+    (per Partie): it has not started, with the league option ``sequential`` it begins after
+    the Partie before it (its ``picture`` says so, and it has no ``players``).
+    ``next_zat_local``: the next ZAT in the league's time zone, as text."""
     with db.session() as s:
         league = find_league(s, name)
         game = get_game(league.game)
@@ -54,12 +55,18 @@ def league_view(db, name: str) -> dict:
         zat = format_zat(rnd.zat, league.timezone) if rnd else None
         gm_lang = gm_language(league.options)
         partien = []
-        for p in league.partien:
+        ordered = sorted(league.partien, key=lambda x: x.id)
+        played = {x.id for x in playing(league, ordered)} if league.status == "running" else {x.id for x in ordered}
+        for i, p in enumerate(ordered):
             view = {k: v for k, v in game.public_view(p.state).items() if k not in BULKY_VIEW_KEYS}
             view = name_players(view, addresses, fields)
-            entry = {"name": p.name, **view, "finished": p.finished,
-                     "picture": [render_text(x, gm_lang) for x in game.gm_picture(p.state, names, zat=zat)]}
-            if type(game).player_view is not GameRules.player_view:  # for the GM: every private part
+            waiting = not p.finished and p.id not in played  # sequential: starts after the one before
+            if waiting:
+                picture = [texts(gm_lang).gettext("wartet (beginnt nach Partie {name})", name=ordered[i - 1].name)]
+            else:
+                picture = [render_text(x, gm_lang) for x in game.gm_picture(p.state, names, zat=zat)]
+            entry = {"name": p.name, **view, "finished": p.finished, "waiting": waiting, "picture": picture}
+            if type(game).player_view is not GameRules.player_view and not waiting:  # for the GM: every private part
                 entry["players"] = [{"name": pl.name, "player": pl.email,
                                      **name_players({k: v for k, v in game.player_view(p.state, str(pl.id)).items()
                                                      if k not in BULKY_VIEW_KEYS}, addresses, fields)}
@@ -73,6 +80,8 @@ def league_view(db, name: str) -> dict:
                 # False: the game ends by itself and ``rounds`` is only a cap (Typ-Dom, RONDO)
                 "rounds_fixed": bool(game.fixed_rounds or game.default_rounds),
                 "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,
+                # for the text of ``show``: local time with zone (the league's), as the Partie lines
+                "next_zat_local": zat, "timezone": league.timezone,
                 "standings": [{"rank": r["rank"], "player": r["email"], "name": r["name"], "points": r["points"],
                                "rounds_played": r["rounds_played"], "per_partie": r["per_partie"]}
                               for r in table],

@@ -46,8 +46,8 @@ from bot.i18n import gm_language, league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.render import format_zat, render
-from bot.service.domain.league import league_lexicon
-from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zats, playing
+from bot.service.domain.league import league_lexicon, playing
+from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zats
 from bot.service.stages.outbox import queue_mail
 from bot.service.stages.readpool import pool_for
 from bot.storage.db import Database, database_failure
@@ -452,14 +452,14 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         failure = database_failure(exc, db.url)
         if failure is not None:  # the database went away: still stored, read again once it is back
             raise failure from exc
-        log.exception("reading mail %s failed", mail_id)
+        log.exception("Lesen der Mail %s gescheitert", mail_id)
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
             if mail is not None:
                 try:
                     identify(s, mail)
                 except Exception:  # pragma: no cover - the header parser is very tolerant
-                    log.exception("reading the headers of mail %s failed", mail_id)
+                    log.exception("Lesen der Kopfzeilen der Mail %s gescheitert", mail_id)
                 mail.status = "error"
                 mail.error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"
         _tell_failed(db, cfg, mail_id, now)
@@ -514,7 +514,7 @@ def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None
                 s.flush()
                 gate_answers(ctx, queued)
     except Exception:
-        log.exception("telling the sender of mail %s failed", mail_id)
+        log.exception("Antwort an den Absender der Mail %s gescheitert", mail_id)
 
 
 def _auth(rm: ReadMail, raw: bytes, cfg: Config) -> SenderAuth:
@@ -950,7 +950,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
-    read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name])
+    read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
+                           options=league.options)
     quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
@@ -959,6 +960,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number,
                          zat=format_zat(delayed, league.timezone, lang)))
     accepted: list[tuple[Partie, list[str], list]] = []
+    readings: dict[int, list[tuple[str, str]]] = {}
     open_names = [p.name for p in all_partien if p.id in active]
     for sec in read.sections:
         if sec.partie is None and len(open_names) == 1:
@@ -979,6 +981,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
+        readings.setdefault(part.id, []).extend(sec.readings)  # ("ÖLE", "OELE"): shown in the ack
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
     # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
     merged: list[str] = []
@@ -1023,7 +1026,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                                Audience(viewer=key), key)
                    for i, (t, m) in enumerate(zip(moves, parsed))]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
-        sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None})
+        sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None,
+                         "readings": readings.get(part.id, [])})
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m["text"] for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored, quoted=quoted)

@@ -289,7 +289,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
             elif isinstance(error, PermanentFailure):
                 row.status, row.last_error = "failed", str(error)
                 failed += 1
-                log.error("outbox %s to %s failed permanently: %s", row.key, row.to_addr, error)
+                log.error("Postausgang %s an %s endgültig gescheitert: %s", row.key, row.to_addr, error)
                 _tell_gm(s, cfg, row, str(error))
             elif isinstance(error, ServerFailure):
                 # a server that failed before it could take the mail (refused login,
@@ -299,7 +299,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                     s.execute(delete(SendAttempt).where(SendAttempt.id == attempt_id))
                 row.last_error = error.line()
                 problem = error
-                log.debug("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, error.line(), attempts)
+                log.debug("Postausgang %s an %s: %s (Versuch %d)", row.key, row.to_addr, error.line(), attempts)
             else:
                 row.last_error = str(error)
                 created = row.created_at or now
@@ -309,7 +309,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                     _tell_gm(s, cfg, row, f"nach {row.attempts} Versuchen: {error}")
                 else:
                     row.next_attempt_at = now + min(RETRY_MAX, RETRY_FIRST * 2 ** min(row.attempts - 1, 20))
-                log.warning("outbox %s to %s: %s (attempt %d)", row.key, row.to_addr, error, row.attempts)
+                log.warning("Postausgang %s an %s: %s (Versuch %d)", row.key, row.to_addr, error, row.attempts)
         if problem is not None:
             break
     waiting = 0

@@ -76,7 +76,7 @@ class ReadPool:
                     self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                                      initializer=watch_parent, initargs=(os.getpid(),))
                 except Exception:  # no processes to be had: read in-process
-                    log.exception("starting %d reading workers failed; reading in-process", self.workers)
+                    log.exception("Start von %d Leseprozessen gescheitert; lese im Hauptprozess", self.workers)
                     return None
             return self._pool
 
@@ -145,7 +145,7 @@ class ReadPool:
                         except Exception:
                             # a worker crashed or the reader raised there: these mails are
                             # read in-process (where a real error is handled as always)
-                            log.warning("reading mails %s in a worker failed; reading them in-process", batch,
+                            log.warning("Lesen der Mails %s in einem Leseprozess gescheitert; lese sie im Hauptprozess", batch,
                                         exc_info=True)
                             if usable and _is_broken(fut):
                                 usable = False

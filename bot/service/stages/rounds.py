@@ -28,7 +28,7 @@ from bot.games.base import GameRules
 from bot.games.verdict import Verdict  # noqa: F401 (the closed note's type)
 from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat
-from bot.service.domain.league import find_league, league_lexicon, open_round, vorgabe_text, zat_of
+from bot.service.domain.league import find_league, league_lexicon, open_round, playing, vorgabe_text, zat_of
 from bot.service.stages.outbox import queue_mails
 from bot.service.presentation.chart import MAIL_LINES, league_chart
 from bot.service.presentation.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
@@ -91,13 +91,6 @@ def active_partien(s: Session, league: League) -> list[Partie]:
     """The Partien played in the league's open round: every unfinished one, or with the
     league option ``sequential`` (Partien one after another) only the first unfinished."""
     return playing(league, s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)))
-
-
-def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
-    """Of ``partien`` (all of the league, by id), those played in the open round (see
-    :func:`active_partien`), for a caller that has loaded them already."""
-    unfinished = [p for p in partien if not p.finished]
-    return unfinished[:1] if (league.options or {}).get("sequential") else unfinished
 
 
 def round_players(league: League, number: int) -> list[Player]:
