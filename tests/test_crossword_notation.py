@@ -136,7 +136,7 @@ def test_submission_reader_keeps_crossword_lines():
 
 
 def test_a_pasted_back_acknowledgement_with_a_multiline_move_is_not_read():
-    from bot.mail.message import new_text
+    from bot.mail.replies import new_text
     text = ("B3 E\nWunsch: N\n\nHallo Anna Albers,\n\n"
             "Partie P1 (Runde 2 von 7, Buchstaben A E H O S U):\n"
             "  Hauptzug: A1 H, A2 A\n    Wunsch: T\n    -> gültig: Gelegt: A1 H, A2 A.\n")

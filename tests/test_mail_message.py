@@ -386,7 +386,7 @@ def test_make_message_id_deterministic():
 def test_a_phones_signature_ends_the_fresh_text(sig):
     """Issue 32 (found with the reply corpus): a phone's signature line above the quote was
     read as a move; the fresh text ends there, the moves above it stay."""
-    from bot.mail.message import new_text
+    from bot.mail.replies import new_text
     text = f"Partie R1:\nmo*NDES 24 Punkte\nErsatz: mondES\n\n{sig}\n\nAm 1. Dez. schrieb Bot:\n> Hallo"
     got = new_text(text)
     assert "mo*NDES 24 Punkte" in got and "Ersatz: mondES" in got and sig not in got

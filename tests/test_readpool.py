@@ -147,7 +147,7 @@ def test_a_failing_worker_loses_nothing(tmp_path, monkeypatch, reader, caplog):
     monkeypatch.setattr(readpool, "TASK", 2)
     with caplog.at_level("WARNING", logger="bot.service.stages.readpool"):
         assert _run(db2, cfg2, monkeypatch, ReadPool(2, reader=reader, wait=True)) == len(_corpus())
-    assert "reading them in-process" in caplog.text  # the worker did fail
+    assert "lese sie im Hauptprozess" in caplog.text  # the worker did fail
     assert _outcome(db1) == _outcome(db2)  # the failed mails read in-process, in order
     with db2.session() as s:
         assert not s.scalars(select(InboundMail).where(InboundMail.status.in_(("stored", "error")))).all()

@@ -1,7 +1,7 @@
 """One identity per mail, from one parse (issue 31, "Private and authentic by construction").
 
 The sender is the addr-spec of the one From mailbox, read once with the email library's
-header registry (:func:`bot.mail.message.read_sender`). A From that names a second
+header registry (:func:`bot.mail.sender.read_sender`). A From that names a second
 address (in its display name, as a second mailbox, or in a Sender field) or a DMARC
 verdict of our own server about another domain than the sender's makes the mail
 unauthenticated: it changes nothing, and the registered player whose address it claimed
@@ -23,7 +23,8 @@ from bot.cli import main
 from bot.config import embedded, load_config
 from bot.mail.auth import sender_auth
 from bot.mail.maildir import MaildirTransport, _delivery_order
-from bot.mail.message import raw_headers, read_mail, read_sender
+from bot.mail.message import raw_headers, read_mail
+from bot.mail.sender import read_sender
 from bot.service.operations.check import check_authserv
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.operations.mailer import transports

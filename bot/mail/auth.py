@@ -14,7 +14,7 @@ than the one the bot took: ``From: anna@example.org <mallory@evil.example>`` pas
 DMARC for evil.example, issue 31); ``pass`` for ``dmarc=pass`` or a DKIM pass for the
 From domain; ``none`` otherwise (no header of ours, nothing checked, no ``authserv_id``
 configured). :func:`mail_auth` puts it together with the doubts of the From field itself
-(:func:`bot.mail.message.read_sender`), which need no server. No database, no I/O.
+(:func:`bot.mail.sender.read_sender`), which need no server. No database, no I/O.
 """
 
 from __future__ import annotations

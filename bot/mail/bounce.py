@@ -27,7 +27,8 @@ from email.parser import HeaderParser
 
 from flufl.bounce import all_failures
 
-from bot.mail.message import FAILURE_SUBJECT, ReadMail, _part_text, header_block, parse_part, raw_headers, read_mail
+from bot.mail.automail import FAILURE_SUBJECT
+from bot.mail.message import ReadMail, _part_text, header_block, parse_part, raw_headers, read_mail
 
 __all__ = ["Bounce", "find_bounce"]
 

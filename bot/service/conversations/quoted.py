@@ -19,7 +19,7 @@ or in a plain mail - is theirs whatever it equals: an example of the start mail
 another player's word in an Auswertung. A section header alone (``Partie R1:``) is
 never the bot's. The player's own earlier move lines are taken out of a run, because
 the acknowledgement echoes them (a player who sends the same move again means it).
-Text below a reply header or marked ``>`` never gets here (:func:`bot.mail.message.new_text`).
+Text below a reply header or marked ``>`` never gets here (:func:`bot.mail.replies.new_text`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ The front of the reading decides who may change what (issue "nobody can silence 
 player"): bounces and automatic mails are never answered; a mail too large or
 unreadable is answered from its raw headers; a mail whose sender our server did not
 authenticate (``[bot] authserv_id``) or whose From field is doubtful (it names a second
-address: :func:`bot.mail.message.read_sender`, issue 31), or without the right code,
+address: :func:`bot.mail.sender.read_sender`, issue 31), or without the right code,
 changes nothing and its owner (the registered player whose address it named) is told at
 most once an hour (:func:`bot.service.conversations.loops.auth_failure`); every other
 mail is read, and only the answers are capped per address and hour
