@@ -170,8 +170,9 @@ def cmd_show(args, cfg) -> int:
         print(json.dumps(view, ensure_ascii=False, indent=2))
         return 0
     of = f" von {view['rounds']}" if view.get("rounds_fixed", True) else ""
+    state = view.get("paused_text") or {"running": "läuft", "finished": "beendet"}.get(view["status"], view["status"])
     print(f"{view['league']} ({view['game']}), Runde {view['round']}{of}, "
-          f"Status {view['status']}, nächster ZAT {view['next_zat'] or '-'}")
+          f"Status {state}, nächster ZAT {view['next_zat'] or '-'}")
     for p in view["partien"]:  # the game's own picture with every private part (GameRules.gm_picture)
         first, *rest = p["picture"] or [""]
         print(f"  Partie {p['name']}: {first}")
@@ -288,8 +289,8 @@ def cmd_gm(args, cfg) -> int:
     from bot.service.conversations.gm import run_cli
     db = _db(cfg)
     kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode",
-                                            "decision")
-          if getattr(args, k, None) is not None}
+                                            "decision", "alle", "still")
+          if getattr(args, k, None)}
     for k in ("when", "text"):
         if isinstance(kw.get(k), list):
             kw[k] = " ".join(kw[k])
@@ -451,6 +452,7 @@ def build_parser() -> argparse.ArgumentParser:
     for op, aliases, help_, extra in [
             ("zat", ["deadline"], "ZAT der offenen Runde verschieben (+2d, +12h, 13.12.2026 20:00)",
              [("when", {"nargs": "+", "metavar": "ZEIT"})]),
+            ("status", [], "Zustand der Liga: läuft oder angehalten (seit wann, von wem), Runde, ZAT", []),
             ("pause", [], "Liga anhalten: der ZAT wird nicht ausgeführt", []),
             ("weiter", ["resume"], "angehaltene Liga fortsetzen", []),
             ("auswerten", ["process"], "offene Runde sofort auswerten", []),
@@ -473,6 +475,11 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("name", metavar="NAME")
         for dest, kw in extra:
             g.add_argument(dest, **kw)
+        if op == "zat":
+            g.add_argument("--alle", action="store_true",
+                           help="die ZATs der späteren Runden um dieselbe Zeit mitverschieben")
+        if op not in ("status", "nachricht", "freigeben"):
+            g.add_argument("--still", action="store_true", help="ohne Mitteilung an die Spieler")
         g.set_defaults(func=cmd_gm, gm_command=op)
     ob = add("outbox", cmd_outbox, "wartende Mails zeigen (pending, held, failed) und erneut senden")
     ob.add_argument("--league", metavar="NAME", default=None, help="nur Mails dieser Liga")

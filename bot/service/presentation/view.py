@@ -44,6 +44,7 @@ def league_view(db, name: str) -> dict:
     Each Partie also has ``picture``: :meth:`GameRules.gm_picture` (the text ``show``
     prints, with every private part). ``address_changes``: the address changes waiting
     for the game master (player, name, new and old address, sender, since)."""
+    from bot.service.conversations.gm import paused_text
     with db.session() as s:
         league = find_league(s, name)
         game = get_game(league.game)
@@ -69,6 +70,11 @@ def league_view(db, name: str) -> dict:
         last = s.scalar(select(func.max(Round.number)).where(Round.league_id == league.id,
                                                                Round.status == "adjudicated"))
         return {"league": league.name, "game": league.game, "status": league.status,
+                # a paused league (issue 33): since when (ISO, UTC) and by whom (cli, mail <address>, zurueck)
+                "paused": bool(league.paused),
+                "paused_since": league.paused_at.isoformat() if league.paused and league.paused_at else None,
+                "paused_by": league.paused_by if league.paused else None,
+                "paused_text": paused_text(league),
                 "round": rnd.number if rnd else (last or league.rounds), "rounds": league.rounds,
                 # False: the game ends by itself and ``rounds`` is only a cap (Typ-Dom, RONDO)
                 "rounds_fixed": bool(game.fixed_rounds or game.default_rounds),
