@@ -325,14 +325,16 @@ def _by(s: Session) -> str:
 
 
 def paused_text(league: League, lang: str | None = None) -> str | None:
-    """``angehalten seit 26.11.2026 20:00 (von: CLI)`` for a paused league (German; for
+    """``angehalten seit Donnerstag, 26.11.2026, 20:00 Uhr, vom Spielleiter per CLI`` for a paused league (German; for
     ``show``, ``gm status`` and the archive), None for a running one."""
     if not league.paused:
         return None
     since = format_zat(league.paused_at, league.timezone) if league.paused_at else "?"
-    who = {"cli": "Spielleiter per CLI", "zurueck": "Rücknahme einer Runde (ZURUECK)"}.get(
-        league.paused_by or "", (league.paused_by or "Spielleiter").replace("mail ", "Spielleiter per Mail, "))
-    return f"angehalten seit {since} (von: {who})"
+    by = league.paused_by or ""
+    who = ("vom Spielleiter per CLI" if by == "cli" else "durch die Rücknahme einer Runde (ZURUECK)"
+           if by == "zurueck" else f"vom Spielleiter per Mail ({by[5:]})" if by.startswith("mail ")
+           else "vom Spielleiter")
+    return f"angehalten seit {since}, {who}"
 
 
 def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -571,7 +573,7 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
                                     partie=pt.name))
     listing = listing_of(texts(gm_language(league.options)))
     return _done(league, "SETZE", f"Für {pl.name} in Partie {pt.name}, Runde {rnd.number} eingetragen:\n{listing}\n"
-                 (f"{pl.name} ist benachrichtigt." if not still(s) else "Still: nicht benachrichtigt."))
+                 + (f"{pl.name} ist benachrichtigt." if not still(s) else "Still: nicht benachrichtigt."))
 
 
 def remove_player(s: Session, cfg: Config, league: League | str, player: str, *, now: datetime | None = None) -> str:
