@@ -135,7 +135,7 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
                          text=render("notice.txt.j2", lang, name=p.name, body=_merged_body(t, league, parts)),
                          league_id=league.id, round_number=rnd.number if rnd else None)
         row.notices, row.next_attempt_at = parts, due
-        s.info["gm_notice_due"] = format_zat(due, league.timezone)
+        s.info["gm_notice_due"] = due.astimezone(ZoneInfo(league.timezone)).strftime("%H:%M Uhr")
     return len(targets)
 
 
@@ -879,9 +879,10 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
     except LeagueError as exc:
         ctx.record("processed", "command", command=name, league=league.name, arg=rest, error=str(exc))
-        return ctx.reply(f"{name} {league.name}: nicht ausgeführt: {exc}", name="Spielleiter", kind="command")
+        return ctx.reply(wrap(f"{name} {league.name}: nicht ausgeführt: {exc}"), name="Spielleiter",
+                         kind="command")
     ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=done)
-    ctx.reply(done, name="Spielleiter", kind="command")
+    ctx.reply(wrap(done), name="Spielleiter", kind="command")
     return None
 
 
