@@ -344,3 +344,19 @@ def test_zat_says_whether_the_later_zats_move_and_alle_moves_them(env):
     with db.session() as s:
         assert zat_of(s.scalar(select(League)), 2) == r2 + timedelta(days=2)
     assert_wrapped(new_sent(md))
+
+
+# -- a correction's acknowledgement ---------------------------------------------------------
+
+def test_a_corrections_acknowledgement_starts_each_paragraph_with_a_capital(env):
+    from tests.test_gm import good_moves
+    db, cfg, md = env
+    pos, moves = good_moves(db)
+    for move in (moves[0], moves[1]):
+        md.deliver_to_inbox(player_mail(EMAILS[0], f"Partie R1:\n{move.notation(pos)}\n"))
+        poll_once(db, cfg)
+    ack = text_of(to(new_sent(md), EMAILS[0])[-1]).replace("\r\n", "\n")
+    paragraphs = [p for p in ack.split("\n\n") if p.strip()]
+    assert paragraphs[1].startswith("diese Mail ersetzt deine frühere Einsendung für Partie R1.")
+    assert paragraphs[2].startswith("Ich habe deine Züge für Runde 1")
+    assert_wrapped([to(new_sent(md), EMAILS[0])[-1]])
