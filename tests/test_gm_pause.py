@@ -185,6 +185,22 @@ def test_a_long_pause_with_a_passed_zat_logs_nothing_again_and_again(env, caplog
         assert s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung")).all() == []
 
 
+def test_a_zat_job_scheduled_before_the_pause_is_removed_and_back_after_weiter(env):
+    db, cfg, md = env
+    cfg.gm_notice_window = 0
+    service = Service(db, cfg)
+    service.schedule_zats()
+    assert [j.id.split(":")[1] for j in service.scheduler.get_jobs()] == [LIGA]
+    gm_mail(md, f"PAUSE {LIGA}")
+    poll_once(db, cfg)
+    service.schedule_zats()
+    assert service.scheduler.get_jobs() == []
+    gm_mail(md, f"WEITER {LIGA}")
+    poll_once(db, cfg)
+    service.schedule_zats()
+    assert [j.id.split(":")[1] for j in service.scheduler.get_jobs()] == [LIGA]
+
+
 # -- GM mails during a pause, WEITER -------------------------------------------------------
 
 def test_zat_during_a_pause_says_the_league_is_paused(env):
