@@ -503,8 +503,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _negative_times(argv: list[str]) -> list[str]:
+    """``spielleiter gm zat NAME -3d``: a time back (``-3d``, ``-1d 6h``) is the ZEIT, not an
+    option; it gets a leading space, which argparse does not read as an option and
+    :func:`~bot.service.conversations.gm.parse_zat` strips."""
+    import re
+    if len(argv) < 3 or argv[0] != "gm" or argv[1] not in ("zat", "deadline"):
+        return argv
+    return [f" {a}" if i >= 2 and re.fullmatch(r"-\d+\s*[a-zäöü]+(\s*\d+\s*[a-zäöü]+)*", a, re.I) else a
+            for i, a in enumerate(argv)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_negative_times(list(sys.argv[1:] if argv is None else argv)))
     args.debug = getattr(args, "debug", False)
     cfg = None
     if args.debug:

@@ -362,6 +362,25 @@ def test_zat_says_whether_the_later_zats_move_and_alle_moves_them(env):
     assert_wrapped(new_sent(md))
 
 
+def test_cli_zat_back_with_alle(env, tmp_path, capsys):
+    """``spielleiter gm zat NAME -3d --alle``: a time back is the ZEIT, not an option."""
+    db, cfg, md = env
+    with db.session() as s:
+        lg = s.scalar(select(League))
+        r1, r2 = zat_of(lg, 1), zat_of(lg, 2)
+    conf = tmp_path / "bot.toml"
+    conf.write_text(f'[database]\nurl = "{cfg.database_url}"\n[maildir]\npath = "{cfg.maildir}"\n'
+                    '[bot]\nsender = "spielleiter@example.org"\n', encoding="utf-8")
+    capsys.readouterr()
+    assert main(["gm", "zat", LIGA, "-3d", "--alle", "--still", "--config", str(conf)]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Die späteren ZATs sind mitverschoben" in out and "still: kein Spieler benachrichtigt" in out
+    with db.session() as s:
+        lg = s.scalar(select(League))
+        assert s.scalar(select(Round).where(Round.status == "open")).zat == r1 - timedelta(days=3)
+        assert zat_of(lg, 2) == r2 - timedelta(days=3)
+
+
 # -- a correction's acknowledgement ---------------------------------------------------------
 
 def test_a_corrections_acknowledgement_starts_each_paragraph_with_a_capital(env):
