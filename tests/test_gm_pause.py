@@ -216,6 +216,12 @@ def test_zat_during_a_pause_says_the_league_is_paused(env):
     text = " ".join(text_of(mine[0]).split())
     assert f"{LIGA} ist zurzeit angehalten: kein ZAT wird ausgeführt" in text
     assert "Bis dahin kannst du deine Züge schicken" not in text
+    from bot.service.conversations.gm import run_cli  # SETZE during the pause says so too
+    with db.session() as s:
+        run_cli(s, cfg, "setze", LIGA, player="Anna", partie="R1", moves=["XQZ"])
+    deliver(db, md, cfg)
+    mine = [r for r in to(new_sent(md), EMAILS[0]) if "eingetragen" in header(r, "Subject")]
+    assert len(mine) == 1 and f"{LIGA} ist zurzeit angehalten" in " ".join(text_of(mine[0]).split())
     assert_wrapped(new_sent(md))
 
 

@@ -298,9 +298,7 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
                               t.gettext("Die späteren ZATs bleiben, wie sie waren; der ZAT der Runde {round} ist "
                                         "weiter {zat}.", round=rnd.number + 1, zat=format_zat(later, tz, t.lang)))
         if league.paused:
-            out += "\n\n" + t.gettext("{league} ist zurzeit angehalten: kein ZAT wird ausgeführt, bis der "
-                                       "Spielleiter die Liga fortsetzt; du bekommst dann Bescheid. Deine Züge "
-                                       "kannst du auch jetzt schicken oder ändern.", league=league.name)
+            out += "\n\n" + _paused_note(t, league)
         else:
             out += "\n\n" + t.gettext("Bis dahin kannst du deine Züge schicken oder ändern.")
         return out
@@ -317,6 +315,13 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
     paused = f" {league.name} ist angehalten (WEITER setzt fort)." if league.paused else ""
     return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
                  f"(bisher {format_zat(old, tz)}).{rest}{paused} {_told(s, n)}.")
+
+
+def _paused_note(t: Texts, league: League) -> str:
+    """The sentence a notice during a pause ends with (issue 33)."""
+    return t.gettext("{league} ist zurzeit angehalten: kein ZAT wird ausgeführt, bis der Spielleiter die Liga "
+                     "fortsetzt; du bekommst dann Bescheid. Deine Züge kannst du auch jetzt schicken oder ändern.",
+                     league=league.name)
 
 
 def _by(s: Session) -> str:
@@ -568,7 +573,8 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
         "der Spielleiter hat für dich in {league}, Partie {partie}, Runde {round} diese Züge eingetragen; sie "
         "ersetzen, was du für diese Partie geschickt hattest:\n\n{listing}\n\nBis zum ZAT ({zat}) kannst du sie "
         "wie immer ändern.", league=league.name, partie=pt.name, round=rnd.number, listing=listing_of(t),
-        zat=format_zat(rnd.zat, league.timezone, t.lang)), tag="setze", players=[pl],
+        zat=format_zat(rnd.zat, league.timezone, t.lang)) + ("\n\n" + _paused_note(t, league) if league.paused else ""),
+        tag="setze", players=[pl],
         subject=lambda t: t.gettext("{league}: Züge für Partie {partie} eingetragen", league=league.name,
                                     partie=pt.name))
     listing = listing_of(texts(gm_language(league.options)))
