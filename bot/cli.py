@@ -33,6 +33,7 @@ from pathlib import Path
 
 from bot.config import load_config
 from bot.errors import ConfigError
+from bot.render import format_zat
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
 
@@ -177,8 +178,9 @@ def cmd_show(args, cfg) -> int:
         print(json.dumps(view, ensure_ascii=False, indent=2))
         return 0
     of = f" von {view['rounds']}" if view.get("rounds_fixed", True) else ""
+    state = view.get("paused_text") or {"running": "läuft", "finished": "beendet"}.get(view["status"], view["status"])
     print(f"{view['league']} ({view['game']}), Runde {view['round']}{of}, "
-          f"Status {view['status']}, nächster ZAT {view['next_zat_local'] or '-'}")
+          f"Status {state}, nächster ZAT {view['next_zat_local'] or '-'}")
     for p in view["partien"]:  # the game's own picture with every private part (GameRules.gm_picture)
         first, *rest = p["picture"] or [""]
         print(f"  Partie {p['name']}: {first}")
@@ -198,7 +200,6 @@ def cmd_show(args, cfg) -> int:
 def _local(iso: str, tz: str) -> str:
     """An ISO time of ``show --json`` as ``show`` prints it: the league's local time with zone."""
     from datetime import datetime
-    from bot.render import format_zat
     return format_zat(datetime.fromisoformat(iso), tz)
 
 
@@ -302,8 +303,8 @@ def cmd_gm(args, cfg) -> int:
     from bot.service.conversations.gm import run_cli  # deferred: loaded when the command runs
     db = _db(cfg)
     kw = {k: getattr(args, k) for k in ("when", "word", "player", "partie", "moves", "text", "mode",
-                                            "decision")
-          if getattr(args, k, None) is not None}
+                                            "decision", "alle", "still")
+          if getattr(args, k, None)}
     for k in ("when", "text"):
         if isinstance(kw.get(k), list):
             kw[k] = " ".join(kw[k])
@@ -466,6 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     for op, aliases, help_, extra in [
             ("zat", ["deadline"], "ZAT der offenen Runde verschieben (+2d, +12h, 13.12.2026 20:00)",
              [("when", {"nargs": "+", "metavar": "ZEIT"})]),
+            ("status", [], "Zustand der Liga: läuft oder angehalten (seit wann, von wem), Runde, ZAT", []),
             ("pause", [], "Liga anhalten: der ZAT wird nicht ausgeführt", []),
             ("weiter", ["resume"], "angehaltene Liga fortsetzen", []),
             ("auswerten", ["process"], "offene Runde sofort auswerten", []),
@@ -488,6 +490,11 @@ def build_parser() -> argparse.ArgumentParser:
         g.add_argument("name", metavar="NAME")
         for dest, kw in extra:
             g.add_argument(dest, **kw)
+        if op == "zat":
+            g.add_argument("--alle", action="store_true",
+                           help="die ZATs der späteren Runden um dieselbe Zeit mitverschieben")
+        if op not in ("status", "nachricht", "freigeben"):
+            g.add_argument("--still", action="store_true", help="ohne Mitteilung an die Spieler")
         g.set_defaults(func=cmd_gm, gm_command=op)
     ob = add("outbox", cmd_outbox, "wartende Mails zeigen (pending, held, failed) und erneut senden")
     ob.add_argument("--league", metavar="NAME", default=None, help="nur Mails dieser Liga")
@@ -511,8 +518,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _negative_times(argv: list[str]) -> list[str]:
+    """``spielleiter gm zat NAME -3d``: a time back (``-3d``, ``-1d 6h``) is the ZEIT, not an
+    option; it gets a leading space, which argparse does not read as an option and
+    :func:`~bot.service.conversations.gm.parse_zat` strips."""
+    import re
+    if len(argv) < 3 or argv[0] != "gm" or argv[1] not in ("zat", "deadline"):
+        return argv
+    return [f" {a}" if i >= 2 and re.fullmatch(r"-\d+\s*[a-zäöü]+(\s*\d+\s*[a-zäöü]+)*", a, re.I) else a
+            for i, a in enumerate(argv)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(_negative_times(list(sys.argv[1:] if argv is None else argv)))
     args.debug = getattr(args, "debug", False)
     cfg = None
     if args.debug:

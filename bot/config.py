@@ -40,6 +40,7 @@
     authserv_id = "mx.example.org"                # trust the Authentication-Results of this server (RFC 8601)
     max_mail_bytes = 10485760                     # larger mails: stored cut, answered "zu groß"
     read_workers = 2                              # processes reading MIME of a batch (default: CPUs; 1: off)
+    gm_notice_minutes = 3                         # GM notices within this time: one mail per player (0: each at once)
 
     [lexicon]
     path = "var/lexicon"                          # cache of the built word lists
@@ -134,7 +135,7 @@ SCHEMA: dict[str, dict[str, Any]] = {
     "maildir": {"path": str, "sender": str},
     "bot": {"timezone": str, "poll_interval": float, "sender": str, "rate_limit_per_hour": int,
             "inbox_alarm_minutes": float, "authserv_id": str, "max_mail_bytes": int,
-            "read_workers": int},
+            "read_workers": int, "gm_notice_minutes": float},
     "lexicon": {"path": str},
     "archive": {"path": str, "pdf": bool},
     # OAuth2 for [imap]/[smtp] auth = "oauth2" (bot.mail.oauth)
@@ -215,6 +216,9 @@ class Config:
     max_mail_bytes: int = DEFAULT_MAX_MAIL_BYTES
     #: worker processes reading stored mails' MIME for a batch (``[bot] read_workers``; 1: none)
     read_workers: int = field(default_factory=lambda: _default_workers())
+    #: seconds a game master's notice waits for further ones of its league, merged into one
+    #: mail per player (``[bot] gm_notice_minutes``, default 3; 0: each at once; issue 33)
+    gm_notice_window: float = 180.0
     extra: dict[str, Any] = field(default_factory=dict)
     #: ``[oauth]`` resolved (:class:`bot.mail.oauth.OAuthSettings`), None without it
     oauth: OAuthSettings | None = None
@@ -319,6 +323,10 @@ def load_config(path: str | Path | None) -> Config:
                  inbox_alarm_after=60.0 * float(botsec.get("inbox_alarm_minutes", 60)),
                  authserv_id=authserv.strip() if authserv else None, max_mail_bytes=max_bytes,
                  read_workers=workers)
+    window = float(botsec.get("gm_notice_minutes", 3))
+    if window < 0:
+        raise ConfigError("[bot] gm_notice_minutes darf nicht negativ sein (0: jede Mitteilung sofort).")
+    cfg.gm_notice_window = 60.0 * window
     if "imap" in data or "smtp" in data:
         if "maildir" in data:
             raise ConfigError("Entweder [imap]/[smtp] oder [maildir] angeben, nicht beides.")

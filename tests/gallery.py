@@ -91,11 +91,18 @@ def _extras(work: Path) -> None:
             spec["options"] = {"dictionary": "de"}
         with db.session() as s:
             create_league(s, spec, cfg)
+        cfg.gm_notice_window = 0  # each notice on its own ...
         with db.session() as s:
             gm.set_zat(s, cfg, name, "+2d")
             gm.pause(s, cfg, name)
             gm.resume(s, cfg, name)
             gm.message(s, cfg, name, "Fijne feestdagen!" if lang == "nl" else "Frohe Feiertage!")
+        cfg.gm_notice_window = 180.0  # ... and three within the window: one mail (issue 33)
+        for step in (lambda s: gm.pause(s, cfg, name), lambda s: gm.set_zat(s, cfg, name, "+1d"),
+                     lambda s: gm.resume(s, cfg, name)):
+            with db.session() as s:
+                step(s)
+        deliver(db, md, cfg, now=datetime.now(timezone.utc) + timedelta(minutes=4))
         adjudicate_league(db, cfg, name, force=True)
         deliver(db, md, cfg)
         who = players[0][1]

@@ -199,7 +199,7 @@ def test_rerun_rewrites_only_what_changed_and_removes_a_round_taken_back(tmp_pat
     assert "klein/runde-02.html" in res.written and "klein/runde-01.html" not in res.written
     assert (out / "klein/runde-01.html").stat().st_mtime_ns == before["klein/runde-01.html"]
     assert "index.html" in res.written  # status and round changed
-    assert "pausiert" in (out / "index.html").read_text(encoding="utf-8")
+    assert "angehalten seit" in (out / "index.html").read_text(encoding="utf-8")
     # adjudicated again: the page is back, and a file of the GM's own is never touched
     (out / "klein" / "notiz.txt").write_text("meins", encoding="utf-8")
     adjudicate_league(db, cfg, "Klein", force=True)

@@ -49,6 +49,7 @@ def _no_code_anywhere(db, md):
 def env(tmp_path):
     cfg = embedded(tmp_path / "var")
     cfg.sender = "Spielleiter <spielleiter@example.org>"
+    cfg.gm_notice_window = 0  # each notice at once (the merging: tests/test_gm_pause.py)
     db = Database(cfg.database_url)
     db.migrate()
     md = MaildirTransport(cfg.maildir)
@@ -99,6 +100,11 @@ def open_zat(db) -> datetime:
 def states(db):
     with db.session() as s:
         return {p.name: p.state for p in s.scalars(select(Partie).order_by(Partie.id))}
+
+
+def unpaused(view: dict) -> dict:
+    """The view without its pause fields (a rollback pauses the league: tests/test_gm_pause.py)."""
+    return {k: v for k, v in view.items() if not k.startswith("paused")}
 
 
 def points(db) -> dict[str, int]:
@@ -249,8 +255,12 @@ def test_pause_stops_the_zat_and_resume_lets_it_fire(env):
     gm_mail(md, f"WEITER {LIGA}")
     poll_once(db, cfg)
     assert not league_row(db).paused
-    assert "schon vorbei" in text_of(to(new_sent(md), GM)[-1])
-    assert [d["round"] for d in adjudicate_due(db, cfg)] == [1]
+    # WEITER says what happens, and it happened: the round whose ZAT passed is adjudicated at once
+    answer = next(text_of(r) for r in to(new_sent(md), GM) if "läuft wieder" in text_of(r))
+    assert "schon vorbei" in answer and "Runde ist jetzt ausgewertet" in " ".join(answer.split())
+    assert adjudicate_due(db, cfg) == []
+    with db.session() as s:
+        assert s.scalar(select(Round).where(Round.number == 1)).status == "adjudicated"
 
 
 def test_process_now(env):
@@ -317,7 +327,7 @@ def test_rollback_restores_the_view_exactly(env):
     assert after != before and after["standings"] != before["standings"]
     gm_mail(md, f"ZURÜCK {LIGA}")
     poll_once(db, cfg)
-    assert league_view(db, LIGA) == before                  # rows, Vorgaben, standings, round, next ZAT
+    assert unpaused(league_view(db, LIGA)) == unpaused(before)                  # rows, Vorgaben, standings, round, next ZAT
     assert league_row(db).paused
     with db.session() as s:
         assert [r.status for r in s.scalars(select(Round).order_by(Round.number))] == ["open"]
@@ -340,8 +350,8 @@ def test_rollback_restores_the_view_exactly(env):
     gm_mail(md, f"ZURUECK {LIGA}")
     gm_mail(md, f"ZURUECK {LIGA}")                          # nothing left to roll back
     poll_once(db, cfg)
-    assert league_view(db, LIGA) == before
-    assert "noch keine Runde ausgewertet" in text_of(to(new_sent(md), GM)[-1])
+    assert unpaused(league_view(db, LIGA)) == unpaused(before)
+    assert "noch keine Runde ausgewertet" in " ".join(text_of(to(new_sent(md), GM)[-1]).split())  # wrapped at 72
 
 
 def test_message_to_all(env):
@@ -438,7 +448,7 @@ def test_cli_gm_commands(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     conf = tmp_path / "bot.toml"
     conf.write_text('[database]\nurl = "sqlite:///db.sqlite"\n[maildir]\npath = "mail"\n'
-                    '[bot]\nsender = "spielleiter@example.org"\n', encoding="utf-8")
+                    '[bot]\nsender = "spielleiter@example.org"\ngm_notice_minutes = 0\n', encoding="utf-8")
     liga = league_toml(tmp_path / "liga.toml", name="DS-Rondo", extra=GM_KEYS,
                        first_zat=datetime(2030, 12, 6, 20, 0, tzinfo=timezone(timedelta(hours=1))))
     md = MaildirTransport(tmp_path / "mail")
@@ -472,10 +482,11 @@ def test_cli_gm_commands(tmp_path, capsys, monkeypatch):
         s.scalar(select(Round)).zat = datetime.now(timezone.utc) - timedelta(minutes=1)
     assert main(["adjudicate", "DS-Rondo", "--config", str(conf)]) == 0
     assert view()["round"] == 1
-    gm("weiter", "DS-Rondo")
+    with db.session() as s:  # (a ZAT that passed during the pause: tests/test_gm_pause.py)
+        s.scalar(select(Round)).zat = datetime(2030, 12, 13, 20, 0, tzinfo=timezone.utc)
+    assert "Nächster ZAT" in gm("weiter", "DS-Rondo")
     with db.session() as s:
         assert not s.scalar(select(League)).paused
-        s.scalar(select(Round)).zat = datetime(2030, 12, 13, 20, 0, tzinfo=timezone.utc)
 
     gm("erlaube", "DS-Rondo", "werkzeug")
     gm("verbiete", "DS-Rondo", "TOR")
@@ -505,7 +516,7 @@ def test_cli_gm_commands(tmp_path, capsys, monkeypatch):
 
     out = gm("zurueck", "DS-Rondo")
     assert "zurückgesetzt" in out and f"{len(PLAYERS)} zurückgezogen" in out
-    assert view() == before
+    assert unpaused(view()) == unpaused(before)
     with db.session() as s:
         assert {r.status for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung",
                                                                      OutboxMail.to_addr != GM))} == {"failed"}
@@ -569,9 +580,12 @@ def test_monoscrabble_set_move_process_and_rollback_via_functions(tmp_path, db_u
         with pytest.raises(GMError):
             gm.release(s, cfg, "Test-Mono")
         assert "zurückgesetzt" in gm.rollback(s, cfg, "Test-Mono")
-    assert league_view(db, "Test-Mono") == before          # board, rack, bag, cycle, standings, ZAT
+    assert unpaused(league_view(db, "Test-Mono")) == unpaused(before)          # board, rack, bag, cycle, standings, ZAT
     with db.session() as s:
         assert s.scalar(select(League)).paused
         assert {r.status for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung"))} == {"failed"}
-        assert len(s.scalars(select(OutboxMail).where(OutboxMail.kind == "gm")).all()) == 1 + 3  # SETZE, ZURUECK (AUSWERTEN sends no notice: the Auswertung is the news)
+        # SETZE (to Anna), ZURUECK (to all three; AUSWERTEN sends no notice: the Auswertung is the news),
+        # within the notice window: Anna gets both in one mail
+        notices = {r.to_addr: len(r.notices) for r in s.scalars(select(OutboxMail).where(OutboxMail.kind == "gm"))}
+        assert notices == {"anna@example.org": 2, "bernd@example.org": 1, "clara@example.org": 1}
     db.dispose()

@@ -464,7 +464,8 @@ def test_microsoft_presets_and_default_token_file(tmp_path, monkeypatch):
 def test_a_grant_revoked_while_running_waits_for_a_new_login_without_a_restart(tmp_path, dovecot_oauth, smtpd_oauth,
                                                                                oauth_provider, caplog):
     user = dovecot_oauth.fresh_user()
-    conf = _conf(tmp_path, dovecot_oauth, smtpd_oauth, oauth_provider, user, bot="poll_interval = 0.3")
+    conf = _conf(tmp_path, dovecot_oauth, smtpd_oauth, oauth_provider, user,
+                 bot="poll_interval = 0.3\ngm_notice_minutes = 0")  # the notice goes out at once
     assert _login(conf, oauth_provider, user) == 0
     assert main(["league", "create", str(league_toml(tmp_path / "l.toml", name="Dienst")), "--config",
                  str(conf)]) == 0

@@ -37,6 +37,7 @@ def mono(tmp_path, db_url):
     cfg = embedded(tmp_path / "var")
     cfg.database_url = db_url
     cfg.sender = "Spielleiter <spielleiter@example.org>"
+    cfg.gm_notice_window = 0  # each notice at once
     db = Database(cfg.database_url)
     db.migrate()
     md = MaildirTransport(cfg.maildir)

@@ -42,6 +42,7 @@ class NotationError(ValueError):
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
 from bot.games.verdict import N_, INVALID, NOT_TRIED, VALID_UNUSED, Param, Verdict, as_verdict, legacy
 from bot.i18n import texts
+from bot.lexicon.alphabet import alphabet_for_game, spell_line
 
 
 class Withheld:
@@ -476,7 +477,6 @@ class GameRules(ABC):
         how to write it (``probe``: the line with that letter replaced by one the game
         takes, to tell a move from prose). The alphabet is the
         league's (:meth:`lexicon_alphabets`: RONDO may play with German words). Never raises."""
-        from bot.lexicon.alphabet import alphabet_for_game, spell_line
         try:
             alpha = alphabet_for_game(self.lexicon_alphabets(options)[0])
         except Exception:  # a test game without a known alphabet: nothing to spell

@@ -109,6 +109,10 @@ class League(Base):
     gm_code_hash: Mapped[str | None] = mapped_column(String(200), nullable=True)
     #: paused: ZATs do not fire until resumed
     paused: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: since when and by whom the league is paused (``cli``, ``mail <address>``, ``zurueck``);
+    #: None while it runs (``show``, the archive and ``gm status`` say so; issue 33)
+    paused_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    paused_by: Mapped[str | None] = mapped_column(String(254), nullable=True)
     #: review mode: each Auswertung waits in the outbox (status ``held``) for the GM's release
     review: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     #: hours before each ZAT at which players without a submission are reminded (0: never)
@@ -364,6 +368,10 @@ class OutboxMail(Base):
     #: (:func:`bot.service.stages.outbox.deliver`); cleared after the attempt
     claimed_by: Mapped[str | None] = mapped_column(String(200), nullable=True)
     claimed_at: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: a game master's notice waiting to be merged with the next ones of its league
+    #: (:func:`bot.service.conversations.gm.announce`): the notices' subjects and texts
+    #: (``[{"subject": ..., "body": ...}]``); None for every other mail
+    notices: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class SendAttempt(Base):

@@ -8,11 +8,12 @@ standing for that letter). The grid type is the shared :class:`bot.games.grid.Gr
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
 from bot.games.grid import COLUMN_LETTERS, Grid, Placement, Tile, coord_name as _coord_name
-from bot.games.typdom.tiles import LETTERS, VOWELS
+from bot.games.typdom.tiles import COUNTS, LETTERS, VOWELS
 
 SIZE = 25
 COLUMNS = COLUMN_LETTERS[:SIZE]
@@ -67,9 +68,6 @@ EXAMPLE_WORDS = ("EXAMEN", "KINO", "HAUS", "TOR", "ESEL", "OBST", "RAD")
 def _available(table: Table, word: str) -> bool:
     """Whether the tiles of ``word`` can still exist: the set's count of each letter
     (seed 002) less the tiles showing it on the table (a Jolly there is no such tile)."""
-    from collections import Counter
-
-    from bot.games.typdom.tiles import COUNTS
     on_table = Counter(t.letter for _, _, t in table.tiles() if not t.blank)
     need = Counter(word)
     return all(COUNTS.get(ch, 0) - on_table[ch] >= n for ch, n in need.items())

@@ -30,6 +30,7 @@ from bot.service.conversations.mailctx import Incoming
 from bot.service.conversations.table import CommandTable
 from bot.service.stages.outbox import queue_mail
 from bot.service.presentation.report import render_all_moves
+from bot.service.conversations.routing import several_text
 from bot.service.presentation.standings import standings
 from bot.service.stages.rounds import joiner_nmr_points, round_data
 from bot.storage.models import AddressChange, League, OutboxMail, Partie, Player, PlayerAddress, Result, Round
@@ -47,7 +48,6 @@ command = COMMANDS.command
 def _hilfe(ctx: Incoming, arg: str) -> None:
     game = get_game(ctx.league.game)
     ctx.record("processed", "command", command="HILFE")
-    from bot.service.conversations.routing import several_text
     several = several_text(ctx.s, ctx.player, ctx.lang) if ctx.player is not None else ""
     ctx.reply(render(f"{game.name}/hilfe.txt", ctx.lang, league=ctx.league) + "\n" + command_list(ctx.lang)
               + ("\n\n" + several if several else ""), kind="command")

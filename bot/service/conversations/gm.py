@@ -28,7 +28,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Sequence
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
@@ -38,7 +38,7 @@ from bot.mail.compose import compose
 from bot.render import format_zat, render, wrap
 from bot.service.conversations.commands import address_refusal, pending_change, set_address
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.domain.league import LeagueError, find_league, league_lexicon, open_round
+from bot.service.domain.league import LeagueError, find_league, league_lexicon, open_round, paused_text, zat_of
 from bot.service.conversations.loops import auth_failure, proven
 from bot.service.conversations.mailctx import Incoming
 from bot.service.conversations.table import REPLY_PREFIX, CommandTable
@@ -71,27 +71,93 @@ def _active(league: League) -> list[Player]:
 Text = str | Callable[[Texts], str]
 
 
+def still(s: Session) -> bool:
+    """Whether the GM action under way is quiet (``--still`` / ``STILL``): no notice to
+    the players (set by :func:`run_cli` and the mail commands in ``s.info``)."""
+    return bool(s.info.get("gm_still"))
+
+
+def _told(s: Session, n: int) -> str:
+    """The end of a GM answer: how many players are told, or that none is (STILL), and
+    when a notice waits to be merged with the next ones (:func:`announce`)."""
+    if still(s):
+        return "still: kein Spieler benachrichtigt"
+    wait = s.info.get("gm_notice_due")
+    if n and wait:
+        return f"{n} Spieler benachrichtigt (die Mitteilung geht um {wait} hinaus, mit weiteren bis dahin in einer Mail)"
+    return f"{n} Spieler benachrichtigt"
+
+
 def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
              players: Sequence[Player] | None = None, subject: Text | None = None) -> int:
     """Queue ``body`` (after "Hallo <Name>,") to every active player (or ``players``) in the
     league's language: ``body`` and ``subject`` are texts or functions of the
     :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``). Returns how
-    many mails were queued."""
+    many mails were queued (0 when the action is quiet: :func:`still`).
+
+    The notice waits ``cfg.gm_notice_window`` seconds in the outbox (``[bot]
+    gm_notice_minutes``, default 3): a further notice of the league to the same player in
+    that time is merged into the same mail (one mail listing every action, sent when the
+    first one's time is up), so a pause, a new ZAT and a resume within a minute are one
+    mail, not three (issue 33). The merge is done in the database (the waiting row is
+    replaced within the caller's transaction), so a crash loses nothing. Window 0: each
+    notice goes out at once, on its own."""
+    if still(s):
+        log.info("GM %s %s: still, keine Mitteilung an die Spieler", league.name, tag)
+        return 0
     uid = uuid.uuid4().hex[:12]
     rnd = open_round(s, league)
     targets = list(players) if players is not None else _active(league)
     lang = league_language(league.options)
     t = texts(lang)
-    text = body(t) if callable(body) else body
+    text = wrap((body(t) if callable(body) else body).strip())
     subj = (subject(t) if callable(subject) else subject) if subject else \
         t.gettext("{league}: Mitteilung des Spielleiters", league=league.name)
+    window = float(getattr(cfg, "gm_notice_window", 0) or 0)
+    now = s.info.get("gm_now") or datetime.now(timezone.utc)
     for p in targets:
         if not p.email:
             continue
-        queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
-                   text=render("notice.txt.j2", lang, name=p.name, body=text), league_id=league.id,
-                   round_number=rnd.number if rnd else None)
+        if window <= 0:
+            queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
+                       text=render("notice.txt.j2", lang, name=p.name, body=text), league_id=league.id,
+                       round_number=rnd.number if rnd else None)
+            continue
+        parts, due = [{"subject": subj, "body": text}], now + timedelta(seconds=window)
+        waiting = s.scalars(select(OutboxMail).where(
+            OutboxMail.league_id == league.id, OutboxMail.kind == "gm", OutboxMail.to_addr == p.email,
+            OutboxMail.status == "pending", OutboxMail.notices.is_not(None), OutboxMail.claimed_by.is_(None),
+            OutboxMail.next_attempt_at > now).order_by(OutboxMail.id)).first()
+        if waiting is not None:
+            parts, due = list(waiting.notices) + parts, waiting.next_attempt_at
+            s.delete(waiting)
+            s.flush()
+        row = queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email,
+                         subject=_merged_subject(t, league, parts),
+                         text=render("notice.txt.j2", lang, name=p.name, body=_merged_body(t, league, parts)),
+                         league_id=league.id, round_number=rnd.number if rnd else None)
+        row.notices, row.next_attempt_at = parts, due
+        s.info["gm_notice_due"] = due.astimezone(ZoneInfo(league.timezone)).strftime("%H:%M Uhr")
     return len(targets)
+
+
+def _merged_subject(t: Texts, league: League, parts: list[dict]) -> str:
+    if len(parts) == 1:
+        return parts[0]["subject"]
+    return t.gettext("{league}: {n} Mitteilungen des Spielleiters", league=league.name, n=len(parts))
+
+
+def _merged_body(t: Texts, league: League, parts: list[dict]) -> str:
+    """One notice as it is; several in one mail, numbered, each with its subject as title."""
+    if len(parts) == 1:
+        return parts[0]["body"]
+    out = [wrap(t.gettext("der Spielleiter hat in {league} kurz nacheinander mehreres getan; hier alles in einer "
+                          "Mail, in der Reihenfolge, in der es geschah:", league=league.name))]
+    for i, part in enumerate(parts, 1):
+        title = part["subject"].partition(": ")[2] or part["subject"]
+        body = part["body"]
+        out.append(f"{i}. {title[:1].upper() + title[1:]}\n\n{body[:1].upper() + body[1:]}")
+    return "\n\n".join(out)
 
 
 def partien_words(partien: dict[str, str | None]) -> str:
@@ -191,32 +257,86 @@ def parse_zat(text: str, league: League, current: datetime, now: datetime | None
 
 # -- the operations ----------------------------------------------------------------------
 
+def _later_zat(s: Session, league: League, rnd: Round) -> datetime | None:
+    """The scheduled ZAT of the round after ``rnd`` (None when the game sets it from the
+    Auswertung, turn games and games with a relative ZAT, or when ``rnd`` is the last)."""
+    game = get_game(league.game)
+    if (league.options or {}).get("turn_hours", game.turn_hours) or game.relative_zat or rnd.number >= league.rounds:
+        return None
+    return zat_of(league, rnd.number + 1)
+
+
 def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime, *,
-            now: datetime | None = None) -> str:
-    """Extend or move the open round's ZAT (``when`` as in :func:`parse_zat`)."""
+            now: datetime | None = None, alle: bool = False) -> str:
+    """Extend or move the open round's ZAT (``when`` as in :func:`parse_zat`). The later
+    rounds keep their scheduled ZATs (the league's ``first_zat`` and ``zat_interval_days``),
+    unless ``alle``: then every later ZAT moves by the same time (``first_zat`` is moved, in
+    league time, so 20:00 stays 20:00). The answer and the notice say which (issue 33).
+    During a pause the notice says that the league is paused."""
     league, now = _league(s, league), _utcnow(now)
     rnd = _open_round(s, league)
     new = parse_zat(when, league, rnd.zat, now) if isinstance(when, str) else when.astimezone(timezone.utc)
     if new <= now:
         raise GMError(f"der neue ZAT {format_zat(new, league.timezone)} liegt nicht in der Zukunft "
                       f"(sofort auswerten: AUSWERTEN {league.name}).")
-    old, rnd.zat = rnd.zat, new
     tz = league.timezone
-    n = announce(s, cfg, league, lambda t: t.gettext(
-        "der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
-        "(bisher: {old})\n\nBis dahin kannst du deine Züge schicken oder ändern.", round=rnd.number,
-        league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang)), tag="zat",
-        subject=lambda t: t.gettext("{league}: neuer ZAT der Runde {round}", league=league.name, round=rnd.number))
+    zone = ZoneInfo(tz)
+    old, rnd.zat = rnd.zat, new
+    if alle:
+        delta = new.astimezone(zone).replace(tzinfo=None) - old.astimezone(zone).replace(tzinfo=None)
+        first = league.first_zat.astimezone(zone).replace(tzinfo=None) + delta
+        league.first_zat = first.replace(tzinfo=zone).astimezone(timezone.utc)
+    later = _later_zat(s, league, rnd)
+
+    def body(t: Texts) -> str:
+        out = t.gettext("der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
+                        "(bisher: {old})", round=rnd.number, league=league.name, new=format_zat(new, tz, t.lang),
+                        old=format_zat(old, tz, t.lang))
+        if later is not None:
+            out += "\n\n" + (t.gettext("Die späteren ZATs verschieben sich ebenso; der ZAT der Runde {round} ist "
+                                        "jetzt {zat}.", round=rnd.number + 1, zat=format_zat(later, tz, t.lang))
+                              if alle else
+                              t.gettext("Die späteren ZATs bleiben, wie sie waren; der ZAT der Runde {round} ist "
+                                        "weiter {zat}.", round=rnd.number + 1, zat=format_zat(later, tz, t.lang)))
+        if league.paused:
+            out += "\n\n" + _paused_note(t, league)
+        else:
+            out += "\n\n" + t.gettext("Bis dahin kannst du deine Züge schicken oder ändern.")
+        return out
+    n = announce(s, cfg, league, body, tag="zat",
+                 subject=lambda t: t.gettext("{league}: neuer ZAT der Runde {round}", league=league.name,
+                                             round=rnd.number))
+    if later is None:
+        rest = ""
+    elif alle:
+        rest = f" Die späteren ZATs sind mitverschoben (Runde {rnd.number + 1}: {format_zat(later, tz)})."
+    else:
+        rest = (f" Die späteren ZATs bleiben (Runde {rnd.number + 1}: {format_zat(later, tz)}); alle mitverschieben: "
+                f"ZAT {league.name} <Zeit> ALLE (CLI: --alle).")
+    paused = f" {league.name} ist angehalten (WEITER setzt fort)." if league.paused else ""
     return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
-                 f"(bisher {format_zat(old, tz)}); {n} Spieler benachrichtigt.")
+                 f"(bisher {format_zat(old, tz)}).{rest}{paused} {_told(s, n)}.")
+
+
+def _paused_note(t: Texts, league: League) -> str:
+    """The sentence a notice during a pause ends with (issue 33)."""
+    return t.gettext("{league} ist zurzeit angehalten: kein ZAT wird ausgeführt, bis der Spielleiter die Liga "
+                     "fortsetzt; du bekommst dann Bescheid. Deine Züge kannst du auch jetzt schicken oder ändern.",
+                     league=league.name)
+
+
+def _by(s: Session) -> str:
+    """Who acts (``paused_by``): ``cli``, ``mail <address>``, else ``gm``."""
+    return s.info.get("gm_by") or "gm"
 
 
 def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
-    """Pause the league: its ZAT does not fire until :func:`resume`."""
-    league = _league(s, league)
+    """Pause the league: its ZAT does not fire until :func:`resume`; ``paused_at`` and
+    ``paused_by`` record since when and by whom."""
+    league, now = _league(s, league), _utcnow(now)
     if league.paused:
-        raise GMError(f"{league.name} ist schon angehalten.")
-    league.paused = True
+        raise GMError(f"{league.name} ist schon {paused_text(league)}.")
+    league.paused, league.paused_at, league.paused_by = True, now, _by(s)
     rnd = open_round(s, league)
     n = announce(s, cfg, league, lambda t: (
         t.gettext("der Spielleiter hat {league} angehalten. Runde {round} wird erst ausgewertet, wenn es "
@@ -224,17 +344,19 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
         t.gettext("der Spielleiter hat {league} angehalten. Ausgewertet wird erst wieder, wenn es "
                   "weitergeht; du bekommst dann Bescheid.", league=league.name)),
         tag="pause", subject=lambda t: t.gettext("{league}: angehalten", league=league.name))
-    return _done(league, "PAUSE", f"{league.name} ist angehalten; {n} Spieler benachrichtigt.")
+    return _done(league, "PAUSE", f"{league.name} ist angehalten; {_told(s, n)}.")
 
 
 def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
-    """Resume a paused league. A ZAT that passed meanwhile fires at the next run."""
+    """Resume a paused league. If the open round's ZAT passed during the pause, the round
+    is adjudicated at once, in this transaction (the answer names the Partien; the
+    Auswertungen go out with the next delivery); a GM who wants another ZAT moves it
+    with ZAT before WEITER. Otherwise the answer names the next ZAT."""
     league, now = _league(s, league), _utcnow(now)
     if not league.paused:
         raise GMError(f"{league.name} ist nicht angehalten.")
-    league.paused = False
+    league.paused, league.paused_at, league.paused_by = False, None, None
     rnd = open_round(s, league)
-    zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
     passed = rnd is not None and rnd.zat <= now
     n = announce(s, cfg, league, lambda t: (
         t.gettext("{league} geht weiter. Der ZAT der Runde {round} ({zat}) ist schon vorbei: die Runde wird jetzt "
@@ -243,9 +365,57 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
         t.gettext("{league} geht weiter.\n\nNächster ZAT: {zat}", league=league.name,
                   zat=format_zat(rnd.zat, league.timezone, t.lang) if rnd else "–")),
         tag="weiter", subject=lambda t: t.gettext("{league}: es geht weiter", league=league.name))
-    warn = (f" Achtung: der ZAT {zat} ist schon vorbei, die Runde wird beim nächsten Lauf ausgewertet "
-            "(vorher verschieben: ZAT)." if passed else f" Nächster ZAT: {zat}.")
-    return _done(league, "WEITER", f"{league.name} läuft wieder.{warn} {n} Spieler benachrichtigt.")
+    if passed:
+        zat, number = format_zat(rnd.zat, league.timezone), rnd.number
+        s.flush()
+        res = adjudicate_league(None, cfg, league.name, now, session=s)
+        if res is not None:
+            nxt = open_round(s, league)
+            after = (f" Nächster ZAT: Runde {nxt.number} am {format_zat(nxt.zat, league.timezone)}."
+                     if nxt is not None else " Die Liga ist damit beendet.")
+            held = " Die Auswertungen warten auf die Freigabe (FREIGEBEN)." if league.review else \
+                " Die Auswertungen gehen jetzt hinaus."
+            warn = (f" Der ZAT der Runde {number} ({zat}) war schon vorbei: die Runde ist jetzt ausgewertet "
+                    f"({partien_words(res['partien'])}).{held}{after}")
+        else:  # pragma: no cover - an open round whose ZAT passed is adjudicated
+            warn = f" Der ZAT {zat} ist schon vorbei; die Runde wird beim nächsten Abruf ausgewertet."
+    else:
+        warn = f" Nächster ZAT: {format_zat(rnd.zat, league.timezone) if rnd else '–'}."
+    return _done(league, "WEITER", f"{league.name} läuft wieder.{warn} {_told(s, n)}.")
+
+
+def status(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
+    """The league's state for its GM (``STATUS <Liga>``, ``spielleiter gm status``): running,
+    paused since when and by whom, or finished; the round, its ZAT, submissions so far,
+    notices waiting to be merged. Changes nothing and tells no player."""
+    league, now = _league(s, league), _utcnow(now)
+    rnd = open_round(s, league)
+    if league.status == "finished":
+        state = "beendet"
+    else:
+        state = paused_text(league) or "läuft"
+    lines = [f"{league.name} ({league.game}): {state}."]
+    if rnd is not None:
+        subs = s.scalar(select(func.count(func.distinct(Submission.player_id))).join(
+            Partie, Partie.id == Submission.partie_id).where(Partie.league_id == league.id,
+                                                             Submission.round_number == rnd.number)) or 0
+        zat = format_zat(rnd.zat, league.timezone)
+        if league.paused and rnd.zat <= now:
+            when = f"ZAT {zat} ist vorbei; die Runde wird ausgewertet, sobald WEITER kommt (oder AUSWERTEN)"
+        elif league.paused:
+            when = f"ZAT {zat} (wird nur ausgeführt, wenn die Liga bis dahin fortgesetzt ist)"
+        else:
+            when = f"ZAT {zat}"
+        lines.append(f"Runde {rnd.number}: {when}; Züge von {subs} von {len(_active(league))} Spielern.")
+    waiting = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id, OutboxMail.kind == "gm",
+                                                 OutboxMail.status == "pending",
+                                                 OutboxMail.notices.is_not(None))).all()
+    if waiting:
+        due = min(r.next_attempt_at for r in waiting if r.next_attempt_at) if any(
+            r.next_attempt_at for r in waiting) else now
+        lines.append(f"Mitteilungen an {len(waiting)} Spieler warten bis {format_zat(due, league.timezone)} "
+                     "(weitere bis dahin kommen in dieselbe Mail).")
+    return "\n".join(lines)
 
 
 def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -298,7 +468,7 @@ def _list_word(s: Session, cfg: Config, league: League, word: str, *, allow: boo
     again = (f" Runde {redone} war ausgewertet, aber noch nicht freigegeben: sie ist mit der neuen Liste neu "
              "ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN)." if redone else "")
     return _done(league, "ERLAUBE" if allow else "VERBIETE",
-                 f"{word} ist in {league.name} {what}.{again} {n} Spieler benachrichtigt.")
+                 f"{word} ist in {league.name} {what}.{again} {_told(s, n)}.")
 
 
 def _last_adjudicated(s: Session, league: League) -> Round | None:
@@ -389,12 +559,13 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
         "der Spielleiter hat für dich in {league}, Partie {partie}, Runde {round} diese Züge eingetragen; sie "
         "ersetzen, was du für diese Partie geschickt hattest:\n\n{listing}\n\nBis zum ZAT ({zat}) kannst du sie "
         "wie immer ändern.", league=league.name, partie=pt.name, round=rnd.number, listing=listing_of(t),
-        zat=format_zat(rnd.zat, league.timezone, t.lang)), tag="setze", players=[pl],
+        zat=format_zat(rnd.zat, league.timezone, t.lang)) + ("\n\n" + _paused_note(t, league) if league.paused else ""),
+        tag="setze", players=[pl],
         subject=lambda t: t.gettext("{league}: Züge für Partie {partie} eingetragen", league=league.name,
                                     partie=pt.name))
     listing = listing_of(texts(gm_language(league.options)))
     return _done(league, "SETZE", f"Für {pl.name} in Partie {pt.name}, Runde {rnd.number} eingetragen:\n{listing}\n"
-                 f"{pl.name} ist benachrichtigt.")
+                 + (f"{pl.name} ist benachrichtigt." if not still(s) else "Still: nicht benachrichtigt."))
 
 
 def remove_player(s: Session, cfg: Config, league: League | str, player: str, *, now: datetime | None = None) -> str:
@@ -410,7 +581,7 @@ def remove_player(s: Session, cfg: Config, league: League | str, player: str, *,
         "Auswertung nur noch die übrigen Spieler.", name=pl.name, league=league.name),
         tag="entferne", players=[*_active(league), pl],
         subject=lambda t: t.gettext("{league}: {name} ausgetragen", league=league.name, name=pl.name))
-    return _done(league, "ENTFERNE", f"{pl.name} ist aus {league.name} ausgetragen; {n} Spieler benachrichtigt.")
+    return _done(league, "ENTFERNE", f"{pl.name} ist aus {league.name} ausgetragen; {_told(s, n)}.")
 
 
 def _rollback_rows(s: Session, league: League, rnd: Round) -> tuple[int, int]:
@@ -472,7 +643,8 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
     ahead = s.scalar(select(Submission.id).join(Partie, Partie.id == Submission.partie_id).where(
         Partie.league_id == league.id, Submission.round_number == n + 1).limit(1)) is not None
     sent, withdrawn = _rollback_rows(s, league, last)
-    league.paused = True
+    if not league.paused:
+        league.paused, league.paused_at, league.paused_by = True, _utcnow(now), "zurueck"
     def head(t: Texts) -> str:
         recall = (t.gettext("Die Auswertung der Runde {n} war schon verschickt und lässt sich nicht zurückholen: "
                             "bitte betrachte sie als ungültig; die neue Auswertung ersetzt sie.", n=n) if sent else
@@ -506,8 +678,8 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
              "bleiben und werden bei der neuen Auswertung neu gewertet." if joiners else "")
     return _done(league, "ZURUECK", f"Runde {n} von {league.name} ist zurückgesetzt und wieder offen; die Liga ist "
                  f"angehalten (AUSWERTEN wertet neu aus, WEITER setzt fort). Auswertungen: {withdrawn} "
-                 f"zurückgezogen, {sent} schon verschickt (nicht zurückholbar). {count} Spieler "
-                 f"benachrichtigt.{later}")
+                 f"zurückgezogen, {sent} schon verschickt (nicht zurückholbar). {_told(s, count)}."
+                 f"{later}")
 
 
 def message(s: Session, cfg: Config, league: League | str, text: str, *, now: datetime | None = None) -> str:
@@ -516,11 +688,15 @@ def message(s: Session, cfg: Config, league: League | str, text: str, *, now: da
     text = text.strip()
     if not text:
         raise GMError("die Nachricht ist leer.")
+    if still(s):
+        raise GMError("eine Nachricht an alle lässt sich nicht still verschicken (STILL weglassen).")
     n = announce(s, cfg, league, lambda t: t.gettext("eine Nachricht des Spielleiters an alle in {league}:",
                                                      league=league.name) + "\n\n" + text,
                  tag="nachricht", subject=lambda t: t.gettext("{league}: Nachricht des Spielleiters",
                                                               league=league.name))
-    return _done(league, "NACHRICHT", f"Nachricht an {n} Spieler von {league.name} verschickt.")
+    return _done(league, "NACHRICHT", f"Nachricht an {n} Spieler von {league.name} verschickt" + (
+        f" (geht um {s.info['gm_notice_due']} hinaus, mit weiteren Mitteilungen bis dahin in einer Mail)."
+        if s.info.get("gm_notice_due") else "."))
 
 
 def set_review(s: Session, cfg: Config, league: League | str, on: bool, *, now: datetime | None = None) -> str:
@@ -540,7 +716,7 @@ def set_review(s: Session, cfg: Config, league: League | str, on: bool, *, now: 
                            t.gettext("{league}: Auswertungen ohne Prüfung", league=league.name)))
     rest = f" {len(held)} zurückgehaltene Mails warten noch auf FREIGEBEN." if held and not on else ""
     return _done(league, "REVIEW", f"Prüfung der Auswertungen in {league.name}: {'an' if on else 'aus'}.{rest} "
-                 f"{n} Spieler benachrichtigt.")
+                 f"{_told(s, n)}.")
 
 
 def release(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -686,13 +862,18 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                          "Code kennt.", what=f"Spielleiter-Befehle für {league.name}")
         return None
     proven(ctx, f"gm:{league.id}")
+    rest, quiet = _take_word(rest, "STILL")
+    if not quiet:  # STILL also in a line of its own below the command
+        quiet = any(ln.strip().upper() == "STILL" for ln in _body(ctx, name).splitlines())
+    s.info.update(gm_still=quiet, gm_by=f"mail {sender}", gm_now=ctx.now, gm_notice_due=None)
     try:
         done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
     except LeagueError as exc:
         ctx.record("processed", "command", command=name, league=league.name, arg=rest, error=str(exc))
-        return ctx.reply(f"{name} {league.name}: nicht ausgeführt: {exc}", name="Spielleiter", kind="command")
+        return ctx.reply(wrap(f"{name} {league.name}: nicht ausgeführt: {exc}"), name="Spielleiter",
+                         kind="command")
     ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=done)
-    ctx.reply(done, name="Spielleiter", kind="command")
+    ctx.reply(wrap(done), name="Spielleiter", kind="command")
     return None
 
 
@@ -701,6 +882,16 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
 GM_COMMANDS = CommandTable()
 ALIASES = GM_COMMANDS.aliases
 command = GM_COMMANDS.command
+
+
+def _take_word(rest: str, word: str) -> tuple[str, bool]:
+    """``rest`` without a leading or trailing ``word`` (any case), and whether it was there."""
+    words = rest.split()
+    if words and words[-1].upper() == word:
+        return " ".join(words[:-1]), True
+    if words and words[0].upper() == word:
+        return " ".join(words[1:]), True
+    return rest, False
 
 
 def _gm_command(name: str, *aliases: str, help: str = "", shown: str | None = None):
@@ -723,11 +914,17 @@ def _on_off(value: str) -> bool:
     raise GMError(f"'{value}': bitte 'an' oder 'aus'.")
 
 
-@_gm_command("ZAT", "DEADLINE", help="ZAT <Liga> <+2d | +12h | 13.12.2026 20:00>")
+@_gm_command("ZAT", "DEADLINE", help="ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]")
 def _m_zat(s, cfg, lg, rest, body, ctx):
+    rest, alle = _take_word(rest, "ALLE")
     if not rest:
         raise GMError("welcher ZAT? Bitte so: ZAT <Liga> +2d oder ZAT <Liga> 13.12.2026 20:00")
-    return set_zat(s, cfg, lg, rest, now=ctx.now)
+    return set_zat(s, cfg, lg, rest, now=ctx.now, alle=alle)
+
+
+@_gm_command("STATUS", help="STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT")
+def _m_status(s, cfg, lg, rest, body, ctx):
+    return status(s, cfg, lg, now=ctx.now)
 
 
 @_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help="PAUSE <Liga>")
@@ -812,7 +1009,7 @@ def _m_adresse(s, cfg, lg, rest, body, ctx):
 
 # -- by CLI ------------------------------------------------------------------------------
 
-CLI_OPS = ("zat", "pause", "weiter", "auswerten", "erlaube", "verbiete", "setze", "entferne", "zurueck",
+CLI_OPS = ("zat", "status", "pause", "weiter", "auswerten", "erlaube", "verbiete", "setze", "entferne", "zurueck",
            "nachricht", "review", "freigeben", "adresse")
 
 
@@ -830,13 +1027,19 @@ def cli_record(s: Session, cfg: Config, league: League, op: str, args: dict[str,
     return row
 
 
-def run_cli(s: Session, cfg: Config, op: str, name: str, *, now: datetime | None = None, **kw: Any) -> str:
-    """Run GM operation ``op`` (one of :data:`CLI_OPS`) on league ``name``; returns the answer."""
+def run_cli(s: Session, cfg: Config, op: str, name: str, *, now: datetime | None = None, still: bool = False,
+            **kw: Any) -> str:
+    """Run GM operation ``op`` (one of :data:`CLI_OPS`) on league ``name``; returns the answer.
+    ``still``: no notice to the players (``--still``)."""
     now = _utcnow(now)
     league = find_league(s, name)
-    rec = cli_record(s, cfg, league, op, {k: v for k, v in kw.items() if v is not None}, now)
+    if op == "status":
+        return status(s, cfg, league, now=now)
+    s.info.update(gm_still=bool(still), gm_by="cli", gm_now=now, gm_notice_due=None)
+    rec = cli_record(s, cfg, league, op, {k: v for k, v in dict(kw, still=still or None).items()
+                                          if v is not None}, now)
     if op == "zat":
-        done = set_zat(s, cfg, league, kw["when"], now=now)
+        done = set_zat(s, cfg, league, kw["when"], now=now, alle=bool(kw.get("alle")))
     elif op == "pause":
         done = pause(s, cfg, league, now=now)
     elif op == "weiter":

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
+from bot.render import format_zat
 from bot.storage.models import League, Partie, Player, Round
 
 
@@ -83,3 +84,16 @@ def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
     :func:`active_partien`), for a caller that has loaded them already."""
     unfinished = [p for p in partien if not p.finished]
     return unfinished[:1] if (league.options or {}).get("sequential") else unfinished
+
+
+def paused_text(league: League, lang: str | None = None) -> str | None:
+    """``angehalten seit Donnerstag, 26.11.2026, 20:00 Uhr, vom Spielleiter per CLI`` for a paused league (German; for
+    ``show``, ``gm status`` and the archive), None for a running one."""
+    if not league.paused:
+        return None
+    since = format_zat(league.paused_at, league.timezone) if league.paused_at else "?"
+    by = league.paused_by or ""
+    who = ("vom Spielleiter per CLI" if by == "cli" else "durch die Rücknahme einer Runde (ZURUECK)"
+           if by == "zurueck" else f"vom Spielleiter per Mail ({by[5:]})" if by.startswith("mail ")
+           else "vom Spielleiter")
+    return f"angehalten seit {since}, {who}"

@@ -47,7 +47,7 @@ from bot.service.operations.mailer import DbPollState, transports
 from bot.service.stages.outbox import Delivery, deliver, release_claims, sender_id
 from bot.service.stages.reminders import send_reminders
 from bot.service.stages.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
-from bot.storage.db import Database, database_failure
+from bot.storage.db import Database, database_failure, safe_url
 
 log = logging.getLogger(__name__)
 
@@ -253,9 +253,18 @@ class Service:
             self.schedule_zats()
 
     def schedule_zats(self) -> None:
+        """One date job per running, unpaused league's open ZAT; the jobs of a league
+        paused since, or of a ZAT moved since, are removed (a paused league's ZAT neither
+        fires nor warns; issue 33)."""
         refresh_archive(self.db, self.cfg)  # after every pass and ZAT: the archive follows ([archive] path)
-        for league, zat in next_zat(self.db):
-            job_id = f"zat:{league}:{zat.isoformat()}"
+        wanted = {f"zat:{league}:{zat.isoformat()}": (league, zat) for league, zat in next_zat(self.db)}
+        for job in self.scheduler.get_jobs():
+            if job.id.startswith("zat:") and job.id not in wanted:
+                try:
+                    self.scheduler.remove_job(job.id)
+                except Exception:  # pragma: no cover - the job ran and went meanwhile
+                    pass
+        for job_id, (league, zat) in wanted.items():
             if self.scheduler.get_job(job_id) is None:
                 self.scheduler.add_job(self.fire, "date", run_date=zat, args=[league], id=job_id,
                                        replace_existing=True)
@@ -313,7 +322,6 @@ class Service:
         """The one log line of a start (issue 33): version, process, mail, database, poll
         interval; no password."""
         from bot import __version__
-        from bot.storage.db import safe_url
         cfg = self.cfg
         if cfg.imap:
             mail = f"IMAP {cfg.imap.get('host')}, SMTP {(cfg.smtp or {}).get('host')}"

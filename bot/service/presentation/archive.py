@@ -200,7 +200,9 @@ def _league_info(s: Session, league: League, game: GameRules, rounds: list[_Roun
     if league.status == "finished":
         status, round_text, zat = "beendet", f"{done} Runden gespielt", "–"
     else:
-        status = "pausiert" if league.paused else "läuft"
+        # a paused league says since when (issue 33); who paused it is the GM's business, not the public's
+        status = ("angehalten seit " + format_zat(league.paused_at, league.timezone) if league.paused_at else
+                  "angehalten") if league.paused else "läuft"
         n = rnd.number if rnd else done + 1
         round_text = f"Runde {n} von {league.rounds}" if capped else f"Runde {n}"
         zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
@@ -421,7 +423,7 @@ def fingerprint(s: Session) -> str:
                         .join(Partie, Partie.id == Adjudication.partie_id).where(Partie.league_id == lg.id)).one()
         players = s.execute(select(Player.name, Player.active).where(Player.league_id == lg.id)
                             .order_by(Player.id)).all()
-        parts.append([lg.id, lg.name, lg.game, lg.status, lg.paused, lg.rounds, lg.timezone,
+        parts.append([lg.id, lg.name, lg.game, lg.status, lg.paused, lg.paused_at, lg.rounds, lg.timezone,
                       [rnd[0], rnd[1].isoformat()] if rnd else None, list(adj), [list(p) for p in players]])
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()
 

@@ -12,7 +12,7 @@ from bot.games.base import GameRules
 from bot.games.verdict import render_text
 from bot.i18n import gm_language, texts
 from bot.render import format_zat
-from bot.service.domain.league import find_league, open_round, playing
+from bot.service.domain.league import find_league, open_round, paused_text, playing
 from bot.service.presentation.standings import standings
 
 from bot.storage.models import AddressChange, Player, Round
@@ -76,6 +76,11 @@ def league_view(db, name: str) -> dict:
         last = s.scalar(select(func.max(Round.number)).where(Round.league_id == league.id,
                                                                Round.status == "adjudicated"))
         return {"league": league.name, "game": league.game, "status": league.status,
+                # a paused league (issue 33): since when (ISO, UTC) and by whom (cli, mail <address>, zurueck)
+                "paused": bool(league.paused),
+                "paused_since": league.paused_at.isoformat() if league.paused and league.paused_at else None,
+                "paused_by": league.paused_by if league.paused else None,
+                "paused_text": paused_text(league),
                 "round": rnd.number if rnd else (last or league.rounds), "rounds": league.rounds,
                 # False: the game ends by itself and ``rounds`` is only a cap (Typ-Dom, RONDO)
                 "rounds_fixed": bool(game.fixed_rounds or game.default_rounds),

@@ -80,10 +80,13 @@ def adjudicate_passed(db: Database, cfg: Config, before: datetime) -> list[dict]
 
 
 def next_zat(db: Database) -> list[tuple[str, datetime]]:
-    """(league name, ZAT) of every running league's open round."""
+    """(league name, ZAT) of every running, unpaused league's open round: a paused league
+    gets no ZAT job (its passed ZAT would otherwise be scheduled again at every pass and
+    skipped by the scheduler, a warning every pass; issue 33). :func:`~bot.service.conversations.gm.resume`
+    adjudicates a ZAT that passed during the pause itself."""
     with db.session() as s:
         rows = s.execute(select(League.name, Round.zat).join(Round, Round.league_id == League.id)
-                         .where(League.status == "running", Round.status == "open")).all()
+                         .where(League.status == "running", League.paused.is_(False), Round.status == "open")).all()
         return [(n, z) for n, z in rows]
 
 
