@@ -10,7 +10,11 @@ The leagues are the demo's (bot.demo, seed ``gallery``: Rondo, Monoscrabble, Cro
 Typ-Dom Point and Kreuzwort, Presto, "Wer behält recht?", Dutch RONDO), played in a few
 rounds, plus a German and a Dutch league in which the game master uses every notice
 (ZAT, PAUSE, WEITER, NACHRICHT) and a player asks HILFE, STAND and for all moves of a
-round. Of every league and kind of mail the gallery keeps the first and the last round's
+round; then (:func:`_probe`) in every demo league, ended by then, a move after the end and
+HILFE, STAND, AUSWERTUNG 1, and in a running league of every game ("Lauf-...") an invalid
+move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``.
+:data:`KINDS` and :data:`SKIPPED` are the coverage matrix tests/test_gallery.py asserts.
+Of every league and kind of mail the gallery keeps the first and the last round's
 mail to one player, and the game master's copy; times of day are replaced by ``<ZAT>``
 and ``<Zeit>`` (the demo plays from the current date)."""
 
