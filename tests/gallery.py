@@ -10,7 +10,11 @@ The leagues are the demo's (bot.demo, seed ``gallery``: Rondo, Monoscrabble, Cro
 Typ-Dom Point and Kreuzwort, Presto, "Wer behält recht?", Dutch RONDO), played in a few
 rounds, plus a German and a Dutch league in which the game master uses every notice
 (ZAT, PAUSE, WEITER, NACHRICHT) and a player asks HILFE, STAND and for all moves of a
-round. Of every league and kind of mail the gallery keeps the first and the last round's
+round; then (:func:`_probe`) in every demo league, ended by then, a move after the end and
+HILFE, STAND, AUSWERTUNG 1, and in a running league of every game ("Lauf-...") an invalid
+move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``.
+:data:`KINDS` and :data:`SKIPPED` are the coverage matrix tests/test_gallery.py asserts.
+Of every league and kind of mail the gallery keeps the first and the last round's
 mail to one player, and the game master's copy; times of day are replaced by ``<ZAT>``
 and ``<Zeit>`` (the demo plays from the current date)."""
 
@@ -113,6 +117,144 @@ def _extras(work: Path) -> None:
     db.dispose()
 
 
+#: the kinds of mail of issue 32's coverage matrix: kind -> patterns of gallery file names
+#: (any one suffices); tests/test_gallery.py asserts each for every game variant and
+#: language (tests.wording_terms.variant) unless :data:`SKIPPED` gives the reason
+KINDS: dict[str, tuple[str, ...]] = {
+    "start": ("/start-spieler-",),
+    "ack valid": ("/ack-spieler-runde",),
+    "ack invalid": ("/ack-spieler-probe-ungueltig",),
+    "ack out of turn": ("/ack-spieler-probe-ungueltig-spieler",),
+    "ack after the end": ("-probe-nach-dem-ende.",),
+    "ack player out": ("-probe-ausgeschieden",),
+    "ack late": ("-probe-spaet",),
+    "auswertung text": ("/auswertung-spieler-runde",),
+    "auswertung html": ("/auswertung-spieler-runde",),
+    "final auswertung": ("/auswertung-spieler-runde",),
+    "reminder": ("/reminder-spieler-",),
+    "gm new zat": ("/gm-spieler-probe-gm-zat", "/gm-spieler-neuer-zat", "/gm-spieler-nieuwe-deadline"),
+    "gm pause": ("/gm-spieler-probe-gm-pause", "/gm-spieler-angehalten", "/gm-spieler-stilgezet"),
+    "gm resume": ("/gm-spieler-probe-gm-weiter", "/gm-spieler-es-geht-weiter", "/gm-spieler-het-gaat-verder"),
+    "gm message": ("/gm-spieler-probe-gm-nachricht", "/gm-spieler-nachricht-des", "/gm-spieler-bericht-van"),
+    "HILFE": ("-spieler-probe-hilfe", "-spieler-re-hilfe"),
+    "STAND": ("-spieler-probe-stand", "-spieler-re-stand"),
+    "AUSWERTUNG n": ("-spieler-probe-auswertung-n", "-spieler-probe-uitslag-n", "-spieler-re-auswertung-n",
+                     "-spieler-re-uitslag-n"),
+}
+
+_NO_TURNS = "no turns: everyone moves in every Runde"
+_NOT_YET = "not in the gallery yet (issue 32: no mail of this kind is produced by the gallery's leagues)"
+#: (variant, language) -> {kind: why the gallery has no such mail}
+SKIPPED: dict[tuple[str, str], dict[str, str]] = {
+    key: {"ack late": _NOT_YET, "ack player out": "nobody drops out of this game",
+          "reminder": "no reminder: the game has one ZAT a week for everyone",
+          **({"ack out of turn": _NO_TURNS} if key[0] not in ("typdom-wbr", "rondonl") else {})}
+    for key in (("rondo", "de"), ("monoscrabble", "de"), ("crossword", "de"), ("typdom-point", "de"),
+                ("typdom-kreuzwort", "de"), ("typdom-presto", "de"), ("typdom-wbr", "de"), ("rondonl", "de"),
+                ("rondonl", "nl"))}
+SKIPPED[("typdom-wbr", "de")].pop("reminder")  # WbR reminds the player on turn
+SKIPPED[("typdom-wbr", "de")]["ack player out"] = _NOT_YET + " (a WbR game in which a player is out)"
+for _lang in ("de", "nl"):
+    SKIPPED[("rondonl", _lang)]["reminder"] = _NOT_YET + " (RONDO's turn reminder)"
+for _kind in ("ack valid", "ack after the end", "final auswertung"):
+    # the demo plays RONDO in Dutch to the end; the German RONDO league runs one ZAT
+    SKIPPED[("rondonl", "de")][_kind] = "the German RONDO league (GM-Liga) plays one ZAT, with no valid move"
+
+
+def _probe(work: Path) -> dict[int, str]:
+    """In every demo league, through the mail and the GM's commands: a move that is not
+    one (an invalid move; after the league's end: the answer after the end), a move of a
+    player not on turn (turn games), HILFE, STAND, AUSWERTUNG 1, and the GM's notices
+    (new ZAT, PAUSE, WEITER, NACHRICHT) while the league runs. Returns outbox id -> label
+    of the mails so produced (the gallery names them by the label)."""
+    from sqlalchemy import func, select
+
+    from bot.config import embedded
+    from bot.mail.maildir import MaildirTransport
+    from bot.service.conversations import gm
+    from bot.service.operations.runner import poll_once
+    from bot.service.stages.outbox import deliver
+    from bot.storage.db import Database
+    from bot.storage.models import League, OutboxMail
+    from tests.helpers import player_mail
+
+    cfg = embedded(work)
+    cfg.sender = "Spielleiter <spielleiter@demo.invalid>"
+    cfg.rate_limit_per_hour = 0
+    db = Database(cfg.database_url)
+    md = MaildirTransport(cfg.maildir)
+    labels: dict[int, str] = {}
+
+    def top() -> int:
+        with db.session() as s:
+            return s.scalar(select(func.max(OutboxMail.id))) or 0
+
+    def step(label: str, act) -> None:
+        before = top()
+        act()
+        deliver(db, md, cfg)
+        with db.session() as s:
+            for m in s.scalars(select(OutboxMail).where(OutboxMail.id > before)):
+                labels[m.id] = label
+
+    def mail(addr: str, subject: str, body: str):
+        return lambda: (md.deliver_to_inbox(player_mail(addr, body, subject=subject)), poll_once(db, cfg))
+
+    from datetime import datetime, timedelta, timezone
+
+    from bot.service.operations.league import create_league
+    first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
+    # a running league of every game (the demo's have ended): the invalid move, the move of
+    # a player not on turn, the GM's notices
+    for name, game, extra in (("Lauf-Rondo", "rondo", {"partien": ["R1", "R2"]}),
+                              ("Lauf-Mono", "monoscrabble", {}), ("Lauf-Kreuz", "crossword", {}),
+                              ("Lauf-Point", "typdom", {"options": {"variant": "point"}}),
+                              ("Lauf-Kreuzwort", "typdom", {"options": {"variant": "kreuzwort"}}),
+                              ("Lauf-Presto", "typdom-presto", {"partien": ["P1", "P2"], "sequential": True}),
+                              ("Lauf-WBR", "typdom-wbr", {"turn_hours": 24})):
+        dom = _slug(name)
+        spec = {"name": name, "game": game, "partien": ["T1"], "first_zat": first.isoformat(),
+                "zat_interval_days": 7, "seed": "gallery", "gm_email": "gm@gm.invalid", "require_code": False,
+                "players": [{"name": n, "email": f"{n.split()[0].lower()}@{dom}.invalid"}
+                            for n in ("Anna Albers", "Bernd Becker", "Clara Conrad", "Dieter Dahl")], **extra}
+        with db.session() as s:
+            create_league(s, spec, cfg)
+        deliver(db, md, cfg)
+    with db.session() as s:
+        leagues = [(lg.name, lg.game, lg.status, [p.email for p in lg.players], [pt.name for pt in lg.partien])
+                   for lg in s.scalars(select(League).order_by(League.id))
+                   if lg.name.startswith(("Demo-", "Lauf-", "GM-"))]
+    for name, game, status, addrs, partien in leagues:
+        over = status == "finished"
+        turns = game in ("typdom-wbr", "rondonl")
+        nl = game == "rondonl"
+        nl = nl and not name.startswith("GM-Liga")
+        bad = "A1 Q QQQXZ" if game == "typdom-wbr" else "QQQXZ"   # read as a move, but not a valid one
+        bad = f"Partie {partien[0]}:\n{bad}\n" if len(partien) > 1 else f"{bad}\n"
+        # in a turn game every player: the one on turn gets the invalid move's answer, the
+        # others the answer to a move out of turn
+        for i, addr in enumerate(addrs if turns and not over else addrs[:1], 1):
+            label = "nach-dem-ende" if over else f"ungueltig-spieler{i}" if turns else "ungueltig"
+            step(label, mail(addr, f"{name}: Zug", f"Hallo,\n\n{bad}\nGruß\n"))
+        if name.startswith("Demo-"):  # the commands in the ended demo leagues
+            for cmd in ("HILFE", "STAND", "UITSLAG 1" if nl else "AUSWERTUNG 1"):
+                step(_slug(cmd.replace("1", "n")), mail(addrs[0], f"{cmd} {name}", f"{cmd}\n"))
+        if over or not name.startswith("Lauf-"):
+            continue  # (_extras sent the GM-Liga's and the GM-Competitie's notices)
+        for label, act in (("zat", lambda: gm.set_zat(s, cfg, name, "+2d")), ("pause", lambda: gm.pause(s, cfg, name)),
+                           ("weiter", lambda: gm.resume(s, cfg, name)),
+                           ("nachricht", lambda: gm.message(s, cfg, name, "Bericht" if nl else "Frohe Feiertage!"))):
+            with db.session() as s:
+                before = top()
+                act()
+            deliver(db, md, cfg)
+            with db.session() as s2:
+                for m in s2.scalars(select(OutboxMail).where(OutboxMail.id > before)):
+                    labels[m.id] = f"gm-{label}"
+    db.dispose()
+    return labels
+
+
 def build(out: Path, work: Path | None = None) -> list[Path]:
     """Play the leagues and write the gallery into ``out`` (emptied first); returns the
     files written."""
@@ -128,6 +270,7 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
     try:
         run_demo(out=work / "eml", rounds=2, seed="gallery", quiet=True, mono_rounds=2, rondonl_rounds=1, work=work)
         _extras(work)
+        labels = _probe(work)
         db = Database(embedded(work).database_url)
         with db.session() as s:
             leagues = {lg.id: lg for lg in s.scalars(select(League))}
@@ -140,6 +283,8 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
                 who = "gm" if m.to_addr.startswith("gm@") else "spieler"
                 # notices and command answers: one of each subject (ZAT, PAUSE, HILFE, STAND, ...)
                 what = "" if m.kind in _BY_ROUND else _slug(re.sub(r"\d+", "n", m.subject.replace(lg.name, "")))
+                if m.id in labels:  # a probe's answer: named by what was asked (one of each)
+                    what = f"probe-{labels[m.id]}"
                 groups[(lg.game, lang, lg.name, m.kind, who, what)].append(m)
             if out.exists():
                 shutil.rmtree(out)
