@@ -79,9 +79,10 @@ def _kept(line: str) -> str:
 
 def wrap(text: str, width: int = 72) -> str:
     """``text`` wrapped at ``width`` (each line on its own, as jinja's ``wordwrap``; an
-    indented line is left alone) but never inside a short parenthesis or a list of letters,
-    and never with a short last word alone on the last line (template filter ``wrap``)."""
-    lines = [line if line[:1].isspace() else  # an indented line (a listing, a board) stays as it is
+    indented or quoted (``>``) line is left alone) but never inside a short parenthesis or
+    a list of letters, and never with a short last word alone on the last line (template
+    filter ``wrap``)."""
+    lines = [line if line[:1].isspace() or line[:1] == ">" else  # a listing, a board, a quote stay as they are
              textwrap.fill(_kept(line), width, break_long_words=False, break_on_hyphens=False) or ""
              for line in str(text).split("\n")]
     return "\n".join(lines).replace("\u00a0", " ")
