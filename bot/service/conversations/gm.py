@@ -72,24 +72,28 @@ Text = str | Callable[[Texts], str]
 
 
 def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
-             players: Sequence[Player] | None = None, subject: Text | None = None) -> int:
+             players: Sequence[Player] | None = None, subject: Text | None = None,
+             per_player: bool = False) -> int:
     """Queue ``body`` (after "Hallo <Name>,") to every active player (or ``players``) in the
     league's language: ``body`` and ``subject`` are texts or functions of the
-    :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``). Returns how
+    :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``); with
+    ``per_player`` ``body`` is a function of the Texts and the recipient
+    :class:`~bot.storage.models.Player` (a sentence fitted to each player). Returns how
     many mails were queued."""
     uid = uuid.uuid4().hex[:12]
     rnd = open_round(s, league)
     targets = list(players) if players is not None else _active(league)
     lang = league_language(league.options)
     t = texts(lang)
-    text = body(t) if callable(body) else body
+    text = body(t) if callable(body) and not per_player else body
     subj = (subject(t) if callable(subject) else subject) if subject else \
         t.gettext("{league}: Mitteilung des Spielleiters", league=league.name)
     for p in targets:
         if not p.email:
             continue
+        own = body(t, p) if per_player else text  # type: ignore[call-arg,operator]
         queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
-                   text=render("notice.txt.j2", lang, name=p.name, body=text), league_id=league.id,
+                   text=render("notice.txt.j2", lang, name=p.name, body=own), league_id=league.id,
                    round_number=rnd.number if rnd else None)
     return len(targets)
 
@@ -202,11 +206,37 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
                       f"(sofort auswerten: AUSWERTEN {league.name}).")
     old, rnd.zat = rnd.zat, new
     tz = league.timezone
-    n = announce(s, cfg, league, lambda t: t.gettext(
-        "der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
-        "(bisher: {old})\n\nBis dahin kannst du deine Züge schicken oder ändern.", round=rnd.number,
-        league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang)), tag="zat",
-        subject=lambda t: t.gettext("{league}: neuer ZAT der Runde {round}", league=league.name, round=rnd.number))
+    game = get_game(league.game)
+    if not game.turn_rounds:
+        n = announce(s, cfg, league, lambda t: t.gettext(
+            "der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
+            "(bisher: {old})\n\nBis dahin kannst du deine Züge schicken oder ändern.", round=rnd.number,
+            league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang)), tag="zat",
+            subject=lambda t: t.gettext("{league}: neuer ZAT der Runde {round}", league=league.name, round=rnd.number))
+    else:
+        # a game of turns names the turn, and only the player on turn may move (issue 32)
+        turn = game.shown_number(rnd.number)
+        movers: set[str] | None = set()
+        for pt in league.partien:
+            if pt.finished:
+                continue
+            m = game.movers(pt.state)
+            if m is None:
+                movers = None
+                break
+            movers |= set(m)  # type: ignore[operator]
+        on_turn = [p for p in _active(league) if movers is None or str(p.id) in movers]
+
+        def body(t: Texts, p: Player) -> str:
+            head = t.gettext("der Spielleiter hat den ZAT von Zug {turn} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
+                             "(bisher: {old})", turn=turn, league=league.name, new=format_zat(new, tz, t.lang),
+                             old=format_zat(old, tz, t.lang))
+            if p in on_turn:
+                return head + "\n\n" + t.gettext("Bis dahin kannst du deinen Zug schicken oder ändern.")
+            return head + "\n\n" + t.gettext("Am Zug ist {names}; du bist jetzt nicht dran.",
+                                               names=", ".join(q.name for q in on_turn) or "–")
+        n = announce(s, cfg, league, body, per_player=True, tag="zat",
+                     subject=lambda t: t.gettext("{league}: neuer ZAT für Zug {turn}", league=league.name, turn=turn))
     return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
                  f"(bisher {format_zat(old, tz)}); {n} Spieler benachrichtigt.")
 
