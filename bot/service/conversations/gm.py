@@ -228,15 +228,20 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
         on_turn = [p for p in _active(league) if movers is None or str(p.id) in movers]
 
         def body(t: Texts, p: Player) -> str:
+            zats = dict(league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang))
+            if turn < 1:  # the opening (RONDO): everybody sends a word
+                return t.gettext("der Spielleiter hat den ZAT der Eröffnung in {league} verschoben.\n\nNeuer ZAT: "
+                                 "{new}\n(bisher: {old})\n\nBis dahin kannst du dein Eröffnungswort schicken oder "
+                                 "ändern.", **zats)
             head = t.gettext("der Spielleiter hat den ZAT von Zug {turn} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
-                             "(bisher: {old})", turn=turn, league=league.name, new=format_zat(new, tz, t.lang),
-                             old=format_zat(old, tz, t.lang))
+                             "(bisher: {old})", turn=turn, **zats)
             if p in on_turn:
                 return head + "\n\n" + t.gettext("Bis dahin kannst du deinen Zug schicken oder ändern.")
             return head + "\n\n" + t.gettext("Am Zug ist {names}; du bist jetzt nicht dran.",
                                                names=", ".join(q.name for q in on_turn) or "–")
         n = announce(s, cfg, league, body, per_player=True, tag="zat",
-                     subject=lambda t: t.gettext("{league}: neuer ZAT für Zug {turn}", league=league.name, turn=turn))
+                     subject=lambda t: t.gettext("{league}: neuer ZAT für Zug {turn}", league=league.name, turn=turn)
+                     if turn >= 1 else t.gettext("{league}: neuer ZAT der Eröffnung", league=league.name))
     return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
                  f"(bisher {format_zat(old, tz)}); {n} Spieler benachrichtigt.")
 
