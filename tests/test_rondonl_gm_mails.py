@@ -83,6 +83,23 @@ def test_gm_copy_of_a_dutch_league_is_wholly_german(tmp_path, env):
     assert "Eröffnung" in gm and not DUTCH.search(gm), DUTCH.search(gm)
     players = [text_of(m) for m in sent if header(m, "To") != GM and "opening" in header(m, "Subject")]
     assert len(players) == 3 and all(not GERMAN.search(t) for t in players), [GERMAN.search(t) for t in players]
+    # turn 1: the mover lays a word (with an exchange line); the GM copy stays German
+    st = _state(db)
+    mover = st["order"][0]
+    email_of = dict(zip(st["players"], [e for _, e in PLAYERS]))
+    hand = st["hands"][mover]
+    best = best_word(Row.from_code(st["row"]), hand.replace("/", ""), load("nl"))
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail(email_of[mover], best["notation"] if best else "PAS"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    if _state(db)["turn"] == 0:
+        adjudicate_league(db, cfg, "R-NL", force=True)
+        deliver(db, md, cfg)
+    sent = md.sent()[n:]
+    assert all("[ok]" not in text_of(m) for m in sent)
+    gm = _gm_report(sent)
+    assert "Zug 1" in gm and not DUTCH.search(gm), (DUTCH.search(gm), gm)
 
 
 def test_gm_copy_of_a_german_league_is_wholly_dutch(tmp_path, env):
