@@ -155,3 +155,14 @@ def test_new_deadline_fits_the_recipient(tmp_path, env):
         else:
             assert f"{name_of[mover]} is aan de beurt; jij bent nu niet aan de beurt." in body
             assert "kun je je zet sturen" not in body
+
+
+def test_archive_index_counts_turns(tmp_path, env):
+    """The archive index names RONDO's open turn ("Zug 1"), never a round (issue 32)."""
+    from bot.service.presentation.archive import build_archive
+    db, cfg, md = env
+    _start(tmp_path, env, "R-NL", "nl", "de", "nl")
+    _opening(env, "R-NL", load("nl"))
+    build_archive(db, tmp_path / "archiv")
+    index = (tmp_path / "archiv" / "index.html").read_text(encoding="utf-8")
+    assert "Zug 1" in index and "Runde 2" not in index
