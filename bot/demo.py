@@ -505,7 +505,7 @@ def _play_rondonl(db: Database, cfg, md: MaildirTransport, base: dict, rng: rand
     say("Eindstand:")
     for r in view["standings"]:
         m = marks.get(r["player"], 0)
-        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} punten  {m} streep/strepen")
+        say(f"  {r['rank']:>2}. {r['name']:<16} {r['points']:>5} punten  {m} {'streep' if m == 1 else 'strepen'}")
 
 
 def run_demo(out: Path | None = None, rounds: int = 20, seed: str = "1", quiet: bool = False,

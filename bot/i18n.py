@@ -105,7 +105,7 @@ def weekday(lang: str, index: int) -> str:
 #: The service's own sentences by key: the German text is the msgid, the translations are in
 #: the catalogs ``translations/<lang>/LC_MESSAGES/messages.po``.
 TEXTS: dict[str, str] = {
-    "not_your_turn": N_("du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert.{who}"),
+    "not_your_turn": N_("du bist jetzt nicht am Zug; dein Zug wurde nicht gespeichert.{who}"),
     "who_moves": N_(" Am Zug: {names}, bis zum ZAT {zat}."),
     "partie_over": N_("diese Partie ist beendet."),
     "partie_waits": N_("diese Partie beginnt erst, wenn die Partie davor beendet ist."),
@@ -147,6 +147,8 @@ TEXTS: dict[str, str] = {
     "cmd_which_round": N_("Welche Runde? Bitte so: AUSWERTUNG 3"),
     "cmd_no_report": N_("Eine Auswertung der Runde {n} gibt es für dich nicht."),
     "cmd_not_adjudicated": N_("Die Runde {n} von {league} ist noch nicht ausgewertet."),
+    "cmd_no_report_turn": N_("Eine Auswertung von Zug {n} gibt es für dich nicht."),
+    "cmd_not_adjudicated_turn": N_("Zug {n} von {league} ist noch nicht ausgewertet."),
     "copy_subject": N_("Kopie: {subject}"),
     "cmd_no_leave": N_("In {league} kann man nicht per Mail austreten; bitte schreib dem Spielleiter."),
     "cmd_left": N_("du bist aus {league} abgemeldet. Schade! Mit ANMELDEN kannst du jederzeit wieder "

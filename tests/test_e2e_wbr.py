@@ -80,7 +80,7 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     before = datetime.now(timezone.utc)
     n = _poll(conf, smtpd)
     acks = _texts(smtpd, "Re:", n)
-    assert "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert. Am Zug: Anna Albers" \
+    assert "du bist jetzt nicht am Zug; dein Zug wurde nicht gespeichert. Am Zug: Anna Albers" \
         in _flat(acks[b])
     assert "gültig: legt E auf M13, sagt ESEL an" in _flat(acks[a]) and "13  · E ·" in acks[a]
     reports = _texts(smtpd, "Auswertung Zug 1", n)

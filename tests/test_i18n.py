@@ -36,8 +36,8 @@ def test_every_message_is_in_every_catalog():
 
 
 def test_sentences_in_both_languages():
-    assert tr("nl", "not_your_turn", who="").startswith("je bent in deze ronde niet aan de beurt")
-    assert tr("de", "not_your_turn", who="") == "du bist in dieser Runde nicht am Zug; dein Zug wurde nicht gespeichert."
+    assert tr("nl", "not_your_turn", who="").startswith("je bent nu niet aan de beurt")
+    assert tr("de", "not_your_turn", who="") == "du bist jetzt nicht am Zug; dein Zug wurde nicht gespeichert."
 
 
 def test_zat_in_dutch_and_german():

@@ -123,8 +123,8 @@ def test_cards_not_held_stay_with_the_mover(tmp_path, env, language):
     others = [e for k, e in email_of.items() if k != mover]
     for e in others:
         assert not leaks(reports[e]), (e, leaks(reports[e]))
-    # another player asks for every line of the round
-    ask = lang["all"].format(n=rnd)
+    # another player asks for every line of the turn, by its number in the subjects (issue 32)
+    ask = lang["all"].format(n=rnd - 1)
     md.deliver_to_inbox(player_mail(others[0], "", subject=ask))
     (alle,) = [m for m in _run(db, cfg, md) if header(m, "To") == others[0] and header(m, "Subject") == f"Re: {ask}"]
     alle_text = _flat(text_of(alle))

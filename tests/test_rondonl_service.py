@@ -79,7 +79,7 @@ def test_german_rondo_league(tmp_path, env):
     deliver(db, md, cfg)
     sent = md.sent()[n:]
     ack = next(text_of(m) for m in sent if header(m, "Subject").startswith("Re:")).replace("\r\n", "\n")
-    assert f"Zug:\n    TAUSCH {card}\n" in ack and f"1. TAUSCH {card} [ok] Tausch {card}: -2 Punkte." in ack
+    assert f"Zug:\n    TAUSCH {card}\n" in ack and f"1. TAUSCH {card} – Tausch {card}: -2 Punkte." in ack and "[ok]" not in ack
     if best:
         assert f"-> gültig: {best['word']}, {best['score'] - 2} Punkte\n" in ack
         assert "Dein Zug ist damit beendet; der nächste Spieler ist am Zug." in ack  # said once, at the end
@@ -130,9 +130,9 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     assert "Zo graag: ADRES nieuw@example.org" in ask("ADRES")
     assert "bernd@example.org hoort al bij een andere speler" in ask("ADRES bernd@example.org")
     assert "Welke ronde?" in ask("UITSLAG")
-    assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7")  # a round to come: not yet
-    assert "Een uitslag van ronde 0 is er voor jou niet." in ask("UITSLAG 0")
-    assert "Ronde 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
+    # UITSLAG n takes the number the subjects use: the turn (issue 32)
+    assert "Beurt 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7")  # a turn to come: not yet
+    assert "Beurt 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
     help_text = ask("HELP")
     assert "VAKANTIE 24.12.-06.01." in help_text and "ADRES nieuw@example.org" in help_text
     assert not any(w in help_text for w in ("Urlaub", "Befehle", "Runde"))

@@ -405,6 +405,17 @@ class GameRules(ABC):
     #: What others see instead of a move line while :meth:`move_text_public` is False.
     hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")
 
+    def shown_number(self, round_number: int) -> int:
+        """The number a player sees for round ``round_number`` (subjects, bodies, UITSLAG n):
+        the turn (round minus :attr:`opening_rounds`) for :attr:`turn_rounds` games, else the
+        round itself. RONDO: round 2 is turn 1 (issue 32)."""
+        return round_number - self.opening_rounds if self.turn_rounds else round_number
+
+    def round_of(self, shown: int) -> int:
+        """The round behind the number ``shown`` to players (inverse of :meth:`shown_number`):
+        ``UITSLAG 3`` in RONDO asks for turn 3, round 4."""
+        return shown + self.opening_rounds if self.turn_rounds else shown
+
     def check_players(self, players: Sequence[str], options: Mapping[str, Any] | None = None) -> Verdict | None:
         """Why a league with these players (keys, seat order) cannot be played, as a
         verdict for the game master (code ``players``; the service renders it in the game

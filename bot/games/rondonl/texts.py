@@ -91,8 +91,7 @@ def marks_note(lang: str, n: int) -> str:
 
 def picture_line(r) -> Verdict:
     """One line of the acknowledgement's picture, for the mover:
-    ``1. TAUSCH Q [ok] Tausch Q: -2 Punkte.`` (``r``: a
-    :class:`~bot.games.rondonl.engine.LineResult`)."""
-    mark = "ok" if r.valid else ("?" if r.reason == "pending" else "--")
-    return _mine("line", N_("{n}. {text} [{mark}] {verdict}"), n=r.index + 1, text=r.text, mark=mark,
-                 verdict=r.verdict)
+    ``1. TAUSCH Q – Tausch Q: -2 Punkte.`` (``r``: a
+    :class:`~bot.games.rondonl.engine.LineResult`); no debug marks such as ``[ok]``: the
+    verdict says whether the line counts (issue 32)."""
+    return _mine("line", N_("{n}. {text} – {verdict}"), n=r.index + 1, text=r.text, verdict=r.verdict)

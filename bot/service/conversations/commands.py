@@ -109,16 +109,22 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
     m = re.match(r"\s*(\d+)", arg)
     if not m:
         return ctx.reply(tr(ctx.lang, "cmd_which_round"), kind="command")
-    n = int(m.group(1))
+    # the number the player gives is the one the subjects use: the turn in a game of turns
+    # (RONDO "uitslag beurt 3" is round 4), mapped by the game (issue 32)
+    game = get_game(ctx.league.game)
+    shown = int(m.group(1))
+    n = game.round_of(shown)
     if re.search(r"\b(alle|all|alles)\b", arg, re.I):
-        return _auswertung_alle(ctx, n)
+        return _auswertung_alle(ctx, n, shown)
     row = ctx.s.scalar(select(OutboxMail).where(OutboxMail.key == f"auswertung:{ctx.league.id}:{n}:{ctx.player.id}"))
     if row is None:
         done = ctx.s.scalar(select(Round.id).where(Round.league_id == ctx.league.id, Round.number == n,
                                                    Round.status == "adjudicated"))
         if done is None and 1 <= n <= ctx.league.rounds:  # a round to come: not yet, rather than "not for you"
-            return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
-        return ctx.reply(tr(ctx.lang, "cmd_no_report", n=n), kind="command")
+            return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated_turn" if game.turn_rounds else "cmd_not_adjudicated",
+                                n=shown, league=ctx.league.name), kind="command")
+        return ctx.reply(tr(ctx.lang, "cmd_no_report_turn" if game.turn_rounds else "cmd_no_report", n=shown),
+                         kind="command")
     orig = email.message_from_bytes(row.raw, policy=email.policy.default)
     text = orig.get_body(("plain",)).get_content()
     html_part = orig.get_body(("html",))
@@ -132,16 +138,19 @@ def _auswertung(ctx: Incoming, arg: str) -> None:
                          raw=raw))
 
 
-def _auswertung_alle(ctx: Incoming, n: int) -> None:
+def _auswertung_alle(ctx: Incoming, n: int, shown: int | None = None) -> None:
     """``AUSWERTUNG n ALLE``: every player's complete move lines of round ``n`` (main move,
     Ersatzzuege, verdicts), rendered from the stored reports as the asking player may see
     them: their own whole, everybody else's public verdicts only (docs/development/privacy.md)."""
     data = round_data(ctx.s, ctx.league, n)
     if not data:
-        return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated", n=n, league=ctx.league.name), kind="command")
+        game = get_game(ctx.league.game)
+        return ctx.reply(tr(ctx.lang, "cmd_not_adjudicated_turn" if game.turn_rounds else "cmd_not_adjudicated",
+                            n=n if shown is None else shown, league=ctx.league.name), kind="command")
     game = get_game(ctx.league.game)
     viewer = str(ctx.player.id) if ctx.player is not None else None
-    text = render_all_moves(game, league={"name": ctx.league.name}, round=n, partien=data,
+    text = render_all_moves(game, league={"name": ctx.league.name}, round=n,
+                            shown=n if shown is None else shown, partien=data,
                             audience=Audience(viewer=viewer), lang=ctx.lang)
     ctx.reply(text, kind="command")
 

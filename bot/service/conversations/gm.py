@@ -89,10 +89,13 @@ def _told(s: Session, n: int) -> str:
 
 
 def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
-             players: Sequence[Player] | None = None, subject: Text | None = None) -> int:
+             players: Sequence[Player] | None = None, subject: Text | None = None,
+             per_player: bool = False) -> int:
     """Queue ``body`` (after "Hallo <Name>,") to every active player (or ``players``) in the
     league's language: ``body`` and ``subject`` are texts or functions of the
-    :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``). Returns how
+    :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``); with
+    ``per_player`` ``body`` is a function of the Texts and the recipient
+    :class:`~bot.storage.models.Player` (a sentence fitted to each player). Returns how
     many mails were queued (0 when the action is quiet: :func:`still`).
 
     The notice waits ``cfg.gm_notice_window`` seconds in the outbox (``[bot]
@@ -110,7 +113,7 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
     targets = list(players) if players is not None else _active(league)
     lang = league_language(league.options)
     t = texts(lang)
-    text = wrap((body(t) if callable(body) else body).strip())
+    text = None if per_player else wrap((body(t) if callable(body) else body).strip())
     subj = (subject(t) if callable(subject) else subject) if subject else \
         t.gettext("{league}: Mitteilung des Spielleiters", league=league.name)
     window = float(getattr(cfg, "gm_notice_window", 0) or 0)
@@ -118,12 +121,13 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
     for p in targets:
         if not p.email:
             continue
+        own = wrap(body(t, p).strip()) if per_player else text  # type: ignore[call-arg,operator]
         if window <= 0:
             queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
-                       text=render("notice.txt.j2", lang, name=p.name, body=text), league_id=league.id,
+                       text=render("notice.txt.j2", lang, name=p.name, body=own), league_id=league.id,
                        round_number=rnd.number if rnd else None)
             continue
-        parts, due = [{"subject": subj, "body": text}], now + timedelta(seconds=window)
+        parts, due = [{"subject": subj, "body": own}], now + timedelta(seconds=window)
         waiting = s.scalars(select(OutboxMail).where(
             OutboxMail.league_id == league.id, OutboxMail.kind == "gm", OutboxMail.to_addr == p.email,
             OutboxMail.status == "pending", OutboxMail.notices.is_not(None), OutboxMail.claimed_by.is_(None),
@@ -287,34 +291,72 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
         first = league.first_zat.astimezone(zone).replace(tzinfo=None) + delta
         league.first_zat = first.replace(tzinfo=zone).astimezone(timezone.utc)
     later = _later_zat(s, league, rnd)
+    game = get_game(league.game)
+    # a game of turns names the turn, and only the player on turn may move (issue 32)
+    turn = game.shown_number(rnd.number) if game.turn_rounds else None
+    on_turn: list[Player] = []
+    if turn is not None:
+        movers: set[str] | None = set()
+        for pt in league.partien:
+            if pt.finished:
+                continue
+            m = game.movers(pt.state)
+            if m is None:
+                movers = None
+                break
+            movers |= set(m)  # type: ignore[operator]
+        on_turn = [p for p in _active(league) if movers is None or str(p.id) in movers]
 
-    def body(t: Texts) -> str:
-        out = t.gettext("der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
-                        "(bisher: {old})", round=rnd.number, league=league.name, new=format_zat(new, tz, t.lang),
-                        old=format_zat(old, tz, t.lang))
+    def body(t: Texts, p: Player) -> str:
+        zats = dict(league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang))
+        if turn is None:
+            out = t.gettext("der Spielleiter hat den ZAT der Runde {round} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
+                            "(bisher: {old})", round=rnd.number, **zats)
+        elif turn < 1:  # the opening (RONDO): everybody sends a word
+            out = t.gettext("der Spielleiter hat den ZAT der Eröffnung in {league} verschoben.\n\nNeuer ZAT: "
+                            "{new}\n(bisher: {old})", **zats)
+        else:
+            out = t.gettext("der Spielleiter hat den ZAT von Zug {turn} in {league} verschoben.\n\nNeuer ZAT: {new}\n"
+                            "(bisher: {old})", turn=turn, **zats)
         if later is not None:
-            out += "\n\n" + (t.gettext("Die späteren ZATs verschieben sich ebenso; der ZAT der Runde {round} ist "
-                                        "jetzt {zat}.", round=rnd.number + 1, zat=format_zat(later, tz, t.lang))
-                              if alle else
-                              t.gettext("Die späteren ZATs bleiben, wie sie waren; der ZAT der Runde {round} ist "
-                                        "weiter {zat}.", round=rnd.number + 1, zat=format_zat(later, tz, t.lang)))
+            zat = format_zat(later, tz, t.lang)
+            if turn is None:
+                out += "\n\n" + (t.gettext("Die späteren ZATs verschieben sich ebenso; der ZAT der Runde {round} ist "
+                                            "jetzt {zat}.", round=rnd.number + 1, zat=zat) if alle else
+                                  t.gettext("Die späteren ZATs bleiben, wie sie waren; der ZAT der Runde {round} ist "
+                                            "weiter {zat}.", round=rnd.number + 1, zat=zat))
+            else:
+                out += "\n\n" + (t.gettext("Die späteren ZATs verschieben sich ebenso; der ZAT von Zug {turn} ist "
+                                            "jetzt {zat}.", turn=turn + 1, zat=zat) if alle else
+                                  t.gettext("Die späteren ZATs bleiben, wie sie waren; der ZAT von Zug {turn} ist "
+                                            "weiter {zat}.", turn=turn + 1, zat=zat))
         if league.paused:
             out += "\n\n" + _paused_note(t, league)
-        else:
+        elif turn is None:
             out += "\n\n" + t.gettext("Bis dahin kannst du deine Züge schicken oder ändern.")
+        elif turn < 1:
+            out += "\n\n" + t.gettext("Bis dahin kannst du dein Eröffnungswort schicken oder ändern.")
+        elif p in on_turn:
+            out += "\n\n" + t.gettext("Bis dahin kannst du deinen Zug schicken oder ändern.")
+        else:
+            out += "\n\n" + t.gettext("Am Zug ist {names}; du bist jetzt nicht dran.",
+                                       names=", ".join(q.name for q in on_turn) or "–")
         return out
-    n = announce(s, cfg, league, body, tag="zat",
+    n = announce(s, cfg, league, body, per_player=True, tag="zat",
                  subject=lambda t: t.gettext("{league}: neuer ZAT der Runde {round}", league=league.name,
-                                             round=rnd.number))
+                                             round=rnd.number) if turn is None else
+                 t.gettext("{league}: neuer ZAT für Zug {turn}", league=league.name, turn=turn) if turn >= 1 else
+                 t.gettext("{league}: neuer ZAT der Eröffnung", league=league.name))
+    unit = f"der Runde {rnd.number}" if turn is None else f"von Zug {turn}" if turn >= 1 else "der Eröffnung"
     if later is None:
         rest = ""
     elif alle:
-        rest = f" Die späteren ZATs sind mitverschoben (Runde {rnd.number + 1}: {format_zat(later, tz)})."
+        rest = f" Die späteren ZATs sind mitverschoben (nächster: {format_zat(later, tz)})."
     else:
-        rest = (f" Die späteren ZATs bleiben (Runde {rnd.number + 1}: {format_zat(later, tz)}); alle mitverschieben: "
+        rest = (f" Die späteren ZATs bleiben (nächster: {format_zat(later, tz)}); alle mitverschieben: "
                 f"ZAT {league.name} <Zeit> ALLE (CLI: --alle).")
     paused = f" {league.name} ist angehalten (WEITER setzt fort)." if league.paused else ""
-    return _done(league, "ZAT", f"ZAT der Runde {rnd.number} in {league.name}: {format_zat(new, tz)} "
+    return _done(league, "ZAT", f"ZAT {unit} in {league.name}: {format_zat(new, tz)} "
                  f"(bisher {format_zat(old, tz)}).{rest}{paused} {_told(s, n)}.")
 
 

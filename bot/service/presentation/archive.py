@@ -197,14 +197,21 @@ def _league_info(s: Session, league: League, game: GameRules, rounds: list[_Roun
                    .order_by(Round.number))
     capped = bool(game.fixed_rounds or game.default_rounds)
     done = rounds[-1].number if rounds else 0
+    # a game of turns counts turns, as its mails do (RONDO, "Wer behält recht?"; issue 32)
+    unit, units = ("Zug", "Züge") if game.turn_rounds else ("Runde", "Runden")
     if league.status == "finished":
-        status, round_text, zat = "beendet", f"{done} Runden gespielt", "–"
+        played = game.shown_number(done) if done else 0
+        status, round_text, zat = "beendet", f"{played} {unit if played == 1 else units} gespielt", "–"
     else:
         # a paused league says since when (issue 33); who paused it is the GM's business, not the public's
         status = ("angehalten seit " + format_zat(league.paused_at, league.timezone) if league.paused_at else
                   "angehalten") if league.paused else "läuft"
         n = rnd.number if rnd else done + 1
-        round_text = f"Runde {n} von {league.rounds}" if capped else f"Runde {n}"
+        if game.turn_rounds:
+            shown = game.shown_number(n)
+            round_text = f"Zug {shown}" if shown >= 1 else "Eröffnung"
+        else:
+            round_text = f"Runde {n} von {league.rounds}" if capped else f"Runde {n}"
         zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
     return {"status": status, "round": round_text, "next_zat": zat, "played": done}
 

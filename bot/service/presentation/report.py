@@ -319,16 +319,19 @@ def _segments(rendered: str, plain: list[str], encoded: list[bytes]) -> Segments
 
 
 def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
-                     partien: Sequence[PartieRound], audience: Audience = PUBLIC, lang: str = DEFAULT) -> str:
+                     partien: Sequence[PartieRound], audience: Audience = PUBLIC, lang: str = DEFAULT,
+                     shown: int | None = None) -> str:
     """Every player's complete move lines of one round, as text (``AUSWERTUNG n ALLE``),
     each as ``audience`` may see it (the asking player: their own whole, everybody
-    else's public verdicts only; docs/development/privacy.md)."""
+    else's public verdicts only; docs/development/privacy.md). ``shown``: the number the
+    player asked for (the turn in a game of turns, :meth:`GameRules.shown_number`)."""
     common = dict(league=league, round=round)
     parts = []
     for pr in partien:
         lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pr.seen(k, audience, lang), **common) for k in pr.full]
         parts.append({"name": pr.p["name"], "moves": lines})
-    return fold_text(render("alle.txt.j2", lang, partien=parts, **common))
+    return fold_text(render("alle.txt.j2", lang, partien=parts, shown=round if shown is None else shown,
+                            turns=game.turn_rounds, **common))
 
 
 def _markup(ctx: dict[str, Any]) -> dict[str, Any]:
