@@ -181,6 +181,7 @@ def _probe(work: Path) -> dict[int, str]:
     cfg = embedded(work)
     cfg.sender = "Spielleiter <spielleiter@demo.invalid>"
     cfg.rate_limit_per_hour = 0
+    cfg.gm_notice_window = 0  # each GM notice a mail of its own (_extras shows a merged one)
     db = Database(cfg.database_url)
     md = MaildirTransport(cfg.maildir)
     labels: dict[int, str] = {}
@@ -235,7 +236,8 @@ def _probe(work: Path) -> dict[int, str]:
         # others the answer to a move out of turn
         for i, addr in enumerate(addrs if turns and not over else addrs[:1], 1):
             label = "nach-dem-ende" if over else f"ungueltig-spieler{i}" if turns else "ungueltig"
-            step(label, mail(addr, f"{name}: Zug", f"Hallo,\n\n{bad}\nGruß\n"))
+            step(label, mail(addr, f"{name}: {'zet' if nl else 'Zug'}",
+                             f"Hoi,\n\n{bad}\nGroet\n" if nl else f"Hallo,\n\n{bad}\nGruß\n"))
         if name.startswith("Demo-"):  # the commands in the ended demo leagues
             for cmd in ("HILFE", "STAND", "UITSLAG 1" if nl else "AUSWERTUNG 1"):
                 step(_slug(cmd.replace("1", "n")), mail(addrs[0], f"{cmd} {name}", f"{cmd}\n"))

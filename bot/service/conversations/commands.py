@@ -80,7 +80,8 @@ def standings_text(s, league, lang: str) -> str:
     width = max([len(r["name"]) for r in table] + [10])
     body = tr(lang, "standings_title", league=league.name) + "\n\n" + "\n".join(
         f"{r['rank']:>3}. {r['name'].ljust(width)} {r['points']:>5}  ("
-        + texts(lang).ngettext("{n} Runde gespielt", "{n} Runden gespielt", r["rounds_played"]) + ")"
+        + (texts(lang).ngettext("{n} Zug gespielt", "{n} Züge gespielt", r["rounds_played"]) if game.turn_rounds
+           else texts(lang).ngettext("{n} Runde gespielt", "{n} Runden gespielt", r["rounds_played"])) + ")"
         + note(str(r["player_id"])) for r in table)
     # where each running Partie stands (the acknowledgement's situation line) and who is on turn
     t, names = texts(lang), {str(p.id): p.name for p in league.players}
@@ -103,7 +104,7 @@ def standings_text(s, league, lang: str) -> str:
 
 
 @command("AUSWERTUNG", "REPORT", "UITSLAG",
-         help=N_("AUSWERTUNG n: die Auswertung der Runde n noch einmal; AUSWERTUNG n ALLE: alle Züge der Runde"))
+         help=N_("AUSWERTUNG n: die Auswertung n (die Zahl aus ihrem Betreff) noch einmal; AUSWERTUNG n ALLE: mit allen Zügen"))
 def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)

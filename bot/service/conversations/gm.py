@@ -380,9 +380,17 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
         raise GMError(f"{league.name} ist schon {paused_text(league)}.")
     league.paused, league.paused_at, league.paused_by = True, now, _by(s)
     rnd = open_round(s, league)
+    game = get_game(league.game)
+    turn = game.shown_number(rnd.number) if rnd and game.turn_rounds else None
     n = announce(s, cfg, league, lambda t: (
         t.gettext("der Spielleiter hat {league} angehalten. Runde {round} wird erst ausgewertet, wenn es "
-                  "weitergeht; du bekommst dann Bescheid.", league=league.name, round=rnd.number) if rnd else
+                  "weitergeht; du bekommst dann Bescheid.", league=league.name, round=rnd.number)
+        if rnd and turn is None else
+        t.gettext("der Spielleiter hat {league} angehalten. Zug {turn} wird erst ausgewertet, wenn es "
+                  "weitergeht; du bekommst dann Bescheid.", league=league.name, turn=turn)
+        if rnd and turn else
+        t.gettext("der Spielleiter hat {league} angehalten. Die Eröffnung wird erst ausgewertet, wenn es "
+                  "weitergeht; du bekommst dann Bescheid.", league=league.name) if rnd else
         t.gettext("der Spielleiter hat {league} angehalten. Ausgewertet wird erst wieder, wenn es "
                   "weitergeht; du bekommst dann Bescheid.", league=league.name)),
         tag="pause", subject=lambda t: t.gettext("{league}: angehalten", league=league.name))
