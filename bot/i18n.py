@@ -114,6 +114,10 @@ TEXTS: dict[str, str] = {
                     "gewertet. Der Endstand:"),
     "late": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) und wird nicht mehr gewertet. "
               "Sie bleibt für den Spielleiter gespeichert."),
+    "late_turn": N_("deine Mail kam nach dem ZAT von Zug {turn} ({zat}) und wird nicht mehr gewertet. "
+                   "Sie bleibt für den Spielleiter gespeichert."),
+    "late_opening": N_("deine Mail kam nach dem ZAT der Eröffnung ({zat}) und wird nicht mehr gewertet. "
+                      "Sie bleibt für den Spielleiter gespeichert."),
     "after_delayed_zat": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) an, bevor der Bot diese Runde "
                             "auswerten konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem ZAT, "
                             "für Runde {next}."),

@@ -146,7 +146,7 @@ _NO_TURNS = "no turns: everyone moves in every Runde"
 _NOT_YET = "not in the gallery yet (issue 32: no mail of this kind is produced by the gallery's leagues)"
 #: (variant, language) -> {kind: why the gallery has no such mail}
 SKIPPED: dict[tuple[str, str], dict[str, str]] = {
-    key: {"ack late": _NOT_YET, "ack player out": "nobody drops out of this game",
+    key: {"ack player out": "nobody drops out of this game",
           "reminder": "no reminder: the game has one ZAT a week for everyone",
           **({"ack out of turn": _NO_TURNS} if key[0] not in ("typdom-wbr", "rondonl") else {})}
     for key in (("rondo", "de"), ("monoscrabble", "de"), ("crossword", "de"), ("typdom-point", "de"),
@@ -203,6 +203,7 @@ def _probe(work: Path) -> dict[int, str]:
 
     from datetime import datetime, timedelta, timezone
 
+    from bot.service.domain.league import open_round
     from bot.service.operations.league import create_league
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
     # a running league of every game (the demo's have ended): the invalid move, the move of
@@ -238,6 +239,19 @@ def _probe(work: Path) -> dict[int, str]:
             label = "nach-dem-ende" if over else f"ungueltig-spieler{i}" if turns else "ungueltig"
             step(label, mail(addr, f"{name}: {'zet' if nl else 'Zug'}",
                              f"Hoi,\n\n{bad}\nGroet\n" if nl else f"Hallo,\n\n{bad}\nGruß\n"))
+        if not over and name.startswith(("Lauf-", "GM-")):
+            # a move after the ZAT of a round not yet adjudicated (the league is paused, so
+            # the bot does not adjudicate it first): for this one mail the league is paused
+            # and the open round's ZAT put an hour back, then both restored
+            with db.session() as s3:
+                lg = s3.scalar(select(League).where(League.name == name))
+                rnd, lg.paused = open_round(s3, lg), True
+                saved, rnd.zat = rnd.zat, datetime.now(timezone.utc) - timedelta(hours=1)
+            step("spaet", mail(addrs[0], f"{name}: {'zet' if nl else 'Zug'}",
+                               f"Hoi,\n\n{bad}\nGroet\n" if nl else f"Hallo,\n\n{bad}\nGruß\n"))
+            with db.session() as s3:
+                lg = s3.scalar(select(League).where(League.name == name))
+                open_round(s3, lg).zat, lg.paused = saved, False
         if name.startswith("Demo-"):  # the commands in the ended demo leagues
             for cmd in ("HILFE", "STAND", "UITSLAG 1" if nl else "AUSWERTUNG 1"):
                 step(_slug(cmd.replace("1", "n")), mail(addrs[0], f"{cmd} {name}", f"{cmd}\n"))

@@ -45,7 +45,7 @@ from bot.games.verdict import render_text
 from bot.i18n import gm_language, league_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
-from bot.render import format_zat, render
+from bot.render import format_zat, nobreak, render
 from bot.service.domain.league import league_lexicon, playing
 from bot.service.stages.rounds import adjudicate_passed, closed_note, passed_zats
 from bot.service.stages.outbox import queue_mail
@@ -941,7 +941,11 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         return ctx.reply(tr(lang, "joined_later", league=league.name, round=rnd.number, joined=player.joined_round))
     if mail.received_at > rnd.zat:
         ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
-        return ctx.reply(tr(lang, "late", round=rnd.number, zat=format_zat(rnd.zat, league.timezone, lang)))
+        zat = nobreak(format_zat(rnd.zat, league.timezone, lang))  # the notice's wrap keeps the ZAT on one line
+        if not game.turn_rounds:
+            return ctx.reply(tr(lang, "late", round=rnd.number, zat=zat))
+        turn = game.shown_number(rnd.number)  # a game of turns names the turn (issue 32)
+        return ctx.reply(tr(lang, "late_turn", turn=turn, zat=zat) if turn else tr(lang, "late_opening", zat=zat))
     closed = closed_note(s, cfg, league, rnd)  # e.g. a Presto race two valid crosswords decided
     if closed:
         ctx.record("late", "submission", reason="round decided", round=rnd.number)
