@@ -144,7 +144,7 @@ def cmd_ingest(args, cfg) -> int:
 
 
 def cmd_adjudicate(args, cfg) -> int:
-    from bot.service.conversations.gm import partien_words  # deferred: loaded when the command runs
+    from bot.service.conversations.gmbase import partien_words  # deferred: loaded when the command runs
     from bot.service.stages.rounds import adjudicate_league  # deferred: loaded when the command runs
     db = _db(cfg)
     # first read what is in the inbox: mail sent before the ZAT counts; if the inbox cannot
@@ -521,7 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _negative_times(argv: list[str]) -> list[str]:
     """``spielleiter gm zat NAME -3d``: a time back (``-3d``, ``-1d 6h``) is the ZEIT, not an
     option; it gets a leading space, which argparse does not read as an option and
-    :func:`~bot.service.conversations.gm.parse_zat` strips."""
+    :func:`~bot.service.conversations.gmbase.parse_zat` strips."""
     import re
     if len(argv) < 3 or argv[0] != "gm" or argv[1] not in ("zat", "deadline"):
         return argv

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.engine import best_word
 from bot.lexicon import load
-from bot.service.conversations.gm import set_zat
+from bot.service.conversations.gmschedule import set_zat
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.operations.runner import poll_once
 from bot.service.stages.outbox import deliver
