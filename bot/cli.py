@@ -124,8 +124,8 @@ def cmd_poll(args, cfg) -> int:
 
 
 def cmd_ingest(args, cfg) -> int:
-    """Feed .eml files as the poller would; ``--dry-run`` stores nothing (see bot.service.stages.ingest)."""
-    from bot.service.stages.ingest import ingest, print_reports  # deferred: loaded when the command runs
+    """Feed .eml files as the poller would; ``--dry-run`` stores nothing (see bot.service.operations.ingest)."""
+    from bot.service.operations.ingest import ingest, print_reports  # deferred: loaded when the command runs
     mails = []
     for f in args.files:
         try:
@@ -135,7 +135,7 @@ def cmd_ingest(args, cfg) -> int:
             return 2
     db = _db(cfg)
     if not args.dry_run:
-        from bot.service.stages.intake import process_pending  # deferred: loaded when the command runs
+        from bot.service.conversations.intake import process_pending  # deferred: loaded when the command runs
         process_pending(db, cfg)
     print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
     if not args.dry_run:

@@ -17,7 +17,8 @@ from bot.mail.compose import Segments, _qp, compose, qp_lines
 from bot.mail.transport import MemoryPollState
 from bot.packing import Chunked, Packed, pack, unpack
 from bot.service.stages import rounds
-from bot.service.stages.intake import RawMail, make_store, process_pending, store_raw, store_raw_batch, store_raw_many
+from bot.service.conversations.intake import process_pending
+from bot.service.stages.store import RawMail, make_store, store_raw, store_raw_batch, store_raw_many
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver, queue_mail, queue_mails
 from bot.service.operations.runner import poll_once
