@@ -112,12 +112,13 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
                  t.gettext("{league}: neuer ZAT für Zug {turn}", league=league.name, turn=turn) if turn >= 1 else
                  t.gettext("{league}: neuer ZAT der Eröffnung", league=league.name))
     unit = f"der Runde {rnd.number}" if turn is None else f"von Zug {turn}" if turn >= 1 else "der Eröffnung"
+    nxt = f"Runde {rnd.number + 1}" if turn is None else f"Zug {turn + 1}"
     if later is None:
         rest = ""
     elif alle:
-        rest = f" Die späteren ZATs sind mitverschoben (nächster: {format_zat(later, tz)})."
+        rest = f" Die späteren ZATs sind mitverschoben ({nxt}: {format_zat(later, tz)})."
     else:
-        rest = (f" Die späteren ZATs bleiben (nächster: {format_zat(later, tz)}); alle mitverschieben: "
+        rest = (f" Die späteren ZATs bleiben ({nxt}: {format_zat(later, tz)}); alle mitverschieben: "
                 f"ZAT {league.name} <Zeit> ALLE (CLI: --alle).")
     paused = f" {league.name} ist angehalten (WEITER setzt fort)." if league.paused else ""
     return done(league, "ZAT", f"ZAT {unit} in {league.name}: {format_zat(new, tz)} "
