@@ -10,8 +10,8 @@ is on. Each mail is one of a corpus of seed mails (submissions, replies with quo
 HTML, attachments, forwards, commands, GM commands, bounces, auto-replies, mails with
 Authentication-Results) with one to three mutations: byte flips, cuts, wrong charsets,
 CRLF changes, deep nesting, huge parts, broken encoded words, header noise. Every mail
-goes through :func:`bot.service.stages.intake.store_raw` and
-:func:`bot.service.stages.intake.process_mail` as the poller would; the database is emptied of
+goes through :func:`bot.service.stages.store.store_raw` and
+:func:`bot.service.conversations.intake.process_mail` as the poller would; the database is emptied of
 mails every 500 so it stays small.
 
 Counted: mails, ``uncaught exceptions`` (anything escaping the intake), ``error mails``
@@ -275,7 +275,8 @@ def run(n: int, seed: int = 1, *, out=print, keep: str | None = None) -> dict:
     through ``out`` as ``name: value unit`` lines when ``out`` is not None)."""
     import logging
     from sqlalchemy import select
-    from bot.service.stages.intake import process_mail, store_raw
+    from bot.service.conversations.intake import process_mail
+    from bot.service.stages.store import store_raw
     from bot.storage.models import InboundMail, OutboxMail
     logging.disable(logging.CRITICAL)  # the last-resort handler logs every error; we count them
     r = random.Random(seed)
@@ -380,7 +381,8 @@ WORST = ("short-lines", "one-line", "attachment", "nested-blank", "html-blank-li
 
 def _one_worst(kind: str) -> None:
     """In a fresh process: read one worst-case mail; print seconds and peak RSS."""
-    from bot.service.stages.intake import process_mail, store_raw
+    from bot.service.conversations.intake import process_mail
+    from bot.service.stages.store import store_raw
     with tempfile.TemporaryDirectory() as tmp:
         db, cfg = make_world(Path(tmp))
         raw = worst_mail(kind, cfg.max_mail_bytes)

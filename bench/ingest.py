@@ -164,7 +164,7 @@ def store_pass_best(inbox, expected: int, players: int, work: Path, rounds: int 
     is): measured like the FETCH baseline, which is the best of 3 too. Each pass must
     store all ``expected`` mails."""
     from bot.mail.transport import MemoryPollState
-    from bot.service.stages.intake import make_store
+    from bot.service.stages.store import make_store
 
     best = float("inf")
     for k in range(rounds):

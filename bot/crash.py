@@ -8,10 +8,10 @@ was not is lost. Without the variable a crash point does nothing.
 The crash points (the seams between two stages of the mail flow):
 
 ``after-store``
-    ``bot/service/stages/intake.py`` (store callback): the raw mail is committed to
+    ``bot/service/conversations/intake.py`` (store callback): the raw mail is committed to
     ``inbound_mails``, before the transport moves it and before it is read.
 ``after-read``
-    ``bot/service/stages/intake.py`` (``process_pending``): the reading transaction of one
+    ``bot/service/conversations/intake.py`` (``process_pending``): the reading transaction of one
     mail (submission, acknowledgement in the outbox) is committed, before the next one.
 ``before-move``
     ``bot/mail/imap.py`` (``tidy``): the mails are stored, made durable, the poll state

@@ -22,7 +22,7 @@ from bot.config import embedded
 from bot.mail.bounce import find_bounce
 from bot.mail.maildir import MaildirTransport
 from bot.mail.message import read_mail
-from bot.service.stages.ingest import ingest
+from bot.service.operations.ingest import ingest
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.operations.runner import poll_once

@@ -26,7 +26,8 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.stages.intake import process_pending, store_raw_batch, RawMail
+from bot.service.conversations.intake import process_pending
+from bot.service.stages.store import store_raw_batch, RawMail
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.operations.runner import Service
 from bot.storage.db import Database, EXIT_DATABASE

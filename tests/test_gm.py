@@ -19,7 +19,7 @@ from bot.games.rondo.engine import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport, _delivery_order
-from bot.service.conversations.gm import GMError, parse_zat
+from bot.service.conversations.gmbase import GMError, parse_zat
 from bot.service.domain.league import league_lexicon
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver

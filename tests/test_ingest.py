@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 from bot.cli import main
 from bot.config import Config, load_config
 from bot.mail.maildir import MaildirTransport
-from bot.service.stages.ingest import ingest
+from bot.service.operations.ingest import ingest
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.storage.db import Database

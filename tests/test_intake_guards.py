@@ -371,11 +371,11 @@ def test_reading_that_fails_deep_inside_still_tells_the_player(open_env, monkeyp
     """Parsing fails at any depth (here: deep in reading the submission): the mail stays
     stored as ``error``, is flagged, and the registered sender is told from its raw headers."""
     db, cfg, md = open_env
-    import bot.service.stages.intake as intake
+    import bot.service.conversations.intake as intake
 
     def boom(ctx, text):
         raise RecursionError("maximum recursion depth exceeded")
-    monkeypatch.setattr(intake, "_submission", boom)
+    monkeypatch.setattr(intake, "take_moves", boom)
     md.deliver_to_inbox(player_mail("clara@example.org", "Partie R1:\nTOR"))
     poll_once(db, cfg)
     rows = mails(db)
@@ -407,13 +407,13 @@ def test_content_hash_streams_like_the_plain_formula(monkeypatch):
     import hashlib
     import random
 
-    import bot.service.stages.intake as intake
-    monkeypatch.setattr(intake, "_CHUNK", 7)
+    import bot.service.stages.store as store
+    monkeypatch.setattr(store, "_CHUNK", 7)
     r = random.Random(2026)
     for _ in range(2000):
         raw = bytes(r.choice(b"ab\r\n \t") for _ in range(r.randint(0, 60)))
         start = r.randint(0, len(raw))
         plain = hashlib.sha256(raw[start:].replace(b"\r\n", b"\n").rstrip())
         streamed = hashlib.sha256()
-        intake._hash_body(streamed, raw, start)
+        store._hash_body(streamed, raw, start)
         assert streamed.hexdigest() == plain.hexdigest(), (raw, start)

@@ -17,7 +17,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from sqlalchemy import func, select
 
 from bot.config import embedded
-from bot.service.stages.intake import _message_id, content_hash, process_mail, store_raw
+from bot.service.conversations.intake import process_mail
+from bot.service.stages.store import _message_id, content_hash, store_raw
 from bot.service.operations.league import create_league, read_league_file
 from bot.storage.db import Database
 from bot.storage.models import InboundMail, OutboxMail

@@ -15,8 +15,10 @@ from sqlalchemy import select
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
 from bot.mail.message import read_mail
-from bot.service.stages import intake, readpool
-from bot.service.stages.intake import make_store, process_pending
+from bot.service.conversations import intake
+from bot.service.stages import readpool
+from bot.service.conversations.intake import process_pending
+from bot.service.stages.store import make_store
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.readpool import ReadPool

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.engine import best_word
 from bot.lexicon import load
-from bot.service.conversations.gm import set_zat
+from bot.service.conversations.gmschedule import set_zat
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.operations.runner import poll_once
 from bot.service.stages.outbox import deliver
@@ -134,6 +134,7 @@ def test_uitslag_n_is_the_number_of_the_subject(tmp_path, env):
 def test_new_deadline_fits_the_recipient(tmp_path, env):
     """Only the player on turn is told to send a move; the others learn who is on turn."""
     db, cfg, md = env
+    cfg.gm_notice_window = 0  # the notice at once, not merged with later ones (issue 33)
     _start(tmp_path, env, "R-NL", "nl", "de", "nl")
     _opening(env, "R-NL", load("nl"))
     st = _state(db)

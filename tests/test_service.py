@@ -18,7 +18,8 @@ from bot.games.rondo.engine import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport
-from bot.service.stages.intake import process_pending, store_raw
+from bot.service.conversations.intake import process_pending
+from bot.service.stages.store import store_raw
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_due, adjudicate_league
@@ -270,7 +271,7 @@ def test_arrival_time_from_our_received_header_decides_the_round(env):
     """A mail our server received before the ZAT counts even when the bot reads it after
     the ZAT (it was down, or the ZAT fell between polls); one received after it counts for
     the next round, read after the ZAT's delayed adjudication."""
-    from bot.service.stages.intake import arrival_time
+    from bot.service.stages.store import arrival_time
     db, cfg, md = env
     zat = datetime.now(timezone.utc) - timedelta(minutes=10)
     with db.session() as s:

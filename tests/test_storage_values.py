@@ -7,7 +7,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.config import Config
-from bot.service.stages.intake import store_raw
+from bot.service.stages.store import store_raw
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.operations.mailer import DbPollState
 from bot.service.operations.runner import poll_once

@@ -40,7 +40,7 @@ from bot.storage.db import Database
 from bot.storage.models import InboundMail, League, OutboxMail, Partie, Player
 from tests.helpers import player_mail
 
-#: what a player is told when reading their mail failed (bot.service.stages.intake._tell_failed)
+#: what a player is told when reading their mail failed (bot.service.conversations.intake._tell_failed)
 FAILED = "deine Mail konnte ich nicht lesen"
 
 #: what a stranger is told (bot.i18n "unknown_sender"), German and Dutch, its first words

@@ -239,7 +239,7 @@ class InboundMail(Base):
     ``status``: ``stored`` (not yet read) -> ``processed`` | ``ignored`` | ``rejected`` | ``error``.
     ``sha256`` of the bytes as received: the same bytes are stored once. ``message_id``,
     ``content_sha256`` and ``received_at`` (the arrival time) are read from the headers at
-    reading (:func:`bot.service.stages.intake.identify`; until then ``received_at`` is the time
+    reading (:func:`bot.service.conversations.intake.identify`; until then ``received_at`` is the time
     of storing): a re-delivery, the same Message-ID with the same content, is read as a
     repeat (``ignored``, ``parse["duplicate_of"]``), while a different mail reusing a
     Message-ID is read as a new one. A mail larger than
@@ -257,7 +257,7 @@ class InboundMail(Base):
     uid: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     message_id: Mapped[str | None] = mapped_column(String(500), nullable=True, index=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    #: :func:`bot.service.stages.intake.content_hash`: with ``message_id`` it tells a re-delivery
+    #: :func:`bot.service.stages.store.content_hash`: with ``message_id`` it tells a re-delivery
     #: (same content) from a different mail reusing a Message-ID
     content_sha256: Mapped[str | None] = mapped_column(String(64), nullable=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)

@@ -1,7 +1,7 @@
 """Loops, floods and noise: nobody can make the bot send without bound, and nobody can
 silence a player (issue "nobody can silence a player").
 
-All of it runs inside :func:`bot.service.stages.intake.process_mail`'s transaction, on an
+All of it runs inside :func:`bot.service.conversations.intake.process_mail`'s transaction, on an
 :class:`~bot.service.conversations.mailctx.Incoming`:
 
 - :func:`gate_answers`: every mail is read; what is capped is what the bot sends back.

@@ -14,7 +14,7 @@ The service runs three independent stages:
   fails the round is adjudicated anyway with what was stored, and the GM's copy says so.
   Every inbox pass also adjudicates a ZAT that has passed (one whose job failed while the
   database was down), and reading puts a delayed ZAT before the first mail that arrived
-  after it (:func:`bot.service.stages.intake.process_pending`): at start-up, mails that reached
+  after it (:func:`bot.service.conversations.intake.process_pending`): at start-up, mails that reached
   the server before a missed ZAT count for its round, those after it for the next.
 
 The database may fail like a mail server: every stage treats an unreachable database
@@ -42,7 +42,8 @@ from bot.service.operations.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.operations.activity import ACTIVITY, quiet_apscheduler
 from bot.service.operations.lease import Lease
 from bot.service.presentation.archive import refresh_archive
-from bot.service.stages.intake import make_store, process_pending
+from bot.service.conversations.intake import process_pending
+from bot.service.stages.store import make_store
 from bot.service.operations.mailer import DbPollState, transports
 from bot.service.stages.outbox import Delivery, deliver, release_claims, sender_id
 from bot.service.stages.reminders import send_reminders
@@ -288,7 +289,7 @@ class Service:
 
     def catch_up(self) -> None:
         """At start-up: read the stored mail and the inbox (each mail before the ZATs
-        missed after its arrival, see :func:`~bot.service.stages.intake.process_pending`), run the
+        missed after its arrival, see :func:`~bot.service.conversations.intake.process_pending`), run the
         missed ZATs, deliver."""
         with self.lock:
             process_pending(self.db, self.cfg)

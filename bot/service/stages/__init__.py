@@ -2,8 +2,8 @@
 a crash between two stages loses nothing (mail in -> stored raw -> read and acknowledged
 -> adjudicated at the ZAT -> outbox sent with retries).
 
-- :mod:`~bot.service.stages.ingest`: ``spielleiter ingest``, raw mails fed exactly as the poller would.
-- :mod:`~bot.service.stages.intake`: mail in: stored raw first, then read and acknowledged.
+- :mod:`~bot.service.operations.ingest`: ``spielleiter ingest``, raw mails fed exactly as the poller would.
+- :mod:`~bot.service.conversations.intake`: mail in: stored raw first, then read and acknowledged.
 - :mod:`~bot.service.stages.readpool`: the MIME of stored mails read in worker processes.
 - :mod:`~bot.service.stages.rounds`: adjudication at the ZAT, one transaction per league round.
 - :mod:`~bot.service.stages.reminders`: reminders a set time before each ZAT.

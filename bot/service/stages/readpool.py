@@ -5,7 +5,7 @@ The game-independent front of reading a mail (:func:`bot.mail.message.read_mail`
 stored mails in worker processes (:class:`concurrent.futures.ProcessPoolExecutor`, the
 results small picklable :class:`~bot.mail.message.ReadMail` values), while the main
 process does everything else for each mail in stored order, one transaction per mail
-(:func:`bot.service.stages.intake.process_mail`: the sender, the state checks, the moves, the
+(:func:`bot.service.conversations.intake.process_mail`: the sender, the state checks, the moves, the
 acknowledgement). The results are the same as reading in-process: ``read_mail`` depends
 on nothing but the bytes.
 
@@ -15,7 +15,7 @@ on nothing but the bytes.
 - a mail whose reading fails in a worker (an exception, a crashed or killed worker, a
   broken pool) is read in-process as before: nothing is lost, and an exception of
   ``read_mail`` itself (never expected: it never raises on bad input) shows up where it
-  always did, in :func:`~bot.service.stages.intake.process_mail`'s error handling;
+  always did, in :func:`~bot.service.conversations.intake.process_mail`'s error handling;
 - the main process never waits for a worker: a mail the workers have not read yet
   (while they start, about half a second) is read in-process, and so is a stored mail
   over :data:`BIG_MAIL` bytes;

@@ -1,8 +1,8 @@
 """``spielleiter ingest``: feed raw mails (``.eml`` files) exactly as the poller would.
 
 For a game master who gets moves by other routes: each mail is stored raw
-(:func:`~bot.service.stages.intake.store_raw`, source ``ingest``), read and acknowledged
-(:func:`~bot.service.stages.intake.process_mail`); the caller delivers the outbox afterwards.
+(:func:`~bot.service.stages.store.store_raw`, source ``ingest``), read and acknowledged
+(:func:`~bot.service.conversations.intake.process_mail`); the caller delivers the outbox afterwards.
 
 With ``dry_run`` the very same code runs inside ONE database transaction that is rolled
 back at the end (each session of the intake becomes a SAVEPOINT in it), so nothing is
@@ -21,7 +21,8 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.config import Config
-from bot.service.stages.intake import process_mail, store_raw
+from bot.service.conversations.intake import process_mail
+from bot.service.stages.store import store_raw
 from bot.storage.db import Database, make_engine
 from bot.storage.models import InboundMail, OutboxMail
 

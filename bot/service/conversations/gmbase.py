@@ -1,0 +1,242 @@
+"""What every operation of the game master uses (:mod:`bot.service.conversations.gm`):
+:class:`GMError`, the lookups of a league, a player and a Partie, the ZAT a GM writes
+(:func:`parse_zat`), and :func:`announce`, the notice to the players (quiet with STILL,
+merged with the others of a few minutes, issue 33)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import uuid
+from datetime import datetime, timedelta, timezone
+from typing import Callable, Sequence
+from zoneinfo import ZoneInfo
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from bot.config import Config
+from bot.i18n import Texts, league_language, texts
+from bot.render import render, wrap
+from bot.service.domain.league import LeagueError, find_league, open_round
+from bot.service.stages.outbox import queue_mail
+from bot.storage.models import (League, OutboxMail, Partie, Player, Round)
+
+log = logging.getLogger(__name__)
+
+
+
+class GMError(LeagueError):
+    """A GM request that cannot be done (German message); nothing was changed."""
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+def get_league(s: Session, league: League | str) -> League:
+    return find_league(s, league) if isinstance(league, str) else league
+
+
+def utcnow(now: datetime | None) -> datetime:
+    return now or datetime.now(timezone.utc)
+
+
+def active_players(league: League) -> list[Player]:
+    return [p for p in league.players if p.active]
+
+
+Text = str | Callable[[Texts], str]
+
+
+def still(s: Session) -> bool:
+    """Whether the GM action under way is quiet (``--still`` / ``STILL``): no notice to
+    the players (set by :func:`run_cli` and the mail commands in ``s.info``)."""
+    return bool(s.info.get("gm_still"))
+
+
+def told(s: Session, n: int) -> str:
+    """The end of a GM answer: how many players are told, or that none is (STILL), and
+    when a notice waits to be merged with the next ones (:func:`announce`)."""
+    if still(s):
+        return "still: kein Spieler benachrichtigt"
+    wait = s.info.get("gm_notice_due")
+    if n and wait:
+        return f"{n} Spieler benachrichtigt (die Mitteilung geht um {wait} hinaus, mit weiteren bis dahin in einer Mail)"
+    return f"{n} Spieler benachrichtigt"
+
+
+def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
+             players: Sequence[Player] | None = None, subject: Text | None = None,
+             per_player: bool = False) -> int:
+    """Queue ``body`` (after "Hallo <Name>,") to every active player (or ``players``) in the
+    league's language: ``body`` and ``subject`` are texts or functions of the
+    :class:`~bot.i18n.Texts` of that language (``lambda t: t.gettext(...)``); with
+    ``per_player`` ``body`` is a function of the Texts and the recipient
+    :class:`~bot.storage.models.Player` (a sentence fitted to each player). Returns how
+    many mails were queued (0 when the action is quiet: :func:`still`).
+
+    The notice waits ``cfg.gm_notice_window`` seconds in the outbox (``[bot]
+    gm_notice_minutes``, default 3): a further notice of the league to the same player in
+    that time is merged into the same mail (one mail listing every action, sent when the
+    first one's time is up), so a pause, a new ZAT and a resume within a minute are one
+    mail, not three (issue 33). The merge is done in the database (the waiting row is
+    replaced within the caller's transaction), so a crash loses nothing. Window 0: each
+    notice goes out at once, on its own."""
+    if still(s):
+        log.info("GM %s %s: still, keine Mitteilung an die Spieler", league.name, tag)
+        return 0
+    uid = uuid.uuid4().hex[:12]
+    rnd = open_round(s, league)
+    targets = list(players) if players is not None else active_players(league)
+    lang = league_language(league.options)
+    t = texts(lang)
+    text = None if per_player else wrap((body(t) if callable(body) else body).strip())
+    subj = (subject(t) if callable(subject) else subject) if subject else \
+        t.gettext("{league}: Mitteilung des Spielleiters", league=league.name)
+    window = float(getattr(cfg, "gm_notice_window", 0) or 0)
+    now = s.info.get("gm_now") or datetime.now(timezone.utc)
+    for p in targets:
+        if not p.email:
+            continue
+        own = wrap(body(t, p).strip()) if per_player else text  # type: ignore[call-arg,operator]
+        if window <= 0:
+            queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
+                       text=render("notice.txt.j2", lang, name=p.name, body=own), league_id=league.id,
+                       round_number=rnd.number if rnd else None)
+            continue
+        parts, due = [{"subject": subj, "body": own}], now + timedelta(seconds=window)
+        waiting = s.scalars(select(OutboxMail).where(
+            OutboxMail.league_id == league.id, OutboxMail.kind == "gm", OutboxMail.to_addr == p.email,
+            OutboxMail.status == "pending", OutboxMail.notices.is_not(None), OutboxMail.claimed_by.is_(None),
+            OutboxMail.next_attempt_at > now).order_by(OutboxMail.id)).first()
+        if waiting is not None:
+            parts, due = list(waiting.notices) + parts, waiting.next_attempt_at
+            s.delete(waiting)
+            s.flush()
+        row = queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email,
+                         subject=_merged_subject(t, league, parts),
+                         text=render("notice.txt.j2", lang, name=p.name, body=_merged_body(t, league, parts)),
+                         league_id=league.id, round_number=rnd.number if rnd else None)
+        row.notices, row.next_attempt_at = parts, due
+        s.info["gm_notice_due"] = due.astimezone(ZoneInfo(league.timezone)).strftime("%H:%M Uhr")
+    return len(targets)
+
+
+def _merged_subject(t: Texts, league: League, parts: list[dict]) -> str:
+    if len(parts) == 1:
+        return parts[0]["subject"]
+    return t.gettext("{league}: {n} Mitteilungen des Spielleiters", league=league.name, n=len(parts))
+
+
+def _merged_body(t: Texts, league: League, parts: list[dict]) -> str:
+    """One notice as it is; several in one mail, numbered, each with its subject as title."""
+    if len(parts) == 1:
+        return parts[0]["body"]
+    out = [wrap(t.gettext("der Spielleiter hat in {league} kurz nacheinander mehreres getan; hier alles in einer "
+                          "Mail, in der Reihenfolge, in der es geschah:", league=league.name))]
+    for i, part in enumerate(parts, 1):
+        title = part["subject"].partition(": ")[2] or part["subject"]
+        body = part["body"]
+        out.append(f"{i}. {title[:1].upper() + title[1:]}\n\n{body[:1].upper() + body[1:]}")
+    return "\n\n".join(out)
+
+
+def partien_words(partien: dict[str, str | None]) -> str:
+    """``Partie K1 (HAUS), Partie K2``: the Partien of an adjudicated round with the word
+    laid where the game lays one (the answer to AUSWERTEN and ``spielleiter adjudicate``)."""
+    return ", ".join(f"Partie {k} ({v})" if v else f"Partie {k}" for k, v in partien.items())
+
+
+def done(league: League, op: str, text: str) -> str:
+    log.info("GM %s %s: %s", league.name, op, text)
+    return text
+
+
+def open_round_of(s: Session, league: League) -> Round:
+    rnd = open_round(s, league)
+    if rnd is None:
+        raise GMError(f"{league.name} hat keine offene Runde (beendet).")
+    return rnd
+
+
+def find_player(s: Session, league: League, spec: str) -> Player:
+    """A player of ``league`` by full name, address, or a unique first name/prefix."""
+    want = spec.strip().lower()
+    if not want:
+        raise GMError("Welcher Spieler? Bitte den Namen angeben.")
+    players = list(league.players)
+    for test in (lambda p: p.name.lower() == want,
+                 lambda p: any(a.email == want for a in p.addresses),
+                 lambda p: p.name.lower().split()[0] == want if p.name.split() else False,
+                 lambda p: p.name.lower().startswith(want)):
+        hits = [p for p in players if test(p)]
+        if len(hits) == 1:
+            return hits[0]
+        if len(hits) > 1:
+            raise GMError(f"'{spec}' passt auf mehrere Spieler: {', '.join(p.name for p in hits)}.")
+    raise GMError(f"Einen Spieler '{spec}' gibt es in {league.name} nicht "
+                  f"(Spieler: {', '.join(p.name for p in players)}).")
+
+
+def find_partie(s: Session, league: League, name: str) -> Partie:
+    for p in league.partien:
+        if p.name.lower() == name.strip().lower():
+            return p
+    raise GMError(f"Eine Partie '{name}' gibt es in {league.name} nicht "
+                  f"(Partien: {', '.join(p.name for p in league.partien)}).")
+
+
+_UNITS = {"d": "days", "t": "days", "tag": "days", "tage": "days", "day": "days", "days": "days",
+          "h": "hours", "std": "hours", "stunde": "hours", "stunden": "hours", "hour": "hours", "hours": "hours",
+          "m": "minutes", "min": "minutes", "minute": "minutes", "minuten": "minutes", "minutes": "minutes"}
+_GERMAN = re.compile(r"^(\d{1,2})\.(\d{1,2})\.(\d{4}|\d{2})?(?:\s*,?\s*(\d{1,2})(?:[:.](\d{2}))?(?:\s*uhr)?)?$", re.I)
+
+
+def parse_zat(text: str, league: League, current: datetime, now: datetime | None = None) -> datetime:
+    """A new ZAT (aware UTC) from ``+2d``, ``+12h``, ``+1d 6h``, ``-1d`` (relative to the
+    ``current`` ZAT), an ISO date-time (``2026-12-13T20:00``, with or without offset) or a
+    German one (``13.12.2026 20:00``, ``13.12. 20:00 Uhr``); naive means league time, a
+    date without time keeps the current ZAT's time of day."""
+    t = text.strip()
+    tz = ZoneInfo(league.timezone)
+    cur_local = current.astimezone(tz)
+    if t[:1] in "+-":
+        parts = re.findall(r"(\d+)\s*([a-zäöü]+)", t[1:].lower())
+        if not parts or re.sub(r"[\d\sa-zäöü]", "", t[1:].lower()):
+            raise GMError(f"'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00.")
+        delta = timedelta()
+        for n, unit in parts:
+            if unit not in _UNITS:
+                raise GMError(f"Einheit '{unit}' verstehe ich nicht (d, h, min).")
+            delta += timedelta(**{_UNITS[unit]: int(n)})
+        # add in local wall-clock time, so "+7d" keeps 20:00 across a DST change
+        local = cur_local.replace(tzinfo=None) + delta if t[0] == "+" else cur_local.replace(tzinfo=None) - delta
+        return local.replace(tzinfo=tz).astimezone(timezone.utc)
+    m = _GERMAN.match(t.replace("  ", " "))
+    if m:
+        d, mo, y, hh, mm = m.groups()
+        year = (int(y) + (2000 if len(y) == 2 else 0)) if y else cur_local.year
+        hour, minute = (int(hh), int(mm or 0)) if hh else (cur_local.hour, cur_local.minute)
+        try:
+            local = datetime(year, int(mo), int(d), hour, minute, tzinfo=tz)
+        except ValueError:
+            raise GMError(f"'{text}' ist kein gültiges Datum.") from None
+        if not y and local < utcnow(now):
+            local = local.replace(year=year + 1)
+        return local.astimezone(timezone.utc)
+    try:
+        when = datetime.fromisoformat(t)
+    except ValueError:
+        raise GMError(f"'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00, "
+                      "2026-12-13T20:00.") from None
+    if len(t) <= 10:  # a date only
+        when = when.replace(hour=cur_local.hour, minute=cur_local.minute)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=tz)
+    return when.astimezone(timezone.utc)
+
+
+def paused_note(t: Texts, league: League) -> str:
+    """The sentence a notice during a pause ends with (issue 33)."""
+    return t.gettext("{league} ist zurzeit angehalten: kein ZAT wird ausgeführt, bis der Spielleiter die Liga "
+                     "fortsetzt; du bekommst dann Bescheid. Deine Züge kannst du auch jetzt schicken oder ändern.",
+                     league=league.name)

@@ -1,0 +1,291 @@
+"""A player's moves read from a mail: the checks of the open round (late, out of turn,
+a Partie closed or waiting), the submission stored (a correction supersedes the earlier
+one; lines quoted from our own mails left out) and the acknowledgement queued, with how
+each line was read and judged for the mover (:func:`read_moves`). Called by
+:mod:`bot.service.conversations.intake` for a mail of a registered player."""
+
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import datetime, timezone
+
+from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy.orm import Session
+
+from bot.games import get_game
+from bot.games.base import Audience, GameRules, render_move
+from bot.games.verdict import render_text
+from bot.i18n import league_language, tr
+from bot.render import format_zat, nobreak, render
+from bot.service.domain.league import league_lexicon, playing
+from bot.service.stages.rounds import closed_note
+from bot.service.stages.outbox import queue_mail
+from bot.service.conversations.mailctx import Incoming
+from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
+from bot.service.conversations.quoted import norm, quoted_lines
+from bot.submission import ReadSubmission, read_submission
+
+log = logging.getLogger(__name__)
+
+log = logging.getLogger(__name__)
+
+
+def _not_now(s: Session, game, league: League, partie: Partie, active: set[int], player: Player,
+             lang: str = "de", zat: str = "") -> str | None:
+    """Why ``player`` cannot send moves for ``partie`` now (German), or None: the Partie
+    is over, waits for the one before it (league option ``sequential``), or it is another
+    player's turn (:meth:`GameRules.movers`; the answer names whose turn it is and that
+    turn's ``zat``)."""
+    if partie.finished:
+        return tr(lang, "partie_over")
+    if partie.id not in active:
+        return tr(lang, "partie_waits")
+    movers = game.movers(partie.state)
+    if movers is not None and str(player.id) not in movers:
+        out = game.out_note(partie.state, str(player.id))
+        if out is not None:  # out of the Partie: say so, not "not your turn" (issue 32)
+            return render_text(out, lang, Audience(viewer=str(player.id)), str(player.id))
+        names = [p.name for p in league.players if str(p.id) in movers]
+        who = tr(lang, "who_moves", names=", ".join(names), zat=zat) if names else ""
+        return tr(lang, "not_your_turn", who=who)
+    return None
+
+
+# The statements of every submission, built once (building a statement and its cache key
+# costs more than running it on SQLite) and run on the session's connection (plain rows;
+# nothing of the session needs flushing for them).
+_PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
+            .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
+_OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
+               .order_by(Round.number).limit(1))  # as bot.service.domain.league.open_round, without the ORM
+_PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
+                                                               Round.number == bindparam("number"))
+
+
+def _delayed_zat(conn, league_id: int, number: int, arrived: datetime) -> datetime | None:
+    """The ZAT of round ``number - 1`` when a mail that ``arrived`` after it was read only
+    after that round's (delayed) adjudication; else None."""
+    if number <= 1:
+        return None
+    row = conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": number - 1}).first()
+    if row is None or row.adjudicated_at is None:
+        return None
+    zat, done = (t if t.tzinfo else t.replace(tzinfo=timezone.utc) for t in (row.zat, row.adjudicated_at))
+    return zat if zat < arrived <= done else None
+
+
+_SUBMISSIONS = Submission.__table__
+_NEW_SUBMISSION = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, _SUBMISSIONS.c.partie_id)
+_NEW_MOVES = insert(SubmissionMove.__table__)
+_NEWER = _SUBMISSIONS.alias("newer")
+_MOVES = SubmissionMove.__table__
+#: the move lines of the player's standing (not superseded) submissions of the round for
+#: these Partien, in order: what a later mail is merged with
+_STANDING = (select(_SUBMISSIONS.c.partie_id, _MOVES.c.text)
+             .join(_MOVES, _MOVES.c.submission_id == _SUBMISSIONS.c.id)
+             .where(_SUBMISSIONS.c.partie_id.in_(bindparam("partien", expanding=True)),
+                    _SUBMISSIONS.c.round_number == bindparam("round"),
+                    _SUBMISSIONS.c.player_id == bindparam("player"), _SUBMISSIONS.c.superseded_by.is_(None))
+             .order_by(_SUBMISSIONS.c.id, _MOVES.c.position))
+#: the player's earlier submissions of the round for these Partien superseded by the new
+#: one of the same Partie (the last, should a Partie come twice), in one statement that
+#: names the Partien it superseded in
+_SUPERSEDE = (update(_SUBMISSIONS)
+              .where(_SUBMISSIONS.c.partie_id.in_(bindparam("partien", expanding=True)),
+                     _SUBMISSIONS.c.round_number == bindparam("round"),
+                     _SUBMISSIONS.c.player_id == bindparam("player"), _SUBMISSIONS.c.superseded_by.is_(None),
+                     _SUBMISSIONS.c.id.not_in(bindparam("new", expanding=True)))
+              .values(superseded_by=select(func.max(_NEWER.c.id))
+                      .where(_NEWER.c.partie_id == _SUBMISSIONS.c.partie_id,
+                             _NEWER.c.id.in_(bindparam("newer", expanding=True))).scalar_subquery())
+              .returning(_SUBMISSIONS.c.partie_id))
+
+
+#: Rendered situations of a Partie (``<game>/situation.txt.j2``) by game, language, state
+#: and the player's private view: the same for every mail of a round in most games.
+_SITUATIONS: dict[tuple[str, str, str, str], str] = {}
+
+
+def _situation(game, lang: str, state: dict, mine: dict) -> str:
+    """The Partie's situation as the acknowledgement shows it (the game's public view and
+    the player's own, rendered), remembered for the next mail of the same state."""
+    try:
+        key = (game.name, lang, json.dumps(state, sort_keys=True), json.dumps(mine, sort_keys=True))
+    except (TypeError, ValueError):  # not JSON after all: rendered every time
+        key = None
+    text = _SITUATIONS.get(key) if key else None
+    if text is None:
+        text = render(f"{game.name}/situation.txt.j2", lang, mine=mine, **game.public_view(state)).strip()
+        if key:
+            if len(_SITUATIONS) >= 512:
+                _SITUATIONS.clear()
+            _SITUATIONS[key] = text
+    return text
+
+
+def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
+                 player_id: int, in_reply_to: str | None = None) -> list[str]:
+    """Take a block pasted from one of the bot's mails to this player in this league out
+    of ``read`` (:mod:`bot.service.conversations.quoted`, issue 32: a run of at least
+    ``MIN_RUN`` lines of one mail in order; a line the player wrote is theirs whatever it
+    equals): out of the move lines (a section left without moves goes) and out of the
+    unreadable ones. A line that stands in a block n times is taken out n times, the
+    last places first (a block is pasted below the player's own lines). Returns the move
+    lines taken out (white space collapsed), for the acknowledgement ("aus unserer Mail
+    zitiert, nicht gewertet")."""
+    hits = quoted_lines(conn, text, league_id, addresses, player_id, in_reply_to)
+    if not hits:
+        return []
+    left = dict(hits)
+    drop: set[tuple[int, int]] = set()
+    for si in range(len(read.sections) - 1, -1, -1):
+        sec = read.sections[si]
+        for ri in range(len(sec.lines) - 1, -1, -1):
+            n = norm(sec.lines[ri])
+            if left.get(n, 0) > 0:
+                left[n] -= 1
+                drop.add((si, ri))
+    dropped: list[str] = []
+    keep_sections = []
+    for si, sec in enumerate(read.sections):
+        had = bool(sec.moves)
+        rows = list(zip(sec.moves, sec.parsed, sec.lines))
+        dropped += [norm(r[2]) for ri, r in enumerate(rows) if (si, ri) in drop]
+        rows = [r for ri, r in enumerate(rows) if (si, ri) not in drop]
+        sec.moves, sec.parsed, sec.lines = [r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows]
+        if sec.moves or not had:
+            keep_sections.append(sec)
+    read.sections[:] = keep_sections
+    read.ignored[:] = [line for line in read.ignored if norm(line) not in hits]
+    return dropped
+
+
+def take_moves(ctx: Incoming, text: str) -> None:
+    """Read the moves of a player's mail, record them (replacing the player's earlier
+    submission for each Partie) and queue the acknowledgement. Its queries never need the
+    session's pending changes (the mail's own columns), so nothing is flushed before
+    them: the mail is written once, at the commit."""
+    with ctx.s.no_autoflush:
+        _read_moves(ctx, text)
+
+
+def _read_moves(ctx: Incoming, text: str) -> None:
+    s, cfg, mail, rm, now = ctx.s, ctx.cfg, ctx.mail, ctx.rm, ctx.now
+    player, league = ctx.player, ctx.league
+    game = get_game(league.game)
+    lang = league_language(league.options)
+    conn = s.connection()
+    rnd = conn.execute(_OPEN_ROUND, {"league": league.id}).first()  # (number, zat) of the open round
+    if rnd is None:
+        ctx.record("ignored", "ignored", reason="league finished")
+        return ctx.reply(tr(lang, "league_over", league=league.name))
+    if player.joined_round > rnd.number:  # joined in a later round, which a rollback (ZURUECK) took back
+        ctx.record("ignored", "submission", reason="joined later", round=rnd.number, joined=player.joined_round)
+        return ctx.reply(tr(lang, "joined_later", league=league.name, round=rnd.number, joined=player.joined_round))
+    if mail.received_at > rnd.zat:
+        ctx.record("late", "submission", reason="after ZAT", zat=rnd.zat.isoformat())
+        zat = nobreak(format_zat(rnd.zat, league.timezone, lang))  # the notice's wrap keeps the ZAT on one line
+        if not game.turn_rounds:
+            return ctx.reply(tr(lang, "late", round=rnd.number, zat=zat))
+        turn = game.shown_number(rnd.number)  # a game of turns names the turn (issue 32)
+        return ctx.reply(tr(lang, "late_turn", turn=turn, zat=zat) if turn else tr(lang, "late_opening", zat=zat))
+    closed = closed_note(s, cfg, league, rnd)  # e.g. a Presto race two valid crosswords decided
+    if closed:
+        ctx.record("late", "submission", reason="round decided", round=rnd.number)
+        return ctx.reply(render_text(closed, lang, Audience(viewer=str(player.id)), str(player.id)))
+    delayed = _delayed_zat(conn, league.id, rnd.number, mail.received_at)
+    all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
+    partien = {p.name: p for p in all_partien}
+    active = {p.id for p in playing(league, all_partien)}
+    read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
+                           options=league.options)
+    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id, rm.in_reply_to)
+    lexicon = league_lexicon(league, cfg)
+    key = str(player.id)
+    errors: list[str] = []
+    if delayed is not None:  # came after the last ZAT, read only after its delayed adjudication
+        errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number,
+                         zat=format_zat(delayed, league.timezone, lang)))
+    accepted: list[tuple[Partie, list[str], list]] = []
+    readings: dict[int, list[tuple[str, str]]] = {}
+    open_names = [p.name for p in all_partien if p.id in active]
+    for sec in read.sections:
+        if sec.partie is None and len(open_names) == 1:
+            sec.partie = open_names[0]  # NOTATION.md: "or by the player having only one open Partie"
+        part = partien.get(sec.partie) if sec.partie else None
+        if part is None:
+            if sec.partie is None:
+                errors.append(tr(lang, "no_partie", first=next(iter(partien)), moves=", ".join(sec.moves)))
+            else:
+                errors.append(tr(lang, "unknown_partie", partie=sec.partie, league=league.name,
+                                 names=", ".join(partien)))
+            continue
+        if not sec.moves:
+            errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
+            continue
+        why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
+        if why:
+            errors.append(tr(lang, "partie_note", name=part.name, why=why))
+            continue
+        moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
+        readings.setdefault(part.id, []).extend(sec.readings)  # ("ÖLE", "OELE"): shown in the ack
+        accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
+    # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
+    merged: list[str] = []
+    parts = type(game).merge_move is not GameRules.merge_move  # False: a later mail replaces the whole move
+    if accepted and parts:  # the default replaces: no query
+        standing: dict[int, list[str]] = {}
+        for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,
+                                                   "player": player.id}):
+            standing.setdefault(pid, []).append(mtext)
+        for k, (part, moves, parsed) in enumerate(accepted):
+            if part.id in standing:
+                now_moves = game.merge_move(standing[part.id], moves)
+                if now_moves != moves:
+                    accepted[k] = (part, now_moves, [None] * len(now_moves))
+                    merged.append(part.name)
+    # in bulk, with plain statements (no unit of work): the new submissions (one INSERT;
+    # SQLite returns the ids of a multi-row INSERT in no guaranteed order, so each with its
+    # Partie: one submission per Partie), their move lines (one executemany), the player's
+    # earlier ones of these Partien superseded (one UPDATE, naming the Partien it hit)
+    rows = [{"mail_id": mail.id, "partie_id": part.id, "round_number": rnd.number, "player_id": player.id,
+             "created_at": now} for part, _, _ in accepted]
+    if len({r["partie_id"] for r in rows}) == len(rows):
+        new_ids = {pid: sid for sid, pid in conn.execute(_NEW_SUBMISSION, rows)} if rows else {}
+        all_new = list(new_ids.values())
+    else:  # a Partie named twice: the later section's row takes the move lines, as before
+        all_new = [conn.execute(_NEW_SUBMISSION, r).scalar_one() for r in rows]
+        new_ids = {r["partie_id"]: sid for r, sid in zip(rows, all_new)}
+    lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
+             for part, moves, _ in accepted for i, t in enumerate(moves)]
+    if lines:
+        conn.execute(_NEW_MOVES, lines)
+    earlier: set[int] = set()  # the Partien whose earlier submission was replaced
+    if all_new:
+        earlier = set(conn.execute(_SUPERSEDE, {"partien": list(new_ids), "round": rnd.number, "player": player.id,
+                                                "new": all_new, "newer": all_new}).scalars())
+    sections, replaced = [], []
+    for part, moves, parsed in accepted:
+        if part.id in earlier and part.name not in merged:
+            replaced.append(part.name)
+        # the verdicts rendered for the mover, in their language (bot.games.verdict)
+        reports = [render_move(game.check_read(part.state, t, m, lexicon, i, player=key).to_json(), lang,
+                               Audience(viewer=key), key)
+                   for i, (t, m) in enumerate(zip(moves, parsed))]
+        situation = _situation(game, lang, part.state, game.player_view(part.state, key))
+        sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None,
+                         "readings": readings.get(part.id, [])})
+    ctx.record("processed", "submission",
+               sections=[{"partie": x["partie"], "moves": [m["text"] for m in x["moves"]]} for x in sections],
+               errors=errors, ignored=read.ignored, quoted=quoted)
+    refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
+    if not sections and not errors:
+        errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
+    text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
+                  multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
+                  merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
+                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
+    queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
+               league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
