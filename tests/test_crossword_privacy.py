@@ -210,7 +210,7 @@ def test_a_dutch_crossword_league_reads_its_verdicts_in_dutch(service):
     adjudicate_league(db, cfg, LIGA, force=True)
     reports = dict(map(mail_texts, outbox.new()))
     bernd = reports[BERND]
-    assert re.search(r"Anna Albers +ongeldig, niets gelegd", bernd) and "Bernd Becker  geen zet (NMR)" in bernd
+    assert re.search(r"Anna Albers +ongeldig, niets gelegd", bernd) and re.search(r"Bernd Becker +geen zet\b", bernd)
     assert "Letters voor ronde 3:" in bernd and "C2 Q" not in bernd and "zit niet bij" not in bernd
     for german in ("Buchstaben", "gültig", "Runde", "Spielfeld"):
         assert german not in bernd, german

@@ -141,7 +141,7 @@ def test_multiline_moves_and_partien_one_after_another(tmp_path, env):
     md.deliver_to_inbox(player_mail("anna@example.org", f"Partie A:\n{digits[0]}\n{digits[1]}\n\nPartie B:\n1\n"))
     poll_once(db, cfg)
     ack = text_of(md.sent()[n])
-    assert "Partie B: diese Partie beginnt erst, wenn die Partie davor beendet ist." in ack
+    assert "Partie B: diese Partie beginnt erst, wenn die Partie davor beendet ist." in " ".join(ack.split())
     res = adjudicate_league(db, cfg, "T", force=True)
     assert set(res["partien"]) == {"A"}
     with db.session() as s:

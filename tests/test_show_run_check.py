@@ -45,7 +45,7 @@ def test_show_speaks_local_time_and_shows_a_waiting_partie(tmp_path, capsys):
     capsys.readouterr()
     assert main(["show", "Folge", "--config", str(conf)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == ("Folge (rondo), Runde 1 von 3, Status running, "
+    assert out[0] == ("Folge (rondo), Runde 1 von 3, Status läuft, "
                       "nächster ZAT Freitag, 06.12.2030, 20:00 Uhr (UTC+01:00)"), out[0]
     r1 = [ln for ln in out if ln.startswith("  Partie R1:")]
     r2 = [ln for ln in out if ln.startswith("  Partie R2:")]
