@@ -99,7 +99,7 @@ def _parser() -> Lark:
 
 
 @lru_cache(maxsize=8192)
-def _frame(line: str) -> tuple[str, str | None, str | None]:
+def frame_line(line: str) -> tuple[str, str | None, str | None]:
     """('header', name, move_or_None) | ('labelled', None, move) | ('plain', None, line).
     Remembered per line: greetings, section lines and the round's good moves recur in
     many mails. A line without a colon that starts neither with a digit nor with a
@@ -130,7 +130,7 @@ def is_section_header(line: str) -> bool:
     line = line.strip()
     if _HEADER_ALONE.match(line):
         return True
-    kind, name, move = _frame(line)
+    kind, name, move = frame_line(line)
     return kind == "header" and bool(name) and not (move or "").strip()
 
 
@@ -193,7 +193,7 @@ def read_submission(text: str, game: GameRules, partie_names: Sequence[str], *,
         if closed:
             ignored.append(line)
             continue
-        kind, name, move_text = _frame(line)
+        kind, name, move_text = frame_line(line)
         parsed = _UNREAD  # what the game makes of the whole line, read at most once
 
         def reads(strict: bool = False) -> bool:

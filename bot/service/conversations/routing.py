@@ -30,7 +30,7 @@ from sqlalchemy import select
 from bot.i18n import league_language, texts
 from bot.render import wrap
 from bot.storage.models import League, OutboxMail, Partie, Player, PlayerAddress
-from bot.submission import _frame
+from bot.submission import frame_line
 
 #: commands answered once for each of the player's leagues when the mail names none
 EACH_LEAGUE = {"STAND", "HILFE", "AUSWERTUNG"}
@@ -91,7 +91,7 @@ def partie_leagues(s, text: str, by_id: dict[int, League]) -> tuple[list[League]
     for line in text.splitlines():
         line = line.strip()
         if ":" in line:
-            kind, name, _ = _frame(line)
+            kind, name, _ = frame_line(line)
             if kind == "header" and name:
                 heads.add(name.lower())
     if not heads:
