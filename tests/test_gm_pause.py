@@ -223,6 +223,12 @@ def test_zat_during_a_pause_says_the_league_is_paused(env):
     mine = [r for r in to(new_sent(md), EMAILS[0]) if "eingetragen" in header(r, "Subject")]
     assert len(mine) == 1 and f"{LIGA} ist zurzeit angehalten" in " ".join(text_of(mine[0]).split())
     assert_wrapped(new_sent(md))
+    with db.session() as s:  # and every other notice during the pause: a message of the GM
+        run_cli(s, cfg, "nachricht", LIGA, text="Frohe Feiertage!")
+    deliver(db, md, cfg)
+    (mine,) = [r for r in to(new_sent(md), EMAILS[0]) if "Nachricht des Spielleiters" in header(r, "Subject")]
+    flat = " ".join(text_of(mine).split())
+    assert "Frohe Feiertage!" in flat and f"{LIGA} ist zurzeit angehalten" in flat
 
 
 def test_weiter_before_the_zat_says_the_next_zat_and_adjudicates_nothing(env):

@@ -64,6 +64,11 @@ def told(s: Session, n: int) -> str:
     return f"{n} Spieler benachrichtigt"
 
 
+#: The notices that speak of the pause themselves (a new ZAT and a set move add the
+#: pause sentence, ZURUECK pauses the league and says why).
+_SAY_PAUSE = frozenset({"pause", "weiter", "zat", "setze", "zurueck"})
+
+
 def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
              players: Sequence[Player] | None = None, subject: Text | None = None,
              per_player: bool = False) -> int:
@@ -89,7 +94,9 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
     targets = list(players) if players is not None else active_players(league)
     lang = league_language(league.options)
     t = texts(lang)
-    text = None if per_player else wrap((body(t) if callable(body) else body).strip())
+    # during a pause every notice says so (issue 33); these notices say it themselves
+    pause = "\n\n" + paused_note(t, league) if league.paused and tag not in _SAY_PAUSE else ""
+    text = None if per_player else wrap((body(t) if callable(body) else body).strip() + pause)
     subj = (subject(t) if callable(subject) else subject) if subject else \
         t.gettext("{league}: Mitteilung des Spielleiters", league=league.name)
     window = float(getattr(cfg, "gm_notice_window", 0) or 0)
@@ -97,7 +104,7 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
     for p in targets:
         if not p.email:
             continue
-        own = wrap(body(t, p).strip()) if per_player else text  # type: ignore[call-arg,operator]
+        own = wrap(body(t, p).strip() + pause) if per_player else text  # type: ignore[call-arg,operator]
         if window <= 0:
             queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
                        text=render("notice.txt.j2", lang, name=p.name, body=own), league_id=league.id,
