@@ -233,12 +233,15 @@ def _probe(work: Path) -> dict[int, str]:
         nl = nl and not name.startswith("GM-Liga")
         bad = "A1 Q QQQXZ" if game == "typdom-wbr" else "QQQXZ"   # read as a move, but not a valid one
         bad = f"Partie {partien[0]}:\n{bad}\n" if len(partien) > 1 else f"{bad}\n"
+        subject, body = f"{name}: {'zet' if nl else 'Zug'}", f"Hoi,\n\n{bad}\nGroet\n" if nl else f"Hallo,\n\n{bad}\nGruß\n"
+
+        def bad_move(addr: str, subject=subject, body=body):  # the invalid move, in the league's language
+            return mail(addr, subject, body)
         # in a turn game every player: the one on turn gets the invalid move's answer, the
         # others the answer to a move out of turn
         for i, addr in enumerate(addrs if turns and not over else addrs[:1], 1):
             label = "nach-dem-ende" if over else f"ungueltig-spieler{i}" if turns else "ungueltig"
-            step(label, mail(addr, f"{name}: {'zet' if nl else 'Zug'}",
-                             f"Hoi,\n\n{bad}\nGroet\n" if nl else f"Hallo,\n\n{bad}\nGruß\n"))
+            step(label, bad_move(addr))
         if not over and name.startswith(("Lauf-", "GM-")):
             # a move after the ZAT of a round not yet adjudicated (the league is paused, so
             # the bot does not adjudicate it first): for this one mail the league is paused
@@ -247,8 +250,7 @@ def _probe(work: Path) -> dict[int, str]:
                 lg = s3.scalar(select(League).where(League.name == name))
                 rnd, lg.paused = open_round(s3, lg), True
                 saved, rnd.zat = rnd.zat, datetime.now(timezone.utc) - timedelta(hours=1)
-            step("spaet", mail(addrs[0], f"{name}: {'zet' if nl else 'Zug'}",
-                               f"Hoi,\n\n{bad}\nGroet\n" if nl else f"Hallo,\n\n{bad}\nGruß\n"))
+            step("spaet", bad_move(addrs[0]))
             with db.session() as s3:
                 lg = s3.scalar(select(League).where(League.name == name))
                 open_round(s3, lg).zat, lg.paused = saved, False
