@@ -354,9 +354,10 @@ def cmd_check(args, cfg) -> int:
 
 
 def cmd_oauth_login(args, cfg) -> int:
-    """Grant the bot OAuth2 access (bot.mail.oauth.login), then log in to IMAP and SMTP
+    """Grant the bot OAuth2 access (bot.mail.oauth_login.login), then log in to IMAP and SMTP
     with it (those that use it). 0 done; 1 no grant stored; a server's failure status."""
-    from bot.mail.oauth import OAuthError, login  # deferred: loaded when the command runs
+    from bot.mail.oauth import OAuthError  # deferred: loaded when the command runs
+    from bot.mail.oauth_login import login  # deferred: loaded when the command runs
     if cfg.oauth is None:
         raise ConfigError("kein Abschnitt [oauth] in der Konfiguration (siehe docs/operator/oauth2.md).")
     try:
