@@ -116,8 +116,8 @@ def cmd_ingest(args, cfg) -> int:
             return 2
     db = _db(cfg)
     if not args.dry_run:
-        from bot.service.conversations.intake import process_pending  # deferred: loaded when the command runs
-        process_pending(db, cfg)
+        from bot.service.operations.runner import read_stored  # deferred: loaded when the command runs
+        read_stored(db, cfg)
     print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
     if not args.dry_run:
         return _deliver(db, cfg, args)
