@@ -182,7 +182,8 @@ def test_a_mail_after_a_passed_zat_counts_for_the_next_round(env):
     bernd_move = f"{best.notation(pos)} {best.score}"
     with db.session() as s:
         s.scalar(select(Round)).zat = now - timedelta(hours=1)
-    md.deliver_to_inbox(_arrived(player_mail("bernd@example.org", f"Partie R1:\n{bernd_move}"), now - timedelta(hours=2)))
+    early = player_mail("bernd@example.org", f"Partie R1:\n{bernd_move}")
+    md.deliver_to_inbox(_arrived(early, now - timedelta(hours=2)))
     md.deliver_to_inbox(_arrived(player_mail("anna@example.org", "Partie R1:\nTOR"), now - timedelta(minutes=30)))
     poll_once(db, cfg)
     with db.session() as s:

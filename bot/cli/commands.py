@@ -243,7 +243,7 @@ def _refresh_archive(db, cfg) -> None:
 
 def cmd_demo(args, cfg) -> int:
     from bot.demo import run_demo  # deferred: loaded when the command runs
-    return run_demo(out=Path(args.out) if args.out else None, rounds=args.rounds, seed=args.seed)
+    return run_demo(out=Path(args.out) if args.out else None, rounds={"Demo-Rondo": args.rounds}, seed=args.seed)
 
 
 def cmd_lexicon_build(args, cfg) -> int:
