@@ -95,11 +95,13 @@ DEMO_KEYS = {"players", "eml", "joiner", "max_rounds", "rounds_option"}
 
 #: What the simulated players write and the demo prints, per language of the league.
 WORDS = {
-    "de": {"hello": "Hallo Spielleiter,", "bye": "Viele Grüße", "subject": "Züge", "round": "Runde",
+    "de": {"hello": "Hallo Spielleiter,", "bye": "Viele Grüße", "moves": "Züge Runde {n}", "move": "Zug {n}",
+           "opening": "Eröffnung", "round": "Runde",
            "turn": "Zug", "players": "Spieler", "points": "Punkte", "none": "kein Zug", "early": "vor dem ZAT beendet",
            "join": "Ich möchte mitspielen!", "joined": "meldet sich per Mail an", "final": "Endstand",
            "all": "alle Partien zusammen", "saved": "Auswertungen als .eml in"},
-    "nl": {"hello": "Hoi,", "bye": "Groeten,", "subject": "beurt", "round": "Ronde", "turn": "Beurt",
+    "nl": {"hello": "Hoi,", "bye": "Groeten,", "moves": "zetten ronde {n}", "move": "beurt {n}", "opening": "beurt",
+           "round": "Ronde", "turn": "Beurt",
            "players": "spelers", "points": "punten", "none": "geen zet", "early": "voor de ZAT beëindigd",
            "join": "Ik wil meedoen!", "joined": "meldt zich per mail aan", "final": "Eindstand",
            "all": "alle partijen samen", "saved": "uitslagen als .eml in"},
@@ -196,6 +198,7 @@ def play_league(demo: Demo, entry: Mapping[str, Any], base: Mapping[str, Any]) -
     words = WORDS.get(str(spec.get("language", "de")), WORDS["de"])
     styles = {e: st for _, e, st in entry["players"]}
     joiner, join_round = entry.get("joiner") or (None, 0)
+    join_round = min(join_round, int(spec.get("rounds") or join_round))  # a short league: in its last round
     if joiner:
         styles[joiner[1]] = joiner[2]
     with demo.db.session() as s:
@@ -216,6 +219,9 @@ def play_league(demo: Demo, entry: Mapping[str, Any], base: Mapping[str, Any]) -
             demo.say(f"{words['round']} {number:3d}: {joiner[0]} {words['joined']}")
         number, mails = _moves(demo, name, styles)
         opened = datetime.now(timezone.utc) - timedelta(minutes=5)  # a Received time is never later than now
+        shown = game.shown_number(number)
+        subject = (words["opening"] if shown < 1 else
+                   words["move" if game.turn_rounds or game.relative_zat else "moves"].format(n=shown))
         for who, queue in mails:
             for i, sections in enumerate(queue):
                 multi = len(sections) > 1
@@ -223,7 +229,7 @@ def play_league(demo: Demo, entry: Mapping[str, Any], base: Mapping[str, Any]) -
                 for partie, m in sections:
                     body += ([f"Partie {partie}:"] if multi else []) + list(m.lines) + ([""] if multi else [])
                 after = next((m.after for _, m in sections if m.after is not None), None)
-                _mail(demo, words, who, f"{name}: {words['subject']} {game.shown_number(number)}", body,
+                _mail(demo, words, who, f"{name}: {subject}", body,
                       None if after is None else opened + timedelta(seconds=after))
                 if i < len(queue) - 1:
                     poll_once(demo.db, demo.cfg)  # the first one is answered before the correction
