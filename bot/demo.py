@@ -149,9 +149,9 @@ def _moves(demo: Demo, name: str, styles: Mapping[str, str]) -> tuple[int, list[
         game = get_game(league.game)
         lexicon = league_lexicon(league, demo.cfg)
         number = open_round(s, league).number
-        played = {p.name for p in playing(league, sorted(league.partien, key=lambda p: p.id))}
+        played = {p.name for p in playing(league, league.partien)}
         out = []
-        for player in sorted((p for p in league.players if p.active), key=lambda p: p.id):
+        for player in (p for p in league.players if p.active):  # seat order (both lists are by id)
             mails: list[list] = []
             for view in partie_views(game, league, player):
                 if view["name"] not in played:
@@ -195,7 +195,8 @@ def play_league(demo: Demo, entry: Mapping[str, Any], base: Mapping[str, Any]) -
     final standings."""
     spec = league_spec(entry, base)
     name, game = spec["name"], get_game(spec["game"])
-    words = WORDS.get(str(spec.get("language", "de")), WORDS["de"])
+    lang = str(spec.get("language", "de"))
+    words = WORDS.get(lang, WORDS["de"])
     styles = {e: st for _, e, st in entry["players"]}
     joiner, join_round = entry.get("joiner") or (None, 0)
     join_round = min(join_round, int(spec.get("rounds") or join_round))  # a short league: in its last round
@@ -243,18 +244,17 @@ def play_league(demo: Demo, entry: Mapping[str, Any], base: Mapping[str, Any]) -
         demo.say(_round_line(demo, name, number, words) + (f" ({words['early']})" if early else ""))
     n = save_auswertungen(demo.db, name, demo.out, entry.get("eml", name.lower()))
     demo.say(f"{n} {words['saved']} {demo.out}")
-    _standings(demo, name, game, words)
+    _standings(demo, name, game, lang, words)
 
 
-def _standings(demo: Demo, name: str, game: Any, words: Mapping[str, str]) -> None:
+def _standings(demo: Demo, name: str, game: Any, lang: str, words: Mapping[str, str]) -> None:
     """Print the final standings: rank, name, points; per Partie when there are several,
     and what the game shows after the points (:meth:`~bot.games.base.GameRules.standings_note`)."""
     view = league_view(demo.db, name)
-    lang = next((k for k, w in WORDS.items() if w is words), "de")
     with demo.db.session() as s:
         league = find_league(s, name)
         keys = {p.email: str(p.id) for p in league.players}
-        states = [p.state for p in sorted(league.partien, key=lambda p: p.id)]
+        states = [p.state for p in league.partien]
     multi = len(states) > 1
     demo.say(f"{words['final']}" + (f" ({words['all']}):" if multi else ":"))
     for r in view["standings"]:
