@@ -286,7 +286,8 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
     own = work is None
     work = Path(work or tempfile.mkdtemp(prefix="spielleiter-galerie-"))
     try:
-        run_demo(out=work / "eml", rounds=2, seed="gallery", quiet=True, mono_rounds=2, rondonl_rounds=1, work=work)
+        run_demo(out=work / "eml", rounds={"Demo-Rondo": 2, "Demo-Mono": 2, "Demo-RONDO": 1}, seed="gallery", quiet=True,
+                 work=work)
         _extras(work)
         labels = _probe(work)
         db = Database(embedded(work).database_url)

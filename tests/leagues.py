@@ -33,7 +33,7 @@ from bot.storage.db import Database
 #: players with umlauts in their names, so every page shows whether umlauts survive
 PLAYERS = [("Jürgen Öhler", "juergen@liga.invalid"), ("Bärbel Süß", "baerbel@liga.invalid"),
            ("Anna Albers", "anna@liga.invalid"), ("Bernd Becker", "bernd@liga.invalid")]
-#: the demo's simulated players (bot.demo), renamed: name, address, style
+#: the demo's styles of play (bot.games.demoplay), given to these players
 STYLES = ["stark", "tippfehler", "vorsichtig", "unzuverlaessig"]
 
 
@@ -75,8 +75,7 @@ def _running_spec(game: str) -> dict:
 
 def play_leagues(work: Path) -> Played:
     """Play the leagues of this module into ``work`` (SQLite and a Maildir)."""
-    import bot.demo
-    from bot.demo import _play, _rank_monoscrabble, _rank_rondo
+    from bot.demo import JOINER, Demo, play_league  # the demo's loop and the games' demo players
     simulated = [(n, e, st) for (n, e), st in zip(PLAYERS, STYLES)]
     cfg = embedded(work)
     cfg.sender = "Spielleiter <spielleiter@liga.invalid>"
@@ -84,21 +83,15 @@ def play_leagues(work: Path) -> Played:
     db = Database(cfg.database_url)
     db.migrate()
     md = MaildirTransport(cfg.maildir)
-    rng = random.Random("archiv")
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0).isoformat()
-    base = {"first_zat": first, "zat_interval_days": 7, "seed": "7", "gm_email": "gm@liga.invalid",
-            "players": [{"name": n, "email": e} for n, e, _ in simulated]}
+    base = {"first_zat": first, "zat_interval_days": 7, "seed": "7", "gm_email": "gm@liga.invalid"}
     out = work / "eml"
     out.mkdir(parents=True, exist_ok=True)
-    quiet = lambda *a: None  # noqa: E731
-    saved, bot.demo.PLAYERS = bot.demo.PLAYERS, simulated  # the demo's players mail the moves
-    try:
-        _play(db, cfg, md, dict(base, name="Demo-Rondo", game="rondo", partien=["R1", "R2"], rounds=4),
-              _rank_rondo, rng, out, "rondo", quiet)
-        _play(db, cfg, md, dict(base, name="Demo-Mono", game="monoscrabble", partien=["M1"], rounds=3),
-              _rank_monoscrabble, rng, out, "mono", quiet, late_joiner_round=2)
-    finally:
-        bot.demo.PLAYERS = saved
+    demo = Demo(db, cfg, md, out, random.Random("archiv"), lambda *a: None)
+    play_league(demo, {"name": "Demo-Rondo", "game": "rondo", "partien": ["R1", "R2"], "rounds": 4,
+                       "players": simulated, "eml": "rondo"}, base)
+    play_league(demo, {"name": "Demo-Mono", "game": "monoscrabble", "partien": ["M1"], "rounds": 3,
+                       "players": simulated, "joiner": (JOINER, 2), "eml": "mono"}, base)
     leagues = {"Demo-Rondo": "rondo", "Demo-Mono": "monoscrabble"}
     for game in GAME_CLASSES:
         spec = _running_spec(game)

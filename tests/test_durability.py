@@ -26,10 +26,9 @@ from sqlalchemy import select
 
 from bot.config import embedded
 from bot.mail.maildir import MaildirTransport
-from bot.service.conversations.intake import process_pending
 from bot.service.stages.store import store_raw_batch, RawMail
 from bot.service.operations.league import create_league, read_league_file
-from bot.service.operations.runner import Service
+from bot.service.operations.runner import Service, read_stored
 from bot.storage.db import Database, EXIT_DATABASE
 from bot.storage.models import InboundMail, OutboxMail, Round, Submission
 from tests.helpers import PLAYERS, league_toml, player_mail, spielleiter_exe, text_of
@@ -341,7 +340,7 @@ def test_a_delayed_zat_takes_nothing_from_the_players(tmp_path, db_url):
     before = _received(player_mail(PLAYERS[0][1], "Partie R1: VORHER\n", subject=LEAGUE), now - timedelta(hours=2))
     after = _received(player_mail(PLAYERS[1][1], "Partie R1: NACHHER\n", subject=LEAGUE), now - timedelta(minutes=30))
     store_raw_batch(db, [RawMail(before, "maildir", None, None), RawMail(after, "maildir", None, None)])
-    assert process_pending(db, cfg) == 2
+    assert read_stored(db, cfg) == 2
     assert _subs(db) == {("VORHER", 1), ("NACHHER", 2)}
     with db.session() as s:
         assert [r.status for r in s.scalars(select(Round).order_by(Round.number))] == ["adjudicated", "open"]

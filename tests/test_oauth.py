@@ -30,7 +30,8 @@ from bot.cli import main
 from bot.config import load_config
 from bot.errors import ConfigError
 from bot.mail.imap import ImapInbox
-from bot.mail.oauth import OAuthError, TokenSource, login
+from bot.mail.oauth import OAuthError, TokenSource
+from bot.mail.oauth_login import login
 from bot.mail.smtp import SmtpTransport
 from bot.mail.transport import MemoryPollState, ServerFailure
 from bot.service.operations.runner import Service

@@ -15,19 +15,23 @@ def _body(path):
 
 def test_demo_plays_presto_and_wbr(tmp_path, capsys):
     out = tmp_path / "out"
-    assert run_demo(out=out, rounds=1, seed="3", mono_rounds=0, crossword=False, typdom=False, rondonl_rounds=0) == 0
+    assert run_demo(out=out, seed="3", leagues=["Demo-Presto", "Demo-WBR"]) == 0
     text = capsys.readouterr().out
-    assert "Demo: Demo-Presto (Typ-Dom Presto), 4 Spieler, 2 Partien nacheinander" in text
-    assert text.count("zweites Kreuzwort schließt") == 2  # both races closed by the second crossword
+    presto_text, _, wbr_text = text.partition("Demo: Demo-WBR")
+    assert "Demo: Demo-Presto (Typ-Dom Presto), 2 Partie(n), 4 Spieler" in presto_text
+    # the races one after another, each closed by itself (by the second valid crossword)
+    assert "Runde   1: P1: " in presto_text and "Runde   2: P2: " in presto_text
+    assert presto_text.count("(vor dem ZAT beendet)") == 2
     presto = sorted(out.glob("presto-*.eml"))
     assert len(presto) == 2 * 4
     final = _body(presto[-1])
     assert "Schlussauswertung" in final and "Fertig (nach Ankunftszeit):" in final
     assert "Ein Kreuzwort mit allen Steinen:" in final
-    assert "Demo: Demo-WBR (Typ-Dom: Wer behält recht?), 3 Spieler, höchstens 40 Züge" in text
+    assert " (Typ-Dom: Wer behält recht?), 1 Partie(n), 3 Spieler, 40 Runden" in wbr_text
+    assert "Zug   1: W1: " in wbr_text and "(vor dem ZAT beendet)" in wbr_text  # a turn ends with its move
     wbr = sorted(out.glob("wbr-*.eml"))
     assert len(wbr) >= 3 * 10 and "Am Zug: " in _body(wbr[0])
-    assert "vollendet" in text or "ist fertig" in text
+    assert "Fertige Wörter: " in _body(wbr[-1])  # words were completed
 
 
 def test_demo_writes_the_archive_of_the_leagues_it_played(tmp_path, capsys):
@@ -35,8 +39,7 @@ def test_demo_writes_the_archive_of_the_leagues_it_played(tmp_path, capsys):
     prints the index.html to open; the index links every league played, each league page
     has its standings chart."""
     out = tmp_path / "out"
-    assert run_demo(out=out, rounds=2, seed="3", mono_rounds=0, crossword=False, typdom=False, race=False,
-                    rondonl_rounds=0) == 0
+    assert run_demo(out=out, rounds={"Demo-Rondo": 2}, seed="3", leagues=["Demo-Rondo"]) == 0
     index = out / "archiv" / "index.html"
     assert f"Archiv aller Ligen (im Browser öffnen): {index.resolve()}" in capsys.readouterr().out
     html = index.read_text(encoding="utf-8")

@@ -232,7 +232,7 @@ def test_lexicon_alphabets_by_options():
 def test_demo_plays_a_dutch_table(tmp_path, capsys):
     from bot.demo import run_demo
     out = tmp_path / "out"
-    assert run_demo(out=out, rounds=1, seed="5", mono_rounds=0, race=False, rondonl_rounds=2) == 0
+    assert run_demo(out=out, rounds={"Demo-RONDO": 2}, seed="5", leagues=["Demo-RONDO"]) == 0
     files = sorted(out.glob("rondonl-*.eml"))
     # the opening plus 2 full rounds of 3 turns, each Auswertung to 3 players
     assert len(files) == 7 * 3

@@ -96,7 +96,7 @@ def test_outbox_retries_then_fails_permanently(tmp_path, smtpd, db_url):
 
 def test_demo_plays_a_league_and_writes_reports(tmp_path, capsys):
     out = tmp_path / "out"
-    assert run_demo(out=out, rounds=3, seed="7", mono_rounds=0, typdom=False, race=False, rondonl_rounds=0) == 0
+    assert run_demo(out=out, rounds={"Demo-Rondo": 3}, seed="7", leagues=["Demo-Rondo"]) == 0
     files = sorted(out.glob("rondo-*.eml"))
     assert len(files) == 3 * 4
     assert files[-1].name.startswith("rondo-runde-03-")

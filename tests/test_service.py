@@ -18,14 +18,13 @@ from bot.games.rondo.engine import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport
-from bot.service.conversations.intake import process_pending
 from bot.service.stages.store import store_raw
 from bot.service.operations.league import create_league, read_league_file
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_due, adjudicate_league
-from bot.service.operations.runner import poll_once
+from bot.service.operations.runner import poll_once, read_stored
 from bot.storage.db import Database
-from bot.storage.models import InboundMail, OutboxMail, Partie, Player, Round, Submission
+from bot.storage.models import InboundMail, OutboxMail, Partie, Player, Result, Round, Submission
 from tests.helpers import PLAYERS, header, league_toml, player_mail, text_of
 
 
@@ -166,6 +165,40 @@ def test_late_unknown_auto_and_help(env):
     assert "nach dem ZAT der Runde 1" in ack and "für Runde 2" in " ".join(ack.split())
 
 
+def _arrived(raw: bytes, when: datetime) -> bytes:
+    """``raw`` as our server stamps it on arrival (the topmost Received line)."""
+    return f"Received: from mx.example.org by mail.example.org; {format_datetime(when)}\r\n".encode() + raw
+
+
+def test_a_mail_after_a_passed_zat_counts_for_the_next_round(env):
+    """The bot was down at the ZAT of round 1 (an hour ago). The poll finds two mails: Bernd's
+    reached the server before the ZAT, Anna's after it. The runner adjudicates round 1
+    between them (the intake adjudicates nothing): Bernd's move counts for round 1, Anna's
+    for round 2, and round 1 scores Anna as NMR; her acknowledgement says so."""
+    db, cfg, md = env
+    now = datetime.now(timezone.utc)
+    pos = position_of(states(db)["R1"])
+    best = best_moves(pos, load("rondo"), 1)[0]
+    bernd_move = f"{best.notation(pos)} {best.score}"
+    with db.session() as s:
+        s.scalar(select(Round)).zat = now - timedelta(hours=1)
+    early = player_mail("bernd@example.org", f"Partie R1:\n{bernd_move}")
+    md.deliver_to_inbox(_arrived(early, now - timedelta(hours=2)))
+    md.deliver_to_inbox(_arrived(player_mail("anna@example.org", "Partie R1:\nTOR"), now - timedelta(minutes=30)))
+    poll_once(db, cfg)
+    with db.session() as s:
+        emails = {p.id: p.email for p in s.scalars(select(Player))}
+        subs = {(emails[x.player_id], x.round_number) for x in s.scalars(select(Submission))}
+        assert subs == {("bernd@example.org", 1), ("anna@example.org", 2)}
+        assert [r.status for r in s.scalars(select(Round).order_by(Round.number))] == ["adjudicated", "open"]
+        r1 = {emails[r.player_id]: r for r in s.scalars(select(Result).join(Partie).where(
+            Partie.name == "R1", Result.round_number == 1))}
+    assert r1["bernd@example.org"].submitted and r1["bernd@example.org"].score == best.score
+    assert not r1["anna@example.org"].submitted and r1["anna@example.org"].score == 0
+    ack = [text_of(r) for r in md.sent() if "TOR" in text_of(r) and header(r, "To") == "anna@example.org"][-1]
+    assert "nach dem ZAT der Runde 1" in ack and "für Runde 2" in " ".join(ack.split())
+
+
 def test_stored_mail_survives_a_crash_before_reading(env):
     db, cfg, md = env
     raw = player_mail("anna@example.org", "Partie R1:\nXQZ")
@@ -173,7 +206,7 @@ def test_stored_mail_survives_a_crash_before_reading(env):
     assert new
     assert store_raw(db, raw, source="imap", uidvalidity=8, uid=1) == (mail_id, False)  # stored once
     # "crash" here: nothing read yet; the next start reads it
-    assert process_pending(db, cfg) == 1
+    assert read_stored(db, cfg) == 1
     with db.session() as s:
         m = s.get(InboundMail, mail_id)
         assert m.status == "processed" and m.parse["sections"][0]["moves"] == ["XQZ"]

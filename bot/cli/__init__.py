@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--pdf", action="store_true", help="dazu jede Runde und die Tabelle als A4-PDF (WeasyPrint)")
     d = add("demo", cmd_demo, "Demo-Liga mit simulierten Spielern komplett durchspielen")
     d.add_argument("--out", metavar="DIR", help="Ordner für die Auswertungen (.eml) und das Archiv (DIR/archiv)")
-    d.add_argument("--rounds", type=int, default=20)
+    d.add_argument("--rounds", type=int, default=20, help="Runden der Rondo-Liga (Standard: 20)")
     d.add_argument("--seed", default="1")
     lx = sub.add_parser("lexicon", parents=[common], help="Wörterbuch bauen und prüfen")
     lxs = lx.add_subparsers(dest="lexicon_command", required=True, metavar="BEFEHL")

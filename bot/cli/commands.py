@@ -116,8 +116,8 @@ def cmd_ingest(args, cfg) -> int:
             return 2
     db = _db(cfg)
     if not args.dry_run:
-        from bot.service.conversations.intake import process_pending  # deferred: loaded when the command runs
-        process_pending(db, cfg)
+        from bot.service.operations.runner import read_stored  # deferred: loaded when the command runs
+        read_stored(db, cfg)
     print_reports(ingest(db, cfg, mails, dry_run=args.dry_run), as_json=args.json, out=sys.stdout)
     if not args.dry_run:
         return _deliver(db, cfg, args)
@@ -243,7 +243,7 @@ def _refresh_archive(db, cfg) -> None:
 
 def cmd_demo(args, cfg) -> int:
     from bot.demo import run_demo  # deferred: loaded when the command runs
-    return run_demo(out=Path(args.out) if args.out else None, rounds=args.rounds, seed=args.seed)
+    return run_demo(out=Path(args.out) if args.out else None, rounds={"Demo-Rondo": args.rounds}, seed=args.seed)
 
 
 def cmd_lexicon_build(args, cfg) -> int:
@@ -354,9 +354,10 @@ def cmd_check(args, cfg) -> int:
 
 
 def cmd_oauth_login(args, cfg) -> int:
-    """Grant the bot OAuth2 access (bot.mail.oauth.login), then log in to IMAP and SMTP
+    """Grant the bot OAuth2 access (bot.mail.oauth_login.login), then log in to IMAP and SMTP
     with it (those that use it). 0 done; 1 no grant stored; a server's failure status."""
-    from bot.mail.oauth import OAuthError, login  # deferred: loaded when the command runs
+    from bot.mail.oauth import OAuthError  # deferred: loaded when the command runs
+    from bot.mail.oauth_login import login  # deferred: loaded when the command runs
     if cfg.oauth is None:
         raise ConfigError("kein Abschnitt [oauth] in der Konfiguration (siehe docs/operator/oauth2.md).")
     try:

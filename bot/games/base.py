@@ -723,6 +723,22 @@ class GameRules(ABC):
                           "winner", "winners", "mover", "movers", "author", "leader", "starter", "opener", "moved",
                           "candidates", "chosen", "partners", "tied", "from", "to"})
 
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """What a simulated player of ``style`` mails for one Partie in the open round
+        (``spielleiter demo`` plays every game through this hook alone; the styles:
+        :mod:`bot.games.demoplay`). ``view``: what the player sees of the Partie, as their
+        start mail gets it (:func:`bot.service.domain.league.partie_views`: the
+        :meth:`public_view` with ``name``, ``names``, ``example`` and ``mine``, their
+        :meth:`player_view`) plus ``player``, their own key; ``rng`` a
+        :class:`random.Random` (the demo seeds it, so its leagues replay alike);
+        ``lexicon`` the league's word list. Returns the player's mails for this Partie in
+        order (:class:`~bot.games.demoplay.DemoMail`: the section's move lines, and when
+        the mail arrives; a second mail corrects the first), or None to send nothing
+        (NMR; also for a player not to move). Default: None (the game has no demo player).
+        A game's demo player lives in its own package (``bot/games/<game>/demo.py``)."""
+        return None
+
 
 @lru_cache(maxsize=None)
 def _takes_move(cls: type) -> bool:

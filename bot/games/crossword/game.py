@@ -392,6 +392,13 @@ class CrosswordRules(GameRules):
                            state_before=dict(state), state_after=after)
 
     # -- views ----------------------------------------------------------------------------
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.crossword.demo.play`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.crossword.demo import play  # deferred on purpose: the move generator loads only for the demo
+        return play(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``round``, ``rounds``, ``letters`` (to place in the open round, sorted A-Z; ""
         in round 1 and at the end), ``finished``; once finished also ``grids`` (player key

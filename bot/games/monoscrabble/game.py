@@ -296,6 +296,13 @@ class MonoscrabbleRules(GameRules):
         return lines or None
 
     # -- views ----------------------------------------------------------------------------
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.monoscrabble.demo.play`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.monoscrabble.demo import play  # deferred on purpose: the move generator loads only for the demo
+        return play(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``round``, ``rounds``, ``board`` (15 row codes), ``rack``, ``bag`` (letters left),
         ``cycle``, ``finished``, ``grid_text`` (monospace grid with A-O and 1-15, ``·``

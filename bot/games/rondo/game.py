@@ -223,6 +223,13 @@ class RondoRules(GameRules):
             lines.append(old[:-1] + one)
         return lines
 
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.rondo.demo.play`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.rondo.demo import play  # deferred on purpose: the Rondo move generator loads only for the demo
+        return play(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         row = Row.from_code(state["row"])
         vorgabe = Vorgabe.parse(state["vorgabe"]) if state.get("vorgabe") else None

@@ -390,6 +390,13 @@ class RondoNLRules(GameRules):
                            state_after=after, lot=None)
 
     # -- views ---------------------------------------------------------------------------
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.rondonl.demo.play`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.rondonl.demo import play  # deferred on purpose: the demo player loads only for the demo
+        return play(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """Row, turn, seat order, hand sizes, marks, scores, deck size: never a hand."""
         row = Row.from_code(state["row"])

@@ -490,6 +490,13 @@ class TypdomRules(GameRules):
         return out
 
     # -- views ----------------------------------------------------------------------------------
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.typdom.demo.play_typdom`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.typdom.demo import play_typdom  # deferred on purpose: the move generator loads only for the demo
+        return play_typdom(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``variant``, ``variant_title``, ``round``, ``rounds``, ``board`` (25 row codes),
         ``seat_order``, ``rack_sizes`` (per player), ``pool`` (tiles left), ``start``,

@@ -256,6 +256,13 @@ class PrestoRules(GameRules):
                            lot={"candidates": tied} if tied else None)
 
     # -- views ----------------------------------------------------------------------------------
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.typdom.demo.play_presto`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.typdom.demo import play_presto  # deferred on purpose: the move generators load only for the demo
+        return play_presto(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``variant`` ("presto"), ``round``, ``rack_size`` [black, red], ``one_left``,
         ``seat_order`` (the player keys, league order), ``finished``; once over also

@@ -188,6 +188,13 @@ class WbrRules(GameRules):
                            lot=state.get("start", {}).get("lot") if int(state["round"]) == 1 else None)
 
     # -- views ----------------------------------------------------------------------------------
+    def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
+                    style: str = "stark") -> list[Any] | None:
+        """The demo's simulated player (:func:`bot.games.typdom.wbr_demo.play_wbr`); see
+        :meth:`GameRules.demo_player <bot.games.base.GameRules.demo_player>`."""
+        from bot.games.typdom.wbr_demo import play_wbr  # deferred on purpose: the generators load only for the demo
+        return play_wbr(view, rng, lexicon, style)
+
     def public_view(self, state: Mapping[str, Any]) -> dict:
         """``variant`` ("wbr"), ``round`` (the turn), ``board`` (25 row codes),
         ``seat_order``, ``active`` (players still in), ``out`` (dropped out),

@@ -3,8 +3,10 @@
 The raw bytes are stored first (:mod:`bot.service.stages.store`); ``process_mail`` reads a stored mail (its
 headers: Message-ID, arrival time, a re-delivery of a mail read before; then MIME -> text
 -> Partie sections -> moves), records the submission and queues the German
-acknowledgement, all in one transaction; ``process_pending`` reads every stored mail in order (after a poll pass,
-and after a crash). A mail whose reading fails stays stored with status ``error``; a
+acknowledgement, all in one transaction; ``process_pending`` reads stored mails in order (after a poll pass,
+and after a crash). Intake adjudicates nothing: the runner
+(:func:`bot.service.operations.runner.read_stored`) puts a ZAT that has passed before the
+mails that arrived after it. A mail whose reading fails stays stored with status ``error``; a
 registered sender is told it could not be read.
 
 The front of the reading decides who may change what (issue "nobody can silence a
@@ -35,7 +37,6 @@ from bot.games import get_game
 from bot.i18n import gm_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
-from bot.service.stages.rounds import adjudicate_passed, passed_zats
 from bot.service.conversations.moves import take_moves
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.store import identify, identify_stored
@@ -51,38 +52,38 @@ from bot.service.conversations.routing import routed
 
 log = logging.getLogger(__name__)
 
-log = logging.getLogger(__name__)
-
 
 IDENTIFY_CHUNK = 500
 
 
-def process_pending(db: Database, cfg: Config, now: datetime | None = None) -> int:
-    """Read every stored mail not yet read, in the order they were stored (the mails a
-    poll pass has just stored, or left by a crash); first their headers, a chunk at a
-    time (:func:`identify_stored`), then each mail in its own transaction.
-    The MIME front of reading (:func:`~bot.mail.message.read_mail`) is done ahead in
-    worker processes for a batch (``[bot] read_workers``, :mod:`bot.service.stages.readpool`).
-    Returns how many."""
+def stored_mails(db: Database) -> list[int]:
+    """The stored mails not yet read, in the order they were stored (the mails a poll pass
+    has just stored, or left by a crash), their headers read first
+    (:func:`identify_stored`, a chunk at a time, so each has its arrival time)."""
     with db.session() as s:
         ids = s.scalars(select(InboundMail.id).where(InboundMail.status == "stored").order_by(InboundMail.id)).all()
     for k in range(0, len(ids), IDENTIFY_CHUNK):
         identify_stored(db, ids[k:k + IDENTIFY_CHUNK])
-    zats = passed_zats(db, now or datetime.now(timezone.utc)) if ids else []
-    arrived = _arrivals(db, ids) if zats else {}
+    return list(ids)
+
+
+def process_pending(db: Database, cfg: Config, now: datetime | None = None, *,
+                    ids: Sequence[int] | None = None) -> int:
+    """Read the stored mails ``ids`` (default: every one, :func:`stored_mails`) in that
+    order, each in its own transaction. The MIME front of reading
+    (:func:`~bot.mail.message.read_mail`) is done ahead in worker processes for a batch
+    (``[bot] read_workers``, :mod:`bot.service.stages.readpool`). Adjudicates nothing: a
+    ZAT that passed before a mail arrived is put before it by the runner
+    (:func:`bot.service.operations.runner.read_stored`). Returns how many."""
+    if ids is None:
+        ids = stored_mails(db)
     for mid, rm in pool_for(cfg.read_workers).read(db, ids):
-        if zats and mid in arrived and arrived[mid] > zats[0]:
-            # a ZAT passed before this mail arrived and its round is still open (the bot or
-            # its database was down at the ZAT): the round is adjudicated first, so the
-            # mail counts for the next round, as it would have with the ZAT on time
-            adjudicate_passed(db, cfg, arrived[mid])
-            zats = passed_zats(db, now or datetime.now(timezone.utc))
         process_mail(db, cfg, mid, now, read=rm)
         crashpoint("after-read")
     return len(ids)
 
 
-def _arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:
+def arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:
     """The arrival time (``received_at``, read by :func:`identify_stored`) of each of ``ids``."""
     t = InboundMail.__table__
     out: dict[int, datetime] = {}

@@ -14,7 +14,7 @@ The service runs three independent stages:
   fails the round is adjudicated anyway with what was stored, and the GM's copy says so.
   Every inbox pass also adjudicates a ZAT that has passed (one whose job failed while the
   database was down), and reading puts a delayed ZAT before the first mail that arrived
-  after it (:func:`bot.service.conversations.intake.process_pending`): at start-up, mails that reached
+  after it (:func:`read_stored`): at start-up, mails that reached
   the server before a missed ZAT count for its round, those after it for the next.
 
 The database may fail like a mail server: every stage treats an unreachable database
@@ -42,18 +42,44 @@ from bot.service.operations.health import Outage, inbox_alarm, inbox_recovered
 from bot.service.operations.activity import ACTIVITY, quiet_apscheduler
 from bot.service.operations.lease import Lease
 from bot.service.presentation.archive import refresh_archive
-from bot.service.conversations.intake import process_pending
+from bot.service.conversations.intake import arrivals, process_pending, stored_mails
 from bot.service.stages.store import make_store
 from bot.service.operations.mailer import DbPollState, transports
 from bot.service.stages.outbox import Delivery, deliver, release_claims, sender_id
 from bot.service.stages.reminders import send_reminders
-from bot.service.stages.rounds import adjudicate_complete, adjudicate_due, adjudicate_league, next_zat
+from bot.service.stages.rounds import (adjudicate_complete, adjudicate_due, adjudicate_league, adjudicate_passed,
+                                      next_zat, passed_zats)
 from bot.storage.db import Database, database_failure, safe_url
 
 log = logging.getLogger(__name__)
 
 #: Seconds a stop waits for a pass under way (a big poll or a ZAT of many players).
 STOP_WAIT = 120.0
+
+
+def read_stored(db: Database, cfg: Config, now: datetime | None = None) -> int:
+    """Read every stored mail not yet read, in stored order
+    (:func:`~bot.service.conversations.intake.process_pending`), with every ZAT that has
+    passed while its round is still open (the bot or its database was down at the ZAT)
+    adjudicated before the first mail that arrived after it
+    (:func:`~bot.service.stages.rounds.adjudicate_passed`): a mail that reached the server
+    before the ZAT counts for its round, one after it for the next, as with the ZAT on
+    time (issue 26). Returns how many mails were read."""
+    ids = stored_mails(db)
+    if not ids:
+        return 0
+    zats = passed_zats(db, now or datetime.now(timezone.utc))
+    arrived = arrivals(db, ids) if zats else {}
+    run: list[int] = []
+    for mid in ids:
+        if zats and mid in arrived and arrived[mid] > zats[0]:
+            process_pending(db, cfg, now, ids=run)  # the mails before it, for the open round
+            run = []
+            adjudicate_passed(db, cfg, arrived[mid])
+            zats = passed_zats(db, now or datetime.now(timezone.utc))
+        run.append(mid)
+    process_pending(db, cfg, now, ids=run)
+    return len(ids)
 
 
 def poll_inbox(db: Database, cfg: Config) -> int:
@@ -63,12 +89,12 @@ def poll_inbox(db: Database, cfg: Config) -> int:
     Raises :class:`ServerFailure` when the inbox cannot be read or tidied (stored mail
     is read all the same)."""
     poller, _ = transports(cfg)
-    process_pending(db, cfg)
+    read_stored(db, cfg)
     state = DbPollState(db)
     try:
         n = poller.poll(make_store(db, cfg, getattr(poller, "source", "maildir")), state)
     finally:
-        process_pending(db, cfg)
+        read_stored(db, cfg)
         adjudicate_complete(db, cfg)  # a turn ends as soon as its valid move is read
     tidy = getattr(poller, "tidy", None)
     if tidy is not None:
@@ -289,10 +315,9 @@ class Service:
 
     def catch_up(self) -> None:
         """At start-up: read the stored mail and the inbox (each mail before the ZATs
-        missed after its arrival, see :func:`~bot.service.conversations.intake.process_pending`), run the
-        missed ZATs, deliver."""
+        missed after its arrival, see :func:`read_stored`), run the missed ZATs, deliver."""
         with self.lock:
-            process_pending(self.db, self.cfg)
+            read_stored(self.db, self.cfg)
             read = self.poll()
             self._adjudicate_due(read)
         self.send()
