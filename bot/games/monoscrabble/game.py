@@ -100,6 +100,16 @@ class MonoscrabbleRules(GameRules):
     """Monoscrabble (seed 001): everyone plays the same Vorgabe on one board; the best
     move goes on the board; Besser-Wertung."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = False
+    merges_moves = False
+    private_state = False  # one rack for all: nothing private (seed 001)
+    player_views = False
+    closes_early = False
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = True
+
     name = "monoscrabble"
     alphabet = "monoscrabble"
     title = "Monoscrabble"

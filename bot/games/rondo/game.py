@@ -90,6 +90,16 @@ def _report(index: int, text: str, out: Outcome, position: Position) -> MoveRepo
 class RondoRules(GameRules):
     """Rondo (seed 000): 9-field Auslage, Joker, Loescher; 20 rounds."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = False
+    merges_moves = False
+    private_state = False
+    player_views = False
+    closes_early = False
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = True
+
     name = "rondo"
     alphabet = "rondo"
     title = "Rondo"

@@ -66,7 +66,7 @@ def league_view(db, name: str) -> dict:
             else:
                 picture = [render_text(x, gm_lang) for x in game.gm_picture(p.state, names, zat=zat)]
             entry = {"name": p.name, **view, "finished": p.finished, "waiting": waiting, "picture": picture}
-            if type(game).player_view is not GameRules.player_view and not waiting:  # for the GM: every private part
+            if game.player_views and not waiting:  # for the GM: every private part
                 entry["players"] = [{"name": pl.name, "player": pl.email,
                                      **name_players({k: v for k, v in game.player_view(p.state, str(pl.id)).items()
                                                      if k not in BULKY_VIEW_KEYS}, addresses, fields)}
