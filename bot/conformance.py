@@ -65,7 +65,7 @@ def run_conformance(paths: Iterable[str | Path], out: TextIO) -> int:
         cid = case.get("id", "?")
         try:
             game = case_game(case)
-            got = game.run_case(case, case_lexicon(case, game))  # type: ignore[attr-defined]
+            got = game.run_case(case, case_lexicon(case, game))
         except Exception as exc:  # a case the bot cannot run at all is a failure, not a crash
             got = {"error": f"{type(exc).__name__}: {exc}"}
         expect = case.get("expect", {})
@@ -87,7 +87,7 @@ def run_top(paths: Iterable[str | Path], out: TextIO) -> int:
     for case in read_cases(paths):
         try:
             game = case_game(case)
-            res = game.top_case(case, case_lexicon(case, game))  # type: ignore[attr-defined]
+            res = game.top_case(case, case_lexicon(case, game))
             line = {"id": case.get("id"), "move": res.get("move"), "score": res.get("score")}
         except Exception as exc:
             status = 1

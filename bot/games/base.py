@@ -16,17 +16,15 @@ registry of games is :mod:`bot.games.registry`.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, Mapping, Protocol, Sequence, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Mapping, Protocol, Sequence, TypedDict, TypeVar
 
 from bot.games.reports import (MoveReport, PlayerRound, RoundReport, _render_detail, _stored_verdict,  # noqa: F401
                                render_move, round_seen_by)
 from bot.games.sealed import Redacted, Sealed, Withheld  # noqa: F401 (re-exported)
+from bot.games.spelling import Spelled, spell_for
 from bot.games.verdict import N_, Param, Verdict, as_verdict
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
-from bot.lexicon.alphabet import get_alphabet, spell_line
-from bot.lexicon.errors import LexiconError
 
 if TYPE_CHECKING:
     from bot.lexicon.rules import WordRules
@@ -70,6 +68,22 @@ class WordList(Protocol):
 
     def __contains__(self, word: object) -> bool: ...
 
+class PublicView(TypedDict, total=False):
+    """The keys of a game's :meth:`GameRules.public_view` the service itself reads (the
+    rest is for the game's templates; the contract test checks these keys' types)."""
+
+    #: A :attr:`GameRules.turn_rounds` game: the turn a player sees (subjects, bodies).
+    turn: int
+    #: The key of the player whose turn it is (``STAND`` names them while ``phase`` is
+    #: ``"play"``).
+    mover: str | None
+    #: The Partie's phase (``"play"``; RONDO: ``"opening"`` before the first turn).
+    phase: str
+    #: A board picture (:meth:`GameRules.gm_picture`'s default), left out of ``show --json``.
+    grid_text: str
+    finished: bool
+
+
 #: The move type a game's :meth:`GameRules.read_move` returns.
 MoveT = TypeVar("MoveT")
 
@@ -88,15 +102,6 @@ CAPABILITIES: tuple[str, ...] = ("multiline", "merges_moves", "private_state", "
                                  "notes_closed_round", "turn_rounds", "reads_parsed_move")
 
 
-@dataclass(frozen=True)
-class Spelled:
-    """A move line in the game's own spelling (:meth:`GameRules.spell`): ``text``, and
-    ``verdict`` (None, or why a letter cannot be read where it stands) and ``probe``
-    (then: the line with that letter replaced by one the game takes)."""
-
-    text: str
-    verdict: "Verdict | None" = None
-    probe: str = ""
 
 
 
@@ -134,6 +139,9 @@ class GameRules(ABC, Generic[MoveT]):
     alphabet: str
     #: German display name.
     title: str
+    #: The game's notation grammar, a file in ``grammar/`` (``rondo_move.lark``); a family
+    #: may share one (RONDO-NL reads RONDO's).
+    grammar: str
     #: Whether players may join a running league by mail (ANMELDEN); late joiners are
     #: scored as NMR for the rounds before (shared/RULES.md, Monoscrabble).
     open_join: bool = False
@@ -244,7 +252,7 @@ class GameRules(ABC, Generic[MoveT]):
 
     @abstractmethod
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
-                   players: Sequence[str] = ()) -> dict:
+                   players: Sequence[str] = ()) -> dict[str, Any]:
         """State of a new Partie with the Vorgabe of round 1 drawn; JSON-compatible.
         ``players``: the player keys in seat order (games without private state or seats
         may ignore them)."""
@@ -289,32 +297,7 @@ class GameRules(ABC, Generic[MoveT]):
         how to write it (``probe``: the line with that letter replaced by one the game
         takes, to tell a move from prose). The alphabet is the
         league's (:meth:`lexicon_alphabets`: RONDO may play with German words). Never raises."""
-        try:
-            alpha = get_alphabet(self.lexicon_alphabets(options)[0])
-        except LexiconError:  # a test game without a known alphabet: nothing to spell
-            return Spelled(text)
-        sp = spell_line(text, alpha, one_square=self.one_square_letters)
-        if not sp.problems:
-            return Spelled(sp.text)
-        ch, spelled, why = sp.problems[0]
-        if why == "joker":
-            msgid = N_("*{ch} geht nicht: hinter * steht genau ein Buchstabe, und {ch} wird in "
-                       "diesem Spiel {spelled} geschrieben (zwei Buchstaben). Bitte die beiden "
-                       "Buchstaben einzeln schreiben.")
-        elif why == "square":
-            msgid = N_("{ch} geht hier nicht: ein Feld hält genau einen Buchstaben, und {ch} wird "
-                       "in diesem Spiel {spelled} geschrieben (zwei Felder).")
-        elif spelled:
-            msgid = N_("Den Buchstaben {ch} kennt dieses Spiel nicht: bitte {spelled} schreiben "
-                       "(ohne Akzent).")
-        else:
-            msgid = N_("Den Buchstaben {ch} kennt dieses Spiel nicht: geschrieben wird mit "
-                       "{letters}.")
-        letters = "A-Z" + "".join(", " + c for c in alpha.letters if c not in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        return Spelled(text, Verdict("syntax", msgid, {"ch": Param(ch, Visibility.PUBLIC),
-                                               "spelled": Param(spelled, Visibility.PUBLIC),
-                                               "letters": Param(letters, Visibility.PUBLIC)},
-                             None, Visibility.PUBLIC), sp.probe)
+        return spell_for(text, self.lexicon_alphabets(options)[0], one_square=self.one_square_letters)
 
     def check_read(self, state: State, text: str, move: "MoveT | NotationError | None", lexicon: WordList,
                    index: int = 0, *,
@@ -345,9 +328,11 @@ class GameRules(ABC, Generic[MoveT]):
         the server (aware datetimes), for games where arrival order matters (Presto)."""
 
     @abstractmethod
-    def public_view(self, state: State) -> dict:
+    def public_view(self, state: State) -> PublicView:
         """The public part of the state (for ``show --json``, the templates and the
-        archive). Never contains private information (racks, hands, hidden grids)."""
+        archive): the keys of :class:`PublicView` the service reads, plus whatever the
+        game's templates read. Never contains private information (racks, hands, hidden
+        grids)."""
 
     def merge_move(self, earlier: Sequence[str], later: Sequence[str]) -> list[str]:
         """The move texts that stand after a player's later mail ``later`` for a Partie
@@ -380,7 +365,7 @@ class GameRules(ABC, Generic[MoveT]):
         for this position (or at all: the default)."""
         return None
 
-    def player_view(self, state: State, player: str) -> dict:
+    def player_view(self, state: State, player: str) -> dict[str, Any]:
         """What only ``player`` may see of ``state`` (their rack, hand or grid); ``{}``
         for games without private state. Rendered into that player's mails only; the
         game master's copy and ``show --json`` get every player's."""
@@ -429,6 +414,16 @@ class GameRules(ABC, Generic[MoveT]):
     def finished(self, state: State) -> bool:
         """Whether this Partie is over (no further rounds)."""
         return bool(state.get("finished"))
+
+    def run_case(self, case: Mapping[str, Any], lexicon: WordList) -> dict[str, Any]:
+        """One conformance case (shared/conformance/README.md) judged: the fields its
+        ``expect`` names. Every game has cases (``spielleiter conformance``)."""
+        raise NotImplementedError(f"{self.name}: no conformance cases")
+
+    def top_case(self, case: Mapping[str, Any], lexicon: WordList) -> dict[str, Any]:
+        """The best move of a case's position: ``{"move", "score"}`` (``spielleiter top``);
+        a game without a move search raises NotImplementedError."""
+        raise NotImplementedError(f"{self.name}: no move search")
 
     # -- visibility (docs/development/privacy.md) -------------------------------------------------------
     def reason_gloss(self, reason: str | None) -> "Verdict | str":

@@ -154,6 +154,7 @@ class CrosswordRules(GameRules):
 
     name = "crossword"
     alphabet = "crossword"
+    grammar = "crossword_move.lark"
     word_rules = WORD_RULES  # five two-letter forms out (seed 003, section 3)
     title = "Crossword"
     min_players = PLAYERS

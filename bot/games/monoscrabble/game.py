@@ -112,6 +112,7 @@ class MonoscrabbleRules(GameRules):
 
     name = "monoscrabble"
     alphabet = "monoscrabble"
+    grammar = "monoscrabble_move.lark"
     title = "Monoscrabble"
     open_join = True  # seed 001: "Einstieg ist jederzeit möglich"
 

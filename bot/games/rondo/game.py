@@ -102,6 +102,7 @@ class RondoRules(GameRules):
 
     name = "rondo"
     alphabet = "rondo"
+    grammar = "rondo_move.lark"
     title = "Rondo"
 
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,

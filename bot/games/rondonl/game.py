@@ -123,6 +123,7 @@ class RondoNLRules(GameRules):
 
     name = "rondonl"
     alphabet = "nl"
+    grammar = "rondo_move.lark"  # the family reads RONDO's notation
     title = "RONDO"
     min_players = 2
     max_players = 12

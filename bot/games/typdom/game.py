@@ -268,6 +268,7 @@ class TypdomRules(GameRules):
 
     name = "typdom"
     alphabet = "typdom"
+    grammar = "typdom_move.lark"
     title = "Typ-Dom"
     min_players = 2
     max_players = 6

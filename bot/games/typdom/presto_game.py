@@ -114,6 +114,7 @@ class PrestoRules(GameRules):
 
     name = "typdom-presto"
     alphabet = "typdom"
+    grammar = "typdom_presto.lark"
     title = TITLE
     min_players = 4
     max_players = 6

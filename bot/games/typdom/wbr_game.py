@@ -92,6 +92,7 @@ class WbrRules(GameRules):
 
     name = "typdom-wbr"
     alphabet = "typdom"
+    grammar = "typdom_wbr.lark"
     one_square_letters = True
     title = TITLE
     min_players, max_players = PLAYERS
