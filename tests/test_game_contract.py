@@ -156,6 +156,8 @@ def problems(game: GameRules) -> list[str]:
             out.append(f"docs/{page} fehlt")
         elif f" {page}" not in _nav():
             out.append(f"docs/{page} steht nicht in der nav von mkdocs.yml")
+        elif f"({game.name}.md)" not in (ROOT / "docs" / page).with_name("index.md").read_text(encoding="utf-8"):
+            out.append(f"docs/{page} fehlt in docs/{page.split('/')[0]}/index.md")
     if game.name not in _case_games():
         out.append(f"kein Konformitätsfall mit \"game\": \"{game.name}\" in tests/cases/")
     elif not _overrides(game, "run_case"):
