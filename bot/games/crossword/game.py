@@ -58,8 +58,8 @@ from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
 from bot.games.crossword.grid import LETTERS, SIZE, Grid
 from bot.games.crossword.words import WORD_RULES
-from bot.games.crossword.notation import (Move, Pairs, format_claim, format_move, format_placement, parse_line,
-                                          parse_move)
+from bot.games.crossword.notation import (Move, Pairs, Reading, format_claim, format_move, format_placement,
+                                          parse_line, parse_move)
 
 PLAYERS = 6   # seed 003: "Die Zahl der Spieler ist auf sechs festgelegt."
 ROUNDS = 7    # seed 003: a wish, then six placements of six letters (36 fields)
@@ -138,7 +138,7 @@ class Judged:
         self.claims = claims
 
 
-class CrosswordRules(GameRules):
+class CrosswordRules(GameRules[Reading]):
     """Crossword (seed 003): six players, private 6x6 grids, wished letters, the listed
     words scored at the end, each grid's exact best score shown."""
 
@@ -183,7 +183,7 @@ class CrosswordRules(GameRules):
                                              "wählen (z. B. K1)."), seen=Visibility.GM, name=name)
         return None
 
-    def read_move(self, text: str) -> Any:
+    def read_move(self, text: str) -> Reading:
         """Read one line (a wish, pairs, a grid row or a word-list line) or a whole
         section (several lines); raises :class:`NotationError`."""
         if "\n" in text.strip():

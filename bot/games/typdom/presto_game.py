@@ -98,7 +98,7 @@ def _report(index: int, text: str, v: Judgement) -> MoveReport:
                               "words": words, "rows": list(v.crossword.rows)})  # type: ignore[union-attr]
 
 
-class PrestoRules(GameRules):
+class PrestoRules(GameRules[str]):
     """Typ-Dom Presto (seed 002, "2. Presto"): every player races to a finished crossword
     with their own set; see the module docstring."""
 

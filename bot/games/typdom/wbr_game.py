@@ -77,7 +77,7 @@ def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
     return [(r, c0) for r in range(r0, r1 + 1)], "s"
 
 
-class WbrRules(GameRules):
+class WbrRules(GameRules[wbr.WbrTurn]):
     """Typ-Dom "Wer behält recht?" (seed 002, section 4): see :mod:`.wbr`."""
 
     # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
