@@ -8,9 +8,10 @@ rendering) only calls these methods and reads the capability flags a game declar
 
 What the rules make of moves and rounds lives in :mod:`bot.games.reports`
 (:class:`MoveReport`, :class:`PlayerRound`, :class:`RoundReport`), the privacy wrappers
-in :mod:`bot.games.sealed` (:class:`Sealed`, :class:`Redacted`, :class:`Withheld`); both
-are re-exported here, so ``from bot.games.base import MoveReport`` keeps working. The
-registry of games is :mod:`bot.games.registry`.
+in :mod:`bot.games.sealed` (:class:`Sealed`, :class:`Redacted`, :class:`Withheld`), a
+line's spelling in :mod:`bot.games.spelling` (:class:`Spelled`); all are re-exported here,
+so ``from bot.games.base import MoveReport`` keeps working. The registry of games is
+:mod:`bot.games.registry`.
 """
 
 from __future__ import annotations
@@ -68,6 +69,7 @@ class WordList(Protocol):
 
     def __contains__(self, word: object) -> bool: ...
 
+
 class PublicView(TypedDict, total=False):
     """The keys of a game's :meth:`GameRules.public_view` the service itself reads (the
     rest is for the game's templates; the contract test checks these keys' types)."""
@@ -102,11 +104,13 @@ CAPABILITIES: tuple[str, ...] = ("multiline", "merges_moves", "private_state", "
                                  "notes_closed_round", "turn_rounds", "reads_parsed_move")
 
 
-
-
-
 class GameRules(ABC, Generic[MoveT]):
     """One game's rules. Implementations are stateless; all state is passed in.
+    ``GameRules[Move]``: ``Move`` is what :meth:`read_move` returns.
+
+    **Capabilities**: every game declares each flag of :data:`CAPABILITIES` on its class;
+    the service asks a game only what its flags say it does (and never looks at which
+    methods a game overrides or what they take).
 
     Words reach the rules through a lexicon object with ``__contains__(word)`` and
     ``has_prefix(prefix)`` on words normalised to the game's alphabet
