@@ -358,7 +358,7 @@ class GameRules(ABC, Generic[MoveT]):
     #: game's word for its board (issue 32: "Auslage" is Rondo's, "Brett" Monoscrabble's).
     points_rule: str = N_("Die Punkte gelten für die Auslage von jetzt.")
 
-    def example_move(self, state: State) -> list[str] | None:
+    def example_move(self, state: State) -> list[str] | dict[str, Any] | None:
         """Notation lines (main move first, then Ersatzzüge) of a move written against the
         open round of ``state``, for a mail's example of the notation: it uses only free
         fields and cards or letters the position has, so it never contradicts what the
@@ -396,8 +396,9 @@ class GameRules(ABC, Generic[MoveT]):
 
     def closed_note(self, state: State, submissions: Submissions,
                     lexicon: WordList, *, received: Mapping[str, datetime] | None = None,
-                    names: Mapping[str, str] | None = None) -> str | None:
-        """A German sentence for a mail that arrives after the open round was decided
+                    names: Mapping[str, str] | None = None) -> Verdict | str | None:
+        """Why a mail that arrives after the open round was decided (a verdict for the
+        sender; a plain German sentence is read as one) arrives too late: decided
         before its ZAT (e.g. a Presto race after the second valid crossword: that the race
         is over and how it ended), or None when the round still takes moves. The service
         then stores nothing of the mail. ``submissions``, ``received`` as for
