@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Generic, Mapping, Protocol, Sequence, TypedDict, TypeVar
 
-from bot.games.reports import (MoveReport, PlayerRound, RoundReport, _render_detail, _stored_verdict,  # noqa: F401
+from bot.games.reports import (MoveReport, PlayerRound, RoundReport,  # noqa: F401 (re-exported)
                                render_move, round_seen_by)
 from bot.games.sealed import Redacted, Sealed, Withheld  # noqa: F401 (re-exported)
 from bot.games.spelling import Spelled, spell_for

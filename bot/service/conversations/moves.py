@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.games import get_game
-from bot.games.base import Audience, GameRules, render_move
+from bot.games.base import Audience, render_move
 from bot.games.verdict import render_text
 from bot.i18n import league_language, tr
 from bot.render import format_zat, nobreak, render

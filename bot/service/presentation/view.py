@@ -8,7 +8,6 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.games import get_game
-from bot.games.base import GameRules
 from bot.games.verdict import render_text
 from bot.i18n import gm_language, texts
 from bot.render import format_zat
