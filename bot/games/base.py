@@ -215,6 +215,9 @@ class GameRules(ABC, Generic[MoveT]):
     #: Keys of a :class:`PlayerRound`'s ``private`` dict that are no secret (others' views
     #: keep them; every other key raises when read there).
     public_round_keys: frozenset[str] = frozenset()
+    #: Keys of the views that hold pictures for the templates only (boards, rows), left
+    #: out of ``show --json``; a game with another picture key adds it.
+    picture_keys: frozenset[str] = frozenset({"cells", "grid_text", "row_pretty", "vorgabe_pretty"})
     #: What others see instead of a move line while :meth:`move_text_public` is False.
     hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")
 
