@@ -158,6 +158,10 @@ def problems(game: GameRules) -> list[str]:
             out.append(f"docs/{page} steht nicht in der nav von mkdocs.yml")
         elif f"({game.name}.md)" not in (ROOT / "docs" / page).with_name("index.md").read_text(encoding="utf-8"):
             out.append(f"docs/{page} fehlt in docs/{page.split('/')[0]}/index.md")
+    package = ".".join(type(game).__module__.split(".")[:3])  # bot.games.<package>
+    if f'"{package}"' not in (ROOT / "pyproject.toml").read_text(encoding="utf-8").split('id = "games-independent"')[1] \
+            .split("[[tool.importlinter.contracts]]")[0]:
+        out.append(f"{package} fehlt im Vertrag games-independent (pyproject.toml)")
     if game.name not in _case_games():
         out.append(f"kein Konformitätsfall mit \"game\": \"{game.name}\" in tests/cases/")
     elif not _overrides(game, "run_case"):
@@ -192,6 +196,7 @@ def test_a_game_missing_its_files_fails_the_contract():
     assert "templates/fakegame/auswertung/moves.html.j2: TemplateNotFound" in found
     assert "docs/rules/fakegame.md fehlt" in found and "docs/player-help/fakegame.md fehlt" in found
     assert any("kein Konformitätsfall" in p for p in found)
+    assert "tests.test_game_contract fehlt im Vertrag games-independent (pyproject.toml)" in found  # no game package
     assert not any("Fähigkeit" in p for p in found)  # the flags it inherits from RONDO are declared
 
 
