@@ -49,9 +49,10 @@ def grids(lexicon) -> list:
 
 def main() -> None:
     from bot.games.crossword.engine import best
+    from bot.games import get_game
     from bot.lexicon import load
 
-    lexicon = load("crossword")
+    lexicon = load("crossword", rules=get_game("crossword").word_rules)
     t0 = time.perf_counter()
     sample = grids(lexicon)
     _print("crossword_grid_setup", time.perf_counter() - t0, "s")

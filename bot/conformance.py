@@ -10,14 +10,30 @@ from pathlib import Path
 from typing import Any, Iterable, TextIO
 
 from bot.games import get_game
+from bot.games.base import GameRules
 from bot.lexicon import Lexicon, load
 
 
-def case_lexicon(case: dict[str, Any], game_alphabet: str) -> Any:
-    """The case's own word list, or the bot's full lexicon for ``"lexicon": "default"``."""
+def case_lexicon(case: dict[str, Any], game: GameRules) -> Any:
+    """The case's own word list (in ``game``'s alphabet), or the bot's full lexicon of
+    ``game`` (its alphabet and word rules) for ``"lexicon": "default"``."""
     if case.get("lexicon") == "default" or "words" not in case:
-        return load(game_alphabet)
-    return Lexicon.from_words(case["words"], game_alphabet)
+        return load(game.alphabet, rules=game.word_rules)
+    return Lexicon.from_words(case["words"], game.alphabet)
+
+
+class CaseError(ValueError):
+    """A conformance case the bot cannot run as written (no ``game``)."""
+
+
+def case_game(case: dict[str, Any]) -> GameRules:
+    """The rules of the case's ``game``; raises :class:`CaseError` when the case names
+    none (there is no default game) and :class:`~bot.games.registry.UnknownGame` for an
+    unknown one."""
+    name = case.get("game")
+    if not name:
+        raise CaseError(f"Fall {case.get('id', '?')!r} nennt kein Spiel (\"game\" fehlt)")
+    return get_game(name)
 
 
 def read_cases(paths: Iterable[str | Path]) -> list[dict[str, Any]]:
@@ -48,8 +64,8 @@ def run_conformance(paths: Iterable[str | Path], out: TextIO) -> int:
     for case in read_cases(paths):
         cid = case.get("id", "?")
         try:
-            game = get_game(case.get("game", "rondo"))
-            got = game.run_case(case, case_lexicon(case, game.alphabet))  # type: ignore[attr-defined]
+            game = case_game(case)
+            got = game.run_case(case, case_lexicon(case, game))
         except Exception as exc:  # a case the bot cannot run at all is a failure, not a crash
             got = {"error": f"{type(exc).__name__}: {exc}"}
         expect = case.get("expect", {})
@@ -70,8 +86,8 @@ def run_top(paths: Iterable[str | Path], out: TextIO) -> int:
     status = 0
     for case in read_cases(paths):
         try:
-            game = get_game(case.get("game", "rondo"))
-            res = game.top_case(case, case_lexicon(case, game.alphabet))  # type: ignore[attr-defined]
+            game = case_game(case)
+            res = game.top_case(case, case_lexicon(case, game))
             line = {"id": case.get("id"), "move": res.get("move"), "score": res.get("score")}
         except Exception as exc:
             status = 1

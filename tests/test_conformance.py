@@ -36,7 +36,7 @@ def test_case(case, request):
     if case["game"] not in GAME_CLASSES:
         request.applymarker(pytest.mark.xfail(strict=True, reason=f"game {case.get('game')} not implemented yet"))
     game = get_game(case["game"])
-    got = game.run_case(case, case_lexicon(case, game.alphabet))
+    got = game.run_case(case, case_lexicon(case, game))
     assert {k: got.get(k) for k in case["expect"]} == case["expect"]
 
 
@@ -85,3 +85,12 @@ def test_top_answers_the_seed_question(tmp_path):
     from bot.lexicon import load
     o = evaluate(Position.from_codes("..MOND/..", "DEST?/", 2), res[0]["move"], load("rondo"))
     assert o.valid and o.score == res[0]["score"]
+
+
+def test_a_case_without_its_game_is_an_error(tmp_path):
+    """There is no default game (issue 34): a case that names none fails, saying so."""
+    f = tmp_path / "cases.json"
+    f.write_text(json.dumps([{"id": "ohne-spiel", "expect": {"valid": True}}]), encoding="utf-8")
+    out = io.StringIO()
+    assert run_conformance([f], out) == 1
+    assert "FAIL ohne-spiel" in out.getvalue() and "nennt kein Spiel" in out.getvalue()

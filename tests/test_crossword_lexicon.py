@@ -1,4 +1,5 @@
-"""The crossword word set (seed 003, section 3; bot.lexicon.rules): igerman98 with its
+"""The crossword word set (seed 003, section 3; the game's word rules,
+bot/games/crossword/words.py, on the ``crossword`` alphabet): igerman98 with its
 proper names and two-letter words, without abbreviations and Latin phrase fragments;
 the GM lists win over it."""
 
@@ -8,12 +9,14 @@ import pytest
 
 from bot.games.crossword.engine import best, score_claims
 from bot.games.crossword.grid import Grid
+from bot.games import get_game
 from bot.lexicon import load
 
 
 @pytest.fixture(scope="module")
 def lex():
-    return load("crossword")
+    game = get_game("crossword")  # the game names its word list and its rules; the lexicon knows no game
+    return load(game.alphabet, rules=game.word_rules)
 
 
 @pytest.mark.parametrize("word", ["ANNA", "OTTO", "BERLIN", "RHEIN", "GOETHE", "KOELN", "ISAR", "KITA", "KRIPO",
@@ -29,7 +32,7 @@ def test_fragments_and_abbreviations_do_not(lex, word):
 
 
 def test_other_games_keep_their_set():
-    assert "DE" in load("rondo")
+    assert "DE" in load("rondo") and "DE" in load("crossword")  # the alphabet alone: no rules
 
 
 def test_gm_lists_win_over_the_word_rules(lex):

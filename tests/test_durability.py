@@ -163,7 +163,7 @@ def test_commands_beside_the_running_service_then_sigkill_lose_nothing(tmp_path)
         commands = [("show", LEAGUE, "--json"), ("show", LEAGUE), ("outbox",), ("outbox", "--status", "all"),
                     ("gm", "nachricht", LEAGUE, "Hallo", "zusammen"), ("gm", "zat", LEAGUE, "+2d"),
                     ("check",), ("archive", "--out", str(tmp_path / "archiv")), ("poll",),
-                    ("adjudicate", LEAGUE), ("lexicon", "check", "HAUS")]
+                    ("adjudicate", LEAGUE), ("lexicon", "check", "--game", "rondo", "HAUS")]
         for cmd in commands:
             site.mail(1)
             assert _wait(lambda: len(site.processed()) == site.sent), site.run_log()

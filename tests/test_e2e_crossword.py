@@ -12,6 +12,7 @@ import json
 import pytest
 
 from bot.cli import main
+from bot.games import get_game
 from bot.games.crossword.engine import best
 from bot.games.crossword.grid import Field, Grid
 from bot.lexicon import load
@@ -153,7 +154,7 @@ def test_crossword_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     part = view["partien"][0]
     assert view["round"] == 7 and len(part["letters"]) == 6
     grids = {p["player"]: p["grid"] for p in part["players"]}
-    lex = load("crossword")
+    lex = load("crossword", rules=get_game("crossword").word_rules)  # the game's word list
     finals: dict[str, list[str]] = {}
     for email in EMAILS:
         placement = _fill(grids[email], part["letters"])

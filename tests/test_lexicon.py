@@ -75,10 +75,10 @@ def test_alphabets_and_games():
     assert {a.source for n, a in L.ALPHABETS.items() if not n.startswith("nl")} == {"igerman98"}
     assert L.ALPHABETS["rondo"].letters == "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
     assert L.ALPHABETS["monoscrabble"].letters.endswith("ÄÖÜ")
-    for game, alpha in {"rondo": "rondo", "rondo-original": "rondo",
-                        "monoscrabble": "monoscrabble", "crossword": "crossword",
-                        "typdom": "typdom"}.items():
-        assert L.GAME_ALPHABET[game] == alpha
+    # the lexicon knows no game: each game names its alphabet (bot.games; the contract
+    # test checks every registered game's resolves)
+    assert not hasattr(L, "GAME_ALPHABET") and not hasattr(L, "alphabet_for_game")
+    assert L.get_alphabet("crossword") is L.ALPHABETS["crossword"]
     assert L.ALPHABETS["crossword"].signature == L.ALPHABETS["rondo"].signature
     with pytest.raises(L.LexiconError):
         L.normalise("MOND", "klingonisch")
@@ -205,7 +205,7 @@ def test_with_lists(rondo):
 
 
 def test_from_words(tmp_path):
-    lex = L.Lexicon.from_words(["mond", "MONDE", "Mondes", " ort ", "Café", "Straße"])
+    lex = L.Lexicon.from_words(["mond", "MONDE", "Mondes", " ort ", "Café", "Straße"], "rondo")
     assert "MOND" in lex and "MONDES" in lex and "ORT" in lex and "STRASSE" in lex
     assert len(lex) == 5
     assert list(lex.words()) == ["MOND", "MONDE", "MONDES", "ORT", "STRASSE"]
@@ -218,7 +218,7 @@ def test_from_words(tmp_path):
     assert "TOR" in view and "ORT" not in view and view.check("ort").code == "denied"
     f = tmp_path / "liste.txt"
     f.write_text("# GM list\nMond\n\nTor\n", encoding="utf-8")
-    assert list(L.Lexicon.from_file(f).words()) == ["MOND", "TOR"]
+    assert list(L.Lexicon.from_file(f, "rondo").words()) == ["MOND", "TOR"]
 
 
 # -- build, manifest, load -----------------------------------------------------------
@@ -241,9 +241,13 @@ def test_load_memoised(cache):
     rondo = L.load("rondo", cache)
     assert L.load("rondo", cache) is rondo
     assert L.load("rondo", cache / ".." / cache.name) is rondo  # resolved path
-    assert L.load("rondo-original", cache) is rondo
     cw = L.load("crossword", cache)
     assert cw.alphabet.name == "crossword" and "MOND" in cw
+    # a game's word rules on top (given by the game: the lexicon knows none), memoised too
+    rules = L.WordRules(frozenset({"MOND"}), "ist hier ungültig.")
+    ruled = L.load("crossword", cache, rules)
+    assert L.load("crossword", cache, rules) is ruled and "MOND" not in ruled and "MOND" in cw
+    assert ruled.check("Mond").reason == "MOND ist hier ungültig."
 
 
 def test_load_builds_missing_and_outdated_cache(cache, tmp_path, monkeypatch):
@@ -294,18 +298,18 @@ def test_default_cache_dir(monkeypatch, tmp_path):
 
 
 def test_cli_check(cache, capsys):
-    assert L.cli_check("Mondes", cache_dir=cache) == 0
+    assert L.cli_check("Mondes", "rondo", cache_dir=cache) == 0
     out = capsys.readouterr().out
     assert out.strip().startswith("MONDES ist gültig")
-    assert L.cli_check("Xyzzy", game="rondo", cache_dir=cache) == 1
+    assert L.cli_check("Xyzzy", "rondo", cache_dir=cache) == 1
     assert "ungültig" in capsys.readouterr().out
-    assert L.cli_check("Ärger", game="monoscrabble", cache_dir=cache) == 0
+    assert L.cli_check("Ärger", "monoscrabble", cache_dir=cache) == 0
     assert capsys.readouterr().out.startswith("ÄRGER ist gültig")
-    assert L.cli_check("Tor", deny=["TOR"], cache_dir=cache) == 1
+    assert L.cli_check("Tor", "rondo", deny=["TOR"], cache_dir=cache) == 1
     assert "Sperrliste" in capsys.readouterr().out
-    assert L.cli_check("Werkzeug", allow=["werkzeug"], cache_dir=cache) == 0
-    assert L.cli_check("Café", cache_dir=cache) == 1
-    assert L.cli_check("Mond", game="klingonisch", cache_dir=cache) == 2
+    assert L.cli_check("Werkzeug", "rondo", allow=["werkzeug"], cache_dir=cache) == 0
+    assert L.cli_check("Café", "rondo", cache_dir=cache) == 1
+    assert L.cli_check("Mond", "klingonisch", cache_dir=cache) == 2
 
 
 def test_cli_build(tmp_path, capsys):

@@ -112,7 +112,8 @@ def test_manifest_and_layout(cache):
 
 
 def test_game_alphabet_and_load_builds(tmp_path, cache, monkeypatch):
-    assert L.alphabet_for_game("rondonl").name == "nl"
+    from bot.games import get_game
+    assert L.get_alphabet(get_game("rondonl").alphabet).name == "nl"
     calls = []
     real = L.cache.build_source
 
@@ -127,7 +128,7 @@ def test_game_alphabet_and_load_builds(tmp_path, cache, monkeypatch):
 
 
 def test_cli_build_and_check(cache, capsys):
-    assert L.cli_check("ideeën", game="rondonl", cache_dir=cache) == 0
+    assert L.cli_check("ideeën", "nl", cache_dir=cache) == 0
     assert capsys.readouterr().out.startswith("IDEEEN (ideeën) ist gültig")
-    assert L.cli_check("Amsterdam", game="nl", cache_dir=cache) == 1
-    assert L.cli_check("Amsterdam", game="nl-namen", cache_dir=cache) == 0
+    assert L.cli_check("Amsterdam", "nl", cache_dir=cache) == 1
+    assert L.cli_check("Amsterdam", "nl-namen", cache_dir=cache) == 0

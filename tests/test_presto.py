@@ -30,7 +30,7 @@ T0 = datetime(2026, 12, 6, 19, 0, tzinfo=timezone.utc)
 @pytest.mark.parametrize("case", OWN, ids=[c["id"] for c in OWN])
 def test_case(case):
     game = get_game("typdom-presto")
-    got = game.run_case(case, case_lexicon(case, game.alphabet))
+    got = game.run_case(case, case_lexicon(case, game))
     assert {k: got.get(k) for k in case["expect"]} == case["expect"]
 
 

@@ -164,7 +164,7 @@ def test_word():
     assert (o.valid, o.reason) == (False, "word")
     assert "ORD" in o.message   # the message names the word
     # the same move is valid when the word list has the word
-    assert ev("..TORE...", "DEST?/", "Feld 3: /orD", lex=Lexicon.from_words(["ORD"])).valid
+    assert ev("..TORE...", "DEST?/", "Feld 3: /orD", lex=Lexicon.from_words(["ORD"], "rondo")).valid
 
 
 # -- round 1 -------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ def test_files_present():
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])
 def test_case(case):
     game = get_game(case["game"])
-    got = game.run_case(case, case_lexicon(case, game.alphabet))
+    got = game.run_case(case, case_lexicon(case, game))
     assert {k: got.get(k) for k in case["expect"]} == case["expect"]
 
 

@@ -64,7 +64,7 @@ def test_each_move_line_is_parsed_once_from_framing_to_acknowledgement(env, tmp_
 
 
 class _Old(GameRules):
-    """A game written before ``check_line`` took the read move."""
+    """A game whose ``check_line`` reads the text itself (``reads_parsed_move`` False)."""
 
     name = alphabet = title = "old"
     new_partie = adjudicate = public_view = None  # type: ignore[assignment]
@@ -77,15 +77,17 @@ class _Old(GameRules):
 
 
 class _New(_Old):
+    reads_parsed_move = True
+
     def check_line(self, state, text, lexicon, index=0, *, player=None, move=None):
         if isinstance(move, NotationError):
             return MoveReport(index, text, False, reason="syntax", message=move.message)
         return MoveReport(index, text, True, score=-1 if move is None else len(move), detail={"move": move})
 
 
-def test_check_read_hands_the_read_move_on_and_keeps_old_games_working():
+def test_check_read_hands_the_read_move_on_to_a_game_that_declares_it():
     old, new = _Old(), _New()
-    assert old.check_read({}, "ABC", "ABC", None, 0).score == 3  # no move keyword: the text alone
+    assert old.check_read({}, "ABC", "ABC", None, 0).score == 3  # reads_parsed_move False: the text alone
     r = new.check_read({}, " ABC", "ABC", None, 1, player="7")
     assert r.detail == {"move": "ABC"} and r.score == 3 and r.index == 1
     bad = new.check_read({}, "??", NotationError("nicht lesbar", "??"), None)

@@ -46,7 +46,7 @@ def lex(*words):
 @pytest.mark.parametrize("case", ALL, ids=[c["id"] for c in ALL])
 def test_case(case):
     game = get_game("typdom")
-    got = game.run_case(case, case_lexicon(case, game.alphabet))
+    got = game.run_case(case, case_lexicon(case, game))
     assert {k: got.get(k) for k in case["expect"]} == case["expect"]
 
 

@@ -33,7 +33,7 @@ def said(summary: dict) -> str:
 @pytest.mark.parametrize("case", OWN, ids=[c["id"] for c in OWN])
 def test_case(case):
     game = get_game("typdom-wbr")
-    got = game.run_case(case, case_lexicon(case, game.alphabet))
+    got = game.run_case(case, case_lexicon(case, game))
     assert {k: got.get(k) for k in case["expect"]} == case["expect"]
 
 

@@ -19,6 +19,15 @@ from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, Ro
 class ToyRules(GameRules):
     name = "toy"
     alphabet = "rondo"
+    # capability flags (bot.games.base.CAPABILITIES)
+    multiline = False
+    merges_moves = False
+    private_state = False  # the hands are private, but every verdict is the mover's own
+    player_views = True  # the hand
+    closes_early = True  # the mover's valid number ends the round
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = False
     title = "Zahlen"
     min_players = 2
     max_players = 3
@@ -93,6 +102,7 @@ class ToyRules(GameRules):
 class ToyLines(ToyRules):
     name = "toylines"
     multiline = True
+    closes_early = False
     min_players = 1
     max_players = None
     turn_hours = None

@@ -260,19 +260,44 @@ def cmd_lexicon_check(args, cfg) -> int:
             verdict = league_lexicon(find_league(s, args.league), cfg).check(args.word)
         print(verdict.reason)
         return 0 if verdict.valid else 1
-    return cli_check(args.word, game=args.game or "rondo", cache_dir=cfg.lexicon_dir)
+    found = _game_words(args.game)
+    if found is None:
+        return 2
+    return cli_check(args.word, found[0], cache_dir=cfg.lexicon_dir, rules=found[1])
+
+
+def _game_words(name: str | None):
+    """``(alphabet, word rules)`` of ``--game NAME``: a game's (asked of the game:
+    ``GameRules.alphabet``, ``word_rules``) or an alphabet's own (``nl-namen``, no rules);
+    None, after a German line on stderr, when NAME is missing or unknown (there is no
+    default game)."""
+    from bot.games.registry import GAME_CLASSES, get_game  # deferred: loaded when the command runs
+    from bot.lexicon import ALPHABETS  # deferred: loaded when the command runs
+    if name in GAME_CLASSES:
+        game = get_game(name)
+        return game.alphabet, game.word_rules
+    if name in ALPHABETS:
+        return name, None
+    known = ", ".join(sorted(GAME_CLASSES))
+    print(f"Unbekanntes Spiel {name!r} (bekannt: {known}; oder ein Alphabet: {', '.join(ALPHABETS)})."
+          if name else f"Welches Spiel? --game SPIEL oder --league LIGA angeben (Spiele: {known}).",
+          file=sys.stderr)
+    return None
 
 
 def cmd_lexicon_export(args, cfg) -> int:
     """Print the game's whole word list, one word a line (with a league's lists if given)."""
-    from bot.lexicon import alphabet_for_game, load  # deferred: loaded when the command runs
+    from bot.lexicon import load  # deferred: loaded when the command runs
     if args.league:  # the league's word lists (its options) and its GM lists
         from bot.service.domain.league import find_league, league_lexicon  # deferred: loaded when the command runs
         db = _db(cfg)
         with db.session() as s:
             lex = league_lexicon(find_league(s, args.league), cfg)
     else:
-        lex = load(alphabet_for_game(args.game or "rondo").name, cfg.lexicon_dir)
+        found = _game_words(args.game)
+        if found is None:
+            return 2
+        lex = load(found[0], cfg.lexicon_dir, found[1])
     out = sys.stdout
     for word in lex.words():
         out.write(word + "\n")

@@ -1,20 +1,34 @@
-"""The interface every game implements, and the registry of games.
+"""The interface every game implements (:class:`GameRules`), and what it reads and raises.
 
 A game module is pure: it holds a Partie's state as a JSON-compatible ``dict``,
 reads and writes its move notation, validates and scores moves, adjudicates a
 round and generates moves. The service layer (storage, mail, scheduling,
-rendering) only calls these methods and never contains game rules.
+rendering) only calls these methods and reads the capability flags a game declares
+(:data:`CAPABILITIES`); it never contains game rules and never inspects a game's code.
+
+What the rules make of moves and rounds lives in :mod:`bot.games.reports`
+(:class:`MoveReport`, :class:`PlayerRound`, :class:`RoundReport`), the privacy wrappers
+in :mod:`bot.games.sealed` (:class:`Sealed`, :class:`Redacted`, :class:`Withheld`), a
+line's spelling in :mod:`bot.games.spelling` (:class:`Spelled`); all are re-exported here,
+so ``from bot.games.base import MoveReport`` keeps working. The registry of games is
+:mod:`bot.games.registry`.
 """
 
 from __future__ import annotations
 
-import enum
-import inspect
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Mapping, Protocol, Sequence, TypedDict, TypeVar
+
+from bot.games.reports import (MoveReport, PlayerRound, RoundReport,  # noqa: F401 (re-exported)
+                               render_move, round_seen_by)
+from bot.games.sealed import Redacted, Sealed, Withheld  # noqa: F401 (re-exported)
+from bot.games.spelling import Spelled, spell_for
+from bot.games.verdict import N_, Param, Verdict, as_verdict
+from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
+
+if TYPE_CHECKING:
+    from bot.lexicon.rules import WordRules
 
 
 class NotationError(ValueError):
@@ -39,296 +53,64 @@ class NotationError(ValueError):
         return self.verdict.text("de") if self.verdict else ""
 
 
-from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
-from bot.games.verdict import N_, INVALID, NOT_TRIED, VALID_UNUSED, Param, Verdict, as_verdict, legacy
-from bot.i18n import texts
-from bot.lexicon.alphabet import alphabet_for_game, spell_line
+#: A Partie's state: JSON-compatible, owned by the game (the service stores it whole and
+#: reads it only through the game's methods).
+State = Mapping[str, Any]
+#: A player's move lines for one Partie and round as the service stores them (main move
+#: first, then the Ersatzzüge; one text of ``\n``-joined lines for a multiline game), or
+#: None when nothing arrived (NMR).
+Submissions = Mapping[str, "Sequence[str] | None"]
 
 
-class Withheld:
-    """The stand-in for a text that the audience of a projection may not see. Rendering
-    it (``str``, ``__html__``, iterating, indexing) raises :class:`PrivacyError`; it is
-    false in a condition, so ``{% if m.private %}`` simply skips it."""
+class WordList(Protocol):
+    """The lexicon a game judges words against: :class:`bot.lexicon.words.Lexicon` (or a
+    union of them, with the league's lists and the game's :attr:`GameRules.word_rules`),
+    words normalised to the game's alphabet. Tests may pass a ``set`` of words."""
 
-    __slots__ = ("what",)
-
-    def __init__(self, what: str) -> None:
-        self.what = what
-
-    def _refuse(self, *_: Any) -> Any:
-        raise PrivacyError(f"privater Inhalt ({self.what}) in einer Ansicht, die ihn nicht zeigen darf")
-
-    __str__ = __html__ = __iter__ = __getitem__ = __len__ = __format__ = _refuse  # type: ignore[assignment]
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
-
-    def __bool__(self) -> bool:
-        return False
-
-    def __repr__(self) -> str:
-        return f"Withheld({self.what!r})"
+    def __contains__(self, word: object) -> bool: ...
 
 
-class Redacted(dict):
-    """A player's ``private`` round dict as someone else sees it: only the keys the game
-    declares public (:attr:`GameRules.public_round_keys`, e.g. RONDO's ``partner_turn``);
-    reading any other key it had raises :class:`PrivacyError`."""
+class PublicView(TypedDict, total=False):
+    """The keys of a game's :meth:`GameRules.public_view` the service itself reads (the
+    rest is for the game's templates; the contract test checks these keys' types)."""
 
-    def __init__(self, shown: Mapping[str, Any], hidden: set[str]) -> None:
-        super().__init__(shown)
-        self._hidden = frozenset(hidden)
-
-    def _check(self, key: Any) -> None:
-        if key in self._hidden:
-            raise PrivacyError(f"privater Eintrag {key!r} in einer Ansicht, die ihn nicht zeigen darf")
-
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._check(key)
-        return super().get(key, default)
-
-    def __getitem__(self, key: Any) -> Any:
-        self._check(key)
-        return super().__getitem__(key)
+    #: A :attr:`GameRules.turn_rounds` game: the turn a player sees (subjects, bodies).
+    turn: int
+    #: The key of the player whose turn it is (``STAND`` names them while ``phase`` is
+    #: ``"play"``).
+    mover: str | None
+    #: The Partie's phase (``"play"``; RONDO: ``"opening"`` before the first turn).
+    phase: str
+    #: A board picture (:meth:`GameRules.gm_picture`'s default), left out of ``show --json``.
+    grid_text: str
+    finished: bool
 
 
-class Sealed:
-    """A player's raw round data (the :class:`PlayerRound` JSON) that can only be read
-    through :meth:`open` for an :class:`Audience`; every other access (an attribute, an
-    item, a template rendering it) raises :class:`PrivacyError`. The service keeps
-    round data sealed, so a public context cannot reach a private text by mistake."""
+#: The move type a game's :meth:`GameRules.read_move` returns.
+MoveT = TypeVar("MoveT")
 
-    __slots__ = ("_raw", "_game", "_state")
-
-    def __init__(self, raw: Mapping[str, Any], game: "GameRules", state: Mapping[str, Any]) -> None:
-        object.__setattr__(self, "_raw", raw)
-        object.__setattr__(self, "_game", game)
-        object.__setattr__(self, "_state", state)
-
-    def open(self, audience: "Audience", lang: str = "de") -> dict[str, Any]:
-        """The round data as ``audience`` may see it, rendered in ``lang``
-        (:meth:`GameRules.seen_by`)."""
-        return self._game.seen_by(self._raw, audience, self._state, lang)
-
-    @property
-    def owner(self) -> str:
-        return str(self._raw["player"])
-
-    def _refuse(self, *_: Any) -> Any:
-        raise PrivacyError("versiegelte Runden-Daten ohne Empfänger gelesen (Sealed.open(audience) benutzen)")
-
-    __getitem__ = __iter__ = __str__ = __html__ = __len__ = _refuse  # type: ignore[assignment]
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        self._refuse()
+#: The capability flags every game declares on its class (the contract test
+#: tests/test_game_contract.py checks each registered game declares every one and that
+#: they agree with what the game does). The service reads these, never a game's methods'
+#: code: ``multiline`` (one move of several lines, no Ersatzzüge), ``merges_moves`` (a
+#: later mail replaces only the parts it has, :meth:`GameRules.merge_move`),
+#: ``private_state`` (moves judged against hidden racks, hands or grids),
+#: ``player_views`` (:meth:`GameRules.player_view` gives each player a private part),
+#: ``closes_early`` (:meth:`GameRules.round_complete` may end a round before its ZAT),
+#: ``notes_closed_round`` (:meth:`GameRules.closed_note` may refuse a late mail),
+#: ``turn_rounds`` (a round is one player's turn; the mails count turns),
+#: ``reads_parsed_move`` (:meth:`GameRules.check_line` takes the parsed ``move``).
+CAPABILITIES: tuple[str, ...] = ("multiline", "merges_moves", "private_state", "player_views", "closes_early",
+                                 "notes_closed_round", "turn_rounds", "reads_parsed_move")
 
 
-@dataclass(frozen=True)
-class Spelled:
-    """A move line in the game's own spelling (:meth:`GameRules.spell`): ``text``, and
-    ``verdict`` (None, or why a letter cannot be read where it stands) and ``probe``
-    (then: the line with that letter replaced by one the game takes)."""
-
-    text: str
-    verdict: "Verdict | None" = None
-    probe: str = ""
-
-
-class MoveReport:
-    """What the rules made of one submitted move line.
-
-    ``index`` 0 is the main move, 1.. the Ersatzzuege in order. ``score`` is None for
-    an invalid move. ``reason`` is a conformance reason code (``syntax``, ``word``, ...).
-
-    Verdicts are data (issue 31, :mod:`bot.games.verdict`): ``verdict`` says what the
-    rules made of the line, for the mover (their acknowledgement and own Auswertung) and
-    the game master; ``notes`` are remarks that do not change the outcome (a wrong claimed
-    score, a lenient reading); ``public`` and ``public_notes`` are what every other player
-    and the archive may read of the line when it was played (no rack, hand or grid
-    detail). Each is a :class:`~bot.games.verdict.Verdict` whose parameters are typed by
-    who may see them; the service renders them per recipient and language
-    (:meth:`GameRules.seen_by`). ``message`` is the mover's German sentence (read only
-    for tests and logs; setting it sets ``verdict``); a plain string given for a verdict is
-    read as :func:`~bot.games.verdict.legacy` (the mover's, or public for ``public``).
-
-    In a game with :attr:`GameRules.private_state`, others never see a line that was not
-    played: they learn only that it was invalid or not tried (docs/development/privacy.md).
-    """
-
-    __slots__ = ("index", "text", "valid", "score", "bonus", "reason", "verdict", "notes", "detail", "public",
-                 "public_notes")
-
-    def __init__(self, index: int, text: str, valid: bool, score: int | None = None, bonus: int | None = None,
-                 reason: str | None = None, message: Verdict | str | None = None, notes: Sequence[Any] | None = None,
-                 detail: dict[str, Any] | None = None, public: Verdict | str | None = None,
-                 public_notes: Sequence[Any] | None = None, *, verdict: Verdict | None = None) -> None:
-        self.index = index
-        self.text = text
-        self.valid = valid
-        self.score = score
-        self.bonus = bonus
-        self.reason = reason
-        self.verdict: Verdict = verdict or as_verdict(message if message is not None else "")  # type: ignore[assignment]
-        self.notes: list[Any] = list(notes or [])
-        self.detail: dict[str, Any] = dict(detail or {})
-        self.public: Verdict | None = as_verdict(public, Visibility.PUBLIC)
-        self.public_notes: list[Any] | None = list(public_notes) if public_notes is not None else None
-
-    @property
-    def message(self) -> str:
-        """The verdict as the mover reads it, in German."""
-        return self.verdict.text("de")
-
-    @message.setter
-    def message(self, value: Verdict | str) -> None:
-        self.verdict = as_verdict(value)  # type: ignore[assignment]
-
-    @property
-    def note_texts(self) -> list[str]:
-        """The notes as the mover reads them, in German."""
-        return [as_verdict(n).text("de") for n in self.notes]  # type: ignore[union-attr]
-
-    def __repr__(self) -> str:
-        return (f"MoveReport({self.index}, {self.text!r}, valid={self.valid}, score={self.score}, "
-                f"reason={self.reason!r}, verdict={self.verdict.code!r})")
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, MoveReport) and self.to_json() == other.to_json()
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "index": self.index, "text": self.text, "valid": self.valid, "score": self.score,
-            "bonus": self.bonus, "reason": self.reason, "verdict": self.verdict.to_json(),
-            "notes": [as_verdict(n).to_json() for n in self.notes],  # type: ignore[union-attr]
-            "detail": _detail_json(self.detail),
-        }
-        if self.public is not None:
-            out["public"] = self.public.to_json()
-        if self.public_notes is not None:
-            out["public_notes"] = [as_verdict(n, Visibility.PUBLIC).to_json() for n in self.public_notes]  # type: ignore[union-attr]
-        return out
-
-
-def _detail_json(detail: Mapping[str, Any]) -> dict[str, Any]:
-    """``detail`` with every :class:`Verdict` value, and every verdict in a list value (an
-    acknowledgement's ``picture``), as its JSON (``{"verdict": ...}``)."""
-    def one(v: Any) -> Any:
-        return {"verdict": v.to_json()} if isinstance(v, Verdict) else v
-    return {k: [one(x) for x in v] if isinstance(v, list) else one(v) for k, v in detail.items()}
-
-
-def render_move(m: Mapping[str, Any], lang: str, audience: Audience, owner: str | None) -> dict[str, Any]:
-    """One stored move (:meth:`MoveReport.to_json`) with its verdicts rendered for an
-    ``audience`` that sees the mover's side (the mover or the game master): ``message``
-    and ``notes`` as text in ``lang``, a ``detail`` verdict (``summary``) as text. A
-    verdict this audience may not see whole is replaced by the public one, or left out
-    (a note). Reports stored before issue 31 (``message`` a sentence) are read as they are."""
-    out = dict(m)
-    main = _stored_verdict(m)
-    pub = as_verdict(m.get("public"), Visibility.PUBLIC)
-    if main.visible(audience, owner):
-        out["message"] = main.render(lang, audience, owner)
-    elif pub is not None and pub.visible(audience, owner):
-        out["message"] = pub.render(lang, audience, owner)
-    else:
-        out["message"] = (INVALID if not m.get("valid") else VALID_UNUSED).render(lang, audience, owner)
-    out["notes"] = [v.render(lang, audience, owner) for v in map(as_verdict, m.get("notes") or [])
-                    if v is not None and v.visible(audience, owner)]
-    out["detail"] = _render_detail(m.get("detail") or {}, lang, audience, owner)
-    for k in ("verdict", "public", "public_notes"):
-        out.pop(k, None)
-    return out
-
-
-def _stored_verdict(m: Mapping[str, Any]) -> Verdict:
-    if m.get("verdict") is not None:
-        return as_verdict(m["verdict"])  # type: ignore[return-value]
-    return legacy(str(m.get("message") or ""))
-
-
-def _render_detail(detail: Mapping[str, Any], lang: str, audience: Audience, owner: str | None) -> dict[str, Any]:
-    out = {}
-    for k, v in detail.items():
-        if isinstance(v, list) and any(isinstance(x, Verdict) or (isinstance(x, dict) and "verdict" in x)
-                                       for x in v):
-            # a list of verdicts (a picture's lines): each rendered, those this audience may not see left out
-            shown = [x if isinstance(x, str) else as_verdict(x["verdict"] if isinstance(x, dict) else x) for x in v]
-            out[k] = [x if isinstance(x, str) else x.render(lang, audience, owner)
-                      for x in shown if isinstance(x, str) or (x is not None and x.visible(audience, owner))]
-            continue
-        if isinstance(v, dict) and "verdict" in v and len(v) == 1:
-            vv = Verdict.from_json(v["verdict"])
-            if not vv.visible(audience, owner):
-                continue
-            v = vv.render(lang, audience, owner)
-        elif isinstance(v, Verdict):
-            if not v.visible(audience, owner):
-                continue
-            v = v.render(lang, audience, owner)
-        out[k] = v
-    return out
-
-
-@dataclass
-class PlayerRound:
-    """One player's result in one round of one Partie.
-
-    ``counted`` is the index of the move that counts (the first valid one) or None
-    (NMR: nothing sent, or nothing valid); ``score`` is the counted move's score (0 for
-    NMR); ``points`` is what goes into the standings (the score in Rondo; the
-    Besser-Wertung points, 0 or negative, in Monoscrabble). ``private`` holds what
-    only this player may see (their new rack, the best move their rack allowed); it
-    is rendered into their own Auswertung and the game master's copy, never into
-    anyone else's.
-    """
-
-    player: str
-    submitted: bool
-    moves: list[MoveReport]
-    counted: int | None
-    points: int
-    score: int | None = None
-    private: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if self.score is None:
-            self.score = self.points
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "player": self.player, "submitted": self.submitted, "counted": self.counted,
-            "points": self.points, "score": self.score, "moves": [m.to_json() for m in self.moves],
-            "private": dict(self.private),
-        }
-
-
-@dataclass
-class RoundReport:
-    """The adjudication of one round of one Partie: every player's result, the move
-    that went on the table, the best possible move (the "top"), and the state after."""
-
-    round: int
-    players: list[PlayerRound]
-    board_move: dict[str, Any] | None
-    top: dict[str, Any] | None
-    state_before: dict[str, Any]
-    state_after: dict[str, Any]
-    lot: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "round": self.round, "players": [p.to_json() for p in self.players],
-            "board_move": self.board_move, "top": self.top, "lot": self.lot,
-            "state_before": self.state_before, "state_after": self.state_after,
-        }
-
-
-class GameRules(ABC):
+class GameRules(ABC, Generic[MoveT]):
     """One game's rules. Implementations are stateless; all state is passed in.
+    ``GameRules[Move]``: ``Move`` is what :meth:`read_move` returns.
+
+    **Capabilities**: every game declares each flag of :data:`CAPABILITIES` on its class;
+    the service asks a game only what its flags say it does (and never looks at which
+    methods a game overrides or what they take).
 
     Words reach the rules through a lexicon object with ``__contains__(word)`` and
     ``has_prefix(prefix)`` on words normalised to the game's alphabet
@@ -361,16 +143,53 @@ class GameRules(ABC):
     alphabet: str
     #: German display name.
     title: str
+    #: The game's notation grammar, a file in ``grammar/`` (``rondo_move.lark``); a family
+    #: may share one (RONDO-NL reads RONDO's).
+    grammar: str
     #: Whether players may join a running league by mail (ANMELDEN); late joiners are
     #: scored as NMR for the rounds before (shared/RULES.md, Monoscrabble).
     open_join: bool = False
     #: Number of players a league of this game needs (inclusive); None: no upper bound.
     min_players: int = 1
     max_players: int | None = None
+    # -- capability flags (:data:`CAPABILITIES`): every game declares each one on its class --
     #: True when all move lines of a Partie section form ONE move (Crossword: placement,
     #: wish and word list; Presto: a finished crossword). The service then passes the
     #: section's lines joined by ``"\n"`` as the only move text; there are no Ersatzzuege.
     multiline: bool = False
+    #: True when a move has parts and a later mail replaces only the parts it contains
+    #: (Crossword: placement, wish, word list; RONDO: exchanges and word): the game
+    #: overrides :meth:`merge_move`, and the service reads the standing move to merge with.
+    #: False: a later mail replaces the whole move (the service asks nothing).
+    merges_moves: bool = False
+    #: True for games with private state (racks, hands, grids): the public verdict of a
+    #: move is then only what the game put in ``MoveReport.public`` (docs/development/privacy.md).
+    private_state: bool = False
+    #: True when :meth:`player_view` gives each player a private part (a rack, a hand, a
+    #: grid) that goes into their own mails and the game master's ``show``; False: it is
+    #: always ``{}`` and the service does not ask.
+    player_views: bool = False
+    #: True when :meth:`round_complete` may end a round before its ZAT (a valid move by the
+    #: player whose turn it is; the second valid Presto crossword): the service asks after
+    #: every poll. False: a round ends at its ZAT.
+    closes_early: bool = False
+    #: True when :meth:`closed_note` may refuse a mail for a round already decided before
+    #: its ZAT (Presto: the race is over); the service asks before storing a mail's moves.
+    notes_closed_round: bool = False
+    #: True when each round after the opening is one player's turn (RONDO): the mails
+    #: then name the turn ("Auswertung Zug 3", the public view's ``turn``), not the round.
+    turn_rounds: bool = False
+    #: True when :meth:`check_line` takes the ``move`` the service read already (the
+    #: parsed move or the :class:`NotationError`), so a line is parsed once; False: the
+    #: service calls it without ``move`` and the game reads ``text`` itself.
+    reads_parsed_move: bool = False
+
+    # -- words (:mod:`bot.lexicon`) --
+    #: The game's word rules on top of its alphabet's word list (words the game leaves
+    #: out, with the reason its verdict gives; Crossword, seed 003 section 3); None: none.
+    #: The service and the CLI pass them to :func:`bot.lexicon.load`.
+    word_rules: "WordRules | None" = None
+
     #: Hours from the end of one round to the ZAT of the next when each round is one turn
     #: (RONDO, "Wer behält recht?"); None: the league's ZAT schedule (days). The league
     #: option ``turn_hours`` overrides it.
@@ -384,9 +203,6 @@ class GameRules(ABC):
     #: ``rounds`` (default 20) is the number of rounds, or for games that end by
     #: themselves (Typ-Dom: a player is out; see :meth:`finished`) an upper bound.
     fixed_rounds: int | None = None
-    #: True when each round after the opening is one player's turn (RONDO): the mails
-    #: then name the turn ("Auswertung Zug 3", the public view's ``turn``), not the round.
-    turn_rounds: bool = False
     #: Rounds before the first turn of a :attr:`turn_rounds` game (RONDO's opening: 1);
     #: the standings chart counts turns from the end of these (turn 0).
     opening_rounds: int = 0
@@ -394,14 +210,14 @@ class GameRules(ABC):
     #: player is out, the deck is empty; see :meth:`finished`) and ``rounds`` in a
     #: league file is only an upper bound.
     default_rounds: int | None = 20
-    #: True for games with private state (racks, hands, grids): the public verdict of a
-    #: move is then only what the game put in ``MoveReport.public`` (docs/development/privacy.md).
-    private_state: bool = False
     #: Keys of a move's ``detail`` that only the mover (and the game master) sees.
     private_detail: frozenset[str] = frozenset({"picture"})
     #: Keys of a :class:`PlayerRound`'s ``private`` dict that are no secret (others' views
     #: keep them; every other key raises when read there).
     public_round_keys: frozenset[str] = frozenset()
+    #: Keys of the views that hold pictures for the templates only (boards, rows), left
+    #: out of ``show --json``; a game with another picture key adds it.
+    picture_keys: frozenset[str] = frozenset({"cells", "grid_text", "row_pretty", "vorgabe_pretty"})
     #: What others see instead of a move line while :meth:`move_text_public` is False.
     hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")
 
@@ -443,13 +259,13 @@ class GameRules(ABC):
 
     @abstractmethod
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
-                   players: Sequence[str] = ()) -> dict:
+                   players: Sequence[str] = ()) -> dict[str, Any]:
         """State of a new Partie with the Vorgabe of round 1 drawn; JSON-compatible.
         ``players``: the player keys in seat order (games without private state or seats
         may ignore them)."""
 
     @abstractmethod
-    def read_move(self, text: str) -> Any:
+    def read_move(self, text: str) -> MoveT:
         """Parse one move line in the game's notation; raises :class:`NotationError`.
 
         The notation is a lark grammar in ``grammar/`` read with the LALR(1) parser
@@ -458,8 +274,8 @@ class GameRules(ABC):
         hands the result on to :meth:`check_line` as ``move``."""
 
     @abstractmethod
-    def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
-                   player: str | None = None, move: Any = None) -> MoveReport:
+    def check_line(self, state: State, text: str, lexicon: WordList, index: int = 0, *,
+                   player: str | None = None, move: "MoveT | NotationError | None" = None) -> MoveReport:
         """Read and judge one move line against ``state`` (never raises for bad moves).
         ``player`` is the sender's key, for games whose moves depend on private state
         (a rack, a grid). A ``detail["picture"]`` (text lines) is shown under the move in
@@ -468,8 +284,8 @@ class GameRules(ABC):
         ``move``: what :meth:`read_move` made of ``text`` when the caller has read it
         already (the parsed move, or the :class:`NotationError` it raised; a ``syntax``
         report then), so the line is not parsed twice; None: read ``text`` here. The
-        service calls it through :meth:`check_read`, which leaves ``move`` out for an
-        implementation that does not take it (it then reads ``text`` again)."""
+        service calls it through :meth:`check_read`, which passes ``move`` only to a game
+        that declares :attr:`reads_parsed_move` (the others read ``text`` again)."""
 
     #: Whether a letter standing alone (``B3 Ö``, ``Wunsch: Ö``, ``M13 Ö ÖL``) or in a written
     #: grid row stands on one field, so that a letter the alphabet spells with two (Ö = OE)
@@ -488,38 +304,14 @@ class GameRules(ABC):
         how to write it (``probe``: the line with that letter replaced by one the game
         takes, to tell a move from prose). The alphabet is the
         league's (:meth:`lexicon_alphabets`: RONDO may play with German words). Never raises."""
-        try:
-            alpha = alphabet_for_game(self.lexicon_alphabets(options)[0])
-        except Exception:  # a test game without a known alphabet: nothing to spell
-            return Spelled(text)
-        sp = spell_line(text, alpha, one_square=self.one_square_letters)
-        if not sp.problems:
-            return Spelled(sp.text)
-        ch, spelled, why = sp.problems[0]
-        if why == "joker":
-            msgid = N_("*{ch} geht nicht: hinter * steht genau ein Buchstabe, und {ch} wird in "
-                       "diesem Spiel {spelled} geschrieben (zwei Buchstaben). Bitte die beiden "
-                       "Buchstaben einzeln schreiben.")
-        elif why == "square":
-            msgid = N_("{ch} geht hier nicht: ein Feld hält genau einen Buchstaben, und {ch} wird "
-                       "in diesem Spiel {spelled} geschrieben (zwei Felder).")
-        elif spelled:
-            msgid = N_("Den Buchstaben {ch} kennt dieses Spiel nicht: bitte {spelled} schreiben "
-                       "(ohne Akzent).")
-        else:
-            msgid = N_("Den Buchstaben {ch} kennt dieses Spiel nicht: geschrieben wird mit "
-                       "{letters}.")
-        letters = "A-Z" + "".join(", " + c for c in alpha.letters if c not in "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
-        return Spelled(text, Verdict("syntax", msgid, {"ch": Param(ch, Visibility.PUBLIC),
-                                               "spelled": Param(spelled, Visibility.PUBLIC),
-                                               "letters": Param(letters, Visibility.PUBLIC)},
-                             None, Visibility.PUBLIC), sp.probe)
+        return spell_for(text, self.lexicon_alphabets(options)[0], one_square=self.one_square_letters)
 
-    def check_read(self, state: Mapping[str, Any], text: str, move: Any, lexicon: Any, index: int = 0, *,
+    def check_read(self, state: State, text: str, move: "MoveT | NotationError | None", lexicon: WordList,
+                   index: int = 0, *,
                    player: str | None = None) -> MoveReport:
         """:meth:`check_line` with the move the caller read already (``move``: the result
         of :meth:`read_move` or the :class:`NotationError` it raised, None: not read) when
-        this game's ``check_line`` takes a ``move`` keyword, else with ``text`` alone.
+        this game declares :attr:`reads_parsed_move`, else with ``text`` alone.
         A line with a letter the game cannot take where it stands (:meth:`spell`; the
         service stores such a line as written) makes the move a ``syntax`` report with
         that verdict."""
@@ -528,13 +320,13 @@ class GameRules(ABC):
                 problem = self.spell(line).verdict
                 if problem is not None:
                     return MoveReport(index, text, False, reason="syntax", verdict=problem)
-        if move is not None and _takes_move(type(self)):
+        if move is not None and self.reads_parsed_move:
             return self.check_line(state, text, lexicon, index, player=player, move=move)
         return self.check_line(state, text, lexicon, index, player=player)
 
     @abstractmethod
-    def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
-                   lexicon: Any, *, seed: str, partie: str, last_round: bool = False,
+    def adjudicate(self, state: State, submissions: Submissions,
+                   lexicon: WordList, *, seed: str, partie: str, last_round: bool = False,
                    received: Mapping[str, datetime] | None = None) -> RoundReport:
         """Adjudicate the open round: ``submissions`` maps every player key that takes
         part in this round to their move lines (main move first) or None when nothing
@@ -543,9 +335,11 @@ class GameRules(ABC):
         the server (aware datetimes), for games where arrival order matters (Presto)."""
 
     @abstractmethod
-    def public_view(self, state: Mapping[str, Any]) -> dict:
+    def public_view(self, state: State) -> PublicView:
         """The public part of the state (for ``show --json``, the templates and the
-        archive). Never contains private information (racks, hands, hidden grids)."""
+        archive): the keys of :class:`PublicView` the service reads, plus whatever the
+        game's templates read. Never contains private information (racks, hands, hidden
+        grids)."""
 
     def merge_move(self, earlier: Sequence[str], later: Sequence[str]) -> list[str]:
         """The move texts that stand after a player's later mail ``later`` for a Partie
@@ -567,7 +361,7 @@ class GameRules(ABC):
     #: game's word for its board (issue 32: "Auslage" is Rondo's, "Brett" Monoscrabble's).
     points_rule: str = N_("Die Punkte gelten für die Auslage von jetzt.")
 
-    def example_move(self, state: Mapping[str, Any]) -> list[str] | None:
+    def example_move(self, state: State) -> list[str] | dict[str, Any] | None:
         """Notation lines (main move first, then Ersatzzüge) of a move written against the
         open round of ``state``, for a mail's example of the notation: it uses only free
         fields and cards or letters the position has, so it never contradicts what the
@@ -578,42 +372,43 @@ class GameRules(ABC):
         for this position (or at all: the default)."""
         return None
 
-    def player_view(self, state: Mapping[str, Any], player: str) -> dict:
+    def player_view(self, state: State, player: str) -> dict[str, Any]:
         """What only ``player`` may see of ``state`` (their rack, hand or grid); ``{}``
         for games without private state. Rendered into that player's mails only; the
         game master's copy and ``show --json`` get every player's."""
         return {}
 
-    def movers(self, state: Mapping[str, Any]) -> list[str] | None:
+    def movers(self, state: State) -> list[str] | None:
         """The player keys who are to move in the open round (a turn: one player), or
         None when every player moves. Mails from others get a German "not your turn"
         answer; only movers are reminded and scored NMR."""
         return None
 
-    def out_note(self, state: Mapping[str, Any], player: str) -> Verdict | None:
+    def out_note(self, state: State, player: str) -> Verdict | None:
         """Why ``player`` sends no more moves in this Partie because they are out of it
         (since when, why), as a verdict addressed to them, or None when they are not out.
         The service answers their mail with it instead of "not your turn". Default: None."""
         return None
 
-    def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
-                       lexicon: Any, *, received: Mapping[str, datetime] | None = None) -> bool:
+    def round_complete(self, state: State, submissions: Submissions,
+                       lexicon: WordList, *, received: Mapping[str, datetime] | None = None) -> bool:
         """True when the open round may be adjudicated before its ZAT (the service asks
         after every submission): e.g. the player whose turn it is sent a valid move.
         ``submissions`` as for :meth:`adjudicate`. Default: never before the ZAT."""
         return False
 
-    def closed_note(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
-                    lexicon: Any, *, received: Mapping[str, datetime] | None = None,
-                    names: Mapping[str, str] | None = None) -> str | None:
-        """A German sentence for a mail that arrives after the open round was decided
+    def closed_note(self, state: State, submissions: Submissions,
+                    lexicon: WordList, *, received: Mapping[str, datetime] | None = None,
+                    names: Mapping[str, str] | None = None) -> Verdict | str | None:
+        """Why a mail that arrives after the open round was decided (a verdict for the
+        sender; a plain German sentence is read as one) arrives too late: decided
         before its ZAT (e.g. a Presto race after the second valid crossword: that the race
         is over and how it ended), or None when the round still takes moves. The service
         then stores nothing of the mail. ``submissions``, ``received`` as for
         :meth:`round_complete`; ``names``: player key -> display name. Default: None."""
         return None
 
-    def standings_note(self, state: Mapping[str, Any], player: str, lang: str = "de") -> str:
+    def standings_note(self, state: State, player: str, lang: str = "de") -> str:
         """Something the standings show after a player's points (``STAND``), e.g. RONDO's
         marks: ``"  2 Striche"``; ``""`` by default. ``lang``: ``de`` or ``nl``."""
         return ""
@@ -624,9 +419,19 @@ class GameRules(ABC):
         Dutch or German and adds names or foreign words on request."""
         return (self.alphabet,)
 
-    def finished(self, state: Mapping[str, Any]) -> bool:
+    def finished(self, state: State) -> bool:
         """Whether this Partie is over (no further rounds)."""
         return bool(state.get("finished"))
+
+    def run_case(self, case: Mapping[str, Any], lexicon: WordList) -> dict[str, Any]:
+        """One conformance case (shared/conformance/README.md) judged: the fields its
+        ``expect`` names. Every game has cases (``spielleiter conformance``)."""
+        raise NotImplementedError(f"{self.name}: no conformance cases")
+
+    def top_case(self, case: Mapping[str, Any], lexicon: WordList) -> dict[str, Any]:
+        """The best move of a case's position: ``{"move", "score"}`` (``spielleiter top``);
+        a game without a move search raises NotImplementedError."""
+        raise NotImplementedError(f"{self.name}: no move search")
 
     # -- visibility (docs/development/privacy.md) -------------------------------------------------------
     def reason_gloss(self, reason: str | None) -> "Verdict | str":
@@ -634,13 +439,13 @@ class GameRules(ABC):
         with private state has no ``public`` text; default ``""``."""
         return ""
 
-    def move_text_public(self, state: Mapping[str, Any]) -> bool:
+    def move_text_public(self, state: State) -> bool:
         """Whether the move lines of a round are public once it is adjudicated (``state``:
         the Partie's state after the round). Crossword: only after the end (a placement
         names fields and letters of a private grid). Default: True."""
         return True
 
-    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: Mapping[str, Any],
+    def seen_by(self, pl: Mapping[str, Any], audience: Audience, state: State,
                 lang: str = "de") -> dict[str, Any]:
         """One player's round data (the :class:`PlayerRound` JSON) as ``audience`` may see
         it, its verdicts rendered in ``lang`` (:mod:`bot.games.verdict`); ``state`` the
@@ -661,45 +466,11 @@ class GameRules(ABC):
         owner = str(pl["player"])
         if audience.sees(owner, Visibility.MOVER):
             return dict(pl, moves=[render_move(m, lang, audience, owner) for m in pl.get("moves", [])])
-        text_public = self.move_text_public(state)
-        hidden = texts(lang).gettext(self.hidden_move_text)
-        counted = pl.get("counted")
-        moves = []
-        for m in pl.get("moves", []):
-            if self.private_state and m.get("index") != counted:
-                generic = NOT_TRIED if counted is not None and m.get("index", 0) > counted else INVALID
-                moves.append({"index": m.get("index"), "text": hidden, "valid": False, "score": None,
-                              "bonus": None, "reason": None, "message": generic.render(lang, audience, owner),
-                              "notes": [], "detail": {}})
-                continue
-            main = _stored_verdict(m)
-            pub = as_verdict(m.get("public"), Visibility.PUBLIC)
-            if not self.private_state and main.visible(audience, owner):
-                msg = main.render(lang, audience, owner)
-            elif pub is not None and pub.visible(audience, owner):
-                msg = pub.render(lang, audience, owner)
-            elif main.visible(audience, owner):
-                msg = main.render(lang, audience, owner)
-            else:
-                msg = (VALID_UNUSED if m.get("valid") else INVALID).render(lang, audience, owner)
-            raw_notes = m.get("public_notes")
-            if raw_notes is None and not self.private_state:
-                raw_notes = m.get("notes")
-            notes = [v.render(lang, audience, owner) for v in map(as_verdict, raw_notes or [])
-                     if v is not None and v.visible(audience, owner)]
-            detail = _render_detail({k: v for k, v in (m.get("detail") or {}).items()
-                                     if k not in self.private_detail}, lang, audience, owner)
-            seen = {k: v for k, v in m.items() if k not in ("verdict", "public", "public_notes")}
-            seen.update(message=msg, notes=notes, detail=detail)
-            if not text_public:
-                seen.update(text=hidden, detail={}, notes=[], message=pub.render(lang, audience, owner)
-                            if pub is not None and pub.visible(audience, owner) else "")
-            moves.append(seen)
-        priv = pl.get("private") or {}
-        shown = {k: v for k, v in priv.items() if k in self.public_round_keys}
-        return dict(pl, moves=moves, private=Redacted(shown, set(priv) - set(shown)))
+        return round_seen_by(pl, audience, lang, private_state=self.private_state,
+                             text_public=self.move_text_public(state), hidden_text=self.hidden_move_text,
+                             private_detail=self.private_detail, public_round_keys=self.public_round_keys)
 
-    def gm_picture(self, state: Mapping[str, Any], names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
+    def gm_picture(self, state: State, names: Mapping[str, str], *, zat: str | None = None) -> list[str]:
         """The text lines ``spielleiter show NAME`` prints for one Partie, for the game
         master alone: the picture its Auswertung uses plus every private part (racks,
         hands, grids, whose turn). ``names``: player key -> display name (seat order);
@@ -740,9 +511,3 @@ class GameRules(ABC):
         return None
 
 
-@lru_cache(maxsize=None)
-def _takes_move(cls: type) -> bool:
-    """Whether ``cls.check_line`` takes the ``move`` keyword (games written before it
-    was added do not, and get the text alone)."""
-    params = inspect.signature(cls.check_line).parameters
-    return "move" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())

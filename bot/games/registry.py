@@ -2,7 +2,8 @@
 
 The base module (:mod:`bot.games.base`) knows no game, and no game module registers
 itself on import: :func:`get_game` imports a game's module the first time it is asked
-for. Adding a game is one line in :data:`GAME_CLASSES`.
+for. Registering a game is one line in :data:`GAME_CLASSES` (the other files a game adds:
+docs/development/adding-a-game.md; tests/test_game_contract.py checks each registered game).
 """
 
 from __future__ import annotations

@@ -68,19 +68,19 @@ processes.
 
 from __future__ import annotations
 
-from bot.lexicon.alphabet import ALPHABETS, GAME_ALPHABET, Alphabet, alphabet_for_game, normalise
+from bot.lexicon.alphabet import ALPHABETS, Alphabet, get_alphabet, normalise
 from bot.lexicon.cache import (DEFAULT_AFF, DEFAULT_DIC, FORMAT_VERSION, _clear_memo, build, build_all,
                                build_source, default_cache_dir, load, source_dir)
 from bot.lexicon.sources import SOURCES, get_source
 from bot.lexicon.sources.base import Source
 from bot.lexicon.cli import cli_build, cli_check
 from bot.lexicon.errors import LexiconError
+from bot.lexicon.rules import WordRules
 from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict, union
 
 __all__ = [
     "Alphabet",
     "ALPHABETS",
-    "GAME_ALPHABET",
     "FORMAT_VERSION",
     "DEFAULT_DIC",
     "DEFAULT_AFF",
@@ -88,9 +88,10 @@ __all__ = [
     "Verdict",
     "VERDICT_CODES",
     "Lexicon",
+    "WordRules",
     "union",
     "normalise",
-    "alphabet_for_game",
+    "get_alphabet",
     "default_cache_dir",
     "build",
     "build_source",

@@ -76,21 +76,11 @@ ALPHABETS: dict[str, Alphabet] = {
     "nl-namen": Alphabet("nl-namen", _AZ, dict(_DUTCH_FOLD), source="opentaal", names=True),
 }
 
-#: Game name -> alphabet name.
-GAME_ALPHABET: dict[str, str] = {
-    "rondo": "rondo",
-    "rondo-original": "rondo",
-    "rondonl": "nl",
-    "monoscrabble": "monoscrabble",
-    "crossword": "crossword",
-    "typdom": "typdom",
-    "typ-dom": "typdom",
-    "typdom-presto": "typdom",
-    "typdom-wbr": "typdom",
-}
-
-
-def _alphabet(alphabet: str | Alphabet) -> Alphabet:
+def get_alphabet(alphabet: str | Alphabet) -> Alphabet:
+    """The :class:`Alphabet` named ``alphabet`` (a key of :data:`ALPHABETS`; an
+    :class:`Alphabet` is returned as it is). A game names its alphabet
+    (``GameRules.alphabet``, ``GameRules.lexicon_alphabets``); the lexicon knows no game.
+    Raises :class:`LexiconError` for an unknown name."""
     if isinstance(alphabet, Alphabet):
         return alphabet
     try:
@@ -101,14 +91,6 @@ def _alphabet(alphabet: str | Alphabet) -> Alphabet:
             f"bekannt / known: {', '.join(ALPHABETS)}"
         ) from None
 
-
-def alphabet_for_game(game: str) -> Alphabet:
-    """Return the :class:`Alphabet` of a game (``"rondo"``, ``"monoscrabble"`` ...).
-
-    Alphabet names are accepted too.  Raises :class:`LexiconError` for unknown names.
-    """
-    name = GAME_ALPHABET.get(game.lower(), game.lower())
-    return _alphabet(name)
 
 
 def _storage_name(alpha: Alphabet) -> str:
@@ -136,7 +118,7 @@ def normalise(word: str, alphabet: str | Alphabet) -> str | None:
     not ``CAFE``): the dictionary's few such words are dropped, and a GM can allow-list
     a folded spelling.  Raises :class:`LexiconError` for an unknown alphabet name.
     """
-    alpha = _alphabet(alphabet)
+    alpha = get_alphabet(alphabet)
     word = unicodedata.normalize("NFC", word).strip()
     if not word:
         return None
@@ -253,7 +235,7 @@ def spell_line(text: str, alphabet: str | Alphabet, *, one_square: bool = False)
     with two there is a problem (Crossword). After ``*`` or ``?`` it always is one.
     Returns a :class:`LineSpelling`; raises :class:`LexiconError` for an unknown
     alphabet name."""
-    alpha = _alphabet(alphabet)
+    alpha = get_alphabet(alphabet)
     text = unicodedata.normalize("NFC", text)
     if text.isascii():
         return LineSpelling(text)

@@ -16,14 +16,14 @@ from typing import Iterable
 
 import marisa_trie
 
-from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, alphabet_for_game
+from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, get_alphabet
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _INSTALL_HINT, install_hint
 from bot.lexicon.sources import SOURCES, get_source
 from bot.lexicon.sources.base import Source
 from bot.lexicon.sources import igerman98 as _german
-from bot.lexicon.rules import GAME_WORD_RULES
-from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _RulesView, _prefixes
+from bot.lexicon.rules import WordRules
+from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _prefixes
 
 #: Version of the cache layout; :func:`load` rebuilds a cache written with another one
 #: (2: the Typ-Dom word rules drop bare name entries, issue 24)
@@ -214,7 +214,7 @@ def build_all(cache_dir: Path | None = None) -> list[dict]:
 # ---------------------------------------------------------------------------------------
 # Loading
 
-_MEMO: dict[tuple[str, str], Lexicon] = {}
+_MEMO: dict[tuple[str, str, WordRules | None], Lexicon] = {}
 _MEMO_LOCK = threading.Lock()
 
 
@@ -252,39 +252,47 @@ def _mmap(path: Path) -> marisa_trie.Trie:
 
 
 def is_built(alphabet: str, cache_dir: Path | None = None) -> bool:
-    """Whether :func:`load` finds the word list of ``alphabet`` (an alphabet or game name)
+    """Whether :func:`load` finds the word list of ``alphabet`` (an alphabet name)
     built and up to date in ``cache_dir``, i.e. loads it without building (a few
     milliseconds rather than seconds). Raises :class:`LexiconError` for an unknown name."""
-    alpha = alphabet_for_game(alphabet)
+    alpha = get_alphabet(alphabet)
     cache_dir = (Path(cache_dir) if cache_dir is not None else default_cache_dir()).expanduser().resolve()
-    if (alpha.name, str(cache_dir)) in _MEMO:
+    if (alpha.name, str(cache_dir), None) in _MEMO:
         return True
     source = get_source(alpha.source)
     return _cache_usable(source_dir(source, cache_dir), _storage_name(alpha), source.dic)
 
 
-def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
-    """The lexicon in ``alphabet`` (an alphabet or game name), from the alphabet's source
+def load(alphabet: str, cache_dir: Path | None = None, rules: WordRules | None = None) -> Lexicon:
+    """The lexicon in ``alphabet`` (an alphabet name: the game names it,
+    ``GameRules.alphabet``/``lexicon_alphabets``), from the alphabet's source
     dictionary (igerman98 for the German alphabets, OpenTaal for ``nl``, ``nl-namen``).
 
     Memory-maps the cached tries from ``cache_dir`` (default :func:`default_cache_dir`;
     a source other than igerman98 uses its sub-directory, :func:`source_dir`),
     building the cache first with :func:`build` when it is missing, has another
     :data:`FORMAT_VERSION`, or the dictionary file changed since (a file lock keeps
-    concurrent processes from building twice).  A game's word rules
-    (:data:`bot.lexicon.rules.GAME_WORD_RULES`) are put on top.  Memoised per (alphabet, resolved
-    directory) within the process: repeated calls return the same object.
+    concurrent processes from building twice).  ``rules``: the game's word rules
+    (``GameRules.word_rules``, :class:`~bot.lexicon.rules.WordRules`), put on top: their
+    words are left out with their reason.  Memoised per (alphabet, resolved directory,
+    rules) within the process: repeated calls return the same object.
     Loading a built cache takes a few milliseconds.
 
     Raises :class:`LexiconError` for an unknown alphabet, or from :func:`build`.
     """
-    alpha = alphabet_for_game(alphabet)
+    alpha = get_alphabet(alphabet)
     cache_dir = (Path(cache_dir) if cache_dir is not None else default_cache_dir())
     cache_dir = cache_dir.expanduser().resolve()
-    key = (alpha.name, str(cache_dir))
+    if rules is not None and not rules.exclude:
+        rules = None
+    key = (alpha.name, str(cache_dir), rules)
     lex = _MEMO.get(key)
     if lex is not None:
         return lex
+    if rules is not None:  # the word list itself, then the game's rules on top
+        lex = load(alpha.name, cache_dir).with_rules(rules)
+        with _MEMO_LOCK:
+            return _MEMO.setdefault(key, lex)
     with _MEMO_LOCK:
         lex = _MEMO.get(key)
         if lex is not None:
@@ -311,9 +319,6 @@ def load(alphabet: str = "rondo", cache_dir: Path | None = None) -> Lexicon:
                       _mmap(sdir / entry["heads_file"]),
                       source=m.get("dictionary", DICTIONARY_NAME),
                       version=m.get("dictionary_version"))
-        rules = GAME_WORD_RULES.get(alpha.name)
-        if rules is not None and rules.exclude:
-            lex = _RulesView(lex, rules.exclude, rules.reason)
         _MEMO[key] = lex
         return lex
 

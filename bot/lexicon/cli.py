@@ -8,6 +8,7 @@ from typing import Iterable
 
 from bot.lexicon.cache import _clear_memo, build_all, build_source, load
 from bot.lexicon.errors import LexiconError
+from bot.lexicon.rules import WordRules
 
 
 
@@ -39,16 +40,18 @@ def cli_build(cache_dir: Path | None = None, source: str | None = None) -> int:
     return 0
 
 
-def cli_check(word: str, game: str = "rondo", allow: Iterable[str] = (),
-              deny: Iterable[str] = (), cache_dir: Path | None = None) -> int:
-    """``spielleiter lexicon check [--game GAME] WORD``: print the verdict, return status.
+def cli_check(word: str, alphabet: str, allow: Iterable[str] = (), deny: Iterable[str] = (),
+              cache_dir: Path | None = None, rules: WordRules | None = None) -> int:
+    """``spielleiter lexicon check --game GAME WORD``: print the verdict, return status.
 
-    Prints :attr:`Verdict.reason` (one German line) to stdout.  Returns 0 if the word
-    is valid in ``game``'s alphabet (with the given allow-/deny-lists), 1 if not.
-    An unknown game name prints the error to stderr and returns 2.
+    ``alphabet``: the word list's alphabet (the caller asks the game:
+    ``GameRules.alphabet``), ``rules`` the game's word rules on top
+    (``GameRules.word_rules``). Prints :attr:`Verdict.reason` (one German line) to stdout.
+    Returns 0 if the word is valid (with the given allow-/deny-lists), 1 if not. An
+    unknown alphabet prints the error to stderr and returns 2.
     """
     try:
-        lex = load(game, cache_dir)
+        lex = load(alphabet, cache_dir, rules)
     except LexiconError as exc:
         print(exc, file=sys.stderr)
         return 2

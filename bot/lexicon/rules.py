@@ -1,32 +1,24 @@
 """A game's word rules on top of the source dictionary (RULES.md "Common to all games":
 a language is a source dictionary plus a game's word rules).
 
-Two kinds, both here:
+Two kinds:
 
-- **Exclusions at load time** (:data:`GAME_WORD_RULES`): an alphabet name -> a
-  :class:`WordRules` whose words :func:`bot.lexicon.load` leaves out of the shared word set,
-  with the German reason a verdict gives (Crossword).
+- **Exclusions at load time** (:class:`WordRules`): a game declares its own
+  (``GameRules.word_rules``; Crossword's are in :mod:`bot.games.crossword.words`) and the
+  callers pass them to :func:`bot.lexicon.load`, which leaves those words out of the shared
+  word set, with the German reason a verdict gives. The lexicon knows no game.
 - **Rewrites at build time** (:func:`apply_rules`, named by ``Alphabet.rules``): the
   dictionary entries are rewritten before ``unmunch`` expands them, when a rule depends on
-  the dictionary's affix flags (Typ-Dom: verbs only in the infinitive); such an alphabet gets
-  cache files of its own. The source module reads the entries and expands the rewritten
-  ones by its own code path (:func:`bot.lexicon.sources.igerman98.read`; the layers here
-  read igerman98's flags, so only German alphabets name one).
+  the dictionary's affix flags (the ``typdom`` alphabet: verbs only in the infinitive);
+  such an alphabet gets cache files of its own, and the layer belongs to the alphabet (a
+  language of the lexicon, which a game names), not to a game. The source module reads the
+  entries and expands the rewritten ones by its own code path
+  (:func:`bot.lexicon.sources.igerman98.read`; the layers here read igerman98's flags, so
+  only German alphabets name one).
 
 A league's GM allow- and deny-list still win over both (``Lexicon.with_lists``).
 
-Crossword (seed 003, section 3: "Erlaubt sind alle Wörter, die im Duden stehen, mit
-Ausnahme von Abkürzungen. Kurzworte und Namen sind erlaubt"). What igerman98 holds,
-measured on hunspell-de-de 2017-01 (docs/development/lexicon.md): the shared word set keeps
-proper names (igerman98 does not mark them: ANNA, OTTO, BERLIN, RHEIN, GOETHE are in it)
-and Kurzwörter written as words (KITA, KRIPO, UNI, ABI, NATO, AIDS); it drops the
-all-capital initialisms (CDU, ZDF, UFO, USA: 282 entries) as abbreviations, and forms
-without a vowel (LKW, KM). Two-letter words count in Crossword (1 point); of the 33 in
-the shared set, AD, DE, EO and ET are only parts of Latin phrases (ad hoc, de facto,
-eo ipso, et cetera) and CO is the abbreviation of "& Co.": the crossword word set
-leaves these five out.
-
-Typ-Dom (seed 002, Kreuzwort-Spiel: "Als anzusetzende Begriffe dürfen keine Firmen-,
+The ``typdom`` alphabet's layer follows the Typ-Dom rules (seed 002, Kreuzwort-Spiel: "Als anzusetzende Begriffe dürfen keine Firmen-,
 Marken- oder Familiennamen verwendet werden. Zeitwörter dürfen nur in ihrer Grundform
 (also z. B. nicht Befehlsform oder Mitvergangenheit) gebraucht werden."; RULES.md
 "Typ-Dom": place names and first names are allowed):
@@ -91,15 +83,6 @@ class WordRules:
 
     exclude: frozenset[str] = field(default_factory=frozenset)
     reason: str = "ist nach den Wortregeln des Spiels ungültig."
-
-
-#: Alphabet name -> the game's word rules (alphabets without an entry: none).
-GAME_WORD_RULES: dict[str, WordRules] = {
-    "crossword": WordRules(
-        frozenset({"AD", "DE", "EO", "ET", "CO"}),
-        "ist ungültig: kein eigenes Wort, nur Teil einer fremdsprachigen Wendung (ad hoc, de facto, "
-        "eo ipso, et cetera) oder eine Abkürzung (& Co.), seed 003."),
-}
 
 
 # -- Typ-Dom: rewrites of the dictionary entries at build time ----------------------------
@@ -289,13 +272,28 @@ def typdom_entries(entries: list[str], names: frozenset[str], *,
     return out, stats
 
 
-def apply_rules(name: str, entries: list[str]) -> tuple[list[str], dict]:
-    """Apply the word-rule layer ``name`` to the kept dictionary entries."""
-    if name != "typdom":
-        raise KeyError(f"unknown word-rule layer {name!r}")
+def _typdom_layer(entries: list[str]) -> tuple[list[str], dict]:
+    """The ``typdom`` alphabet's layer (see the module docstring): :func:`typdom_entries`
+    with the forbidden names of :func:`forbidden_names` and the bare-name judgement of
+    :func:`allowed_bare`."""
     names, nstats = forbidden_names()
     kinds, firsts = noun_kinds(), first_names()
     rewritten, stats = typdom_entries(entries, names, keep_bare=lambda stem: allowed_bare(stem, kinds, firsts))
     stats.update(nstats, first_names=len(firsts))
     return rewritten, stats
 
+
+#: The build-time word-rule layers by the name an :class:`~bot.lexicon.alphabet.Alphabet`
+#: gives in ``rules``: each rewrites a source dictionary's kept entries and returns
+#: ``(entries, stats)``.
+BUILD_LAYERS: dict[str, Callable[[list[str]], tuple[list[str], dict]]] = {"typdom": _typdom_layer}
+
+
+def apply_rules(name: str, entries: list[str]) -> tuple[list[str], dict]:
+    """Apply the word-rule layer ``name`` (:data:`BUILD_LAYERS`) to the kept dictionary
+    entries; raises KeyError for an unknown layer."""
+    try:
+        layer = BUILD_LAYERS[name]
+    except KeyError:
+        raise KeyError(f"unknown word-rule layer {name!r}") from None
+    return layer(entries)

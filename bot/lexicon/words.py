@@ -8,7 +8,8 @@ import os
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
-from bot.lexicon.alphabet import Alphabet, _alphabet, _unwritable, normalise
+from bot.lexicon.alphabet import Alphabet, _unwritable, get_alphabet, normalise
+from bot.lexicon.rules import WordRules
 
 #: Human name of the German dictionary, used in verdict reasons.
 DICTIONARY_NAME = "igerman98"
@@ -77,7 +78,7 @@ class Lexicon:
     # -- construction --------------------------------------------------------------
 
     @classmethod
-    def from_words(cls, words: Iterable[str], alphabet: str | Alphabet = "rondo") -> Lexicon:
+    def from_words(cls, words: Iterable[str], alphabet: str | Alphabet) -> Lexicon:
         """An in-memory lexicon (set + prefix set) from a small word list.
 
         Each word is normalised with :func:`normalise`; words that cannot be written in
@@ -85,13 +86,13 @@ class Lexicon:
         conformance cases' own lists and GM word lists (RULES.md: "a GM can load a
         word list file of their own instead").  Memory: a few hundred bytes per word.
         """
-        alpha = _alphabet(alphabet)
+        alpha = get_alphabet(alphabet)
         normed = {n for w in words if (n := normalise(w, alpha))}
         return cls(alpha, frozenset(normed), frozenset(_prefixes(normed)), frozenset(),
                    source="list")
 
     @classmethod
-    def from_file(cls, path: str | os.PathLike, alphabet: str | Alphabet = "rondo") -> Lexicon:
+    def from_file(cls, path: str | os.PathLike, alphabet: str | Alphabet) -> Lexicon:
         """Like :meth:`from_words`, reading one word per line (UTF-8) from ``path``.
 
         Empty lines and lines starting with ``#`` are ignored.  Raises ``OSError`` if
@@ -100,6 +101,14 @@ class Lexicon:
         with open(path, encoding="utf-8") as fh:
             words = [ln for ln in fh if ln.strip() and not ln.lstrip().startswith("#")]
         return cls.from_words(words, alphabet)
+
+    def with_rules(self, rules: WordRules | None) -> Lexicon:
+        """A view of this lexicon without the words a game's word rules leave out
+        (``GameRules.word_rules``; Crossword, seed 003 section 3): they are unknown, with
+        the rules' reason in the verdict. ``None`` or no words: this lexicon itself."""
+        if rules is None or not rules.exclude:
+            return self
+        return _RulesView(self, rules.exclude, rules.reason)
 
     def with_lists(self, allow: Iterable[str] = (), deny: Iterable[str] = ()) -> Lexicon:
         """A view of this lexicon with a league's GM allow-list and deny-list.
@@ -313,7 +322,7 @@ class _ListedView(Lexicon):
 
 class _RulesView(Lexicon):
     """A :class:`Lexicon` without the words a game's word rules leave out
-    (:mod:`bot.lexicon.rules`); made by :func:`bot.lexicon.load`."""
+    (:class:`~bot.lexicon.rules.WordRules`); made by :meth:`Lexicon.with_rules`."""
 
     __slots__ = ("_base", "_exclude", "_why")
 

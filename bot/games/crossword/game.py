@@ -57,8 +57,9 @@ from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, Ro
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
 from bot.games.crossword.grid import LETTERS, SIZE, Grid
-from bot.games.crossword.notation import (Move, Pairs, format_claim, format_move, format_placement, parse_line,
-                                          parse_move)
+from bot.games.crossword.words import WORD_RULES
+from bot.games.crossword.notation import (Move, Pairs, Reading, format_claim, format_move, format_placement,
+                                          parse_line, parse_move)
 
 PLAYERS = 6   # seed 003: "Die Zahl der Spieler ist auf sechs festgelegt."
 ROUNDS = 7    # seed 003: a wish, then six placements of six letters (36 fields)
@@ -137,16 +138,27 @@ class Judged:
         self.claims = claims
 
 
-class CrosswordRules(GameRules):
+class CrosswordRules(GameRules[Reading]):
     """Crossword (seed 003): six players, private 6x6 grids, wished letters, the listed
     words scored at the end, each grid's exact best score shown."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = True  # placement, wish and word list are one move
+    merges_moves = True  # placement, wish and word list (issue 24)
+    private_state = True  # the grids until the end (docs/development/privacy.md)
+    player_views = True
+    closes_early = False
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = False
+
     name = "crossword"
     alphabet = "crossword"
+    grammar = "crossword_move.lark"
+    word_rules = WORD_RULES  # five two-letter forms out (seed 003, section 3)
     title = "Crossword"
     min_players = PLAYERS
     max_players = PLAYERS
-    multiline = True
     #: the one rule for a correction (issue 32), as :meth:`merge_move` does it
     replace_rule = N_("Eine spätere Mail vor dem ZAT ersetzt die Teile deines Zugs (Legung, Wunsch, Wortliste), "
                       "die sie enthält; die übrigen bleiben.")
@@ -171,7 +183,7 @@ class CrosswordRules(GameRules):
                                              "wählen (z. B. K1)."), seen=Visibility.GM, name=name)
         return None
 
-    def read_move(self, text: str) -> Any:
+    def read_move(self, text: str) -> Reading:
         """Read one line (a wish, pairs, a grid row or a word-list line) or a whole
         section (several lines); raises :class:`NotationError`."""
         if "\n" in text.strip():
@@ -299,7 +311,6 @@ class CrosswordRules(GameRules):
         return Grid(rows) if rows else None
 
     # -- visibility (docs/development/privacy.md) ------------------------------------------------------
-    private_state = True  # the grids until the end
     #: Everything of a move's detail names the mover's grid or wish.
     private_detail = frozenset({"picture", "picture_title", "grid", "placed", "unused", "wish", "claims"})
 

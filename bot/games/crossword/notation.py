@@ -397,3 +397,8 @@ def format_move(move: Move) -> str:
     for c in move.claims:
         out.append(c.text if isinstance(c, BadClaim) else format_claim(c))
     return "\n".join(out)
+
+
+#: What :meth:`CrosswordRules.read_move <bot.games.crossword.game.CrosswordRules.read_move>`
+#: returns: a whole move (a section) or one of its lines.
+Reading = Move | Wish | Pairs | Claim | _GridRow

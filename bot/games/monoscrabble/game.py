@@ -51,7 +51,7 @@ from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.monoscrabble.board import SIZE, Board, coord_name, premium_name
 from bot.games.monoscrabble.engine import Outcome, canonical_move, evaluate, evaluate_tiles
-from bot.games.monoscrabble.notation import format_move, parse_move
+from bot.games.monoscrabble.notation import Move, format_move, parse_move
 from bot.games.monoscrabble.tiles import FIRST_RACK, RACK, full_bag, parse_rack, sort_tiles
 
 ROUNDS = 20  # RULES.md "Rondo"/league default; GM option "rounds"
@@ -96,12 +96,23 @@ def _report(index: int, text: str, out: Outcome) -> MoveReport:
                               "passe": out.passe})
 
 
-class MonoscrabbleRules(GameRules):
+class MonoscrabbleRules(GameRules[Move]):
     """Monoscrabble (seed 001): everyone plays the same Vorgabe on one board; the best
     move goes on the board; Besser-Wertung."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = False
+    merges_moves = False
+    private_state = False  # one rack for all: nothing private (seed 001)
+    player_views = False
+    closes_early = False
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = True
+
     name = "monoscrabble"
     alphabet = "monoscrabble"
+    grammar = "monoscrabble_move.lark"
     title = "Monoscrabble"
     open_join = True  # seed 001: "Einstieg ist jederzeit möglich"
 
@@ -115,7 +126,7 @@ class MonoscrabbleRules(GameRules):
         return {"round": 1, "rounds": int(options.get("rounds", ROUNDS)), "board": Board.empty().rows,
                 "rack": rack, "bag": bag, "cycle": 1, "finished": False, "history": []}
 
-    def read_move(self, text: str):
+    def read_move(self, text: str) -> Move:
         """Parse a Monoscrabble move line (grammar/monoscrabble_move.lark); raises NotationError."""
         return parse_move(text)
 

@@ -21,7 +21,7 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe, count_vowels, full_deck
 from bot.games.rondo.engine import Outcome, Position, best_moves, evaluate, valid_verdict
-from bot.games.rondo.notation import parse_move
+from bot.games.rondo.notation import Move, parse_move
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 
 VORGABE_SIZE = 6          # seed 000 II.2 d)
@@ -87,11 +87,22 @@ def _report(index: int, text: str, out: Outcome, position: Position) -> MoveRepo
                               "pretty": out.row.pretty()})  # type: ignore[union-attr]
 
 
-class RondoRules(GameRules):
+class RondoRules(GameRules[Move]):
     """Rondo (seed 000): 9-field Auslage, Joker, Loescher; 20 rounds."""
+
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = False
+    merges_moves = False
+    private_state = False
+    player_views = False
+    closes_early = False
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = True
 
     name = "rondo"
     alphabet = "rondo"
+    grammar = "rondo_move.lark"
     title = "Rondo"
 
     def new_partie(self, *, seed: str, partie: str, options: Mapping[str, Any] | None = None,
@@ -104,7 +115,7 @@ class RondoRules(GameRules):
         return {"round": 1, "rounds": int(options.get("rounds", ROUNDS)), "row": "." * 9,
                 "vorgabe": vorgabe, "deck": rest, "discard": discard, "finished": False, "history": []}
 
-    def read_move(self, text: str):
+    def read_move(self, text: str) -> Move:
         """Parse a Rondo move line (grammar/rondo_move.lark); raises NotationError."""
         return parse_move(text)
 

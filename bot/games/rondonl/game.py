@@ -111,18 +111,26 @@ def mover(state: Mapping[str, Any]) -> str | None:
 class RondoNLRules(GameRules):
     """RONDO (seed 004): private hands of 7, turns in seat order, opening by word value."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = True
+    merges_moves = True  # exchanges and word (issue 24)
+    private_state = True  # the hands (docs/development/privacy.md)
+    player_views = True
+    closes_early = True  # a valid move by the player whose turn it is
+    notes_closed_round = False
+    turn_rounds = True
+    reads_parsed_move = False
+
     name = "rondonl"
     alphabet = "nl"
+    grammar = "rondo_move.lark"  # the family reads RONDO's notation
     title = "RONDO"
     min_players = 2
     max_players = 12
-    multiline = True
     turn_hours = TURN_HOURS
     #: RONDO ends by itself (full rounds or an empty deck); a league's ``rounds`` is a cap.
     default_rounds = None
-    private_state = True  # the hands (docs/development/privacy.md)
     public_round_keys = frozenset({"partner_turn"})  # the partner's share of a team's turn
-    turn_rounds = True
     opening_rounds = 1  # the opening round: who begins, no turn
     #: A line of a turn is written from the hand: others never see it (issue 31).
     hidden_move_text = N_("(verdeckt)")

@@ -256,13 +256,23 @@ class TypdomRules(GameRules):
     """Typ-Dom (seed 002): Kreuzwort-Spiel (league option ``variant = "kreuzwort"``, the
     default) and Point-Typ-Dom (``variant = "point"``), private racks, turns in seat order."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = False
+    merges_moves = False
+    private_state = True  # the racks (docs/development/privacy.md)
+    player_views = True
+    closes_early = False
+    notes_closed_round = False
+    turn_rounds = False
+    reads_parsed_move = False
+
     name = "typdom"
     alphabet = "typdom"
+    grammar = "typdom_move.lark"
     title = "Typ-Dom"
     min_players = 2
     max_players = 6
     default_rounds = None  # a Partie ends when a player is out; the league file's rounds is a cap
-    private_state = True  # the racks (docs/development/privacy.md)
 
     hidden_move_text = N_("(nicht gezeigt)")
 

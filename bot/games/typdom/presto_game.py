@@ -98,18 +98,27 @@ def _report(index: int, text: str, v: Judgement) -> MoveReport:
                               "words": words, "rows": list(v.crossword.rows)})  # type: ignore[union-attr]
 
 
-class PrestoRules(GameRules):
+class PrestoRules(GameRules[str]):
     """Typ-Dom Presto (seed 002, "2. Presto"): every player races to a finished crossword
     with their own set; see the module docstring."""
 
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = True  # a finished crossword
+    merges_moves = False
+    private_state = True  # each player's set (docs/development/privacy.md)
+    player_views = True
+    closes_early = True  # the second valid crossword ends the race
+    notes_closed_round = True  # a late crossword: the race is over
+    turn_rounds = False
+    reads_parsed_move = False
+
     name = "typdom-presto"
     alphabet = "typdom"
+    grammar = "typdom_presto.lark"
     title = TITLE
     min_players = 4
     max_players = 6
-    multiline = True
     default_rounds = None  # a Partie is one round; the league ends with its last Partie
-    private_state = True  # each player's set (docs/development/privacy.md)
 
     #: What others see instead of an invalid crossword (never shown: issue 31).
     hidden_move_text = N_("(nicht gezeigt)")

@@ -77,19 +77,28 @@ def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
     return [(r, c0) for r in range(r0, r1 + 1)], "s"
 
 
-class WbrRules(GameRules):
+class WbrRules(GameRules[wbr.WbrTurn]):
     """Typ-Dom "Wer behält recht?" (seed 002, section 4): see :mod:`.wbr`."""
+
+    # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
+    multiline = False
+    merges_moves = False
+    private_state = True  # the racks (docs/development/privacy.md)
+    player_views = True
+    closes_early = True  # a valid turn by the mover ends the round
+    notes_closed_round = False
+    turn_rounds = True
+    reads_parsed_move = False
 
     name = "typdom-wbr"
     alphabet = "typdom"
+    grammar = "typdom_wbr.lark"
     one_square_letters = True
     title = TITLE
     min_players, max_players = PLAYERS
     default_rounds = None  # the game ends by itself; the league file's rounds caps the turns
     relative_zat = True
     #: each round is one player's turn: the mails name it "Zug" (docs TERMS, issue 32)
-    turn_rounds = True
-    private_state = True  # the racks (docs/development/privacy.md)
     public_round_keys = frozenset({"bystander"})  # a dropout's payment, shown to all
     #: What others see instead of a line that was not played (never shown: issue 31).
     hidden_move_text = N_("(nicht gezeigt)")

@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.games import get_game
-from bot.games.base import Audience, GameRules, render_move
+from bot.games.base import Audience, render_move
 from bot.games.verdict import render_text
 from bot.i18n import league_language, tr
 from bot.render import format_zat, nobreak, render
@@ -234,7 +234,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         accepted.append((part, moves, [None] if game.multiline else list(sec.parsed)))
     # a move with parts: the later mail replaces only the parts it contains (GameRules.merge_move)
     merged: list[str] = []
-    parts = type(game).merge_move is not GameRules.merge_move  # False: a later mail replaces the whole move
+    parts = game.merges_moves  # False: a later mail replaces the whole move
     if accepted and parts:  # the default replaces: no query
         standing: dict[int, list[str]] = {}
         for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,

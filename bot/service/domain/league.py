@@ -66,17 +66,19 @@ def open_round(session: Session, league: League) -> Round | None:
 
 
 @lru_cache(maxsize=32)
-def _lexicon(alphabets: tuple[str, ...], cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...]):
-    lex = lexmod.union(*(lexmod.load(a, Path(cache_dir) if cache_dir else None) for a in alphabets))
+def _lexicon(alphabets: tuple[str, ...], cache_dir: str | None, allow: tuple[str, ...], deny: tuple[str, ...],
+             rules: "lexmod.WordRules | None" = None):
+    lex = lexmod.union(*(lexmod.load(a, Path(cache_dir) if cache_dir else None, rules) for a in alphabets))
     return lex.with_lists(allow, deny) if (allow or deny) else lex
 
 
 def league_lexicon(league: League, cfg: Config):
     """The league's lexicon: the game's word lists for the league's options
-    (:meth:`GameRules.lexicon_alphabets`) with the GM's allow- and deny-list."""
+    (:meth:`GameRules.lexicon_alphabets`) less the words of the game's word rules
+    (:attr:`GameRules.word_rules`), with the GM's allow- and deny-list."""
     game = get_game(league.game)
     return _lexicon(tuple(game.lexicon_alphabets(league.options or {})), str(cfg.lexicon_dir) if cfg.lexicon_dir else None,
-                    tuple(league.allow_words or ()), tuple(league.deny_words or ()))
+                    tuple(league.allow_words or ()), tuple(league.deny_words or ()), game.word_rules)
 
 
 def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from bot.config import Config, problems
-from bot.games.registry import GAME_CLASSES
-from bot.lexicon import alphabet_for_game, load
+from bot.games.registry import GAME_CLASSES, get_game
+from bot.lexicon import load
 from bot.lexicon.cache import is_built
 from bot.mail.auth import topmost_authserv_ids
 from bot.mail.message import raw_headers
@@ -205,7 +205,8 @@ def check_lexicon(cfg: Config, progress: Callable[[str], None] | None = None) ->
     out, seen = [], set()
     for game in sorted(GAME_CLASSES):
         try:
-            alpha = alphabet_for_game(game).name
+            rules = get_game(game)  # the game names its word list: alphabet and word rules
+            alpha = rules.alphabet
             if alpha in seen:
                 continue
             seen.add(alpha)
@@ -213,7 +214,7 @@ def check_lexicon(cfg: Config, progress: Callable[[str], None] | None = None) ->
             if building:
                 progress(f"Lexikon {alpha}: die Wortliste wird gebaut (einmalig, dauert einige Sekunden) ...")
                 t0 = time.perf_counter()
-            lex = load(alpha, cfg.lexicon_dir)
+            lex = load(alpha, cfg.lexicon_dir, rules.word_rules)
             if building:
                 progress(f"Lexikon {alpha}: gebaut in {time.perf_counter() - t0:.0f} s")
             out.append(CheckLine("OK", f"Lexikon {alpha}", f"{len(lex)} Wörter"))

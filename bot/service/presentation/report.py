@@ -135,7 +135,7 @@ def partie_round(game: GameRules, name: str, report: dict[str, Any], names: dict
                      "counted_text": counted["text"] if counted else None,
                      "result": _result(counted) if counted else None})
     views = {}
-    if type(game).player_view is not GameRules.player_view:
+    if game.player_views:
         views = {k: game.player_view(state_after, k) for k in (players if players is not None else full)}
     p = dict(view, name=name, board_move=bm, top=report.get("top"), lot=report.get("lot"), players=rows,
              names=dict(names), example=game.example_move(state_after))

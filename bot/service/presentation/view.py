@@ -8,7 +8,6 @@ from typing import Any
 from sqlalchemy import func, select
 
 from bot.games import get_game
-from bot.games.base import GameRules
 from bot.games.verdict import render_text
 from bot.i18n import gm_language, texts
 from bot.render import format_zat
@@ -17,8 +16,6 @@ from bot.service.presentation.standings import standings
 
 from bot.storage.models import AddressChange, Player, Round
 
-#: Parts of a game's public view that are for the templates only (not for ``show --json``).
-BULKY_VIEW_KEYS = {"cells", "grid_text", "row_pretty", "vorgabe_pretty"}
 
 def name_players(value: Any, addresses: dict[str, str], fields: frozenset[str], under: str = "") -> Any:
     """``value`` (a game's view) with every player key replaced by the player's address,
@@ -58,7 +55,7 @@ def league_view(db, name: str) -> dict:
         ordered = sorted(league.partien, key=lambda x: x.id)
         played = {x.id for x in playing(league, ordered)} if league.status == "running" else {x.id for x in ordered}
         for i, p in enumerate(ordered):
-            view = {k: v for k, v in game.public_view(p.state).items() if k not in BULKY_VIEW_KEYS}
+            view = {k: v for k, v in game.public_view(p.state).items() if k not in game.picture_keys}
             view = name_players(view, addresses, fields)
             waiting = not p.finished and p.id not in played  # sequential: starts after the one before
             if waiting:
@@ -66,10 +63,10 @@ def league_view(db, name: str) -> dict:
             else:
                 picture = [render_text(x, gm_lang) for x in game.gm_picture(p.state, names, zat=zat)]
             entry = {"name": p.name, **view, "finished": p.finished, "waiting": waiting, "picture": picture}
-            if type(game).player_view is not GameRules.player_view and not waiting:  # for the GM: every private part
+            if game.player_views and not waiting:  # for the GM: every private part
                 entry["players"] = [{"name": pl.name, "player": pl.email,
                                      **name_players({k: v for k, v in game.player_view(p.state, str(pl.id)).items()
-                                                     if k not in BULKY_VIEW_KEYS}, addresses, fields)}
+                                                     if k not in game.picture_keys}, addresses, fields)}
                                     for pl in league.players if pl.active]
             partien.append(entry)
         table = standings(s, league)

@@ -193,7 +193,7 @@ def round_complete(s: Session, cfg: Config, league: League, rnd: Round) -> bool:
     """Whether every active Partie's game says the open round may end before its ZAT
     (:meth:`GameRules.round_complete`; e.g. the player whose turn it is sent a valid move)."""
     game = get_game(league.game)
-    if type(game).round_complete is GameRules.round_complete:
+    if not game.closes_early:
         return False
     partien = active_partien(s, league)
     if not partien:
@@ -214,7 +214,7 @@ def closed_note(s: Session, cfg: Config, league: League, rnd: Round) -> "Verdict
     valid crosswords have decided; a :class:`~bot.games.verdict.Verdict` the caller renders
     for the recipient), or None. Asked before a new mail's moves are stored."""
     game = get_game(league.game)
-    if type(game).closed_note is GameRules.closed_note:
+    if not game.notes_closed_round:
         return None
     partien = active_partien(s, league)
     players = round_players(league, rnd.number)
@@ -393,7 +393,7 @@ def complete_leagues(db: Database, cfg: Config) -> list[str]:
                                      .where(League.status == "running", League.paused.is_(False),
                                             Round.status == "open")).all():
             game = get_game(league.game)
-            if type(game).round_complete is not GameRules.round_complete and round_complete(s, cfg, league, rnd):
+            if game.closes_early and round_complete(s, cfg, league, rnd):
                 out.append(league.name)
     return sorted(out)
 
