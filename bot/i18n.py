@@ -121,6 +121,12 @@ TEXTS: dict[str, str] = {
     "after_delayed_zat": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) an, bevor der Bot diese Runde "
                             "auswerten konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem ZAT, "
                             "für Runde {next}."),
+    "after_delayed_zat_turn": N_("deine Mail kam nach dem ZAT von Zug {turn} ({zat}) an, bevor der Bot diesen Zug "
+                                 "auswerten konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem "
+                                 "ZAT, für Zug {next}."),
+    "after_delayed_zat_opening": N_("deine Mail kam nach dem ZAT der Eröffnung ({zat}) an, bevor der Bot die "
+                                    "Eröffnung auswerten konnte (er war gestört). Sie zählt deshalb, wie jede "
+                                    "Mail nach dem ZAT, für Zug {next}."),
     "joined_later": N_("du spielst in {league} erst ab Runde {joined} mit; der Spielleiter hat Runde {round} "
                       "zurückgesetzt, und sie zählt für dich weiter als NMR (wie bei deiner Anmeldung). "
                       "Deine Mail wird daher nicht gewertet; sie bleibt für den Spielleiter gespeichert. "

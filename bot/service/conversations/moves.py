@@ -206,8 +206,13 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     key = str(player.id)
     errors: list[str] = []
     if delayed is not None:  # came after the last ZAT, read only after its delayed adjudication
-        errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number,
-                         zat=format_zat(delayed, league.timezone, lang)))
+        zat = format_zat(delayed, league.timezone, lang)
+        if not game.turn_rounds:
+            errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number, zat=zat))
+        else:  # a game of turns names the turns, the opening by its name (issue 32)
+            turn, nxt = game.shown_number(rnd.number - 1), game.shown_number(rnd.number)
+            errors.append(tr(lang, "after_delayed_zat_turn", turn=turn, next=nxt, zat=zat) if turn
+                          else tr(lang, "after_delayed_zat_opening", next=nxt, zat=zat))
     accepted: list[tuple[Partie, list[str], list]] = []
     readings: dict[int, list[tuple[str, str]]] = {}
     open_names = [p.name for p in all_partien if p.id in active]
