@@ -291,6 +291,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
+                  move_key=game.move_key,
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
