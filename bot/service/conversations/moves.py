@@ -205,6 +205,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
+    outs = 0  # Partien the player is out of: an answer of nothing else says only that (issue 32)
     if delayed is not None:  # came after the last ZAT, read only after its delayed adjudication
         zat = format_zat(delayed, league.timezone, lang)
         if not game.turn_rounds:
@@ -233,6 +234,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
         if why:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
+            if not part.finished and game.out_note(part.state, key) is not None:
+                outs += 1  # out of this Partie (GameRules.out_note)
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         readings.setdefault(part.id, []).extend(sec.readings)  # ("ÖLE", "OELE"): shown in the ack
@@ -291,7 +294,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
-                  move_key=game.move_key,
+                  move_key=game.move_key, out=bool(outs) and not sections and outs == len(errors),
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
