@@ -55,5 +55,5 @@ def test_move_after_the_end_of_a_rondo_league_in_dutch(tmp_path, env):
     poll_once(db, cfg)
     deliver(db, md, cfg)
     txt = _answer(md, n, addr)
-    assert "De partij is afgelopen: de competitie R-NL is voorbij" in txt
+    assert "de partij is afgelopen: de competitie R-NL is voorbij" in txt
     assert all(name in txt for name, _ in PLAYERS)
