@@ -12,11 +12,15 @@ rounds, plus a German and a Dutch league in which the game master uses every not
 (ZAT, PAUSE, WEITER, NACHRICHT) and a player asks HILFE, STAND and for all moves of a
 round; then (:func:`_probe`) in every demo league, ended by then, a move after the end and
 HILFE, STAND, AUSWERTUNG 1, and in a running league of every game ("Lauf-...") an invalid
-move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``.
+move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``; the
+German RONDO league plays on to its end (:func:`_play_to_end`), and a "Wer behält recht?"
+league has a player drop out and mail again (:func:`_player_out`). RONDO's reminders (the
+opening's and a turn's) are sent an hour before the ZAT.
 :data:`KINDS` and :data:`SKIPPED` are the coverage matrix tests/test_gallery.py asserts.
 Of every league and kind of mail the gallery keeps the first and the last round's
 mail to one player, and the game master's copy; times of day are replaced by ``<ZAT>``
-and ``<Zeit>`` (the demo plays from the current date)."""
+and ``<Zeit>`` (the demo plays from the current date). A resent Auswertung (AUSWERTUNG n)
+whose HTML equals one kept already is kept as text only."""
 
 from __future__ import annotations
 
