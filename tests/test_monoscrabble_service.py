@@ -145,3 +145,9 @@ def test_a_blanko_in_a_move_line_gets_its_key_once(mono):
         text = text_of(m)
         assert "H2s MOK*IERT" in text and text.count("(*X = Blanko als X)") == 1, text
         assert "(Kleinbuchstabe = Blanko)" in text
+    # every player's lines of the round (AUSWERTUNG 1 ALLE): the key once, at the end
+    md.deliver_to_inbox(player_mail("bernd@example.org", "", subject="AUSWERTUNG 1 ALLE Test-Mono"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    alle = [text_of(m) for m in md.sent() if "AUSWERTUNG 1 ALLE" in header(m, "Subject")]
+    assert len(alle) == 1 and "MOK*IERT" in alle[0] and alle[0].count("(*X = Blanko als X)") == 1, alle
