@@ -110,7 +110,7 @@ TEXTS: dict[str, str] = {
     "partie_over": N_("diese Partie ist beendet."),
     "partie_waits": N_("diese Partie beginnt erst, wenn die Partie davor beendet ist."),
     "league_over": N_("die Liga {league} ist beendet."),
-    "game_over": N_("Die Partie ist beendet: die Liga {league} ist zu Ende, deine Mail wurde nicht als Zug "
+    "game_over": N_("die Partie ist beendet: die Liga {league} ist zu Ende, deine Mail wurde nicht als Zug "
                     "gewertet. Der Endstand:"),
     "late": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) und wird nicht mehr gewertet. "
               "Sie bleibt für den Spielleiter gespeichert."),
@@ -121,6 +121,12 @@ TEXTS: dict[str, str] = {
     "after_delayed_zat": N_("deine Mail kam nach dem ZAT der Runde {round} ({zat}) an, bevor der Bot diese Runde "
                             "auswerten konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem ZAT, "
                             "für Runde {next}."),
+    "after_delayed_zat_turn": N_("deine Mail kam nach dem ZAT von Zug {turn} ({zat}) an, bevor der Bot diesen Zug "
+                                 "auswerten konnte (er war gestört). Sie zählt deshalb, wie jede Mail nach dem "
+                                 "ZAT, für Zug {next}."),
+    "after_delayed_zat_opening": N_("deine Mail kam nach dem ZAT der Eröffnung ({zat}) an, bevor der Bot die "
+                                    "Eröffnung auswerten konnte (er war gestört). Sie zählt deshalb, wie jede "
+                                    "Mail nach dem ZAT, für Zug {next}."),
     "joined_later": N_("du spielst in {league} erst ab Runde {joined} mit; der Spielleiter hat Runde {round} "
                       "zurückgesetzt, und sie zählt für dich weiter als NMR (wie bei deiner Anmeldung). "
                       "Deine Mail wird daher nicht gewertet; sie bleibt für den Spielleiter gespeichert. "
@@ -143,6 +149,10 @@ TEXTS: dict[str, str] = {
     "subject_reminder_turn": N_("{league}: Erinnerung an den ZAT von Zug {round}"),
     "reminder_turn": N_("für Zug {round} von {league} fehlt noch dein Zug ({partien}).\nZAT: {zat}\n\nOhne "
                         "Zug gibt es ein NMR. Wer nicht erinnert werden will: URLAUB von-bis."),
+    "subject_reminder_opening": N_("{league}: Erinnerung an den ZAT der Eröffnung"),
+    "reminder_opening": N_("für die Eröffnung von {league} fehlt noch dein Wort aus drei Karten deiner Hand "
+                           "({partien}).\nZAT: {zat}\n\nWer das wertvollste Wort schickt, beginnt. Wer nicht "
+                           "erinnert werden will: URLAUB von-bis."),
     "partie_one": N_("Partie {names}"),
     "partie_many": N_("Partien {names}"),
     "standings_title": N_("Wertung {league}:"),

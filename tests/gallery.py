@@ -12,11 +12,15 @@ rounds, plus a German and a Dutch league in which the game master uses every not
 (ZAT, PAUSE, WEITER, NACHRICHT) and a player asks HILFE, STAND and for all moves of a
 round; then (:func:`_probe`) in every demo league, ended by then, a move after the end and
 HILFE, STAND, AUSWERTUNG 1, and in a running league of every game ("Lauf-...") an invalid
-move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``.
+move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``; the
+German RONDO league plays on to its end (:func:`_play_to_end`), and a "Wer behält recht?"
+league has a player drop out and mail again (:func:`_player_out`). RONDO's reminders (the
+opening's and a turn's) are sent an hour before the ZAT.
 :data:`KINDS` and :data:`SKIPPED` are the coverage matrix tests/test_gallery.py asserts.
 Of every league and kind of mail the gallery keeps the first and the last round's
 mail to one player, and the game master's copy; times of day are replaced by ``<ZAT>``
-and ``<Zeit>`` (the demo plays from the current date)."""
+and ``<Zeit>`` (the demo plays from the current date). A resent Auswertung (AUSWERTUNG n)
+whose HTML equals one kept already is kept as text only."""
 
 from __future__ import annotations
 
@@ -72,9 +76,14 @@ def _extras(work: Path) -> None:
     from bot.service.conversations import gm
     from bot.service.operations.league import create_league
     from bot.service.stages.outbox import deliver
+    from sqlalchemy import select
+
+    from bot.service.domain.league import open_round
+    from bot.service.stages.reminders import send_reminders
     from bot.service.stages.rounds import adjudicate_league
     from bot.service.operations.runner import poll_once
     from bot.storage.db import Database
+    from bot.storage.models import League
     from tests.helpers import player_mail
 
     cfg = embedded(work)
@@ -83,6 +92,15 @@ def _extras(work: Path) -> None:
     db = Database(cfg.database_url)
     md = MaildirTransport(cfg.maildir)
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
+
+    def remind(name: str) -> None:
+        """The reminders of the open round, an hour before its ZAT."""
+        with db.session() as s:
+            lg = s.scalar(select(League).where(League.name == name))
+            zat = open_round(s, lg).zat
+        send_reminders(db, cfg, now=zat - timedelta(hours=1))
+        deliver(db, md, cfg)
+
     for name, lang, players in (
             ("GM-Liga", "de", [("Jürgen Öhler", "juergen@gm.invalid"), ("Bärbel Süß", "baerbel@gm.invalid"),
                                ("Anna Albers", "anna@gm.invalid")]),
@@ -91,8 +109,8 @@ def _extras(work: Path) -> None:
         spec = {"name": name, "game": "rondonl", "partien": ["T1"], "language": lang, "first_zat": first.isoformat(),
                 "zat_interval_days": 7, "seed": "gallery", "gm_email": "gm@gm.invalid", "require_code": False,
                 "turn_hours": 48, "players": [{"name": n, "email": e} for n, e in players]}
-        if lang == "de":
-            spec["options"] = {"dictionary": "de"}
+        if lang == "de":  # the German league plays one round of turns to its end (_probe)
+            spec["options"] = {"dictionary": "de", "full_rounds": 1}
         with db.session() as s:
             create_league(s, spec, cfg)
         cfg.gm_notice_window = 0  # each notice on its own ...
@@ -107,8 +125,10 @@ def _extras(work: Path) -> None:
             with db.session() as s:
                 step(s)
         deliver(db, md, cfg, now=datetime.now(timezone.utc) + timedelta(minutes=4))
+        remind(name)  # the opening's reminder: everyone
         adjudicate_league(db, cfg, name, force=True)
         deliver(db, md, cfg)
+        remind(name)  # the reminder of turn 1: the player on turn
         who = players[0][1]
         for subject in ("HILFE", "STAND", "AUSWERTUNG 1 ALLE" if lang == "de" else "UITSLAG 1 ALLES"):
             md.deliver_to_inbox(player_mail(who, subject, subject=subject))
@@ -143,7 +163,6 @@ KINDS: dict[str, tuple[str, ...]] = {
 }
 
 _NO_TURNS = "no turns: everyone moves in every Runde"
-_NOT_YET = "not in the gallery yet (issue 32: no mail of this kind is produced by the gallery's leagues)"
 #: (variant, language) -> {kind: why the gallery has no such mail}
 SKIPPED: dict[tuple[str, str], dict[str, str]] = {
     key: {"ack player out": "nobody drops out of this game",
@@ -152,13 +171,10 @@ SKIPPED: dict[tuple[str, str], dict[str, str]] = {
     for key in (("rondo", "de"), ("monoscrabble", "de"), ("crossword", "de"), ("typdom-point", "de"),
                 ("typdom-kreuzwort", "de"), ("typdom-presto", "de"), ("typdom-wbr", "de"), ("rondonl", "de"),
                 ("rondonl", "nl"))}
-SKIPPED[("typdom-wbr", "de")].pop("reminder")  # WbR reminds the player on turn
-SKIPPED[("typdom-wbr", "de")]["ack player out"] = _NOT_YET + " (a WbR game in which a player is out)"
-for _lang in ("de", "nl"):
-    SKIPPED[("rondonl", _lang)]["reminder"] = _NOT_YET + " (RONDO's turn reminder)"
-for _kind in ("ack valid", "ack after the end", "final auswertung"):
-    # the demo plays RONDO in Dutch to the end; the German RONDO league runs one ZAT
-    SKIPPED[("rondonl", "de")][_kind] = "the German RONDO league (GM-Liga) plays one ZAT, with no valid move"
+for _key in (("typdom-wbr", "de"), ("rondonl", "de"), ("rondonl", "nl")):
+    # games of turns remind the player on turn; a WbR player drops out (_player_out)
+    SKIPPED[_key].pop("reminder")
+SKIPPED[("typdom-wbr", "de")].pop("ack player out")
 
 
 def _probe(work: Path) -> dict[int, str]:
@@ -257,6 +273,9 @@ def _probe(work: Path) -> dict[int, str]:
         if name.startswith("Demo-"):  # the commands in the ended demo leagues
             for cmd in ("HILFE", "STAND", "UITSLAG 1" if nl else "AUSWERTUNG 1"):
                 step(_slug(cmd.replace("1", "n")), mail(addrs[0], f"{cmd} {name}", f"{cmd}\n"))
+        if name == "GM-Liga":  # plays on to its end: valid moves, the final Auswertung, a move after it
+            _play_to_end(db, md, cfg, name)
+            step("nach-dem-ende", bad_move(addrs[0]))
         if over or not name.startswith("Lauf-"):
             continue  # (_extras sent the GM-Liga's and the GM-Competitie's notices)
         for label, act in (("zat", lambda: gm.set_zat(s, cfg, name, "+2d")), ("pause", lambda: gm.pause(s, cfg, name)),
@@ -269,8 +288,97 @@ def _probe(work: Path) -> dict[int, str]:
             with db.session() as s2:
                 for m in s2.scalars(select(OutboxMail).where(OutboxMail.id > before)):
                     labels[m.id] = f"gm-{label}"
+    labels.update(_player_out(db, md, cfg, first, step, mail))
     db.dispose()
     return labels
+
+
+def _play_to_end(db, md, cfg, name: str) -> None:
+    """RONDO league ``name`` played to its end through the mail: the player on turn sends
+    the best word of their hand (the game's demo_player), a turn nobody completes is ended by
+    its ZAT."""
+    import random
+
+    from sqlalchemy import select
+
+    from bot.games import get_game
+    from bot.service.domain.league import league_lexicon
+    from bot.service.operations.runner import poll_once
+    from bot.service.stages.outbox import deliver
+    from bot.service.stages.rounds import adjudicate_league
+    from bot.storage.models import League, Partie
+    from tests.helpers import player_mail
+
+    game, rng = get_game("rondonl"), random.Random("gallery")
+    for _ in range(60):
+        with db.session() as s:
+            lg = s.scalar(select(League).where(League.name == name))
+            if lg.status != "running":
+                return
+            lexicon = league_lexicon(lg, cfg)
+            state = s.scalar(select(Partie).where(Partie.league_id == lg.id)).state
+            addr = {str(p.id): p.email for p in lg.players}
+        before = state.get("turn"), state.get("phase")
+        for key in game.movers(state) or []:
+            # (bot.demo's player writes Dutch "punten": here a German player writes "Punkte")
+            view = dict(game.public_view(state), mine=game.player_view(state, key), player=key)
+            mails = game.demo_player(view, rng, lexicon=lexicon) or []
+            lines = [x.replace(" punten", " Punkte") for m in mails for x in m.lines] or ["PASSE"]
+            md.deliver_to_inbox(player_mail(addr[key], "Hallo,\n\n" + "\n".join(lines) + "\n\nGruß\n",
+                                            subject=f"{name}: Zug"))
+        poll_once(db, cfg)  # a complete turn ends here, at once
+        with db.session() as s:
+            lg = s.scalar(select(League).where(League.name == name))
+            after = s.scalar(select(Partie).where(Partie.league_id == lg.id)).state
+        if (after.get("turn"), after.get("phase")) == before and lg.status == "running":
+            adjudicate_league(db, cfg, name, force=True)
+        deliver(db, md, cfg)
+    raise AssertionError(f"{name} did not end")
+
+
+def _player_out(db, md, cfg, first, step, mail) -> dict[int, str]:
+    """A "Wer behält recht?" Partie in which a player drops out and then mails again (the
+    answer says they are out, since when and why: GameRules.out_note), played through the
+    mail as tests/test_e2e_wbr.py plays it: racks and seats set after the start (the start
+    mails, written for the racks dealt, are left out of the gallery: label ``""``), Anna
+    announces ESEL, Bernd's Ersatzzug builds on, Clara lets the ZAT pass, ESEL comes round
+    to Anna, who lacks the L: she is out; then she mails again. Returns the labels."""
+    from sqlalchemy import select
+
+    from bot.service.operations.league import create_league
+    from bot.service.operations.runner import poll_once
+    from bot.service.stages.outbox import deliver
+    from bot.service.stages.reminders import send_reminders
+    from bot.service.stages.rounds import adjudicate_league
+    from bot.storage.models import League, OutboxMail
+    from tests.helpers import player_mail
+
+    name = "Aus-WBR"
+    a, b, c = (f"{n}@aus-wbr.invalid" for n in ("anna", "bernd", "clara"))
+    spec = {"name": name, "game": "typdom-wbr", "partien": ["W1"], "first_zat": first.isoformat(),
+            "zat_interval_days": 7, "seed": "gallery", "gm_email": "gm@gm.invalid", "require_code": False,
+            "turn_hours": 12, "players": [{"name": n, "email": e} for n, e in
+                                          (("Anna Albers", a), ("Bernd Becker", b), ("Clara Conrad", c))]}
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    with db.session() as s:
+        lg = s.scalar(select(League).where(League.name == name))
+        keys = {p.email: str(p.id) for p in lg.players}
+        pt = lg.partien[0]
+        pt.state = dict(pt.state, racks={keys[a]: "EEHST", keys[b]: "OS", keys[c]: "R"}, pool="NRI",
+                        seat_order=[keys[a], keys[b], keys[c]], active=[keys[a], keys[b], keys[c]], mover=keys[a])
+        setup = {m: "" for m in s.scalars(select(OutboxMail.id).where(OutboxMail.league_id == lg.id))}
+    deliver(db, md, cfg)
+    for who, body in ((a, "M13 E ESEL\n"), (b, "L13 X EXESEL\nErsatz: N13 S\n")):
+        md.deliver_to_inbox(player_mail(who, body, subject=f"{name}: Zug"))
+        poll_once(db, cfg)  # a valid move ends the turn at once
+        deliver(db, md, cfg)
+    adjudicate_league(db, cfg, name, force=True)  # Clara's ZAT: NMR; ESEL comes round, Anna is out
+    deliver(db, md, cfg)
+    send_reminders(db, cfg)  # (the next turn's reminder, due now: not the answer's)
+    deliver(db, md, cfg)
+    step("ausgeschieden", mail(a, f"{name}: Zug", "Hallo,\n\nO13 O SO\n\nGruß\n"))
+    return setup
 
 
 def build(out: Path, work: Path | None = None) -> list[Path]:
@@ -302,12 +410,15 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
                 who = "gm" if m.to_addr.startswith("gm@") else "spieler"
                 # notices and command answers: one of each subject (ZAT, PAUSE, HILFE, STAND, ...)
                 what = "" if m.kind in _BY_ROUND else _slug(re.sub(r"\d+", "n", m.subject.replace(lg.name, "")))
+                if labels.get(m.id) == "":  # a mail written before the test set the state
+                    continue
                 if m.id in labels:  # a probe's answer: named by what was asked (one of each)
                     what = f"probe-{labels[m.id]}"
                 groups[(lg.game, lang, lg.name, m.kind, who, what)].append(m)
             if out.exists():
                 shutil.rmtree(out)
             written = []
+            htmls: dict[Path, set[str]] = defaultdict(set)  # folder -> the HTML parts written there
             for (game, lang, league, kind, who, what), mails in sorted(groups.items()):
                 rounds = sorted({m.round_number or 0 for m in mails})
                 keep = {rounds[0], rounds[-1]}
@@ -324,9 +435,13 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
                     head = f"Betreff: {normalize(m.subject)}\n\n"
                     (folder / f"{stem}.txt").write_text(head + normalize(text), encoding="utf-8")
                     written.append(folder / f"{stem}.txt")
-                    if html:
-                        (folder / f"{stem}.html").write_text(normalize(html, html=True), encoding="utf-8")
+                    html = normalize(html, html=True) if html else None
+                    # a resent Auswertung (AUSWERTUNG n) whose HTML equals one kept already is
+                    # kept as text only (no byte-equal duplicate); one that differs is kept
+                    if html and not (kind == "resend" and html in htmls[folder]):
+                        (folder / f"{stem}.html").write_text(html, encoding="utf-8")
                         written.append(folder / f"{stem}.html")
+                        htmls[folder].add(html)
         db.dispose()
         return written
     finally:

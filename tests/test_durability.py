@@ -348,3 +348,34 @@ def test_a_delayed_zat_takes_nothing_from_the_players(tmp_path, db_url):
     assert "Runde 1" in acks[PLAYERS[0][1]] and "für Runde 2" not in acks[PLAYERS[0][1]]
     late = " ".join(acks[PLAYERS[1][1]].split())
     assert "nach dem ZAT der Runde 1" in late and "für Runde 2" in late and "nicht mehr gewertet" not in late
+
+
+@pytest.mark.parametrize("game, players, said", [
+    ("typdom-wbr", PLAYERS[:3], ("nach dem ZAT von Zug 1", "diesen Zug", "für Zug 2")),
+    ("rondonl", PLAYERS[:3], ("nach dem ZAT der Eröffnung", "die Eröffnung", "für Zug 1"))])
+def test_a_delayed_zat_of_a_turn_game_names_the_turn(tmp_path, db_url, game, players, said):
+    """A game of turns ("Wer behält recht?", RONDO) counts turns, not Runden: the answer to
+    a mail that came after a delayed ZAT names the turn it came after (RONDO's first ZAT:
+    the opening) and the turn it counts for, never a "Runde" (issue 32)."""
+    now = datetime.now(timezone.utc)
+    cfg = embedded(tmp_path / "var")
+    cfg.database_url, cfg.read_workers = db_url, 1
+    db = Database(db_url)
+    db.migrate()
+    extra = 'turn_hours = 24\noptions = { dictionary = "de" }' if game == "rondonl" else "turn_hours = 24"
+    path = league_toml(tmp_path / "l.toml", name=LEAGUE, partien=("T1",), rounds=10,
+                       first_zat=now - timedelta(hours=1), players=players, extra=extra)
+    path.write_text(path.read_text().replace('game = "rondo"', f'game = "{game}"'))
+    with db.session() as s:
+        create_league(s, read_league_file(path), cfg)
+    after = _received(player_mail(players[1][1], "Partie T1: NACHHER\n", subject=LEAGUE), now - timedelta(minutes=30))
+    store_raw_batch(db, [RawMail(after, "maildir", None, None)])
+    assert process_pending(db, cfg) == 1
+    with db.session() as s:
+        assert [r.status for r in s.scalars(select(Round).order_by(Round.number))][:2] == ["adjudicated", "open"]
+        acks = [text_of(r.raw) for r in s.scalars(select(OutboxMail).where(OutboxMail.kind.in_(("ack", "notice")),
+                                                                           OutboxMail.to_addr == players[1][1]))]
+    db.dispose()
+    late = " ".join(" ".join(acks).split())
+    assert all(x in late for x in said), late
+    assert "Runde" not in late and "gestört" in late

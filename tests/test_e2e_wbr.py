@@ -132,6 +132,8 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert ("du bist seit Zug 3 aus dieser Partie ausgeschieden: dir fehlte ein Stein, um dein angesagtes Wort "
             "ESEL fertig zu legen, und du hast jedem Mitspieler 6 Punkte gezahlt.") in ack
     assert "nicht am Zug" not in ack
+    # ... and only that: no "Hinweis", no second "nicht gespeichert", no ZAT to keep
+    assert "Hinweis" not in ack and ack.count("nicht gespeichert") == 1 and "ZAT" not in ack
     assert _show(conf, capsys)["round"] == 4  # nothing stored, the turn goes on
 
     # turn 4: Bernd starts SO across the given-up fragment with his last tile and wins:

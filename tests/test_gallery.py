@@ -77,6 +77,21 @@ def test_the_gallery_has_every_kind_of_mail():
     assert not missing, f"kinds of mail missing: {missing}"
 
 
+def test_no_html_mail_is_kept_twice():
+    """A resent Auswertung (AUSWERTUNG n) whose HTML is byte-equal to an Auswertung kept
+    already is kept as text only (tests.gallery.build); no HTML file of the gallery is a
+    copy of another in its league."""
+    seen: dict[tuple[str, str], str] = {}
+    dupes = []
+    for name, path in _files(GALLERY).items():
+        if name.endswith(".html"):
+            key = (name.rsplit("/", 1)[0], path.read_text(encoding="utf-8"))
+            if key in seen:
+                dupes.append(f"{name} = {seen[key]}")
+            seen.setdefault(key, name)
+    assert not dupes, dupes
+
+
 #: German words that no Dutch sentence contains (the wording check's list, tests/wording_terms.py)
 from tests.test_wording import KNOWN  # noqa: E402
 from tests.wording_terms import GERMAN  # noqa: E402

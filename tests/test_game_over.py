@@ -1,5 +1,5 @@
 """Mails after the end (issue 23, item 4): a registered player's move after their league
-ended is answered "Die Partie ist beendet" with the final standings, in the league's
+ended is answered "die Partie ist beendet" with the final standings, in the league's
 language (Dutch for a RONDO league), not "diese Adresse ist bei keiner laufenden Liga
 angemeldet"."""
 
@@ -34,7 +34,7 @@ def test_move_after_the_end_gets_the_final_standings(tmp_path, env):
     poll_once(db, cfg)
     deliver(db, md, cfg)
     txt = _answer(md, n, addr)
-    assert "Die Partie ist beendet: die Liga Kurz ist zu Ende" in txt
+    assert "die Partie ist beendet: die Liga Kurz ist zu Ende" in txt
     assert "keiner laufenden Liga" not in txt
     assert all(name in txt for name, _ in PLAYERS)  # the final standings
 
@@ -55,5 +55,5 @@ def test_move_after_the_end_of_a_rondo_league_in_dutch(tmp_path, env):
     poll_once(db, cfg)
     deliver(db, md, cfg)
     txt = _answer(md, n, addr)
-    assert "De partij is afgelopen: de competitie R-NL is voorbij" in txt
+    assert "de partij is afgelopen: de competitie R-NL is voorbij" in txt
     assert all(name in txt for name, _ in PLAYERS)

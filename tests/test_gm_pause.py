@@ -112,23 +112,50 @@ def test_pause_is_seen_in_show_json_archive_and_status(tmp_path, capsys, monkeyp
     assert "angehalten" in out and "3 Spieler benachrichtigt" in out and "geht um" in out
     first = run("show", "DS-Rondo").splitlines()[0]
     assert "Status angehalten seit" in first and "vom Spielleiter per CLI" in first and "running" not in first
+    assert first.endswith("(wartet auf WEITER des Spielleiters)")  # the next ZAT waits (issue 32)
     view = json.loads(run("show", "DS-Rondo", "--json"))
     assert view["paused"] is True and view["paused_by"] == "cli"
     assert before <= datetime.fromisoformat(view["paused_since"]) <= datetime.now(timezone.utc)
     assert view["paused_text"].startswith("angehalten seit ")
     status = run("gm", "status", "DS-Rondo")
     assert "angehalten seit" in status and "vom Spielleiter per CLI" in status
+    assert "(wartet auf WEITER des Spielleiters)" in status
     assert "Mitteilungen an 3 Spieler warten bis" in status      # the notice waits to be merged
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     assert "angehalten seit" in index and "läuft" not in index
     assert "per CLI" not in index                                # who paused it is not the public's business
     league_page = next((tmp_path / "site").glob("*/index.html")).read_text(encoding="utf-8")
     assert "angehalten seit" in league_page
+    # the archive's next ZAT says it waits for the GM's WEITER (issue 32), the index's too
+    assert "(wartet auf WEITER des Spielleiters)" in league_page and "(wartet auf WEITER" in index
 
     run("gm", "weiter", "DS-Rondo")
     assert json.loads(run("show", "DS-Rondo", "--json"))["paused"] is False
-    assert "Status läuft" in run("show", "DS-Rondo")
+    assert "Status läuft" in run("show", "DS-Rondo") and "wartet auf" not in run("show", "DS-Rondo")
     assert "läuft" in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    assert "wartet auf WEITER" not in next((tmp_path / "site").glob("*/index.html")).read_text(encoding="utf-8")
+
+
+def test_a_paused_dutch_league_s_archive_says_in_dutch_that_the_zat_waits(tmp_path):
+    """The archive of a paused Dutch RONDO league: its next ZAT waits for the game master,
+    said in Dutch and without the German command word (issue 32)."""
+    from bot.service.conversations import gm
+    from bot.service.presentation.archive import build_archive
+    cfg = embedded(tmp_path / "var")
+    db = Database(cfg.database_url)
+    db.migrate()
+    spec = {"name": "NL-Rondo", "game": "rondonl", "partien": ["T1"], "language": "nl", "seed": "1",
+            "first_zat": (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0).isoformat(),
+            "zat_interval_days": 7, "gm_email": GM, "require_code": False, "turn_hours": 48,
+            "players": [{"name": n, "email": e} for n, e in PLAYERS[:3]]}
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    with db.session() as s:
+        gm.pause(s, cfg, "NL-Rondo")
+    build_archive(db, tmp_path / "site")
+    page = next((tmp_path / "site").glob("*/index.html")).read_text(encoding="utf-8")
+    db.dispose()
+    assert "(wacht tot de spelleider de competitie hervat)" in page and "WEITER" not in page
 
 
 def test_pause_by_mail_records_who(env):

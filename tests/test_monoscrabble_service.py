@@ -120,3 +120,34 @@ def test_passe_is_acknowledged_as_a_valid_zero_point_move(mono):
     assert len(acks) == 1 and len(md.sent()) == before + 1
     ack = acks[0]
     assert "Hauptzug: PASSE" in ack and "gültig: PASSE, 0 Punkte" in ack
+
+
+def test_a_blanko_in_a_move_line_gets_its_key_once(mono):
+    """A move line writes a Blanko as ``*X`` ("MOK*IERT"): the acknowledgement and the
+    Auswertung give the key once, as the board gives its own ("Kleinbuchstabe = Blanko");
+    a mail without a Blanko in its move lines has no such key (issue 32)."""
+    db, cfg, md = mono
+    with db.session() as s:
+        part = s.scalar(select(Partie))
+        part.state = dict(part.state, rack="EKMORT?")
+    md.deliver_to_inbox(player_mail("anna@example.org", "H2s MOK*IERT\nErsatz: H4s MOK*IERT\n", subject="Test-Mono"))
+    md.deliver_to_inbox(player_mail("bernd@example.org", "PASSE\n", subject="Test-Mono"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    acks = {header(m, "To"): text_of(m) for m in md.sent() if header(m, "Subject").startswith("Re:")}
+    assert "MOK*IERT" in acks["anna@example.org"] and acks["anna@example.org"].count("(*X = Blanko als X)") == 1
+    assert "Blanko als" not in acks["bernd@example.org"]
+    adjudicate_league(db, cfg, "Test-Mono", force=True)
+    deliver(db, md, cfg)
+    mails = [m for m in md.sent() if "Auswertung" in header(m, "Subject")]
+    assert mails
+    for m in mails:
+        text = text_of(m)
+        assert "H2s MOK*IERT" in text and text.count("(*X = Blanko als X)") == 1, text
+        assert "(Kleinbuchstabe = Blanko)" in text
+    # every player's lines of the round (AUSWERTUNG 1 ALLE): the key once, at the end
+    md.deliver_to_inbox(player_mail("bernd@example.org", "", subject="AUSWERTUNG 1 ALLE Test-Mono"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    alle = [text_of(m) for m in md.sent() if "AUSWERTUNG 1 ALLE" in header(m, "Subject")]
+    assert len(alle) == 1 and "MOK*IERT" in alle[0] and alle[0].count("(*X = Blanko als X)") == 1, alle

@@ -157,3 +157,52 @@ def test_codes_required(tmp_path):
     with db.session() as s:
         later = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auth", OutboxMail.status == "pending")).one()
         assert later.to_addr == "anna@example.org" and "ohne Code" in text_of(later.raw)
+
+
+@pytest.mark.parametrize("lang, opening, turn", [
+    ("de", ("Erinnerung an den ZAT der Eröffnung", "für die Eröffnung von", "Wort aus drei Karten"),
+     ("Erinnerung an den ZAT von Zug 1", "für Zug 1 von")),
+    ("nl", ("herinnering aan de deadline van de opening", "voor de opening van", "woord van drie kaarten"),
+     ("herinnering aan de deadline van beurt 1", "voor beurt 1 van"))])
+def test_rondo_reminds_of_the_opening_and_then_the_player_on_turn(tmp_path, lang, opening, turn):
+    """RONDO's first round is the opening, no turn: its reminder names the opening (never
+    "Zug 0"), and asks everyone for their word; then each turn's reminder goes to the
+    player on turn alone and names the turn (issue 32)."""
+    cfg = embedded(tmp_path / "var")
+    cfg.sender = "spielleiter@example.org"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    first = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
+    spec = {"name": "R-Erinnerung", "game": "rondonl", "partien": ["T1"], "language": lang, "seed": "1",
+            "first_zat": first.isoformat(), "zat_interval_days": 7, "turn_hours": 48, "require_code": False,
+            "players": [{"name": n, "email": e} for n, e in
+                        (("Anna Albers", "anna@example.org"), ("Bernd Becker", "bernd@example.org"),
+                         ("Clara Conrad", "clara@example.org"))]}
+    if lang == "de":
+        spec["options"] = {"dictionary": "de"}
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    from bot.service.stages.outbox import deliver
+    deliver(db, md, cfg)  # the start mails
+
+    def reminders() -> list[bytes]:
+        with db.session() as s:
+            zat = s.scalar(select(Round.zat).where(Round.status == "open"))
+        before = set(md.outbox.keys())
+        assert send_reminders(db, cfg, now=zat - timedelta(hours=1)) >= 1
+        deliver(db, md, cfg)
+        return [md.outbox.get_bytes(k) for k in set(md.outbox.keys()) - before]
+
+    first_ones = reminders()
+    assert len(first_ones) == 3
+    for raw in first_ones:
+        text = " ".join(text_of(raw).split())
+        assert opening[0] in header(raw, "Subject") and all(x in text for x in opening[1:]), text
+        assert "Zug 0" not in text + header(raw, "Subject") and "beurt 0" not in text + header(raw, "Subject")
+    adjudicate_league(db, cfg, "R-Erinnerung", force=True)
+    deliver(db, md, cfg)  # the opening's Auswertung
+    on_turn = reminders()
+    assert len(on_turn) == 1
+    assert turn[0] in header(on_turn[0], "Subject") and turn[1] in " ".join(text_of(on_turn[0]).split())
+    db.dispose()

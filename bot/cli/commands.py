@@ -161,7 +161,8 @@ def cmd_show(args, cfg) -> int:
     of = f" von {view['rounds']}" if view.get("rounds_fixed", True) else ""
     state = view.get("paused_text") or {"running": "läuft", "finished": "beendet"}.get(view["status"], view["status"])
     print(f"{view['league']} ({view['game']}), Runde {view['round']}{of}, "
-          f"Status {state}, nächster ZAT {view['next_zat_local'] or '-'}")
+          f"Status {state}, nächster ZAT {view['next_zat_local'] or '-'}"
+          + (f" ({view['zat_waits']})" if view.get("zat_waits") and view["next_zat_local"] else ""))
     for p in view["partien"]:  # the game's own picture with every private part (GameRules.gm_picture)
         first, *rest = p["picture"] or [""]
         print(f"  Partie {p['name']}: {first}")

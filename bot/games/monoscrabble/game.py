@@ -266,6 +266,7 @@ class MonoscrabbleRules(GameRules[Move]):
                            state_before=dict(state), state_after=after, lot=lot)
 
     points_rule = N_("Die Punkte gelten für das Brett, wie es jetzt liegt.")
+    move_key = ("*", N_("(*X = Blanko als X)"))  # the board's key is "(Kleinbuchstabe = Blanko)"
 
     def example_move(self, state: Mapping[str, Any]) -> list[str] | None:
         """Up to two lines in Monoscrabble notation (NOTATION.md "Monoscrabble") for the

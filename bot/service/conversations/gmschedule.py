@@ -16,7 +16,7 @@ from bot.config import Config
 from bot.i18n import Texts
 from bot.games import get_game
 from bot.render import format_zat
-from bot.service.domain.league import open_round, paused_text, zat_of
+from bot.service.domain.league import open_round, paused_text, zat_of, zat_waits_text
 from bot.service.stages.rounds import adjudicate_league
 from bot.storage.models import (League, OutboxMail, Partie, Player, Round, Submission)
 
@@ -211,7 +211,7 @@ def status(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
         if league.paused and rnd.zat <= now:
             when = f"ZAT {zat} ist vorbei; die Runde wird ausgewertet, sobald WEITER kommt (oder AUSWERTEN)"
         elif league.paused:
-            when = f"ZAT {zat} (wird nur ausgeführt, wenn die Liga bis dahin fortgesetzt ist)"
+            when = f"ZAT {zat} ({zat_waits_text(league)})"
         else:
             when = f"ZAT {zat}"
         lines.append(f"Runde {rnd.number}: {when}; Züge von {subs} von {len(active_players(league))} Spielern.")

@@ -205,9 +205,15 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
+    outs = 0  # Partien the player is out of: an answer of nothing else says only that (issue 32)
     if delayed is not None:  # came after the last ZAT, read only after its delayed adjudication
-        errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number,
-                         zat=format_zat(delayed, league.timezone, lang)))
+        zat = format_zat(delayed, league.timezone, lang)
+        if not game.turn_rounds:
+            errors.append(tr(lang, "after_delayed_zat", round=rnd.number - 1, next=rnd.number, zat=zat))
+        else:  # a game of turns names the turns, the opening by its name (issue 32)
+            turn, nxt = game.shown_number(rnd.number - 1), game.shown_number(rnd.number)
+            errors.append(tr(lang, "after_delayed_zat_turn", turn=turn, next=nxt, zat=zat) if turn
+                          else tr(lang, "after_delayed_zat_opening", next=nxt, zat=zat))
     accepted: list[tuple[Partie, list[str], list]] = []
     readings: dict[int, list[tuple[str, str]]] = {}
     open_names = [p.name for p in all_partien if p.id in active]
@@ -228,6 +234,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
         if why:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
+            if not part.finished and game.out_note(part.state, key) is not None:
+                outs += 1  # out of this Partie (GameRules.out_note)
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         readings.setdefault(part.id, []).extend(sec.readings)  # ("ÖLE", "OELE"): shown in the ack
@@ -286,6 +294,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
+                  move_key=game.move_key, out=bool(outs) and not sections and outs == len(errors),
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
     queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
                league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from bot import lexicon as lexmod
 from bot.config import Config
 from bot.games import get_game
+from bot.i18n import N_, texts
 from bot.render import format_zat
 from bot.storage.models import League, Partie, Player, Round
 
@@ -99,3 +100,13 @@ def paused_text(league: League, lang: str | None = None) -> str | None:
            if by == "zurueck" else f"vom Spielleiter per Mail ({by[5:]})" if by.startswith("mail ")
            else "vom Spielleiter")
     return f"angehalten seit {since}, {who}"
+
+
+def zat_waits_text(league: League, lang: str = "de") -> str | None:
+    """What the open round's ZAT of a paused league waits for, the same words in ``show``,
+    ``gm status`` and the archive (``wartet auf WEITER des Spielleiters``; in ``lang``, the
+    archive gives the league's language); None for a running league. A paused league's ZAT
+    is neither scheduled nor fired until the game master resumes it (issue 33)."""
+    if not league.paused:
+        return None
+    return texts(lang).gettext(N_("wartet auf WEITER des Spielleiters"))

@@ -50,10 +50,11 @@ from sqlalchemy.orm import Session
 
 from bot import __version__
 from bot.games import get_game
+from bot.i18n import league_language
 from bot.games.base import PUBLIC, GameRules
 from bot.render import format_zat, has_template, render
 from bot.service.presentation.chart import chart_title, league_chart
-from bot.service.domain.league import find_league
+from bot.service.domain.league import find_league, zat_waits_text
 from bot.service.presentation.report import PartieRound, partie_round, round_rows
 from bot.service.presentation.standings import standings
 from bot.storage.models import Adjudication, League, Partie, Player, Result, Round
@@ -213,6 +214,9 @@ def _league_info(s: Session, league: League, game: GameRules, rounds: list[_Roun
         else:
             round_text = f"Runde {n} von {league.rounds}" if capped else f"Runde {n}"
         zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
+        waits = zat_waits_text(league, league_language(league.options))
+        if rnd and waits:  # a paused league's ZAT comes only with the GM's WEITER (issue 32)
+            zat = f"{zat} ({waits})"
     return {"status": status, "round": round_text, "next_zat": zat, "played": done}
 
 

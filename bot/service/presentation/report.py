@@ -327,11 +327,12 @@ def render_all_moves(game: GameRules, *, league: dict[str, Any], round: int,
     player asked for (the turn in a game of turns, :meth:`GameRules.shown_number`)."""
     common = dict(league=league, round=round)
     parts = []
-    for pr in partien:
-        lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pr.seen(k, audience, lang), **common) for k in pr.full]
+    for pr in partien:  # (listing: the key of the move lines comes once, from the frame)
+        lines = [_part(game, "moves", "txt", lang, p=pr.p, pl=pr.seen(k, audience, lang), listing=True, **common)
+                 for k in pr.full]
         parts.append({"name": pr.p["name"], "moves": lines})
     return fold_text(render("alle.txt.j2", lang, partien=parts, shown=round if shown is None else shown,
-                            turns=game.turn_rounds, **common))
+                            turns=game.turn_rounds, move_key=game.move_key, **common))
 
 
 def _markup(ctx: dict[str, Any]) -> dict[str, Any]:

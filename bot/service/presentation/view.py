@@ -11,7 +11,7 @@ from bot.games import get_game
 from bot.games.verdict import render_text
 from bot.i18n import gm_language, texts
 from bot.render import format_zat
-from bot.service.domain.league import find_league, open_round, paused_text, playing
+from bot.service.domain.league import find_league, open_round, paused_text, playing, zat_waits_text
 from bot.service.presentation.standings import standings
 
 from bot.storage.models import AddressChange, Player, Round
@@ -78,6 +78,7 @@ def league_view(db, name: str) -> dict:
                 "paused_since": league.paused_at.isoformat() if league.paused and league.paused_at else None,
                 "paused_by": league.paused_by if league.paused else None,
                 "paused_text": paused_text(league),
+                "zat_waits": zat_waits_text(league),  # what a paused league's ZAT waits for (issue 32)
                 "round": rnd.number if rnd else (last or league.rounds), "rounds": league.rounds,
                 # False: the game ends by itself and ``rounds`` is only a cap (Typ-Dom, RONDO)
                 "rounds_fixed": bool(game.fixed_rounds or game.default_rounds),

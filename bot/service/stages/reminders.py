@@ -51,13 +51,14 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
                 lang = league_language(league.options)
                 which = tr(lang, "partie_one" if len(missing) == 1 else "partie_many", names=", ".join(missing))
                 # a game of turns names the turn, as its subjects do (issue 32)
-                turn = rnd.number - game.opening_rounds if game.turn_rounds else None
-                body = tr(lang, "reminder" if turn is None else "reminder_turn",
-                          round=rnd.number if turn is None else turn, league=league.name, partien=which,
-                          zat=format_zat(rnd.zat, league.timezone, lang))
+                # (RONDO's opening round is no turn: it is named the opening, never "Zug 0")
+                turn = game.shown_number(rnd.number) if game.turn_rounds else None
+                which_text = "" if turn is None else "_turn" if turn >= 1 else "_opening"
+                body = tr(lang, "reminder" + which_text, round=rnd.number if turn is None else turn,
+                          league=league.name, partien=which, zat=format_zat(rnd.zat, league.timezone, lang))
                 queue_mail(s, cfg, key=f"reminder:{league.id}:{rnd.number}:{p.id}", kind="reminder", to=p.email,
-                           subject=tr(lang, "subject_reminder" if turn is None else "subject_reminder_turn",
-                                      league=league.name, round=rnd.number if turn is None else turn),
+                           subject=tr(lang, "subject_reminder" + which_text, league=league.name,
+                                      round=rnd.number if turn is None else turn),
                            text=render("notice.txt.j2", lang, name=p.name, body=body), league_id=league.id,
                            round_number=rnd.number)
                 queued += 1
