@@ -122,6 +122,7 @@ from bot.games.grid import Placement as Tiled, run
 from bot.games.typdom.game import _draw, end_scores
 from bot.games.typdom.table import CENTRE, COLUMNS, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VOWELS, jolly_for, left_value, sort_rack
+from bot.lexicon.alphabet import spell_line
 
 __all__ = ["REASONS", "DUTIES", "Lay", "WbrTurn", "Outcome", "parse_turn", "format_turn", "evaluate", "apply",
            "skip", "leave", "fits", "can_complete", "new_state", "finish_over_limit"]
@@ -267,14 +268,13 @@ def _parser() -> Lark:
 
 
 _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " "})
-_UMLAUT = {"Ä": "AE", "Ö": "OE", "Ü": "UE", "ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss", "ẞ": "SS"}
 
 
 def parse_turn(text: str) -> WbrTurn:
     """Read one turn line (see ``grammar/typdom_wbr.lark``); raises
     :class:`NotationError` with a verdict (code ``syntax``) for the mover."""
     src = unicodedata.normalize("NFC", text).translate(_SPACES).strip()
-    src = "".join(_UMLAUT.get(ch, ch) for ch in src)
+    src = spell_line(src, "typdom").text  # Ä Ö Ü ß as AE OE UE SS (issue 33; the service spells first)
     if not src:
         raise NotationError(verdict("syntax", N_("Leere Zeile: kein Zug.")), text)
     try:
