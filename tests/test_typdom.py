@@ -15,7 +15,8 @@ from bot.conformance import case_lexicon, read_cases, run_conformance
 from bot.games import get_game
 from bot.games.base import GM_ONLY, PUBLIC, NotationError
 from bot.games.typdom import engine as E
-from bot.games.typdom.game import deal, end_scores, seat_order
+from bot.games.typdom.deal import deal, seat_order
+from bot.games.typdom.scoring import end_scores
 from bot.games.typdom.movegen import best_turn, gen_notation, placements
 from bot.games.typdom.notation import Placement, Token, Turn, format_turn, parse_turn
 from bot.games.typdom.tiles import COUNTS, VALUES, full_set, left_value, red_tiles

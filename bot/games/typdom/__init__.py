@@ -3,8 +3,9 @@
 Modules: :mod:`.tiles` (the 80 tiles, colours, Jollys, values), :mod:`.table` (the
 25 x 25 table on the shared grid of :mod:`bot.games.grid`), :mod:`.notation` (turn lines),
 :mod:`.engine` (validation and scoring), :mod:`.movegen` (the best turn of a rack, over
-the shared generator :mod:`bot.games.gridgen`), :mod:`.game` (deal, seat order, rounds,
-end scoring). Board, tiles, Jolly rules and word rules are meant for the race variants
+the shared generator :mod:`bot.games.gridgen`), :mod:`.game` (the game: rounds and views),
+:mod:`.deal` (deal, seat order, purchases), :mod:`.scoring` (end scoring), :mod:`.reports`
+(what a judged turn shows). Board, tiles, Jolly rules and word rules are meant for the race variants
 (Presto, "Wer behält recht?") too. Listed in :mod:`bot.games.registry`.
 """
 

@@ -63,7 +63,7 @@ the contact words and the +10 for going out are not part of it. A turn's score i
 of its placements.
 
 Purchases (``KAUFEN``): always a valid turn here (which tiles come is the game's draw,
-see :mod:`bot.games.typdom.game`); Kreuzwort-Spiel buys one tile (``KAUFEN 2`` is read as
+see :mod:`bot.games.typdom.deal`); Kreuzwort-Spiel buys one tile (``KAUFEN 2`` is read as
 ``KAUFEN`` with a note), Point-Typ-Dom 1-3.
 """
 

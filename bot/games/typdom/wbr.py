@@ -71,7 +71,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from bot.games.typdom.game import _draw, end_scores
+from bot.games.typdom.deal import draw
+from bot.games.typdom.scoring import end_scores
 from bot.games.typdom.table import Table, coord_name
 from bot.games.typdom.tiles import left_value, sort_rack
 from bot.games.typdom.wbr_fit import WordList, can_complete, letters_on, span_of
@@ -130,7 +131,7 @@ def apply(state: Mapping[str, Any], player: str, out: Outcome, lexicon: WordList
     rec = _record(st, player, out.kind, notation=out.notation, summary=out.summary().to_json())
     st["base_duty"] = None
     if out.kind == "kaufen":
-        got, st["pool"] = _draw(st["pool"], 1, out.colour)
+        got, st["pool"] = draw(st["pool"], 1, out.colour)
         st["racks"][player] = sort_rack(st["racks"][player] + got)
         st["bought"] = got  # private: the buyer's (the record says only how many)
         rec.update(bought=len(got))
@@ -184,7 +185,7 @@ def skip(state: Mapping[str, Any], player: str, lexicon: WordList, *, kind: str 
     st = _copy(state)
     rec = _record(st, player, kind, failed=list(failed))
     if st["duty"] != "after_buy":
-        got, st["pool"] = _draw(st["pool"], 1, None)
+        got, st["pool"] = draw(st["pool"], 1, None)
         st["racks"][player] = sort_rack(st["racks"][player] + got)
         st["bought"] = got  # private: the buyer's (the record says only how many)
         rec.update(bought=len(got), pool_empty=not got)

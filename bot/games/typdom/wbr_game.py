@@ -5,7 +5,7 @@ Sources: seed 002, "4. Wer behält recht?", read with shared/RULES.md "Typ-Dom" 
 shared/NOTATION.md "Typ-Dom"; the rules engine is :mod:`.wbr` (the course of a game, its
 docstring holds the rules and the decisions), :mod:`.wbr_notation`, :mod:`.wbr_judge`
 (the checks), :mod:`.wbr_outcome` and :mod:`.wbr_fit`. Tiles, deal, seat order and end scoring are the
-Kreuzwort-Spiel's (:mod:`.tiles`, :mod:`.game`).
+Kreuzwort-Spiel's (:mod:`.tiles`, :mod:`.deal`, :mod:`.scoring`).
 
 A round of the service is one turn: :meth:`WbrRules.movers` names the one player to
 move, :meth:`WbrRules.round_complete` ends the turn as soon as that player's valid move
@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, mover, verdict
 from bot.games.typdom import wbr, wbr_fit, wbr_judge, wbr_notation, wbr_outcome
-from bot.games.typdom.game import deal, seat_order
+from bot.games.typdom.deal import deal, seat_order
 from bot.games.typdom.table import COLUMNS, MARGIN, Table, coord_name, example as table_example
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
