@@ -70,8 +70,9 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.typdom.deal import deal, draw, seat_order
-from bot.games.typdom.engine import VARIANTS, Outcome, evaluate, reason_gloss
+from bot.games.typdom.engine import VARIANTS, evaluate
 from bot.games.typdom.notation import parse_turn
+from bot.games.typdom.outcome import Outcome, reason_gloss
 from bot.games.typdom.reports import SKIPPED, move_report, public_turn, to_all, turn_record
 from bot.games.typdom.scoring import end_scores
 from bot.games.typdom.table import MARGIN, Table, example as table_example

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from bot.games.base import MoveReport
-from bot.games.typdom.engine import Outcome
+from bot.games.typdom.outcome import Outcome
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 
 __all__ = ["summary", "move_report", "SKIPPED", "turn_record", "public_turn", "to_all"]
