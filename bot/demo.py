@@ -44,7 +44,7 @@ from bot.games.crossword import movegen
 from bot.games.crossword.grid import Field, Grid
 from bot.games.monoscrabble.movegen import generate
 from bot.games.rondo.cards import Row
-from bot.games.rondo.engine import best_moves
+from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.game import position_of
 from bot.games.rondonl.cards import take
 from bot.games.rondonl.engine import best_word
