@@ -28,7 +28,7 @@ from bot.games import _gridcore, get_game  # noqa: E402
 from bot.games.rondo.cards import Row  # noqa: E402
 from bot.games.rondo.movegen import reference_listing  # noqa: E402
 from bot.games.rondonl.engine import best_word  # noqa: E402
-from bot.games.rondonl.game import mover, side_of  # noqa: E402
+from bot.games.rondonl.seats import mover, side_of  # noqa: E402
 from bot.lexicon import load  # noqa: E402
 from bot.wordgraph import graph_for  # noqa: E402
 

@@ -48,7 +48,7 @@ from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.game import position_of
 from bot.games.rondonl.cards import take
 from bot.games.rondonl.engine import best_word
-from bot.games.rondonl.game import side_of
+from bot.games.rondonl.seats import side_of
 from bot.games.typdom import wbrgen
 from bot.games.typdom.movegen import gen_notation, placements
 from bot.games.typdom.presto import Crossword, format_crossword
