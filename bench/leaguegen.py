@@ -95,7 +95,7 @@ def ranked_moves(db, cfg) -> dict[str, list[tuple[str, int]]]:
     from sqlalchemy import select
 
     from bot.games import get_game
-    from bot.service.operations.league import league_lexicon
+    from bot.service.domain.league import league_lexicon
     from bot.storage.models import League, Partie
 
     with db.session() as s:
@@ -104,7 +104,7 @@ def ranked_moves(db, cfg) -> dict[str, list[tuple[str, int]]]:
         out = {}
         for p in s.scalars(select(Partie).where(Partie.league_id == league.id).order_by(Partie.id)):
             if league.game == "rondo":
-                from bot.games.rondo.engine import best_moves
+                from bot.games.rondo.movegen import best_moves
                 from bot.games.rondo.game import position_of
                 pos = position_of(p.state)
                 out[p.name] = [(o.notation(pos), o.score) for o in best_moves(pos, lexicon, None)]  # type: ignore[misc]

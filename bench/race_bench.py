@@ -35,7 +35,7 @@ def presto(lexicon, deals: int, compare: bool = True) -> None:
     pure-Python reference (``search.reference_spellings``) as its own pass over the same
     sets; the ratios of the medians, worsts and totals; sets with a different answer."""
     from bot.games.typdom import search
-    from bot.games.typdom.game import deal
+    from bot.games.typdom.deal import deal
     from bot.games.typdom.presto_game import SETS
     from bot.games.typdom.search import find_crossword
     from bot.games import _gridcore

@@ -26,9 +26,9 @@ if str(ROOT) not in sys.path:
 
 from bot.games import _gridcore, get_game  # noqa: E402
 from bot.games.rondo.cards import Row  # noqa: E402
-from bot.games.rondo.engine import reference_listing  # noqa: E402
+from bot.games.rondo.movegen import reference_listing  # noqa: E402
 from bot.games.rondonl.engine import best_word  # noqa: E402
-from bot.games.rondonl.game import mover, side_of  # noqa: E402
+from bot.games.rondonl.seats import mover, side_of  # noqa: E402
 from bot.lexicon import load  # noqa: E402
 from bot.wordgraph import graph_for  # noqa: E402
 
@@ -79,7 +79,8 @@ def rondo_listing() -> None:
     each as its own pass; the moves compared as sets."""
     import json
 
-    from bot.games.rondo.engine import Position, generate_moves, list_moves
+    from bot.games.rondo.engine import Position
+    from bot.games.rondo.movegen import generate_moves, list_moves
     lex = load("rondo")
     _gridcore.compiled_graph(graph_for(lex).root)
     data = json.loads((ROOT / "bench" / "rondo_positions.json").read_text(encoding="utf-8"))["positions"]

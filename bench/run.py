@@ -68,7 +68,8 @@ def load_positions(lexicon, regenerate: bool = False) -> list[dict]:
 
 
 def rondo_bench(regenerate: bool = False) -> dict:
-    from bot.games.rondo.engine import Position, generate_moves
+    from bot.games.rondo.engine import Position
+    from bot.games.rondo.movegen import generate_moves
     from bot.lexicon import load
 
     results: dict[str, tuple[float, str]] = {}
@@ -89,7 +90,7 @@ def rondo_bench(regenerate: bool = False) -> dict:
         counts.append(len(moves))
     # issue 25: the compiled listing (list_moves) on the same positions, and the ratio
     from bot.games import _gridcore
-    from bot.games.rondo.engine import list_moves
+    from bot.games.rondo.movegen import list_moves
     from bot.wordgraph import graph_for
     _gridcore.compiled_graph(graph_for(lexicon).root)
     fast = []

@@ -247,7 +247,7 @@ def crossword_moves(rng: random.Random, game, state: dict, key: str, lexicon) ->
 
 
 def rondonl_moves(rng: random.Random, game, state: dict, key: str, lexicon) -> list[str]:
-    from bot.games.rondonl.game import side_of
+    from bot.games.rondonl.seats import side_of
     side = side_of(state, key)
     hand = state["hands"][side] if side is not None else "ABC"
     cards = [c for c in hand if c.isalpha()] or ["A"]

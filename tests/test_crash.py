@@ -23,7 +23,7 @@ from sqlalchemy import select
 
 from bot.cli import main
 from bot.crash import EXIT_CODE, POINTS
-from bot.games.rondo.engine import best_moves
+from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.storage.db import Database

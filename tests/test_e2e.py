@@ -12,7 +12,8 @@ import subprocess
 import pytest
 
 from bot.cli import main
-from bot.games.rondo.engine import Position, best_moves
+from bot.games.rondo.engine import Position
+from bot.games.rondo.movegen import best_moves
 from bot.lexicon import load
 from tests.helpers import PLAYERS, header, league_toml, player_mail, server_config, spielleiter_exe, text_of
 

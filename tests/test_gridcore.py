@@ -266,7 +266,7 @@ def test_presto_search_equals_the_reference(td_lex):
     (status, crossword, words, steps, lonely letter) on dealt sets of 4-6 players and on
     random sets, with the full budget and with small ones (where it ends ``open``)."""
     from bot.games.typdom import search
-    from bot.games.typdom.game import deal
+    from bot.games.typdom.deal import deal
     from bot.games.typdom.presto_game import SETS
 
     rng = random.Random(13)

@@ -8,7 +8,7 @@ from sqlalchemy import inspect, select
 
 from bot.service.presentation.view import league_view
 from bot.config import Config
-from bot.games.rondo.engine import best_moves
+from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport

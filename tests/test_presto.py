@@ -13,7 +13,7 @@ import pytest
 from bot.conformance import case_lexicon, read_cases
 from bot.games import get_game
 from bot.games.base import GM_ONLY, PUBLIC, NotationError, PrivacyError
-from bot.games.typdom.game import deal
+from bot.games.typdom.deal import deal
 from bot.games.typdom.presto import REASONS, Crossword, format_crossword, judge, parse_crossword, parse_line
 from bot.games.typdom.presto_game import SETS
 from bot.games.typdom.search import find_crossword

@@ -1,4 +1,5 @@
-"""Rondo validation, scoring and move generation (bot/games/rondo/engine.py).
+"""Rondo validation and scoring (bot/games/rondo/engine.py), move generation
+(bot/games/rondo/movegen.py).
 
 Rule source: seed 000 II.1-II.3 with shared/RULES.md "Rondo"; reason codes and their order
 from shared/conformance/README.md (documented at the top of engine.py).
@@ -11,7 +12,8 @@ import itertools
 import pytest
 
 from bot.games.rondo.cards import LETTER_VALUES, Row
-from bot.games.rondo.engine import REASONS, Position, best_moves, evaluate, generate_moves
+from bot.games.rondo.engine import REASONS, Position, evaluate
+from bot.games.rondo.movegen import best_moves, generate_moves
 from bot.games.rondo.notation import Move, Token
 from bot.lexicon import Lexicon
 
@@ -453,7 +455,7 @@ def test_seed_question_27_points(full_lexicon):
 import os  # noqa: E402
 import random  # noqa: E402
 
-from bot.games.rondo import engine as rondo_engine  # noqa: E402
+from bot.games.rondo import movegen as rondo_movegen  # noqa: E402
 from bot.games.rondo.cards import full_deck  # noqa: E402
 from bot.games.rondonl.cards import full_deck as nl_deck  # noqa: E402
 from bot.games.rondonl.engine import best_word, hand_vorgabe  # noqa: E402
@@ -507,7 +509,7 @@ def test_compiled_listing_equals_the_reference(rondo_lex):
     n_moves = 0
     for pos in _random_positions(rng, rondo_lex, LISTING_CASES or 150):
         ref = sorted(_outcome_key(o) for o in generate_moves(pos, rondo_lex))
-        got = sorted(tuple(r) for r in rondo_engine.list_moves(pos, rondo_lex))
+        got = sorted(tuple(r) for r in rondo_movegen.list_moves(pos, rondo_lex))
         assert got == ref, (pos.row.code, pos.vorgabe)
         n_moves += len(ref)
     assert n_moves > 1000
@@ -519,9 +521,9 @@ def test_compiled_listing_on_the_small_list_and_best_moves_agree():
     rng = random.Random(26)
     for pos in _random_positions(rng, LEX, 60):
         ref = sorted(_outcome_key(o) for o in generate_moves(pos, LEX))
-        assert sorted(tuple(r) for r in rondo_engine.list_moves(pos, LEX)) == ref
+        assert sorted(tuple(r) for r in rondo_movegen.list_moves(pos, LEX)) == ref
         got = best_moves(pos, LEX, 3)
-        with rondo_engine.reference_listing():
+        with rondo_movegen.reference_listing():
             want = best_moves(pos, LEX, 3)
         assert [(o.notation(pos), o.score, o.notes) for o in got] == [(o.notation(pos), o.score, o.notes)
                                                                         for o in want]
@@ -530,7 +532,7 @@ def test_compiled_listing_on_the_small_list_and_best_moves_agree():
         hand = "".join(rng.sample("MONDESTRAE?//", 7))
         for beginners in (False, True):
             got = best_word(row, hand, LEX, beginners=beginners)
-            with rondo_engine.reference_listing():
+            with rondo_movegen.reference_listing():
                 assert got == best_word(row, hand, LEX, beginners=beginners)
 
 

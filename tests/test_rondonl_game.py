@@ -14,7 +14,7 @@ from bot.games.base import Audience, NotationError, render_move
 from bot.games.rondo.cards import LETTER_COUNTS, LETTER_VALUES
 from bot.games.rondonl import (DECK_SIZE, HAND_SIZE, WIS_COUNT, Exchange, FaceDown, Pass, Word, best_word,
                                format_line, full_deck, parse_line)
-from bot.games.rondonl.game import mover, side_of
+from bot.games.rondonl.seats import mover, side_of
 from bot.games.rondo.cards import Row
 from bot.lexicon import Lexicon
 

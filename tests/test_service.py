@@ -14,7 +14,7 @@ from sqlalchemy import select
 from bot.cli import main
 from bot.service.presentation.view import league_view
 from bot.config import embedded
-from bot.games.rondo.engine import best_moves
+from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.game import position_of
 from bot.lexicon import load
 from bot.mail.maildir import MaildirTransport

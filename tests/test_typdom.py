@@ -15,7 +15,9 @@ from bot.conformance import case_lexicon, read_cases, run_conformance
 from bot.games import get_game
 from bot.games.base import GM_ONLY, PUBLIC, NotationError
 from bot.games.typdom import engine as E
-from bot.games.typdom.game import deal, end_scores, seat_order
+from bot.games.typdom.outcome import REASONS
+from bot.games.typdom.deal import deal, seat_order
+from bot.games.typdom.scoring import end_scores
 from bot.games.typdom.movegen import best_turn, gen_notation, placements
 from bot.games.typdom.notation import Placement, Token, Turn, format_turn, parse_turn
 from bot.games.typdom.tiles import COUNTS, VALUES, full_set, left_value, red_tiles
@@ -53,7 +55,7 @@ def test_case(case):
 def test_every_reason_code_and_both_variants_have_own_cases():
     own = read_cases([CASES / "typdom_own.json"])
     reasons = {c["expect"].get("reason") for c in own} - {None}
-    assert reasons == set(E.REASONS)
+    assert reasons == set(REASONS)
     assert {c["variant"] for c in own} == {"kreuzwort", "point"}
     assert {c["variant"] for c in own if c["expect"]["valid"]} == {"kreuzwort", "point"}
 

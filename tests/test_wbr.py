@@ -14,7 +14,7 @@ import pytest
 from bot.conformance import case_lexicon, read_cases
 from bot.games import get_game
 from bot.games.base import NotationError
-from bot.games.typdom import wbr
+from bot.games.typdom import wbr, wbr_judge, wbr_notation
 from bot.games.typdom.table import Table
 from bot.games.verdict import Verdict
 from bot.lexicon import Lexicon
@@ -38,7 +38,7 @@ def test_case(case):
 
 
 def test_own_cases_cover_every_reason_and_duty():
-    assert {c["expect"].get("reason") for c in OWN} - {None} == set(wbr.REASONS)
+    assert {c["expect"].get("reason") for c in OWN} - {None} == set(wbr_judge.REASONS)
     assert {c["duty"] for c in OWN} == set(wbr.DUTIES)
     assert {c["expect"].get("premium") for c in OWN if c["expect"]["valid"]} >= {"quadrat", "selbstlaut"}
 
@@ -53,16 +53,16 @@ def test_own_cases_cover_every_reason_and_duty():
     ("KAUFEN", "KAUFEN"), ("kaufe rot", "KAUFEN rot"), ("Passe.", "PASSE"), ("M13 E ÄSEN", "M13 E AESEN"),
 ])
 def test_turns_read_and_write(line, canon):
-    turn = wbr.parse_turn(line)
-    assert wbr.format_turn(turn) == canon
-    assert wbr.parse_turn(wbr.format_turn(turn)) == turn
+    turn = wbr_notation.parse_turn(line)
+    assert wbr_notation.format_turn(turn) == canon
+    assert wbr_notation.parse_turn(wbr_notation.format_turn(turn)) == turn
 
 
 @pytest.mark.parametrize("line,meant", [("Hallo zusammen", False), ("M13 E ESEL; N13 S HASE", True),
                                         ("M13 E; N13 S; O13 E", True), ("FERTIG", True)])
 def test_bad_lines(line, meant):
     with pytest.raises(NotationError) as exc:
-        wbr.parse_turn(line)
+        wbr_notation.parse_turn(line)
     assert exc.value.meant == meant
 
 
@@ -75,7 +75,7 @@ def _new(racks, pool="EEIRTN", order=None):
 
 def play(st, player, line, lex=LEX):
     assert st["mover"] == player
-    out = wbr.evaluate(st, player, line, lex)
+    out = wbr_judge.evaluate(st, player, line, lex)
     assert out.valid, (line, out.reason, out.message)
     after, rec = wbr.apply(st, player, out, lex)
     assert rec["player"] == player
@@ -89,7 +89,7 @@ def test_a_word_comes_round_is_completed_and_the_author_starts_again():
     st, _ = play(st, "B", "N13 S")
     st, rec = play(st, "C", "O13 E")
     assert rec["next"] == {"player": "A", "duty": "complete"}  # "eine Runde unverändert hinter sich"
-    assert wbr.evaluate(st, "A", "P13 L ESELN", LEX).reason == "duty"
+    assert wbr_judge.evaluate(st, "A", "P13 L ESELN", LEX).reason == "duty"
     st, rec = play(st, "A", "FERTIG ESEL")
     assert rec["completed"] == "ESEL" and rec["tiles"] == [{"coord": "P13", "letter": "L", "jolly": False}]
     assert (st["mover"], st["duty"], st["word"]) == ("A", "start", None)  # "und ein neues beginnen"
@@ -119,7 +119,7 @@ def test_a_word_finished_by_its_own_announcer_passes_the_start_to_the_next_seat(
     st, _ = play(st, "A", "M13 E ESEL")
     st, rec = play(st, "B", "N13 S ES")
     assert rec["completed"] == "ES" and rec["new"] and rec["next"] == {"player": "C", "duty": "start"}
-    out = wbr.evaluate(st, "C", "O13 O", LEX)
+    out = wbr_judge.evaluate(st, "C", "O13 O", LEX)
     assert out.reason == "position"  # in line: extends ES, does not cross it
     st, rec = play(st, "C", "N14 O SO")
     assert rec["completed"] == "SO" and rec["next"]["player"] == "A"
@@ -141,7 +141,7 @@ def test_premium_tile_for_a_crossing_in_a_vowel_and_a_dropout_with_payments():
     assert st["racks"]["A"] == "HST"
     st, rec = play(st, "B", "KAUFEN")
     assert (st["mover"], st["duty"], st["racks"]["B"]) == ("B", "after_buy", "AEEHU")
-    assert wbr.evaluate(st, "B", "KAUFEN", LEX).reason == "duty"
+    assert wbr_judge.evaluate(st, "B", "KAUFEN", LEX).reason == "duty"
     st, rec = play(st, "B", "PASSE")
     assert st["mover"] == "C"
     # C sends nothing: buys the last tile and is skipped; A's ESEL came round, A has no L
@@ -226,7 +226,7 @@ def test_a_failed_line_is_the_movers_alone():
     from bot.games.base import PUBLIC, Audience, PrivacyError
     game = get_game("typdom-wbr")
     st = _new({"A": "EEHST", "B": "OS"})
-    out = wbr.evaluate(st, "A", "M13 Q QUARZ", LEX)
+    out = wbr_judge.evaluate(st, "A", "M13 Q QUARZ", LEX)
     assert out.reason == "rack" and out.message == "Nicht auf deiner Bank (EEHST): Q."
     with pytest.raises(PrivacyError):
         out.verdict.render("de", PUBLIC)

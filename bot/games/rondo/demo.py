@@ -9,7 +9,8 @@ from typing import Any, Mapping
 
 from bot.games.demoplay import DemoMail, choose, with_ersatz
 from bot.games.rondo.cards import Row, Vorgabe
-from bot.games.rondo.engine import Position, best_moves
+from bot.games.rondo.engine import Position
+from bot.games.rondo.movegen import best_moves
 
 
 def play(view: Mapping[str, Any], rng: random.Random, lexicon: Any, style: str) -> list[DemoMail] | None:

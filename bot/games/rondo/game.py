@@ -20,7 +20,8 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe, count_vowels, full_deck
-from bot.games.rondo.engine import Outcome, Position, best_moves, evaluate, valid_verdict
+from bot.games.rondo.engine import Outcome, Position, evaluate, valid_verdict
+from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.notation import Move, parse_move
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 

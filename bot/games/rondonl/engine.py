@@ -33,7 +33,8 @@ from typing import Any, Sequence
 
 from bot.games.base import NotationError
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe
-from bot.games.rondo.engine import Outcome, Position, WordList, best_moves, evaluate, ranked_moves, valid_verdict
+from bot.games.rondo.engine import Outcome, Position, WordList, evaluate, valid_verdict
+from bot.games.rondo.movegen import best_moves, ranked_moves
 from bot.games.verdict import N_, Param, Verdict, Visibility, mover, public, verdict
 from bot.games.rondonl.cards import (EXCHANGE_PENALTY, HAND_SIZE, OPENING_LETTERS, card_value, missing, sort_hand,
                                      take)
@@ -361,7 +362,7 @@ def judge_opening(hand: str, lines: Sequence[str] | None, lexicon: WordList) -> 
 
 def best_word(row: Row, hand: str, lexicon: WordList, *, beginners: bool = False) -> dict | None:
     """The best word ``hand`` allows on ``row`` (most points, then the stable order of
-    :func:`bot.games.rondo.engine.best_moves`); with the beginners' rule also with one
+    :func:`bot.games.rondo.movegen.best_moves`); with the beginners' rule also with one
     card laid face down: one search with an extra wis-kaart, keeping the moves that leave
     a card of the hand to turn over (the highest-valued one is named).
     ``{"notation", "score", "word", "row", "facedown"}`` or None."""

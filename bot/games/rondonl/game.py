@@ -38,6 +38,10 @@ State (JSON)::
 
 A side is named by its first player's key; the hand, the score and the marks belong to
 the side (``scores``/``marks`` are kept per player, each partner's equal to the side's).
+
+This module is the game class (setup, rounds, views); sides and the mover are
+:mod:`.seats`, the judged lines as stored :mod:`.reports`, the lines of a mailed turn
+:mod:`.notation`, the judgement :mod:`.engine`, the sentences :mod:`.texts`.
 """
 
 from __future__ import annotations
@@ -49,12 +53,11 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.cards import HAND_SIZE, full_deck, pretty_hand, sort_hand
-from bot.games.rondonl.engine import (LineResult, Opening, Turn, best_word, judge_opening, judge_turn,
-                                      opening_verdict, passed_verdict)
-from bot.games.base import NotationError
-from bot.games.rondonl.notation import Exchange, parse_line
+from bot.games.rondonl.engine import Opening, Turn, best_word, judge_opening, judge_turn
+from bot.games.rondonl.notation import parse_line, split_turn, turn_lines
+from bot.games.rondonl.reports import first_reason, move_reports
+from bot.games.rondonl.seats import mover, partners, side_of
 from bot.games.rondonl import texts
-from bot.games.rondo.engine import valid_verdict
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 
 TURN_HOURS = 48.0
@@ -62,50 +65,6 @@ TURN_HOURS = 48.0
 
 def _rng(seed: str, partie: str, *parts: object) -> random.Random:
     return random.Random("/".join(map(str, (seed, partie) + parts)))
-
-
-def _lines(submitted: Sequence[str] | None) -> list[str] | None:
-    """A turn's lines: the service passes the whole section as one text (``multiline``)."""
-    if submitted is None:
-        return None
-    return [ln.strip() for text in submitted for ln in str(text).splitlines() if ln.strip()]
-
-
-def _split_turn(lines: Sequence[str]) -> tuple[list[str], list[str]]:
-    """(the exchange lines, the other lines) of a turn, each in the order written; an
-    unreadable line goes with the word."""
-    exchanges, word = [], []
-    for ln in lines:
-        try:
-            is_exchange = isinstance(parse_line(ln), Exchange)
-        except NotationError:
-            is_exchange = False
-        (exchanges if is_exchange else word).append(ln)
-    return exchanges, word
-
-
-def side_of(state: Mapping[str, Any], player: str) -> str | None:
-    """The side (hand owner) of ``player``: their own key, or their team's first key."""
-    for side in state.get("sides", []):
-        if player in side:
-            return side[0]
-    return None
-
-
-def partners(state: Mapping[str, Any], player: str) -> list[str]:
-    """Every player of ``player``'s side, ``player`` included (seat order)."""
-    for side in state.get("sides", []):
-        if player in side:
-            return list(side)
-    return [player]
-
-
-def mover(state: Mapping[str, Any]) -> str | None:
-    """The player whose turn it is (None in the opening or when the game is over)."""
-    if state.get("phase") != "play" or state.get("finished"):
-        return None
-    order = state["order"]
-    return order[state["turn"] % len(order)]
 
 
 class RondoNLRules(GameRules):
@@ -204,11 +163,11 @@ class RondoNLRules(GameRules):
         part: "RUIL E" after a mail with a word adds the exchange to that word. The merged
         turn lists the exchanges first, as they happen (before the word, whatever the
         order of the lines); a later mail with both parts is kept as written."""
-        old, new = _lines(earlier) or [], _lines(later) or []
+        old, new = turn_lines(earlier) or [], turn_lines(later) or []
         if not old or not new:
             return list(later)
-        old_x, old_w = _split_turn(old)
-        new_x, new_w = _split_turn(new)
+        old_x, old_w = split_turn(old)
+        new_x, new_w = split_turn(new)
         if (new_x or not old_x) and (new_w or not old_w):
             return list(later)
         return ["\n".join((new_x or old_x) + (new_w or old_w))]
@@ -231,10 +190,10 @@ class RondoNLRules(GameRules):
         if state.get("finished"):
             return False
         if state.get("phase") == "opening":
-            return all(judge_opening(state["hands"][side_of(state, p)], _lines(submissions.get(p)), lexicon).value
+            return all(judge_opening(state["hands"][side_of(state, p)], turn_lines(submissions.get(p)), lexicon).value
                        is not None for p in state["players"] if p in submissions)
         m = mover(state)
-        lines = _lines(submissions.get(m)) if m else None
+        lines = turn_lines(submissions.get(m)) if m else None
         if not lines:
             return False
         return self._judge(state, m, lines, lexicon, commit=False).complete  # type: ignore[arg-type]
@@ -250,7 +209,7 @@ class RondoNLRules(GameRules):
         """Judge a mailed turn (all its lines, ``multiline``) against the sender's hand,
         without drawing: the acknowledgement. ``detail["picture"]`` lists each line's
         verdict and the hand (verdicts for the mover alone, rendered in their language)."""
-        lines = _lines([text]) or []
+        lines = turn_lines([text]) or []
         if player is None or side_of(state, player) is None:
             return MoveReport(index, text, False, reason="player", verdict=texts.not_player())
         hand = state["hands"][side_of(state, player)]
@@ -258,7 +217,7 @@ class RondoNLRules(GameRules):
             op = judge_opening(hand, lines, lexicon)
             picture = [texts.picture_line(r) for r in op.lines] + [texts.hand(pretty_hand(hand))]
             if op.value is None:
-                return MoveReport(index, text, False, reason=_first_reason(op.lines),
+                return MoveReport(index, text, False, reason=first_reason(op.lines),
                                   verdict=texts.opening_none(), detail={"picture": picture})
             return MoveReport(index, text, True, score=op.value,
                               verdict=texts.opening_word(op.word or "", op.value),
@@ -282,7 +241,7 @@ class RondoNLRules(GameRules):
             msg = texts.turn_invalid()
         return MoveReport(index, text, turn.complete, score=turn.score if turn.complete else None,
                           bonus=turn.word.bonus if turn.word else None,
-                          reason=None if turn.complete else _first_reason(turn.lines), verdict=msg,
+                          reason=None if turn.complete else first_reason(turn.lines), verdict=msg,
                           detail={"picture": picture, "complete": turn.complete, "summary": summary,
                                   "word": turn.word.word if turn.word else None})
 
@@ -304,10 +263,10 @@ class RondoNLRules(GameRules):
         for p in state["players"]:
             if p not in submissions:
                 continue
-            lines = _lines(submissions[p])
+            lines = turn_lines(submissions[p])
             op = judge_opening(state["hands"][side_of(state, p)], lines, lexicon)
             found[p] = op
-            players.append(PlayerRound(p, lines is not None, _reports(op.lines, op.counted), op.counted, 0,
+            players.append(PlayerRound(p, lines is not None, move_reports(op.lines, op.counted), op.counted, 0,
                                        score=op.value or 0,
                                        private={"opening": op.word, "value": op.value}))
         valued = {p: op.value for p, op in found.items() if op.value is not None}
@@ -354,7 +313,7 @@ class RondoNLRules(GameRules):
         else:
             side = side_of(state, m)
             hand_before = state["hands"][side]
-            lines = _lines(submissions[m])
+            lines = turn_lines(submissions[m])
             best = best_word(Row.from_code(state["row"]), hand_before, lexicon,
                              beginners=bool(state.get("beginners")))
             turn = self._judge(state, m, lines, lexicon)
@@ -365,7 +324,7 @@ class RondoNLRules(GameRules):
                 after["scores"][p] = int(state["scores"].get(p, 0)) + turn.score
                 if turn.mark:
                     after["marks"][p] = int(state["marks"].get(p, 0)) + 1
-            reports = _reports(turn.lines, turn.counted)
+            reports = move_reports(turn.lines, turn.counted)
             private = {"hand_before": hand_before, "hand": turn.hand, "hand_pretty": pretty_hand(turn.hand),
                        "exchanged": turn.exchanged, "exchange_drawn": turn.exchange_drawn, "drawn": turn.drawn,
                        "used": turn.used, "facedown": turn.facedown, "best": best}
@@ -477,7 +436,7 @@ class RondoNLRules(GameRules):
         if case.get("kind") == "opening":
             op = judge_opening(case["hand"], lines, lexicon)
             if op.value is None:
-                return {"valid": False, "reason": _first_reason(op.lines)}
+                return {"valid": False, "reason": first_reason(op.lines)}
             return {"valid": True, "value": op.value, "word": op.word}
         turn = judge_turn(Row.from_code(case.get("row", "." * 9)), case["hand"], case.get("deck", ""), lines,
                           lexicon, beginners=bool(case.get("beginners")))
@@ -487,7 +446,7 @@ class RondoNLRules(GameRules):
         if turn.word is not None:
             got.update(bonus=turn.word.bonus, row=turn.row.code, word=turn.word.word, used=turn.used)
         else:
-            got["reason"] = _first_reason(turn.lines)
+            got["reason"] = first_reason(turn.lines)
         return got
 
     def top_case(self, case: Mapping[str, Any], lexicon: Any) -> dict:
@@ -496,39 +455,3 @@ class RondoNLRules(GameRules):
         if best is None:
             return {"move": None, "score": None}
         return {"move": best["notation"], "score": best["score"], "row": best["row"]}
-
-
-def _first_reason(lines: Sequence[LineResult]) -> str | None:
-    """The reason of the main line: the first word line (or PASSE), else the first line."""
-    for r in lines:
-        if r.kind in ("word", "pass", "syntax") and r.reason != "counted":
-            return r.reason
-    return lines[0].reason if lines else "empty"
-
-
-def _reports(lines: Sequence[LineResult], counted: int | None) -> list[MoveReport]:
-    """The judged lines as the service stores them. ``verdict``: the line's verdict, for
-    the mover alone (it is judged against their hand); ``public``: what every player may
-    read of it, set only on the counted line (the word laid, PASSE, the opening word).
-    Every other line others see only as "ungültig" or "nicht mehr probiert"
-    (:meth:`GameRules.seen_by`; issue 31): even a valid exchange, whose count the
-    Auswertung gives from the state ("1 Karte getauscht"), never its line."""
-    out = []
-    for r in lines:
-        o = r.outcome
-        detail: dict[str, Any] = {"kind": r.kind, "cards": r.cards}
-        if o is not None and o.valid:
-            detail.update(row=o.row.code, word=o.word, notation=o.notation(), pretty=o.row.pretty(),  # type: ignore[union-attr]
-                          facedown=r.facedown)
-        public = None
-        if r.index == counted and r.valid:
-            if r.kind == "pass":
-                public = passed_verdict()
-            elif r.kind == "opening" and o is not None:
-                public = opening_verdict(o.word or "", (o.score or 0) - (o.bonus or 0))
-            elif o is not None:
-                public = valid_verdict(o.word or "", o.score or 0)
-        out.append(MoveReport(r.index, r.text, r.valid, score=o.score if (o is not None and o.valid) else None,
-                              bonus=o.bonus if (o is not None and o.valid) else None, reason=r.reason,
-                              verdict=r.verdict, detail=detail, public=public))
-    return out

@@ -11,14 +11,15 @@ a word in Rondo notation (:mod:`bot.games.rondo.notation`), or one of
 
 A line that is exactly ``PASSE``/``PAS`` is the pass; to lay the word PAS, write it with
 a field (``Feld 4: PAS``) or with spaces (``P A S``). :func:`parse_line` and
-:func:`format_line` are inverse.
+:func:`format_line` are inverse. A mailed turn is several lines (:func:`turn_lines`); a
+later mail replaces only the part it holds (:func:`split_turn`: exchanges and the word).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Union
+from typing import Sequence, Union
 
 from bot.games.base import NotationError
 from bot.games.rondo.cards import JOKER, LETTER_VALUES, LOESCHER
@@ -107,3 +108,24 @@ def format_line(line: Line, lang: str = "de") -> str:
     if isinstance(line, FaceDown):
         return f"{FACEDOWN_WORDS[lang]} {line.card}"
     return format_move(line.move)
+
+
+def turn_lines(submitted: Sequence[str] | None) -> list[str] | None:
+    """A turn's lines (stripped, the empty ones dropped): the service passes the whole
+    section as one text (``multiline``); None (no mail) stays None."""
+    if submitted is None:
+        return None
+    return [ln.strip() for text in submitted for ln in str(text).splitlines() if ln.strip()]
+
+
+def split_turn(lines: Sequence[str]) -> tuple[list[str], list[str]]:
+    """(the exchange lines, the other lines) of a turn, each in the order written; an
+    unreadable line goes with the word."""
+    exchanges, word = [], []
+    for ln in lines:
+        try:
+            is_exchange = isinstance(parse_line(ln), Exchange)
+        except NotationError:
+            is_exchange = False
+        (exchanges if is_exchange else word).append(ln)
+    return exchanges, word

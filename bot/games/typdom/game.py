@@ -58,19 +58,25 @@ Decisions where the texts leave it open (also in docs/rules/typdom.md):
 - Each player's private part of the Auswertung names the best turn their rack allowed on
   the table as it stood at their turn (exhaustive search, :mod:`.movegen`): Point-Typ-Dom
   the most points, Kreuzwort-Spiel the most tiles laid.
+
+This module is the game class (league checks, a round, the views); the deal and seat
+order are :mod:`.deal`, the end scoring :mod:`.scoring`, what a judged turn shows
+:mod:`.reports`, the judgement itself :mod:`.engine`.
 """
 
 from __future__ import annotations
 
-import random
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.typdom.engine import VARIANTS, Outcome, evaluate, reason_gloss
+from bot.games.typdom.deal import deal, draw, seat_order
+from bot.games.typdom.engine import VARIANTS, evaluate
 from bot.games.typdom.notation import parse_turn
+from bot.games.typdom.outcome import Outcome, reason_gloss
+from bot.games.typdom.reports import SKIPPED, move_report, public_turn, to_all, turn_record
+from bot.games.typdom.scoring import end_scores
 from bot.games.typdom.table import MARGIN, Table, example as table_example
-from bot.games.typdom.tiles import (LETTERS, black_tiles, colour, full_set, left_value, point_value,
-                                    rack_text, rack_verdict, red_tiles, sort_rack)
+from bot.games.typdom.tiles import colour, rack_text, rack_verdict, sort_rack
 from bot.games.verdict import N_, NOT_TRIED, Verdict, Visibility, gm, verdict
 
 ROUNDS = 20
@@ -81,12 +87,7 @@ RACKS = {"8+5": (8, 5), "10+8": (10, 8), "12+8": (12, 8)}
 #: teilnehmen"), the box 2-6 for the other variants; the racks must fit the 50 black and
 #: 30 red tiles.
 PLAYERS = {"kreuzwort": (2, 5), "point": (2, 6)}
-FINISH_BONUS = 10
 VARIANT_TITLES = {"kreuzwort": "Kreuzwort-Spiel", "point": "Point-Typ-Dom"}
-
-
-def _rng(seed: str, partie: str, *parts: object) -> random.Random:
-    return random.Random("/".join([str(seed), str(partie), *map(str, parts)]))
 
 
 def variant_of(options: Mapping[str, Any] | None) -> str:
@@ -104,152 +105,6 @@ def rack_size(options: Mapping[str, Any] | None) -> tuple[int, int]:
     return RACKS[raw]
 
 
-def deal(seed: str, partie: str, players: Sequence[str], black: int, red: int) -> tuple[dict[str, str], str]:
-    """(racks by player, pool): ``black`` + ``red`` tiles each from the shuffled black and
-    red tiles, the rest shuffled into one pool (draw from the front)."""
-    tiles = full_set()
-    reds, blacks = red_tiles(tiles), black_tiles(tiles)
-    _rng(seed, partie, "red").shuffle(reds)
-    _rng(seed, partie, "black").shuffle(blacks)
-    racks = {}
-    for p in players:
-        racks[p] = sort_rack(blacks[:black] + reds[:red])
-        blacks, reds = blacks[black:], reds[red:]
-    pool = blacks + reds
-    _rng(seed, partie, "pool").shuffle(pool)
-    return racks, "".join(pool)
-
-
-def seat_order(seed: str, partie: str, players: Sequence[str], racks: Mapping[str, str]) -> tuple[list[str], dict]:
-    """Seat order and how it came about: the player with the letter nearest Z begins,
-    ties by lot, then league order around the table."""
-    def top(p: str) -> str:
-        letters = [t for t in racks[p] if t in LETTERS]
-        return max(letters) if letters else ""
-    best = max(top(p) for p in players)
-    tied = [p for p in players if top(p) == best]
-    lot = None
-    starter = tied[0]
-    if len(tied) > 1:
-        starter = _rng(seed, partie, "seat").choice(sorted(tied))
-        lot = {"candidates": sorted(tied), "chosen": starter}
-    i = list(players).index(starter)
-    order = list(players[i:]) + list(players[:i])
-    return order, {"player": starter, "letter": best, "tied": tied, "lot": lot}
-
-
-def _draw(pool: str, n: int, want: str | None) -> tuple[str, str]:
-    """(tiles drawn, pool left): ``n`` tiles from the front, of colour ``want`` first."""
-    rest = list(pool)
-    got = []
-    for _ in range(n):
-        if not rest:
-            break
-        idx = 0
-        if want:
-            idx = next((i for i, t in enumerate(rest) if colour(t) == want), 0)
-        got.append(rest.pop(idx))
-    return "".join(got), "".join(rest)
-
-
-def _public(code: str, msgid: str, **params: object) -> Verdict:
-    """A sentence every player may read (about a counted turn or the Partie)."""
-    return verdict(code, msgid, seen=Visibility.PUBLIC, **params)
-
-
-def _stones(n: int) -> Verdict:
-    return _public("stones", N_("1 Stein") if n == 1 else N_("{n} Steine"), n=n)
-
-
-_COLOURS = {"rot": _public("red", N_("rot")), "schwarz": _public("black", N_("schwarz"))}
-
-
-def summary(out: Outcome, variant: str = "point") -> Verdict:
-    """What a valid turn did, as every player may read it: ``kauft 2 Steine (rot)``,
-    ``EXAMEN (12 Punkte) + TEXT (5 Punkte); berührt: ES`` (Point-Typ-Dom) or
-    ``EXAMEN + TEXT (7 Steine)`` (Kreuzwort-Spiel), a Jolly taken first in front."""
-    if out.is_buy:
-        n = out.buy or 1
-        if out.buy_colour:
-            return _public("buy", N_("kauft {stones} ({colour})"), stones=_stones(n), colour=_COLOURS[out.buy_colour])
-        return _public("buy", N_("kauft {stones}"), stones=_stones(n))
-    if variant == "point":
-        parts = [_public("points", N_("{word} (1 Punkt)") if p.score == 1 else N_("{word} ({n} Punkte)"),
-                     word=p.word, n=p.score) for p in out.laid]
-        msg = parts[0] if len(parts) == 1 else _public("two", N_("{first} + {second}"), first=parts[0], second=parts[1])
-    else:
-        msg = _public("tiles", N_("{words} ({stones})"), words=" + ".join(p.word for p in out.laid),
-                      stones=_stones(out.tiles))
-    contacts = [w for p in out.laid for w in p.words[1:]]
-    if contacts:
-        msg = _public("contacts", N_("{laid}; berührt: {words}"), laid=msg, words=", ".join(contacts))
-    if out.jolly_take:
-        msg = _public("jolly_taken", N_("Jolly von {coord} getauscht, {laid}"), coord=out.jolly_take["coord"], laid=msg)
-    return msg
-
-
-def _report(index: int, text: str, out: Outcome, variant: str = "point") -> MoveReport:
-    """The report of one line: an invalid line's verdict and notes are the mover's and it
-    has no public verdict (others read "ungültig"); a valid line's summary is public."""
-    if not out.valid:
-        return MoveReport(index=index, text=text, valid=False, reason=out.reason, verdict=out.verdict,
-                          notes=list(out.notes), public_notes=[])
-    detail: dict[str, Any] = {"notation": out.notation, "words": out.words, "tiles": out.tiles,
-                              "second": out.second, "laid": [p.to_json() for p in out.laid],
-                              "jolly": out.jolly_take, "buy": out.buy, "buy_colour": out.buy_colour}
-    msg = summary(out, variant)
-    detail["summary"] = msg  # the acknowledgement shows this instead of words and points
-    return MoveReport(index=index, text=text, valid=True, score=out.score if variant == "point" else 0, verdict=msg,
-                      notes=list(out.notes), detail=detail, public=msg, public_notes=list(out.notes))
-
-
-#: A line of a player whose turn never came (the Kreuzwort-Spiel ended in their round).
-_SKIPPED = verdict("skipped", N_("nicht mehr am Zug: die Partie war schon zu Ende"), seen=Visibility.PUBLIC)
-
-_TURN_DEFAULTS: dict[str, Any] = {
-    "kind": "invalid", "counted": None, "failed": [], "notation": None, "words": [], "laid": [], "score": 0,
-    "tiles": 0, "second": False, "jolly": None, "second_missing": False, "bought": 0, "pool_empty": False,
-    "out": False, "first_out": False, "rack_size": 0}
-
-
-def _turn(**kw: Any) -> dict[str, Any]:
-    """One public turn record of a round (every key present, for the templates)."""
-    return {**_TURN_DEFAULTS, **kw}
-
-
-def _public_turn(turn: Mapping[str, Any]) -> dict[str, Any]:
-    """A turn record as the public view gives it: of each failed line only its index (a
-    state stored before issue 31 kept its text, reason and public verdict too)."""
-    return dict(turn, failed=[{"index": f.get("index")} for f in turn.get("failed") or []])
-
-
-def end_scores(variant: str, racks: Mapping[str, str], order: Sequence[str], first_out: str | None) -> dict[str, dict]:
-    """The end scoring per player: ``{"rest": rack left, "points": change of the
-    standings, "bonus": +10 for going out first (Point-Typ-Dom), "paid"/"received"
-    (Kreuzwort-Spiel), "winner": bool}``; see the module docstring."""
-    out: dict[str, dict] = {}
-    if variant == "point":
-        for p in order:
-            rest = racks.get(p, "")
-            minus = sum(point_value(t) for t in rest)
-            bonus = FINISH_BONUS if p == first_out else 0
-            out[p] = {"rest": rest, "minus": minus, "bonus": bonus, "points": bonus - minus, "winner": p == first_out}
-        return out
-    pay = {p: sum(left_value(t) for t in racks.get(p, "")) for p in order}
-    winner = first_out
-    if winner is None and pay:
-        low = min(pay.values())
-        lows = [p for p in order if pay[p] == low]
-        winner = lows[0] if len(lows) == 1 else None
-    for p in order:
-        if winner is None:
-            out[p] = {"rest": racks.get(p, ""), "paid": 0, "received": 0, "points": 0, "winner": False}
-        elif p == winner:
-            got = sum(v for q, v in pay.items() if q != winner)
-            out[p] = {"rest": racks.get(p, ""), "paid": 0, "received": got, "points": got, "winner": True}
-        else:
-            out[p] = {"rest": racks.get(p, ""), "paid": pay[p], "received": 0, "points": -pay[p], "winner": False}
-    return out
 
 
 class TypdomRules(GameRules):
@@ -289,23 +144,23 @@ class TypdomRules(GameRules):
         try:
             variant = variant_of(options)
         except ValueError:
-            return _public("options", N_("Typ-Dom kennt die Varianten kreuzwort und point, nicht {variant}."),
+            return to_all("options", N_("Typ-Dom kennt die Varianten kreuzwort und point, nicht {variant}."),
                            variant=str((options or {}).get("variant")))
         try:
             black, red = rack_size(options)
         except ValueError:
-            return _public("options", N_("Typ-Dom-Bänke: {racks}, nicht {rack}."), racks=", ".join(RACKS),
+            return to_all("options", N_("Typ-Dom-Bänke: {racks}, nicht {rack}."), racks=", ".join(RACKS),
                            rack=str((options or {}).get("rack")))
         lo, hi = PLAYERS[variant]
         n = len(players)
         if not lo <= n <= hi:
-            return _public("players", N_("{title} braucht {lo} bis {hi} Spieler, die Ligadatei hat {n}."),
+            return to_all("players", N_("{title} braucht {lo} bis {hi} Spieler, die Ligadatei hat {n}."),
                            title=VARIANT_TITLES[variant], lo=lo, hi=hi, n=n)
         if variant == "kreuzwort" and (black, red) != RACKS["8+5"]:
-            return _public("options", N_("Im Kreuzwort-Spiel nimmt jeder 8 schwarze und 5 rote Steine (andere Bänke "
+            return to_all("options", N_("Im Kreuzwort-Spiel nimmt jeder 8 schwarze und 5 rote Steine (andere Bänke "
                                          "gibt es bei Point-Typ-Dom)."))
         if n * black > 50 or n * red > 30:
-            return _public("players", N_("{n} Spieler zu je {black} schwarzen und {red} roten Steinen: so viele Steine "
+            return to_all("players", N_("{n} Spieler zu je {black} schwarzen und {red} roten Steinen: so viele Steine "
                                          "hat Typ-Dom nicht (50 schwarze, 30 rote)."), n=n, black=black, red=red)
         return None
 
@@ -344,7 +199,7 @@ class TypdomRules(GameRules):
             out = evaluate(Table.from_rows(state["board"]), "", text, lexicon, state.get("variant", "kreuzwort"))
         else:
             out = self.evaluate(state, text, lexicon, player)
-        rep = _report(index, text, out, state.get("variant", "kreuzwort"))
+        rep = move_report(index, text, out, state.get("variant", "kreuzwort"))
         order = list(state.get("seat_order", []))
         if player in order and order.index(player) > 0:
             before = order.index(player)
@@ -395,8 +250,8 @@ class TypdomRules(GameRules):
             rows_before = table.rows
             private: dict[str, Any] = {"rack_before": rack_before}
             if ended_early:
-                turns.append(_turn(player=player, seat=seat, kind="skipped", rack_size=len(rack_before)))
-                reports = [MoveReport(index=i, text=t, valid=False, reason=None, verdict=_SKIPPED, public=_SKIPPED)
+                turns.append(turn_record(player=player, seat=seat, kind="skipped", rack_size=len(rack_before)))
+                reports = [MoveReport(index=i, text=t, valid=False, reason=None, verdict=SKIPPED, public=SKIPPED)
                            for i, t in enumerate(lines or [])]
                 private.update(rack=rack_before)
                 results[player] = PlayerRound(player, lines is not None, reports, None, 0, score=0, private=private)
@@ -405,7 +260,7 @@ class TypdomRules(GameRules):
             hit: tuple[int, Outcome] | None = None
             for i, line in enumerate(lines or []):
                 out = evaluate(table, rack_before, line, lexicon, variant)
-                reports.append(_report(i, line, out, variant))
+                reports.append(move_report(i, line, out, variant))
                 if out.valid:
                     hit = (i, out)
                     break
@@ -414,7 +269,7 @@ class TypdomRules(GameRules):
                                           verdict=NOT_TRIED, public=NOT_TRIED))
             # public: only which lines were tried and failed, nothing of their text or why
             # (a line written to probe the rack must learn nothing; issue 31, attack 2)
-            turn = _turn(player=player, seat=seat, counted=hit[0] if hit else None,
+            turn = turn_record(player=player, seat=seat, counted=hit[0] if hit else None,
                          failed=[{"index": r.index} for r in reports if not r.valid and r.reason])
             score = 0
             buy_n, buy_colour = 0, None
@@ -437,7 +292,7 @@ class TypdomRules(GameRules):
                     turn["second_missing"] = True
             bought = ""
             if buy_n:
-                bought, pool = _draw(pool, buy_n, buy_colour)
+                bought, pool = draw(pool, buy_n, buy_colour)
                 racks[player] = sort_rack(racks.get(player, "") + bought)
                 turn["bought"] = len(bought)
                 if len(bought) < buy_n:
@@ -495,8 +350,8 @@ class TypdomRules(GameRules):
         owner = str(pl["player"])
         if not audience.sees(owner, Visibility.MOVER):
             for raw, m in zip(pl.get("moves", []), out["moves"]):
-                if (raw.get("verdict") or {}).get("code") == _SKIPPED.code:
-                    m["message"] = _SKIPPED.render(lang, audience, owner)
+                if (raw.get("verdict") or {}).get("code") == SKIPPED.code:
+                    m["message"] = SKIPPED.render(lang, audience, owner)
         return out
 
     # -- views ----------------------------------------------------------------------------------
@@ -525,7 +380,7 @@ class TypdomRules(GameRules):
                 "start": state.get("start"), "first_out": state.get("first_out"),
                 "finished": bool(state.get("finished")), "end": state.get("end") if state.get("finished") else None,
                 "grid_text": table.grid_text(table.bounds(MARGIN)), "cells": table.cells(),
-                "last_turns": [_public_turn(t) for t in hist[-1]["turns"]] if hist else [],
+                "last_turns": [public_turn(t) for t in hist[-1]["turns"]] if hist else [],
                 "example": self.example_move(state)}
 
     def example_move(self, state: Mapping[str, Any]) -> dict | None:  # type: ignore[override]
@@ -599,5 +454,5 @@ class TypdomRules(GameRules):
         return {"move": b["notation"], "score": b["score"], "tiles": b["tiles"], "words": b["words"]}
 
 
-__all__ = ["TypdomRules", "deal", "seat_order", "end_scores", "summary", "RACKS", "PLAYERS", "FINISH_BONUS",
-           "VARIANT_TITLES"]
+
+__all__ = ["TypdomRules", "variant_of", "rack_size", "RACKS", "PLAYERS", "VARIANT_TITLES"]

@@ -54,7 +54,7 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.typdom.game import deal
+from bot.games.typdom.deal import deal
 from bot.games.typdom.presto import REASONS, Crossword, Judgement, judge, parse_line
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.typdom.search import find_crossword

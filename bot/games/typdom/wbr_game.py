@@ -2,9 +2,10 @@
 own ZAT.
 
 Sources: seed 002, "4. Wer behält recht?", read with shared/RULES.md "Typ-Dom" and
-shared/NOTATION.md "Typ-Dom"; the rules engine is :mod:`.wbr` (its docstring holds the
-rules and the decisions). Tiles, deal, seat order and end scoring are the
-Kreuzwort-Spiel's (:mod:`.tiles`, :mod:`.game`).
+shared/NOTATION.md "Typ-Dom"; the rules engine is :mod:`.wbr` (the course of a game, its
+docstring holds the rules and the decisions), :mod:`.wbr_notation`, :mod:`.wbr_judge`
+(the checks), :mod:`.wbr_outcome` and :mod:`.wbr_fit`. Tiles, deal, seat order and end scoring are the
+Kreuzwort-Spiel's (:mod:`.tiles`, :mod:`.deal`, :mod:`.scoring`).
 
 A round of the service is one turn: :meth:`WbrRules.movers` names the one player to
 move, :meth:`WbrRules.round_complete` ends the turn as soon as that player's valid move
@@ -25,8 +26,8 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, mover, verdict
-from bot.games.typdom import wbr
-from bot.games.typdom.game import deal, seat_order
+from bot.games.typdom import wbr, wbr_fit, wbr_judge, wbr_notation, wbr_outcome
+from bot.games.typdom.deal import deal, seat_order
 from bot.games.typdom.table import COLUMNS, MARGIN, Table, coord_name, example as table_example
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
@@ -42,7 +43,7 @@ TURNS = 1000
 _GM = Visibility.GM
 
 
-def _report(index: int, text: str, out: wbr.Outcome, table: Table) -> MoveReport:
+def _report(index: int, text: str, out: wbr_outcome.Outcome, table: Table) -> MoveReport:
     """The move report of a judged line: an invalid one's verdict for the mover alone
     (others see "ungültig", :meth:`GameRules.seen_by`); a valid one's summary for all,
     with the notes that name nothing of the rack (``public_notes``)."""
@@ -77,7 +78,7 @@ def _span_squares(span: str) -> tuple[list[tuple[int, int]], str | None]:
     return [(r, c0) for r in range(r0, r1 + 1)], "s"
 
 
-class WbrRules(GameRules[wbr.WbrTurn]):
+class WbrRules(GameRules[wbr_notation.WbrTurn]):
     """Typ-Dom "Wer behält recht?" (seed 002, section 4): see :mod:`.wbr`."""
 
     # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
@@ -104,8 +105,8 @@ class WbrRules(GameRules[wbr.WbrTurn]):
     hidden_move_text = N_("(nicht gezeigt)")
 
     def reason_gloss(self, reason: str | None) -> Verdict | str:
-        """The public gloss of a reason code (:data:`.wbr.REASONS`) as a verdict."""
-        gloss = wbr.REASONS.get(reason or "")
+        """The public gloss of a reason code (:data:`.wbr_judge.REASONS`) as a verdict."""
+        gloss = wbr_judge.REASONS.get(reason or "")
         return verdict("gloss", gloss, seen=Visibility.PUBLIC) if gloss else ""
 
     # -- Partie -------------------------------------------------------------------------------
@@ -121,9 +122,9 @@ class WbrRules(GameRules[wbr.WbrTurn]):
         rounds = int((options or {}).get("rounds") or TURNS)
         return wbr.new_state(racks=racks, pool=pool, seat_order=order, start=start, rounds=min(rounds, 10_000))
 
-    def read_move(self, text: str) -> wbr.WbrTurn:
+    def read_move(self, text: str) -> wbr_notation.WbrTurn:
         """Parse one turn line (grammar/typdom_wbr.lark); raises NotationError."""
-        return wbr.parse_turn(text)
+        return wbr_notation.parse_turn(text)
 
     def movers(self, state: Mapping[str, Any]) -> list[str] | None:
         """The one player whose turn it is (none once the game is over)."""
@@ -133,7 +134,7 @@ class WbrRules(GameRules[wbr.WbrTurn]):
                    player: str | None = None) -> MoveReport:
         """Judge one line of the player to move against the table as it is (only they
         can change it before their ZAT); the picture is the table with the tiles laid."""
-        out = wbr.evaluate(state, player or state["mover"], text, lexicon)
+        out = wbr_judge.evaluate(state, player or state["mover"], text, lexicon)
         return _report(index, text, out, Table.from_rows(state["board"]))
 
     def round_complete(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
@@ -141,7 +142,7 @@ class WbrRules(GameRules[wbr.WbrTurn]):
         """True as soon as the player to move has sent a valid line."""
         mover = state.get("mover")
         lines = submissions.get(mover) if mover else None
-        return bool(lines) and any(wbr.evaluate(state, mover, ln, lexicon).valid for ln in lines)
+        return bool(lines) and any(wbr_judge.evaluate(state, mover, ln, lexicon).valid for ln in lines)
 
     # -- a turn -------------------------------------------------------------------------------
     def adjudicate(self, state: Mapping[str, Any], submissions: Mapping[str, Sequence[str] | None],
@@ -159,7 +160,7 @@ class WbrRules(GameRules[wbr.WbrTurn]):
             lines = submissions[mover]
             hit = None
             for i, line in enumerate(lines or []):
-                out = wbr.evaluate(state, mover, line, lexicon)
+                out = wbr_judge.evaluate(state, mover, line, lexicon)
                 reports.append(_report(i, line, out, table))
                 if out.valid:
                     hit = (i, out)
@@ -222,9 +223,9 @@ class WbrRules(GameRules[wbr.WbrTurn]):
         hist = state.get("history", [])
         shown_word = None
         if word:
-            squares = wbr._sq(word["squares"])
+            squares = wbr_fit.squares_of(word["squares"])
             shown_word = {"announced": word["announced"], "author": word["author"],
-                          "fragment": wbr._text(table, squares), "span": wbr._span(squares)}
+                          "fragment": wbr_fit.letters_on(table, squares), "span": wbr_fit.span_of(squares)}
         cross = state.get("cross")
         return {"variant": "wbr", "variant_title": N_("Wer behält recht?"), "round": state["round"],
                 "turn": int(hist[-1]["turn"]) if hist else 0,
@@ -237,7 +238,8 @@ class WbrRules(GameRules[wbr.WbrTurn]):
                 "duty_text": None if state.get("finished") else (
                     wbr.FIRST_DUTY if table.is_empty() else wbr.DUTIES[state["duty"]]),
                 "word": shown_word,
-                "cross": {"word": cross.get("word"), "span": wbr._span(wbr._sq(cross["squares"]))} if cross else None,
+                "cross": {"word": cross.get("word"),
+                          "span": wbr_fit.span_of(wbr_fit.squares_of(cross["squares"]))} if cross else None,
                 "words_done": [w["word"] for w in state.get("words_done", []) if not w.get("abandoned")],
                 "last_turn": public_record(hist[-1]) if hist else None, "finished": bool(state.get("finished")),
                 "end": state.get("end") if state.get("finished") else None,
@@ -344,7 +346,7 @@ class WbrRules(GameRules[wbr.WbrTurn]):
         ``kind``, ``tiles`` (``"M13 E"`` each, ``*`` for a Jolly), ``announced``, ``new``,
         ``premium``, ``completed``, ``fragment`` (letters), ``rack`` (after)."""
         st = self.case_state(case)
-        out = wbr.evaluate(st, "A", case["move"], lexicon)
+        out = wbr_judge.evaluate(st, "A", case["move"], lexicon)
         if not out.valid:
             return {"valid": False, "reason": out.reason}
         table = Table.from_rows(st["board"])
@@ -354,7 +356,7 @@ class WbrRules(GameRules[wbr.WbrTurn]):
         return {"valid": True, "kind": out.kind,
                 "tiles": [f"{coord_name(t.row, t.col)} {'*' if t.blank else ''}{t.letter}" for t in out.tiles],
                 "announced": out.announced, "new": out.new, "premium": out.premium, "completed": out.completed,
-                "fragment": wbr._text(after, out.fragment) if out.fragment else "", "rack": out.rack_after}
+                "fragment": wbr_fit.letters_on(after, out.fragment) if out.fragment else "", "rack": out.rack_after}
 
 
 def public_record(rec: Mapping[str, Any]) -> dict:

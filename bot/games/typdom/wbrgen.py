@@ -1,8 +1,8 @@
 """Turns a "Wer behält recht?" player can make: for the demo's simulated players (pure).
 
-Rule source: :mod:`.wbr` (seed 002, "4. Wer behält recht?"); every turn listed is judged
-valid by :func:`.wbr.evaluate` before it is returned, so this module decides nothing about
-the rules. For the turn due (see :data:`.wbr.DUTIES`) it lists:
+Rule source: :mod:`.wbr` and :mod:`.wbr_judge` (seed 002, "4. Wer behält recht?"); every
+turn listed is judged valid by :func:`.wbr_judge.evaluate` before it is returned, so this
+module decides nothing about the rules. For the turn due (see :data:`.wbr.DUTIES`) it lists:
 
 - ``complete``: ``FERTIG WORD`` (the only turn allowed);
 - ``start``: one tile beside a tile of the word to cross (or on M13 at the beginning),
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
-from bot.games.typdom import wbr
+from bot.games.typdom import wbr_fit, wbr_judge, wbr_notation
 from bot.games.typdom.table import CENTRE, Table
 from bot.games.typdom.tiles import CONSONANTS, VOWELS
 
@@ -80,19 +80,19 @@ def turns(state: Mapping[str, Any], player: str, lexicon: Any, words: Sequence[s
     rack = state["racks"].get(player, "")
     out: list[str] = []
 
-    def ok(turn: wbr.WbrTurn) -> bool:
-        line = wbr.format_turn(turn)
+    def ok(turn: wbr_notation.WbrTurn) -> bool:
+        line = wbr_notation.format_turn(turn)
         if line in out:
             return False
-        if wbr.evaluate(state, player, turn, lexicon).valid:
+        if wbr_judge.evaluate(state, player, turn, lexicon).valid:
             out.append(line)
         return len(out) >= limit
 
-    def lay(q: tuple[int, int], tile: str, w: str | None = None) -> wbr.WbrTurn:
-        return wbr.WbrTurn("lay", (wbr.Lay(q[0], q[1], tile[-1], tile.startswith("*")),), w)
+    def lay(q: tuple[int, int], tile: str, w: str | None = None) -> wbr_notation.WbrTurn:
+        return wbr_notation.WbrTurn("lay", (wbr_notation.Lay(q[0], q[1], tile[-1], tile.startswith("*")),), w)
 
     if duty == "complete":
-        ok(wbr.WbrTurn("fertig", word=word["announced"]))
+        ok(wbr_notation.WbrTurn("fertig", word=word["announced"]))
         return out
     base = (state.get("base_duty") or "continue") if duty == "after_buy" else duty
     table = Table.from_rows(state["board"])
@@ -104,7 +104,7 @@ def turns(state: Mapping[str, Any], player: str, lexicon: Any, words: Sequence[s
                         return out
             return out
         cross = state.get("cross") or {}
-        for r, c in wbr._sq(cross.get("squares", [])):
+        for r, c in wbr_fit.squares_of(cross.get("squares", [])):
             for q in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
                 if not table.on_board(*q) or table.get(*q) is not None:
                     continue
@@ -116,8 +116,8 @@ def turns(state: Mapping[str, Any], player: str, lexicon: Any, words: Sequence[s
                             return out
         return out
     # continue: grow the announced word, then a new word at either end
-    squares = wbr._sq(word["squares"])
-    frag = wbr._text(table, squares)
+    squares = wbr_fit.squares_of(word["squares"])
+    frag = wbr_fit.letters_on(table, squares)
     ends = _ends(squares, word.get("direction"))
     for q, front in ends:
         for letter, tile in _letters(rack):
