@@ -9,8 +9,9 @@ rendering) only calls these methods and reads the capability flags a game declar
 What the rules make of moves and rounds lives in :mod:`bot.games.reports`
 (:class:`MoveReport`, :class:`PlayerRound`, :class:`RoundReport`), the privacy wrappers
 in :mod:`bot.games.sealed` (:class:`Sealed`, :class:`Redacted`, :class:`Withheld`), a
-line's spelling in :mod:`bot.games.spelling` (:class:`Spelled`); all are re-exported here,
-so ``from bot.games.base import MoveReport`` keeps working. The registry of games is
+line's spelling in :mod:`bot.games.spelling` (:class:`Spelled`), the shapes the service
+reads (:data:`State`, :class:`PublicView` ...) in :mod:`bot.games.shapes`; all are
+re-exported here, so ``from bot.games.base import MoveReport`` keeps working. The registry of games is
 :mod:`bot.games.registry`.
 """
 
@@ -18,11 +19,12 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, Mapping, Protocol, Sequence, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Mapping, Sequence
 
 from bot.games.reports import (MoveReport, PlayerRound, RoundReport,  # noqa: F401 (re-exported)
                                render_move, round_seen_by)
 from bot.games.sealed import Redacted, Sealed, Withheld  # noqa: F401 (re-exported)
+from bot.games.shapes import MoveT, PublicView, State, Submissions, WordList  # noqa: F401 (re-exported)
 from bot.games.spelling import Spelled, spell_for
 from bot.games.verdict import N_, Param, Verdict, as_verdict
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility  # noqa: F401 (re-exported)
@@ -52,42 +54,6 @@ class NotationError(ValueError):
         """The reason as the mover reads it, in German."""
         return self.verdict.text("de") if self.verdict else ""
 
-
-#: A Partie's state: JSON-compatible, owned by the game (the service stores it whole and
-#: reads it only through the game's methods).
-State = Mapping[str, Any]
-#: A player's move lines for one Partie and round as the service stores them (main move
-#: first, then the Ersatzzüge; one text of ``\n``-joined lines for a multiline game), or
-#: None when nothing arrived (NMR).
-Submissions = Mapping[str, "Sequence[str] | None"]
-
-
-class WordList(Protocol):
-    """The lexicon a game judges words against: :class:`bot.lexicon.words.Lexicon` (or a
-    union of them, with the league's lists and the game's :attr:`GameRules.word_rules`),
-    words normalised to the game's alphabet. Tests may pass a ``set`` of words."""
-
-    def __contains__(self, word: object) -> bool: ...
-
-
-class PublicView(TypedDict, total=False):
-    """The keys of a game's :meth:`GameRules.public_view` the service itself reads (the
-    rest is for the game's templates; the contract test checks these keys' types)."""
-
-    #: A :attr:`GameRules.turn_rounds` game: the turn a player sees (subjects, bodies).
-    turn: int
-    #: The key of the player whose turn it is (``STAND`` names them while ``phase`` is
-    #: ``"play"``).
-    mover: str | None
-    #: The Partie's phase (``"play"``; RONDO: ``"opening"`` before the first turn).
-    phase: str
-    #: A board picture (:meth:`GameRules.gm_picture`'s default), left out of ``show --json``.
-    grid_text: str
-    finished: bool
-
-
-#: The move type a game's :meth:`GameRules.read_move` returns.
-MoveT = TypeVar("MoveT")
 
 #: The capability flags every game declares on its class (the contract test
 #: tests/test_game_contract.py checks each registered game declares every one and that

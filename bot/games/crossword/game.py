@@ -55,6 +55,7 @@ from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
 from bot.games.verdict import N_, Verdict, Visibility, verdict
+from bot.games.crossword.wording import GLOSSES, LISTED, PLACED, plural, sentences
 from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
 from bot.games.crossword.grid import LETTERS, SIZE, Grid
 from bot.games.crossword.words import WORD_RULES
@@ -77,43 +78,6 @@ WISH_WEIGHTS: dict[str, int] = {
 WISHED = verdict("wished", N_("Wunsch abgegeben."), seen=Visibility.PUBLIC)
 PLACED_AND_WISHED = verdict("placed", N_("Legung und Wunsch abgegeben."), seen=Visibility.PUBLIC)
 PLACED_AND_LISTED = verdict("placed", N_("Legung und Wortliste abgegeben."), seen=Visibility.PUBLIC)
-
-#: Public glosses of the placement reasons (:meth:`CrosswordRules.reason_gloss`).
-_GLOSSES = {
-    "syntax": verdict("syntax", N_("nicht lesbar"), seen=Visibility.PUBLIC),
-    "off-board": verdict("off-board", N_("Feld außerhalb des Spielfelds"), seen=Visibility.PUBLIC),
-    "occupied": verdict("occupied", N_("Feld schon belegt"), seen=Visibility.PUBLIC),
-    "letters": verdict("letters", N_("nicht die Buchstaben dieser Runde"), seen=Visibility.PUBLIC),
-}
-
-
-class _Plurals:
-    """Marks a singular/plural pair of msgids for Babel (the ``ngettext`` keyword: one
-    catalog entry with both forms) without translating it; :meth:`Verdict.render`
-    picks the form with the count ``n``."""
-
-    @staticmethod
-    def ngettext(singular: str, plural: str) -> tuple[str, str]:
-        return singular, plural
-
-
-_P = _Plurals()
-_PLACED = _P.ngettext("{n} Buchstabe gelegt.", "{n} Buchstaben gelegt.")
-_LISTED = _P.ngettext("{n} Wort gelistet; ob es gilt, prüft die Auswertung.",
-                      "{n} Wörter gelistet; ob sie gelten, prüft die Auswertung.")
-
-
-def _plural(code: str, forms: tuple[str, str], n: int, seen: Visibility = Visibility.MOVER) -> Verdict:
-    return verdict(code, forms[0], plural=forms[1], seen=seen, n=n)
-
-
-def _sentences(parts: Sequence[Verdict]) -> Verdict:
-    """Sentences one after the other, as one verdict (the mover's)."""
-    out = parts[-1]
-    for part in reversed(parts[:-1]):
-        out = verdict("sentences", N_("{first} {rest}"), first=part, rest=out)
-    return out
-
 
 def draw_wish(seed: str, partie: str, rnd: int, player: str) -> str:
     """The letter drawn for a player without a wish in round ``rnd`` (decision, see the
@@ -276,7 +240,7 @@ class CrosswordRules(GameRules[Reading]):
             return Judged(rep, wish, None)
         assert out.grid is not None
         n = len(out.placed)  # the move line shows where; the summary says how many (issue 24)
-        parts: list[Verdict] = [_plural("placed", _PLACED, n) if out.placed
+        parts: list[Verdict] = [plural("placed", PLACED, n) if out.placed
                                 else verdict("placed", N_("Nichts gelegt."))]
         if out.unused:
             parts.append(verdict("unused", N_("Ungenutzt: {letters}."), letters=" ".join(out.unused)))
@@ -298,8 +262,8 @@ class CrosswordRules(GameRules[Reading]):
                     if not v.valid and v.reason != "word":
                         notes.append(verdict("claim", N_("{claim}: {reason}"), claim=v.text, reason=v.verdict))
                 if not final:
-                    parts.append(_plural("listed", _LISTED, len(claims)))
-        said = _sentences(parts)
+                    parts.append(plural("listed", LISTED, len(claims)))
+        said = sentences(parts)
         detail["summary"] = said
         rep = MoveReport(index, text, True, score=0, verdict=said, notes=notes, detail=detail,
                          public=PLACED_AND_LISTED if last else PLACED_AND_WISHED)
@@ -322,7 +286,7 @@ class CrosswordRules(GameRules[Reading]):
     def reason_gloss(self, reason: str | None) -> Verdict | str:
         """The plain public gloss of a placement reason code (a public verdict), ``""`` for
         another code."""
-        return _GLOSSES.get(reason or "", "")
+        return GLOSSES.get(reason or "", "")
 
     def check_line(self, state: Mapping[str, Any], text: str, lexicon: Any, index: int = 0, *,
                    player: str | None = None) -> MoveReport:
