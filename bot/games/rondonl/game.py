@@ -54,7 +54,7 @@ from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.rondo.cards import Row
 from bot.games.rondonl.cards import HAND_SIZE, full_deck, pretty_hand, sort_hand
 from bot.games.rondonl.engine import Opening, Turn, best_word, judge_opening, judge_turn
-from bot.games.rondonl.notation import parse_line, split_turn, turn_lines
+from bot.games.rondonl.notation import Line, parse_line, split_turn, turn_lines
 from bot.games.rondonl.reports import first_reason, move_reports
 from bot.games.rondonl.seats import mover, partners, side_of
 from bot.games.rondonl import texts
@@ -67,7 +67,7 @@ def _rng(seed: str, partie: str, *parts: object) -> random.Random:
     return random.Random("/".join(map(str, (seed, partie) + parts)))
 
 
-class RondoNLRules(GameRules):
+class RondoNLRules(GameRules[Line]):
     """RONDO (seed 004): private hands of 7, turns in seat order, opening by word value."""
 
     # capability flags (bot.games.base.CAPABILITIES): what the service may ask of this game
@@ -152,7 +152,7 @@ class RondoNLRules(GameRules):
                 "dictionary": "de" if self.lexicon_alphabets(options)[0] == "rondo" else "nl",
                 "teams": len(sides) < len(players), "last": None, "finished": False, "history": []}
 
-    def read_move(self, text: str):
+    def read_move(self, text: str) -> Line:
         """One line of a turn (:func:`bot.games.rondonl.notation.parse_line`); NotationError."""
         return parse_line(text)
 

@@ -71,7 +71,7 @@ from typing import Any, Mapping, Sequence
 from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
 from bot.games.typdom.deal import deal, draw, seat_order
 from bot.games.typdom.engine import VARIANTS, evaluate
-from bot.games.typdom.notation import parse_turn
+from bot.games.typdom.notation import Turn, parse_turn
 from bot.games.typdom.outcome import Outcome, reason_gloss
 from bot.games.typdom.reports import SKIPPED, move_report, public_turn, to_all, turn_record
 from bot.games.typdom.scoring import end_scores
@@ -107,7 +107,7 @@ def rack_size(options: Mapping[str, Any] | None) -> tuple[int, int]:
 
 
 
-class TypdomRules(GameRules):
+class TypdomRules(GameRules[Turn]):
     """Typ-Dom (seed 002): Kreuzwort-Spiel (league option ``variant = "kreuzwort"``, the
     default) and Point-Typ-Dom (``variant = "point"``), private racks, turns in seat order."""
 
@@ -182,7 +182,7 @@ class TypdomRules(GameRules):
                 "board": Table.empty().rows, "racks": racks, "pool": pool, "seat_order": order, "start": start,
                 "rack_size": [black, red], "first_out": None, "finished": False, "end": None, "history": []}
 
-    def read_move(self, text: str):
+    def read_move(self, text: str) -> Turn:
         """Parse a Typ-Dom turn line (grammar/typdom_move.lark); raises NotationError."""
         return parse_turn(text)
 
