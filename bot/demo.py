@@ -1,9 +1,10 @@
 """``spielleiter demo``: every game played through the real service on the embedded default.
 
-The leagues are data (:data:`LEAGUES`): a Rondo league of three Partien and 20 rounds; a
-short Monoscrabble game with a fifth player joining by mail; a Crossword game of six
-players of different strengths (one resends a broken placement, one lists a word that is
-not there, one a word twice); two Typ-Dom games (Point-Typ-Dom with four players, the
+The leagues are data, each game's own (``GameRules.demo_leagues``,
+:func:`demo_leagues`): a Rondo league of three Partien and 20 rounds; a short
+Monoscrabble game with a fifth player joining by mail; a Crossword game of six players
+of different strengths (one resends a broken placement, one lists a word that is not
+there, one a word twice); two Typ-Dom games (Point-Typ-Dom with four players, the
 Kreuzwort-Spiel with three) played until a player is out; the race variants Presto (two
 races one after another, each closing by itself at the second valid crossword) and "Wer
 behält recht?" (three players, one turn after another); and a Dutch RONDO table (three
@@ -39,7 +40,7 @@ from sqlalchemy import select
 
 from bot.config import Config, embedded
 from bot.games import get_game
-from bot.games.registry import UnknownGame
+from bot.games.registry import GAME_CLASSES
 from bot.mail.compose import compose
 from bot.mail.maildir import MaildirTransport
 from bot.service.domain.league import find_league, league_lexicon, open_round, partie_views, playing
@@ -52,45 +53,18 @@ from bot.service.stages.rounds import adjudicate_league
 from bot.storage.db import Database
 from bot.storage.models import Adjudication, OutboxMail, Partie
 
-Player = tuple[str, str, str]  # name, address, style (bot.games.demoplay)
+def demo_leagues() -> list[dict[str, Any]]:
+    """The demo's leagues, in the order they are played: every registered game's
+    :attr:`~bot.games.base.GameRules.demo_leagues` (registry order), each with its
+    ``game``. Besides the keys of a league file: ``players`` (the simulated players),
+    ``eml`` (the start of the .eml files' names), ``joiner`` (a player who joins by mail,
+    and in which round), ``max_rounds`` (the demo stops after so many rounds, for games
+    that end by themselves) and ``rounds_option`` (the option that counts the rounds of a
+    game whose league file has none, for :func:`run_demo`'s ``rounds``)."""
+    return [dict(entry, game=name) for name in GAME_CLASSES for entry in get_game(name).demo_leagues]
 
-GERMAN: list[Player] = [
-    ("Anna Albers", "anna@demo.invalid", "stark"),
-    ("Bernd Becker", "bernd@demo.invalid", "tippfehler"),
-    ("Clara Conrad", "clara@demo.invalid", "vorsichtig"),
-    ("Dieter Dahl", "dieter@demo.invalid", "unzuverlaessig"),
-]
-CROSSWORD: list[Player] = GERMAN + [("Edith Ernst", "edith@demo.invalid", "anfaengerin"),
-                                    ("Fritz Fuchs", "fritz@demo.invalid", "wortjaeger")]
-DUTCH: list[Player] = [("Anna de Vries", "anna.nl@demo.invalid", "sterk"),
-                       ("Bram Jansen", "bram@demo.invalid", "ruiler"),
-                       ("Carla Peeters", "carla@demo.invalid", "onbetrouwbaar")]
-JOINER: Player = ("Emil Engel", "emil@demo.invalid", "stark")
 
-#: The demo's leagues, played in this order. Besides the keys of a league file (``name``,
-#: ``game``, ``partien``, ``rounds``, ``options``, ...): ``players`` (the simulated
-#: players), ``eml`` (the start of the .eml files' names), ``joiner`` (a player who joins
-#: by mail, and in which round), ``max_rounds`` (the demo stops after so many rounds, for
-#: games that end by themselves) and ``rounds_option`` (the option that counts the rounds
-#: of a game whose league file has none, for :func:`run_demo`'s ``rounds``).
-LEAGUES: list[dict[str, Any]] = [
-    {"name": "Demo-Rondo", "game": "rondo", "partien": ["R1", "R2", "R3"], "rounds": 20, "players": GERMAN,
-     "eml": "rondo-runde"},
-    {"name": "Demo-Mono", "game": "monoscrabble", "partien": ["M1"], "rounds": 6, "players": GERMAN,
-     "joiner": (JOINER, 3), "eml": "monoscrabble-runde"},
-    {"name": "Demo-Kreuz", "game": "crossword", "partien": ["P1"], "players": CROSSWORD, "eml": "crossword-runde"},
-    {"name": "Demo-Typ-Dom-point", "game": "typdom", "partien": ["T1"], "players": GERMAN,
-     "options": {"variant": "point"}, "max_rounds": 30, "eml": "typdom-point-runde"},
-    {"name": "Demo-Typ-Dom-kreuzwort", "game": "typdom", "partien": ["T1"], "players": GERMAN[:3],
-     "options": {"variant": "kreuzwort"}, "max_rounds": 30, "eml": "typdom-kreuzwort-runde"},
-    {"name": "Demo-Presto", "game": "typdom-presto", "partien": ["P1", "P2"], "sequential": True, "players": GERMAN,
-     "eml": "presto-runde"},
-    {"name": "Demo-WBR", "game": "typdom-wbr", "partien": ["W1"], "rounds": 40, "players": GERMAN[:3],
-     "turn_hours": 24, "eml": "wbr-runde"},
-    {"name": "Demo-RONDO", "game": "rondonl", "partien": ["T1"], "language": "nl", "turn_hours": 48,
-     "players": DUTCH, "options": {"full_rounds": 3}, "rounds_option": "full_rounds", "eml": "rondonl-ronde"},
-]
-#: The keys of a :data:`LEAGUES` entry that are the demo's, not the league file's.
+#: The keys of a :func:`demo_leagues` entry that are the demo's, not the league file's.
 DEMO_KEYS = {"players", "eml", "joiner", "max_rounds", "rounds_option"}
 
 #: What the simulated players write and the demo prints, per language of the league.
@@ -122,7 +96,7 @@ class Demo:
 
 
 def league_spec(entry: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
-    """The league file of a :data:`LEAGUES` entry: ``base`` (first ZAT, interval, seed,
+    """The league file of a :func:`demo_leagues` entry: ``base`` (first ZAT, interval, seed,
     ...) with the entry's league-file keys and its players."""
     spec = {**base, **{k: v for k, v in entry.items() if k not in DEMO_KEYS}}
     spec["players"] = [{"name": n, "email": e} for n, e, _ in entry["players"]]
@@ -188,7 +162,7 @@ def _round_line(demo: Demo, name: str, number: int, words: Mapping[str, str]) ->
 
 
 def play_league(demo: Demo, entry: Mapping[str, Any], base: Mapping[str, Any]) -> None:
-    """Play the league of ``entry`` (:data:`LEAGUES`) to its end, or ``max_rounds``: each
+    """Play the league of ``entry`` (:func:`demo_leagues`) to its end, or ``max_rounds``: each
     round the players' mails (:meth:`~bot.games.base.GameRules.demo_player`; a player
     with two mails has the first read before sending the second), a poll, the ZAT when
     the round is still open; then write its Auswertungen to ``demo.out`` and print the
@@ -277,7 +251,7 @@ def save_auswertungen(db: Database, name: str, out: Path, prefix: str) -> int:
 
 def run_demo(out: Path | None = None, rounds: Mapping[str, int] | None = None, seed: str = "1",
              quiet: bool = False, work: Path | None = None, leagues: Collection[str] | None = None) -> int:
-    """Play the demo leagues (:data:`LEAGUES`) whose games are registered; returns 0.
+    """Play the demo leagues (:func:`demo_leagues`); returns 0.
     ``leagues``: the names of the leagues to play (default: all); ``rounds``: league name
     -> the rounds it plays instead of its entry's (its ``rounds_option`` when it has one).
     Auswertungen go to ``out`` (``work/auswertungen`` if None), the archive of the leagues
@@ -298,8 +272,8 @@ def run_demo(out: Path | None = None, rounds: Mapping[str, int] | None = None, s
     first = (datetime.now(berlin) + timedelta(days=7)).replace(hour=20, minute=0, second=0, microsecond=0)
     say(f"Arbeitsordner {work}")
     base = {"first_zat": first.isoformat(), "zat_interval_days": 7, "seed": seed}
-    for entry in LEAGUES:
-        if (leagues is not None and entry["name"] not in leagues) or not _has_game(entry["game"]):
+    for entry in demo_leagues():
+        if leagues is not None and entry["name"] not in leagues:
             continue
         if rounds and entry["name"] in rounds:
             entry = with_rounds(entry, rounds[entry["name"]])
@@ -324,14 +298,6 @@ def write_archive(db: Database, folder: Path) -> Path:
     as ``spielleiter archive --out folder`` writes it; returns its ``index.html``."""
     build_archive(db, folder)
     return (folder / "index.html").resolve()
-
-
-def _has_game(name: str) -> bool:
-    try:
-        get_game(name)
-        return True
-    except UnknownGame:
-        return False
 
 
 if __name__ == "__main__":

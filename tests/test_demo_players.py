@@ -13,7 +13,7 @@ import pytest
 
 import bot
 from bot import lexicon as lexmod
-from bot.demo import LEAGUES
+from bot.demo import demo_leagues
 from bot.games import get_game
 from bot.games.base import GameRules
 from bot.games.demoplay import DemoMail
@@ -23,14 +23,15 @@ KEYS = ["1", "2", "3", "4", "5", "6"]
 
 
 def _options(game: str) -> dict:
-    return dict(next(e.get("options") or {} for e in LEAGUES if e["game"] == game))
+    return dict(next(e.get("options") or {} for e in demo_leagues() if e["game"] == game))
 
 
 @pytest.mark.parametrize("name", sorted(GAME_CLASSES))
 def test_every_game_has_a_demo_player_and_a_demo_league(name):
     rules = get_game(name)
     assert type(rules).demo_player is not GameRules.demo_player, f"{name}: no demo_player"
-    assert any(e["game"] == name for e in LEAGUES), f"{name}: no league in bot.demo.LEAGUES"
+    assert rules.demo_leagues and all(e["game"] == name for e in demo_leagues() if e["name"] in
+                                             {x["name"] for x in rules.demo_leagues}), f"{name}: no demo league"
 
 
 @pytest.mark.parametrize("name", sorted(GAME_CLASSES))

@@ -464,6 +464,15 @@ class GameRules(ABC, Generic[MoveT]):
                           "winner", "winners", "mover", "movers", "author", "leader", "starter", "opener", "moved",
                           "candidates", "chosen", "partners", "tied", "from", "to"})
 
+    #: The demo's leagues of this game (``spielleiter demo`` plays them in registry order):
+    #: each a league file's keys without ``game`` (``name``, ``partien``, ``rounds``,
+    #: ``options`` ...) plus the demo's own: ``players`` (name, address, style:
+    #: :data:`bot.games.demoplay.GERMAN`), ``eml`` (the start of the .eml files' names),
+    #: ``joiner`` (a player who joins by mail, and in which round), ``max_rounds`` (the
+    #: demo stops there, for games that end by themselves), ``rounds_option`` (the option
+    #: counting the rounds of a game whose league file has none).
+    demo_leagues: tuple[Mapping[str, Any], ...] = ()
+
     def demo_player(self, view: Mapping[str, Any], rng: Any, *, lexicon: Any = None,
                     style: str = "stark") -> list[Any] | None:
         """What a simulated player of ``style`` mails for one Partie in the open round

@@ -24,6 +24,20 @@ from typing import Sequence
 __all__ = ["DemoMail", "choose", "with_ersatz"]
 
 
+#: A simulated player: name, address, style (the styles are the games' demo players').
+Player = tuple[str, str, str]
+
+#: The German players of the demo leagues (``demo_leagues``), four styles.
+GERMAN: tuple[Player, ...] = (
+    ("Anna Albers", "anna@demo.invalid", "stark"),
+    ("Bernd Becker", "bernd@demo.invalid", "tippfehler"),
+    ("Clara Conrad", "clara@demo.invalid", "vorsichtig"),
+    ("Dieter Dahl", "dieter@demo.invalid", "unzuverlaessig"),
+)
+#: A player who joins a running league by mail (a demo league's ``joiner``).
+JOINER: Player = ("Emil Engel", "emil@demo.invalid", "stark")
+
+
 @dataclass(frozen=True)
 class DemoMail:
     """One mail of a simulated player for one Partie: ``lines``, the Partie section's move

@@ -54,6 +54,7 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
+from bot.games.demoplay import GERMAN
 from bot.games.typdom.deal import deal
 from bot.games.typdom.presto import REASONS, Crossword, Judgement, judge, parse_line
 from bot.games.verdict import N_, Verdict, Visibility, verdict
@@ -110,6 +111,8 @@ class PrestoRules(GameRules[str]):
     closes_early = True  # the second valid crossword ends the race
     notes_closed_round = True  # a late crossword: the race is over
     turn_rounds = False
+    demo_leagues = ({"name": "Demo-Presto", "partien": ["P1", "P2"], "sequential": True, "players": GERMAN,
+                     "eml": "presto-runde"},)
     reads_parsed_move = False
 
     name = "typdom-presto"
