@@ -381,6 +381,7 @@ cdef class _Search:
     # rack
     cdef int counts[64]
     cdef uint64_t rmask     # the letters with a count above 0
+    cdef uint64_t pmask     # the letters the rack can lay (its letters, those of its blanks)
     cdef int bl[MAXK]
     cdef int nbl
     cdef int left
@@ -696,70 +697,55 @@ cdef class _Search:
         return out
 
     cdef int anchor_bound(self, int a, int lo) noexcept:
-        """The most any move through anchor ``a`` starting at ``lo`` or later can score:
-        the board tiles of the squares it can reach, the rack's best values on the best
-        letter multipliers, the best word multipliers, the best cross words, the bingo."""
-        cdef int c, j = 0, B = 0, R = self.R
+        """The most any move through anchor ``a`` starting at ``lo`` or later can score
+        (the shadow bound of wolges' move generator): the best, over every stretch of the
+        line from ``s`` (``lo <= s <= a``) to ``e`` (``e >= a``) that a word can fill (no
+        tile just before or after it, at most the rack's tiles on its empty squares, each
+        empty square taking a letter the rack or a blank can lay there), of the stretch's
+        board tiles plus the rack's best values on its letter multipliers, times its word
+        multipliers, plus its cross words with the best values on their multipliers, plus
+        the bingo."""
+        cdef int s, e, k, B, wmp, X, R = self.R, size = self.size, lmc, wmc, cm
         cdef int n[4]
-        cdef int nw[4]
         cdef int nc[4]
-        cdef int xv[MAXS]
-        cdef int nx = 0, i, q, tmp, X = 0, wmp = 1, cm, take
-        cdef long out
-        n[1] = n[2] = n[3] = 0
-        nw[1] = nw[2] = nw[3] = 0
-        nc[1] = nc[2] = nc[3] = 0
-        for c in range(lo, self.size):
-            if self.line[c] == EMPTY:
-                if c >= a:
-                    if j == R:
+        cdef long v, best = -1
+        cdef uint64_t pm = self.pmask
+        for s in range(lo, a + 1):
+            if s > 0 and self.line[s - 1] != EMPTY:
+                continue  # the word would reach further left
+            k = 0
+            B = 0
+            wmp = 1
+            X = 0
+            n[1] = n[2] = n[3] = 0
+            nc[1] = nc[2] = nc[3] = 0
+            for e in range(s, size):
+                if self.line[e] == EMPTY:
+                    if k == R or not (self.lok[e] & pm):
                         break
-                    j += 1
-                n[self.llm[c]] += 1
-                nw[self.lwm[c]] += 1
-                if self.lxs[c] >= 0:
-                    xv[nx] = self.lxs[c] * self.lwm[c]
-                    nx += 1
-                    cm = self.llm[c] * self.lwm[c]
-                    if cm > 3:
-                        cm = 3
-                    nc[cm] += 1
-            else:
-                B += self.lbv[c]
-        # the best R of each kind of square
-        take = R
-        for q in range(3, 0, -1):
-            if n[q] > take:
-                n[q] = take
-            take -= n[q]
-        take = R
-        for q in range(3, 0, -1):
-            if nw[q] > take:
-                nw[q] = take
-            take -= nw[q]
-            for i in range(nw[q]):
-                wmp *= q
-        take = R
-        for q in range(3, 0, -1):
-            if nc[q] > take:
-                nc[q] = take
-            take -= nc[q]
-        # the R best cross sums
-        for i in range(1, nx):
-            tmp = xv[i]
-            q = i - 1
-            while q >= 0 and xv[q] < tmp:
-                xv[q + 1] = xv[q]
-                q -= 1
-            xv[q + 1] = tmp
-        for i in range(nx if nx < R else R):
-            X += xv[i]
-        out = (B + _pair(self.P, n[3], n[2], n[1])) * wmp
-        if self.s.cross_score:
-            out += X + _pair(self.P, nc[3], nc[2], nc[1])
-        if self.s.bingo_tiles and R >= self.s.bingo_tiles:
-            out += self.s.bingo_bonus
-        return out
+                    k += 1
+                    lmc = self.llm[e]
+                    wmc = self.lwm[e]
+                    n[lmc] += 1
+                    wmp *= wmc
+                    if self.lxs[e] >= 0:
+                        X += self.lxs[e] * wmc
+                        cm = lmc * wmc
+                        nc[cm] += 1
+                else:
+                    B += self.lbv[e]
+                if e < a or k == 0:
+                    continue
+                if e + 1 < size and self.line[e + 1] != EMPTY:
+                    continue  # the word would reach further right
+                v = <long>(B + _pair(self.P, n[3], n[2], n[1])) * wmp
+                if self.s.cross_score:
+                    v += X + _pair(self.P, nc[3], nc[2], nc[1])
+                if self.s.bingo_tiles and k >= self.s.bingo_tiles:
+                    v += self.s.bingo_bonus
+                if v > best:
+                    best = v
+        return <int>best
 
     cdef int run_anchor(self, int p, int r, int a) except -1:
         cdef CGraph g = self.g
@@ -914,6 +900,10 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     for i in range(g.nl):
         if S.counts[i]:
             S.rmask |= (<uint64_t>1) << i
+    S.pmask = S.rmask
+    for i in range(g.nl):
+        if s.kind_of[i] >= 0 and S.bl[s.kind_of[i]]:
+            S.pmask |= (<uint64_t>1) << i
     vals.sort(reverse=True)
     S.R = len(vals)
     S.left = S.R
