@@ -44,7 +44,16 @@ cdef enum:
 
 END = "$"
 
-__all__ = ["search", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
+cdef long long _STEPS = 0   # search steps (extend and left-part calls), for benches
+
+
+def steps():
+    """How many search steps (extension and left-part calls) the grid search has taken
+    in this process: a load-independent measure of its work, for benches."""
+    return _STEPS
+
+
+__all__ = ["steps", "search", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
 
 
 cdef class CGraph:
@@ -402,6 +411,7 @@ cdef class _Search:
     cdef int is_new[MAXS]
     cdef int lp_li[MAXS]
     cdef int lp_b[MAXS]
+    cdef long lpb[MAXS + 1]   # per left-part length d: the anchor bound of the words starting d or more squares left
     # query
     cdef int require_old, min_tiles, nxt_on, maxlen, empty_board
     cdef long thr
@@ -452,46 +462,58 @@ cdef class _Search:
         return 0
 
     cdef long ext_bound(self, int col, int32_t node, int msum, int wmul, int xs, int nt) noexcept:
-        """The most a move continuing from ``col`` (the word's node ``node``) can score:
-        it fills the empties from ``col`` on, at most the tiles left and within the
-        node's height; letter values paired best first with the multipliers."""
-        cdef int hmax = col + self.g.height[node]
+        """The most a move continuing from ``col`` (the word's node ``node``) with one
+        tile or more can score: the best over the squares where the word can end (within
+        the node's height, before an empty square or the edge, at most the tiles left,
+        no empty square the rack cannot lay a letter on) of the squares filled up to
+        there, letter values paired best first with the multipliers.  -1: none.  Stops
+        at the first end reaching the threshold (and returns that end's bound)."""
+        cdef int hmax = col + self.g.height[node], size = self.size
         cdef int c, j = 0, B = 0, wmp = 1, X = 0
         cdef int n[4]
         cdef int nc[4]
-        cdef int lmc, cm, rem
-        cdef long out
+        cdef int lmc, wmc, rem
+        cdef long v, best = -1
+        cdef uint64_t pm = self.pmask
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
-        if hmax > self.size:
-            hmax = self.size
-        for c in range(col, hmax):
+        if hmax > size:
+            hmax = size
+        c = col
+        while c < hmax:
             if self.line[c] == EMPTY:
-                if j == self.left:
+                if j == self.left or not (self.lok[c] & pm):
                     break
                 j += 1
                 lmc = self.llm[c]
+                wmc = self.lwm[c]
                 n[lmc] += 1
-                wmp *= self.lwm[c]
+                wmp *= wmc
                 if self.lxs[c] >= 0:
-                    X += self.lxs[c] * self.lwm[c]
-                    cm = lmc * self.lwm[c]
-                    if cm > 3:
-                        cm = 3
-                    nc[cm] += 1
+                    X += self.lxs[c] * wmc
+                    nc[lmc * wmc] += 1
             else:
                 B += self.lbv[c]
-        rem = B + _pair(self.P, n[3], n[2], n[1])
-        if self.s.plain and self.s.vmax[node] < rem:
-            rem = self.s.vmax[node]  # no premiums: the rest of the word is worth at most its letters
-        out = <long>(msum + rem) * wmul * wmp
-        if self.s.cross_score:
-            out += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
-        if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
-            out += self.s.bingo_bonus
-        return out
+            c += 1
+            if j == 0 or (c < size and self.line[c] != EMPTY):
+                continue  # no tile laid yet, or the word cannot end here
+            rem = B + _pair(self.P, n[3], n[2], n[1])
+            if self.s.plain and self.s.vmax[node] < rem:
+                rem = self.s.vmax[node]  # no premiums: the rest of the word is worth at most its letters
+            v = <long>(msum + rem) * wmul * wmp
+            if self.s.cross_score:
+                v += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
+            if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
+                v += self.s.bingo_bonus
+            if v >= self.thr:
+                return v  # enough for the caller (it only compares with the threshold)
+            if v > best:
+                best = v
+        return best
 
     cdef int extend(self, int32_t node, int col, int msum, int wmul, int xs, int nt) except -1:
+        global _STEPS
+        _STEPS += 1
         cdef CGraph g = self.g
         cdef int size = self.size
         cdef int t, h, li, k, v, lmc, wmc, xc
@@ -600,11 +622,15 @@ cdef class _Search:
     cdef int with_left(self, int32_t node, int depth, int limit, int a, int lsum) except -1:
         """Every left part of the rack (in the recursion's arrays) ending left of
         anchor ``a``, then extended right from ``a``."""
+        global _STEPS
+        _STEPS += 1
         cdef CGraph g = self.g
         cdef int i, c, s, msum, wmul, li, k
         cdef int32_t e, ch
         cdef uint64_t m, bit
         cdef int h
+        if depth > 0 and self.thr > 0 and self.lpb[depth] < self.thr:
+            return 0  # no word with a left part this long or longer reaches the threshold
         if self.min_tiles and depth > 0:
             h = g.height[node]
             if depth + (h if h < self.left else self.left) < self.min_tiles:
@@ -696,7 +722,7 @@ cdef class _Search:
             out += self.s.bingo_bonus
         return out
 
-    cdef int anchor_bound(self, int a, int lo) noexcept:
+    cdef int anchor_bound(self, int a, int lo, long *by_len=NULL) noexcept:
         """The most any move through anchor ``a`` starting at ``lo`` or later can score
         (the shadow bound of wolges' move generator): the best, over every stretch of the
         line from ``s`` (``lo <= s <= a``) to ``e`` (``e >= a``) that a word can fill (no
@@ -704,14 +730,20 @@ cdef class _Search:
         empty square taking a letter the rack or a blank can lay there), of the stretch's
         board tiles plus the rack's best values on its letter multipliers, times its word
         multipliers, plus its cross words with the best values on their multipliers, plus
-        the bingo."""
+        the bingo.  ``by_len``: if given, ``by_len[d]`` is set to the best over the
+        stretches starting ``d`` squares or more left of the anchor (-1: none)."""
         cdef int s, e, k, B, wmp, X, R = self.R, size = self.size, lmc, wmc, cm
         cdef int n[4]
         cdef int nc[4]
         cdef long v, best = -1
         cdef uint64_t pm = self.pmask
+        if by_len != NULL:
+            for s in range(a - lo + 2):
+                by_len[s] = -1
         for s in range(lo, a + 1):
             if s > 0 and self.line[s - 1] != EMPTY:
+                if by_len != NULL:
+                    by_len[a - s] = best
                 continue  # the word would reach further left
             k = 0
             B = 0
@@ -745,6 +777,8 @@ cdef class _Search:
                     v += self.s.bingo_bonus
                 if v > best:
                     best = v
+            if by_len != NULL:
+                by_len[a - s] = best  # (best so far: the stretches from lo to s)
         return <int>best
 
     cdef int run_anchor(self, int p, int r, int a) except -1:
@@ -779,6 +813,7 @@ cdef class _Search:
         self.start = a
         self.extend(0, a, 0, 1, 0, 0)
         if limit:
+            self.anchor_bound(a, a - limit, self.lpb)
             self.with_left(0, 0, limit, a, 0)
         return 0
 
