@@ -9,8 +9,9 @@ Positions: ``bench/monoscrabble_positions.json`` (self-play, see
 the same seed.  Word list: the project's ``monoscrabble`` lexicon, exported to a word
 file from which the driver builds wolges' KWG (once per run, in a temporary directory).
 
-Per position: the CPU time of the best-move search, ``--passes`` times (default 5),
-the median of the passes; for wolges the driver measures it (CLOCK_PROCESS_CPUTIME_ID
+Per position: the CPU time of the best-move search, ``--passes`` times (default 5,
+the passes of wolges and of the project alternating, so both see the same load), the
+median of the passes; for wolges the driver measures it (CLOCK_PROCESS_CPUTIME_ID
 around ``gen_moves_unfiltered`` with max_gen 1, no leave values, no exchanges), for the
 project ``time.process_time`` around ``monoscrabble.movegen.best_move`` (the whole
 call: parsing, search, the GenMove).  Prints median, p95 and worst for both, the
@@ -73,25 +74,27 @@ def main(argv=None) -> int:
         subprocess.run([args.driver, "build", words, kwg], check=True, capture_output=True)
         plist.write_text("".join("/".join(p["board"]) + " " + p["rack"] + "\n" for p in pos),
                          encoding="utf-8")
-        cmd = [args.driver, "time", kwg, plist, "--passes", str(args.passes)]
+        cmd = [args.driver, "time", kwg, plist, "--passes", "1"]
         if args.fresh:
             cmd.append("--fresh")
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    w_score, w_ms = [], []
-    for line in out.splitlines():
-        k, s, *ns = line.split()
-        w_score.append(None if s == "null" else int(s))
-        w_ms.append(statistics.median(int(x) for x in ns) / 1e6)
-
-    movegen.best_move(pos[0]["board"], pos[0]["rack"], lex)  # graph converted once
-    times: list[list[float]] = [[] for _ in pos]
-    scores: list = [None] * len(pos)
-    for _ in range(args.passes):
-        for i, p in enumerate(pos):
-            t0 = time.process_time()
-            m = movegen.best_move(p["board"], p["rack"], lex)
-            times[i].append(time.process_time() - t0)
-            scores[i] = None if m is None else m.score
+        # the passes alternate (wolges, then the project) so that both see the same load
+        movegen.best_move(pos[0]["board"], pos[0]["rack"], lex)  # graph converted once
+        w_times: list[list[float]] = [[] for _ in pos]
+        w_score: list = [None] * len(pos)
+        times: list[list[float]] = [[] for _ in pos]
+        scores: list = [None] * len(pos)
+        for _ in range(args.passes):
+            out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+            for line in out.splitlines():
+                k, sc, *ns = line.split()
+                w_score[int(k)] = None if sc == "null" else int(sc)
+                w_times[int(k)].extend(int(x) / 1e6 for x in ns)
+            for i, p in enumerate(pos):
+                t0 = time.process_time()
+                m = movegen.best_move(p["board"], p["rack"], lex)
+                times[i].append(time.process_time() - t0)
+                scores[i] = None if m is None else m.score
+    w_ms = [statistics.median(t) for t in w_times]
     o_ms = [statistics.median(t) * 1e3 for t in times]
     print(f"load_after: {_load()}")
 
