@@ -2,14 +2,16 @@
 """Compiled search core of the word-grid move generators (Monoscrabble, Typ-Dom).
 
 The same Appel-Jacobson search as the pure-Python reference
-:func:`bot.games.gridgen.search_reference` (anchors, cross-checks, left parts, extension
+:func:`bot.games.gridref.search_reference` (anchors, cross-checks, left parts, extension
 over the word graph of :mod:`bot.wordgraph`; the game's geometry and scoring come as data
-in a :class:`bot.games.gridgen.GridSpec`), in C through Cython, with the same answers:
+in a :class:`bot.games.gridspec.GridSpec`), in C through Cython, with the same answers:
 the same raw records for the same moves (``tests/test_gridcore.py`` compares the two on
 seeded random positions).  On top of the reference it prunes by score (branch and bound):
 the anchors of both passes are searched by an upper bound of the score a move through
-them can reach, best first, and every extension step stops when the bound of the score
-still reachable (:c:func:`_Search.ext_bound`) is below the caller's ``threshold[0]``.
+them can reach (wolges' shadow bound: the best stretch of the line a word through the
+anchor can fill, :c:func:`_Search.anchor_bound`), best first; left parts stop at the
+length whose bound is below the caller's ``threshold[0]``, and every extension step stops
+when the bound of the score still reachable (:c:func:`_Search.ext_bound`) is below it.
 Listing queries (threshold below 1) visit everything.
 
 The word graph's nested dicts are converted once per graph (memoised by the root
@@ -869,7 +871,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     rows = list(board_rows)
     if len(rows) != size or any(len(x) != size for x in rows):
         raise ValueError(f"board must be {size} strings of {size} characters")
-    # parse the board (as bot.games.gridgen._parse)
+    # parse the board (as bot.games.gridspec._parse)
     cdef Py_UCS4 ch, uch
     cdef str row
     empty = True
@@ -908,7 +910,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
             S.lm[1][c][r] = s.lm[r][c]
             S.wm[1][c][r] = s.wm[r][c]
     S.empty_board = 1 if empty else 0
-    # the rack (as bot.games.gridgen._parse_rack)
+    # the rack (as bot.games.gridspec._parse_rack)
     memset(S.counts, 0, sizeof(S.counts))
     for k in range(MAXK):
         S.bl[k] = 0
@@ -960,7 +962,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     S.thr = threshold[0]
     memset(S.blank_at, 0, sizeof(S.blank_at))
     memset(S.is_new, 0, sizeof(S.is_new))
-    # touch: the lines and squares a move must reach (as gridgen._touch_lines)
+    # touch: the lines and squares a move must reach (as gridspec._touch_lines)
     S.nxt_on = 0
     for p in range(2):
         for r in range(size):
@@ -995,7 +997,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
                     S.nxt[p][r][size] = size
                     for q in range(size - 1, -1, -1):
                         S.nxt[p][r][q] = q if q in ps else S.nxt[p][r][q + 1]
-    # cross-checks (as gridgen._cross_info) and the cross-word parts per pass
+    # cross-checks (as gridspec._cross_info) and the cross-word parts per pass
     cdef uint64_t ALL = ~(<uint64_t>0)
     cdef int32_t node, n2
     cdef int j, up, down, sm
