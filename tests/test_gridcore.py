@@ -129,6 +129,33 @@ def test_monoscrabble_listing_and_top_equal_the_reference(ms_lex):
     assert blanks >= n // 10
 
 
+def test_monoscrabble_threshold_queries_at_the_top_equal_the_reference(ms_lex):
+    """Fixed thresholds at the top score, just above and below it, and half of it: the
+    moves found are exactly the reference's moves of that score or more (the score
+    bounds of the anchors, the left-part lengths and every extension step cut only
+    moves below the threshold; issue 35)."""
+    root = gridgen.graph_root(ms_lex)
+    bag = [ch for ch, k in MS_BAG.items() for _ in range(k)]
+    n = CASES // 2 or 40
+    queries = 0
+    for i, rows, rack in _positions(35, n, ms_lex, ms.SPEC, bag, 10 if CASES else 8, 8, "?"):
+        if rack.count("?") == 2 and len(rack) > 6:
+            rack = rack.replace("?", "N", 1)  # keeps the reference's listing quick
+        ref: list = []
+        gridgen.search_reference(rows, rack, root, ref.append, [-1], ms.SPEC)
+        if not ref:
+            continue
+        top = max(r[0] for r in ref)
+        for thr in (top, top + 1, top - 1, top // 2):
+            if thr < 1:
+                continue
+            out: list = []
+            gridgen.search(rows, rack, root, out.append, [thr], ms.SPEC)
+            _same(out, [r for r in ref if r[0] >= thr])
+            queries += 1
+    assert queries >= n
+
+
 def test_monoscrabble_two_blanks_and_letters_outside_the_alphabet(ms_lex):
     root = gridgen.graph_root(ms_lex)
     rng = random.Random(7)

@@ -2,14 +2,16 @@
 """Compiled search core of the word-grid move generators (Monoscrabble, Typ-Dom).
 
 The same Appel-Jacobson search as the pure-Python reference
-:func:`bot.games.gridgen.search_reference` (anchors, cross-checks, left parts, extension
+:func:`bot.games.gridref.search_reference` (anchors, cross-checks, left parts, extension
 over the word graph of :mod:`bot.wordgraph`; the game's geometry and scoring come as data
-in a :class:`bot.games.gridgen.GridSpec`), in C through Cython, with the same answers:
+in a :class:`bot.games.gridspec.GridSpec`), in C through Cython, with the same answers:
 the same raw records for the same moves (``tests/test_gridcore.py`` compares the two on
 seeded random positions).  On top of the reference it prunes by score (branch and bound):
 the anchors of both passes are searched by an upper bound of the score a move through
-them can reach, best first, and every extension step stops when the bound of the score
-still reachable (:c:func:`_Search.ext_bound`) is below the caller's ``threshold[0]``.
+them can reach (wolges' shadow bound: the best stretch of the line a word through the
+anchor can fill, :c:func:`_Search.anchor_bound`), best first; left parts stop at the
+length whose bound is below the caller's ``threshold[0]``, and every extension step stops
+when the bound of the score still reachable (:c:func:`_Search.ext_bound`) is below it.
 Listing queries (threshold below 1) visit everything.
 
 The word graph's nested dicts are converted once per graph (memoised by the root
@@ -44,7 +46,16 @@ cdef enum:
 
 END = "$"
 
-__all__ = ["search", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
+cdef long long _STEPS = 0   # search steps (extend and left-part calls), for benches
+
+
+def steps():
+    """How many search steps (extension and left-part calls) the grid search has taken
+    in this process: a load-independent measure of its work, for benches."""
+    return _STEPS
+
+
+__all__ = ["steps", "search", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
 
 
 cdef class CGraph:
@@ -381,6 +392,7 @@ cdef class _Search:
     # rack
     cdef int counts[64]
     cdef uint64_t rmask     # the letters with a count above 0
+    cdef uint64_t pmask     # the letters the rack can lay (its letters, those of its blanks)
     cdef int bl[MAXK]
     cdef int nbl
     cdef int left
@@ -401,6 +413,7 @@ cdef class _Search:
     cdef int is_new[MAXS]
     cdef int lp_li[MAXS]
     cdef int lp_b[MAXS]
+    cdef long lpb[MAXS + 1]   # per left-part length d: the anchor bound of the words starting d or more squares left
     # query
     cdef int require_old, min_tiles, nxt_on, maxlen, empty_board
     cdef long thr
@@ -451,46 +464,58 @@ cdef class _Search:
         return 0
 
     cdef long ext_bound(self, int col, int32_t node, int msum, int wmul, int xs, int nt) noexcept:
-        """The most a move continuing from ``col`` (the word's node ``node``) can score:
-        it fills the empties from ``col`` on, at most the tiles left and within the
-        node's height; letter values paired best first with the multipliers."""
-        cdef int hmax = col + self.g.height[node]
+        """The most a move continuing from ``col`` (the word's node ``node``) with one
+        tile or more can score: the best over the squares where the word can end (within
+        the node's height, before an empty square or the edge, at most the tiles left,
+        no empty square the rack cannot lay a letter on) of the squares filled up to
+        there, letter values paired best first with the multipliers.  -1: none.  Stops
+        at the first end reaching the threshold (and returns that end's bound)."""
+        cdef int hmax = col + self.g.height[node], size = self.size
         cdef int c, j = 0, B = 0, wmp = 1, X = 0
         cdef int n[4]
         cdef int nc[4]
-        cdef int lmc, cm, rem
-        cdef long out
+        cdef int lmc, wmc, rem
+        cdef long v, best = -1
+        cdef uint64_t pm = self.pmask
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
-        if hmax > self.size:
-            hmax = self.size
-        for c in range(col, hmax):
+        if hmax > size:
+            hmax = size
+        c = col
+        while c < hmax:
             if self.line[c] == EMPTY:
-                if j == self.left:
+                if j == self.left or not (self.lok[c] & pm):
                     break
                 j += 1
                 lmc = self.llm[c]
+                wmc = self.lwm[c]
                 n[lmc] += 1
-                wmp *= self.lwm[c]
+                wmp *= wmc
                 if self.lxs[c] >= 0:
-                    X += self.lxs[c] * self.lwm[c]
-                    cm = lmc * self.lwm[c]
-                    if cm > 3:
-                        cm = 3
-                    nc[cm] += 1
+                    X += self.lxs[c] * wmc
+                    nc[lmc * wmc] += 1
             else:
                 B += self.lbv[c]
-        rem = B + _pair(self.P, n[3], n[2], n[1])
-        if self.s.plain and self.s.vmax[node] < rem:
-            rem = self.s.vmax[node]  # no premiums: the rest of the word is worth at most its letters
-        out = <long>(msum + rem) * wmul * wmp
-        if self.s.cross_score:
-            out += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
-        if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
-            out += self.s.bingo_bonus
-        return out
+            c += 1
+            if j == 0 or (c < size and self.line[c] != EMPTY):
+                continue  # no tile laid yet, or the word cannot end here
+            rem = B + _pair(self.P, n[3], n[2], n[1])
+            if self.s.plain and self.s.vmax[node] < rem:
+                rem = self.s.vmax[node]  # no premiums: the rest of the word is worth at most its letters
+            v = <long>(msum + rem) * wmul * wmp
+            if self.s.cross_score:
+                v += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
+            if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
+                v += self.s.bingo_bonus
+            if v >= self.thr:
+                return v  # enough for the caller (it only compares with the threshold)
+            if v > best:
+                best = v
+        return best
 
     cdef int extend(self, int32_t node, int col, int msum, int wmul, int xs, int nt) except -1:
+        global _STEPS
+        _STEPS += 1
         cdef CGraph g = self.g
         cdef int size = self.size
         cdef int t, h, li, k, v, lmc, wmc, xc
@@ -599,11 +624,15 @@ cdef class _Search:
     cdef int with_left(self, int32_t node, int depth, int limit, int a, int lsum) except -1:
         """Every left part of the rack (in the recursion's arrays) ending left of
         anchor ``a``, then extended right from ``a``."""
+        global _STEPS
+        _STEPS += 1
         cdef CGraph g = self.g
         cdef int i, c, s, msum, wmul, li, k
         cdef int32_t e, ch
         cdef uint64_t m, bit
         cdef int h
+        if depth > 0 and self.thr > 0 and self.lpb[depth] < self.thr:
+            return 0  # no word with a left part this long or longer reaches the threshold
         if self.min_tiles and depth > 0:
             h = g.height[node]
             if depth + (h if h < self.left else self.left) < self.min_tiles:
@@ -695,71 +724,64 @@ cdef class _Search:
             out += self.s.bingo_bonus
         return out
 
-    cdef int anchor_bound(self, int a, int lo) noexcept:
-        """The most any move through anchor ``a`` starting at ``lo`` or later can score:
-        the board tiles of the squares it can reach, the rack's best values on the best
-        letter multipliers, the best word multipliers, the best cross words, the bingo."""
-        cdef int c, j = 0, B = 0, R = self.R
+    cdef int anchor_bound(self, int a, int lo, long *by_len=NULL) noexcept:
+        """The most any move through anchor ``a`` starting at ``lo`` or later can score
+        (the shadow bound of wolges' move generator): the best, over every stretch of the
+        line from ``s`` (``lo <= s <= a``) to ``e`` (``e >= a``) that a word can fill (no
+        tile just before or after it, at most the rack's tiles on its empty squares, each
+        empty square taking a letter the rack or a blank can lay there), of the stretch's
+        board tiles plus the rack's best values on its letter multipliers, times its word
+        multipliers, plus its cross words with the best values on their multipliers, plus
+        the bingo.  ``by_len``: if given, ``by_len[d]`` is set to the best over the
+        stretches starting ``d`` squares or more left of the anchor (-1: none)."""
+        cdef int s, e, k, B, wmp, X, R = self.R, size = self.size, lmc, wmc, cm
         cdef int n[4]
-        cdef int nw[4]
         cdef int nc[4]
-        cdef int xv[MAXS]
-        cdef int nx = 0, i, q, tmp, X = 0, wmp = 1, cm, take
-        cdef long out
-        n[1] = n[2] = n[3] = 0
-        nw[1] = nw[2] = nw[3] = 0
-        nc[1] = nc[2] = nc[3] = 0
-        for c in range(lo, self.size):
-            if self.line[c] == EMPTY:
-                if c >= a:
-                    if j == R:
+        cdef long v, best = -1
+        cdef uint64_t pm = self.pmask
+        if by_len != NULL:
+            for s in range(a - lo + 2):
+                by_len[s] = -1
+        for s in range(lo, a + 1):
+            if s > 0 and self.line[s - 1] != EMPTY:
+                if by_len != NULL:
+                    by_len[a - s] = best
+                continue  # the word would reach further left
+            k = 0
+            B = 0
+            wmp = 1
+            X = 0
+            n[1] = n[2] = n[3] = 0
+            nc[1] = nc[2] = nc[3] = 0
+            for e in range(s, size):
+                if self.line[e] == EMPTY:
+                    if k == R or not (self.lok[e] & pm):
                         break
-                    j += 1
-                n[self.llm[c]] += 1
-                nw[self.lwm[c]] += 1
-                if self.lxs[c] >= 0:
-                    xv[nx] = self.lxs[c] * self.lwm[c]
-                    nx += 1
-                    cm = self.llm[c] * self.lwm[c]
-                    if cm > 3:
-                        cm = 3
-                    nc[cm] += 1
-            else:
-                B += self.lbv[c]
-        # the best R of each kind of square
-        take = R
-        for q in range(3, 0, -1):
-            if n[q] > take:
-                n[q] = take
-            take -= n[q]
-        take = R
-        for q in range(3, 0, -1):
-            if nw[q] > take:
-                nw[q] = take
-            take -= nw[q]
-            for i in range(nw[q]):
-                wmp *= q
-        take = R
-        for q in range(3, 0, -1):
-            if nc[q] > take:
-                nc[q] = take
-            take -= nc[q]
-        # the R best cross sums
-        for i in range(1, nx):
-            tmp = xv[i]
-            q = i - 1
-            while q >= 0 and xv[q] < tmp:
-                xv[q + 1] = xv[q]
-                q -= 1
-            xv[q + 1] = tmp
-        for i in range(nx if nx < R else R):
-            X += xv[i]
-        out = (B + _pair(self.P, n[3], n[2], n[1])) * wmp
-        if self.s.cross_score:
-            out += X + _pair(self.P, nc[3], nc[2], nc[1])
-        if self.s.bingo_tiles and R >= self.s.bingo_tiles:
-            out += self.s.bingo_bonus
-        return out
+                    k += 1
+                    lmc = self.llm[e]
+                    wmc = self.lwm[e]
+                    n[lmc] += 1
+                    wmp *= wmc
+                    if self.lxs[e] >= 0:
+                        X += self.lxs[e] * wmc
+                        cm = lmc * wmc
+                        nc[cm] += 1
+                else:
+                    B += self.lbv[e]
+                if e < a or k == 0:
+                    continue
+                if e + 1 < size and self.line[e + 1] != EMPTY:
+                    continue  # the word would reach further right
+                v = <long>(B + _pair(self.P, n[3], n[2], n[1])) * wmp
+                if self.s.cross_score:
+                    v += X + _pair(self.P, nc[3], nc[2], nc[1])
+                if self.s.bingo_tiles and k >= self.s.bingo_tiles:
+                    v += self.s.bingo_bonus
+                if v > best:
+                    best = v
+            if by_len != NULL:
+                by_len[a - s] = best  # (best so far: the stretches from lo to s)
+        return <int>best
 
     cdef int run_anchor(self, int p, int r, int a) except -1:
         cdef CGraph g = self.g
@@ -793,6 +815,7 @@ cdef class _Search:
         self.start = a
         self.extend(0, a, 0, 1, 0, 0)
         if limit:
+            self.anchor_bound(a, a - limit, self.lpb)
             self.with_left(0, 0, limit, a, 0)
         return 0
 
@@ -848,7 +871,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     rows = list(board_rows)
     if len(rows) != size or any(len(x) != size for x in rows):
         raise ValueError(f"board must be {size} strings of {size} characters")
-    # parse the board (as bot.games.gridgen._parse)
+    # parse the board (as bot.games.gridspec._parse)
     cdef Py_UCS4 ch, uch
     cdef str row
     empty = True
@@ -887,7 +910,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
             S.lm[1][c][r] = s.lm[r][c]
             S.wm[1][c][r] = s.wm[r][c]
     S.empty_board = 1 if empty else 0
-    # the rack (as bot.games.gridgen._parse_rack)
+    # the rack (as bot.games.gridspec._parse_rack)
     memset(S.counts, 0, sizeof(S.counts))
     for k in range(MAXK):
         S.bl[k] = 0
@@ -914,6 +937,10 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     for i in range(g.nl):
         if S.counts[i]:
             S.rmask |= (<uint64_t>1) << i
+    S.pmask = S.rmask
+    for i in range(g.nl):
+        if s.kind_of[i] >= 0 and S.bl[s.kind_of[i]]:
+            S.pmask |= (<uint64_t>1) << i
     vals.sort(reverse=True)
     S.R = len(vals)
     S.left = S.R
@@ -935,7 +962,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     S.thr = threshold[0]
     memset(S.blank_at, 0, sizeof(S.blank_at))
     memset(S.is_new, 0, sizeof(S.is_new))
-    # touch: the lines and squares a move must reach (as gridgen._touch_lines)
+    # touch: the lines and squares a move must reach (as gridspec._touch_lines)
     S.nxt_on = 0
     for p in range(2):
         for r in range(size):
@@ -970,7 +997,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
                     S.nxt[p][r][size] = size
                     for q in range(size - 1, -1, -1):
                         S.nxt[p][r][q] = q if q in ps else S.nxt[p][r][q + 1]
-    # cross-checks (as gridgen._cross_info) and the cross-word parts per pass
+    # cross-checks (as gridspec._cross_info) and the cross-word parts per pass
     cdef uint64_t ALL = ~(<uint64_t>0)
     cdef int32_t node, n2
     cdef int j, up, down, sm

@@ -180,7 +180,7 @@ def _zone(raw) -> frozenset:
 def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: str) -> int:
     """An upper bound of the Point-Typ-Dom value of any placement of ``rack2`` on
     ``rows2`` whose word or a contact word holds one of ``squares`` (0-based): such a
-    word lies in a line :func:`bot.games.gridgen._touch_lines` names; its value is the
+    word lies in a line :func:`bot.games.gridspec._touch_lines` names; its value is the
     table tiles of a stretch of that line holding at most ``len(rack2)`` empty squares
     plus the best values of as many rack tiles."""
     vals = sorted((VALUES.get(ch, 0) for ch in rack2), reverse=True)
