@@ -95,7 +95,7 @@ def ranked_moves(db, cfg) -> dict[str, list[tuple[str, int]]]:
     from sqlalchemy import select
 
     from bot.games import get_game
-    from bot.service.operations.league import league_lexicon
+    from bot.service.domain.league import league_lexicon
     from bot.storage.models import League, Partie
 
     with db.session() as s:
