@@ -56,13 +56,13 @@ _WS = re.compile(r"\s+")
 _MARKS = re.compile(r"^(\s*>)+")
 #: the lines of a queued mail by (database URL, row id, Message-ID): a Message-ID is made
 #: from the mail's key, so two databases (tests) can hold different mails under one
-_CACHE: OrderedDict[tuple[str, int, str], frozenset[str]] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, int, str], tuple[str, ...] | str] = OrderedDict()
 _CACHE_SIZE = 2048
 
 
 def norm(line: str) -> str:
     """``line`` without quote marks, white space collapsed, stripped (case kept)."""
-    return _WS.sub(" ", _MARKS.sub("", line)).strip()
+    return " ".join((_MARKS.sub("", line) if ">" in line else line).split())
 
 
 def _lines_of(raw: bytes) -> tuple[str, ...]:
@@ -96,7 +96,7 @@ def remember(db_url: str, rows: Iterable[tuple[int, str, str]]) -> None:
     text)`` each, from their text, so :func:`bot_mails` need not parse their bytes
     (the text of a mail without HTML is its plain part as composed)."""
     for oid, mid, text in rows:
-        _CACHE[(db_url, oid, mid)] = _sequence(text)
+        _CACHE[(db_url, oid, mid)] = text  # its lines taken when first asked for (most never are)
         if len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
 
@@ -123,7 +123,13 @@ def bot_mails(conn: Connection, league_id: int, addresses: Iterable[str],
             _CACHE[(db, oid, mid)] = _lines_of(raw)
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
-    return [_CACHE.get((db, oid, mid), ()) for oid, mid in rows]
+    out = []
+    for oid, mid in rows:
+        lines = _CACHE.get((db, oid, mid), ())
+        if isinstance(lines, str):  # remembered as text
+            lines = _CACHE[(db, oid, mid)] = _sequence(lines)
+        out.append(lines)
+    return out
 
 
 def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],

@@ -13,6 +13,7 @@ row before the rollback.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Iterator, TextIO
@@ -160,10 +161,11 @@ def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime
         mails = {m.id: m for m in s.scalars(select(InboundMail).where(t.c.id.in_({mid for mid, _ in stored})))}
         answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))
                                  .order_by(OutboxMail.id))) if tops else []
+        ids = [r.id for r in answers]
         out = []
         for (name, _), (mid, new) in zip(batch, stored):
             lo, hi = tops.get(mid, (0, 0)) if new else (0, 0)
-            rows = [r for r in answers if lo < r.id <= hi]
+            rows = answers[bisect_right(ids, lo):bisect_right(ids, hi)]
             out.append(_report(mails[mid], rows, name, not new))
         return out
 
