@@ -22,6 +22,7 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.config import Config
+from bot.crash import crashpoint
 from bot.service.conversations.intake import process_mail
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.store import RawMail, identify_stored, store_raw_many
@@ -146,16 +147,19 @@ def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime
     front in the reading workers when ``read_ahead``), then report them all from one
     session."""
     stored = store_raw_many(db, [RawMail(raw, "ingest") for _, raw in batch], max_bytes=cfg.max_mail_bytes)
-    new_ids = [mid for mid, new in stored if new]
+    crashpoint("after-store")  # committed: a crash from here on leaves the batch to the next poll (or ingest)
+    # every mail of the batch still waiting to be read: the new ones, and one stored by an
+    # earlier run that ended before reading it (process_mail leaves a mail read before as it is)
+    todo = list(dict.fromkeys(mid for mid, _ in stored))
     tops: dict[int, tuple[int, int]] = {}  # mail id -> outbox ids (above, up to) queued while it was read
-    if new_ids:
-        identify_stored(db, new_ids)  # the headers of the batch, in one UPDATE
-        reads = pool_for(cfg.read_workers).read(db, new_ids) if read_ahead else ((i, None) for i in new_ids)
-        top = _top(db)
-        for mid, rm in reads:
-            process_mail(db, cfg, mid, now, read=rm)
-            after = _top(db)
-            tops[mid], top = (top, after), after
+    identify_stored(db, todo)  # the headers of the batch, in one UPDATE
+    reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
+    top = _top(db)
+    for mid, rm in reads:
+        process_mail(db, cfg, mid, now, read=rm)
+        crashpoint("after-read")
+        after = _top(db)
+        tops[mid], top = (top, after), after
     with db.session() as s:
         t = InboundMail.__table__
         mails = {m.id: m for m in s.scalars(select(InboundMail).where(t.c.id.in_({mid for mid, _ in stored})))}
@@ -164,7 +168,7 @@ def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime
         ids = [r.id for r in answers]
         out = []
         for (name, _), (mid, new) in zip(batch, stored):
-            lo, hi = tops.get(mid, (0, 0)) if new else (0, 0)
+            lo, hi = tops.pop(mid, (0, 0))  # a mail twice in the batch: answered (and reported so) once
             rows = answers[bisect_right(ids, lo):bisect_right(ids, hi)]
             out.append(_report(mails[mid], rows, name, not new))
         return out
@@ -177,8 +181,10 @@ def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, 
     (the same bytes) or read (the same Message-ID and content) is not read again
     (``duplicate``: True). The mails are stored :data:`BATCH` at a time, in one
     transaction committed before any of them is read (a crash then leaves them stored,
-    read by the next poll), and read one by one, each in its own transaction, as the
-    poller reads them (the MIME front in ``[bot] read_workers`` worker processes).
+    read by the next poll, or by ``ingest`` of the same files), and read one by one,
+    each in its own transaction, as the poller reads them (the MIME front in
+    ``[bot] read_workers`` worker processes). Crash points ``after-store`` and
+    ``after-read`` (:mod:`bot.crash`) as in the poll.
 
     ``dry_run``: everything happens in one transaction on a separate connection that
     is rolled back, so the database (incl. the outbox) is unchanged afterwards; the
