@@ -66,6 +66,15 @@ def norm(line: str) -> str:
 
 
 def _lines_of(raw: bytes) -> tuple[str, ...]:
+    """The lines (:func:`_sequence`) of the plain text of one of the bot's own mails."""
+    try:  # our own mails (bot.mail.compose): the first text/plain part, read with the lighter compat32 classes
+        msg = email.message_from_bytes(raw)
+        for part in msg.walk():
+            if part.get_content_type() == "text/plain" and not part.is_multipart():
+                data = part.get_payload(decode=True)
+                return _sequence(data.decode(part.get_content_charset() or "utf-8", "replace"))
+    except Exception:  # pragma: no cover - our own mails always parse
+        pass
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
         text = body_text(msg)
