@@ -1,6 +1,6 @@
 """Benchmark of mail intake: ``spielleiter poll`` on N realistic mails of P players.
 
-Run: ``python bench/ingest.py [--mails N] [--players P] [--no-imap] [--profile FILE]
+Run: ``python bench/ingest.py [--mails N] [--players P] [--no-imap] [--no-cli] [--profile FILE]
 [--read-workers N]`` (defaults: 2000 mails, 200 players, ``[bot] read_workers`` as
 configured by default: the number of CPUs). Prints ``name: value unit`` lines; asserts
 nothing.
@@ -36,6 +36,18 @@ Measured in one run, on the same mails:
   afterwards (``ImapInbox.tidy``); ``imap_smtp_deliver`` the acknowledgements sent to a
   real aiosmtpd (one connection per mail, as ``bot/mail/smtp.py`` sends).
 
+- ``cli_ingest_*`` (unless ``--no-cli``): ``spielleiter ingest`` of the same mails
+  (:func:`bot.service.operations.ingest.ingest`, as the command runs it after loading
+  the files: stored a batch at a time, read, acknowledged, reported) into a fresh
+  league; ``cli_ingest_cpu_per_mail`` the CPU time of this process,
+  ``cli_ingest_workers_cpu_per_mail`` that of the reading workers (start-up included);
+  ``cli_ingest_ratio_to_parse`` its speed as a fraction of the parse baseline's (wall),
+  ``cli_ingest_cpu_ratio_to_parse`` the parse baseline's CPU time over this process's,
+  ``cli_ingest_total_cpu_ratio_to_parse`` over that of this process and the workers
+  (issue 35: at least 0.35);
+- ``load_average``: the machine's 1-minute load average before and after the run
+  (the machine is shared: wall times depend on it, CPU times less).
+
 Every mail is read; the default answer cap (``[bot] rate_limit_per_hour``: 20 answers per
 hour and address) applies when the run sends at most 20 mails per player (the mails are
 dated within one hour), else none, so every mail is answered at once. Wall times, and the CPU time of this process for the parse baseline and the ingest
@@ -48,6 +60,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import os
 import email
 import email.policy
 import pstats
@@ -181,7 +194,8 @@ def store_pass_best(inbox, expected: int, players: int, work: Path, rounds: int 
 
 
 def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | None,
-                  workers: int | None = None) -> float:
+                  workers: int | None = None) -> tuple[float, float, float]:
+    """The Maildir poll; returns (mails/s, CPU s a mail of this process, of the workers)."""
     from bot.mail.maildir import MaildirTransport
 
     db, cfg = make_league(work / "maildir", players, rate_limit=_rate_limit(len(mails), players))
@@ -219,7 +233,47 @@ def bench_maildir(mails: list[bytes], players: int, work: Path, profile: str | N
     emit("maildir_sql_per_mail", statements / n, "statements")
     emit("maildir_db_growth_per_mail", (db_bytes(cfg) - size0) / n / 1024, "KiB")
     db.dispose()
-    return n / t_ingest
+    return n / t_ingest, cpu / n, workers_cpu / n
+
+
+def bench_cli(mails: list[bytes], players: int, work: Path, parse_rate: float, parse_cpu: float,
+              workers: int | None = None, profile: str | None = None) -> None:
+    """``spielleiter ingest`` of ``mails`` into a fresh league (as ``cmd_ingest`` runs it
+    once the files are read): wall and CPU time of this process and of the reading
+    workers, against the parse baseline (``parse_cpu``: its CPU seconds a mail)."""
+    from bot.service.operations.ingest import ingest
+    from bot.service.stages import readpool
+
+    db, cfg = make_league(work / "cli", players, rate_limit=_rate_limit(len(mails), players))
+    if workers is not None:
+        cfg.read_workers = workers
+    readpool._shutdown_all()
+    children = _children_cpu()
+    prof = cProfile.Profile() if profile else None
+    t0, c0 = time.perf_counter(), time.process_time()
+    if prof:
+        prof.enable()
+    reports = ingest(db, cfg, [(f"{i}.eml", raw) for i, raw in enumerate(mails)])
+    if prof:
+        prof.disable()
+    t, cpu = time.perf_counter() - t0, time.process_time() - c0
+    readpool._shutdown_all()  # the workers end: their CPU time is counted
+    workers_cpu = _children_cpu() - children
+    if prof:
+        prof.dump_stats(profile)
+        st = pstats.Stats(prof, stream=sys.stderr)
+        st.sort_stats("cumulative").print_stats(40)
+        st.sort_stats("tottime").print_stats(30)
+    check_processed(db, len(mails))
+    assert len(reports) == len(mails) and all(r["replies"] for r in reports), "every mail answered"
+    n = len(mails)
+    emit("cli_ingest", n / t, "mails/s")
+    emit("cli_ingest_cpu_per_mail", 1000 * cpu / n, "ms")
+    emit("cli_ingest_workers_cpu_per_mail", 1000 * workers_cpu / n, "ms")
+    emit("cli_ingest_ratio_to_parse", n / t / parse_rate, "x")
+    emit("cli_ingest_cpu_ratio_to_parse", parse_cpu * n / cpu, "x")
+    emit("cli_ingest_total_cpu_ratio_to_parse", parse_cpu * n / (cpu + workers_cpu), "x")
+    db.dispose()
 
 
 def bench_imap(mails: list[bytes], players: int, work: Path, parse_rate: float, workers: int | None = None) -> None:
@@ -318,7 +372,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mails", type=int, default=2000)
     ap.add_argument("--players", type=int, default=200)
     ap.add_argument("--no-imap", action="store_true")
+    ap.add_argument("--no-cli", action="store_true", help="skip spielleiter ingest")
+    ap.add_argument("--no-poll", action="store_true", help="skip the Maildir poll")
     ap.add_argument("--profile", metavar="FILE", help="cProfile of the Maildir poll")
+    ap.add_argument("--profile-cli", metavar="FILE", help="cProfile of spielleiter ingest")
     ap.add_argument("--read-workers", type=int, metavar="N",
                     help="[bot] read_workers (default: the config's default, the number of CPUs; 1: off)")
     args = ap.parse_args(argv)
@@ -330,15 +387,22 @@ def main(argv: list[str] | None = None) -> int:
         emit("mails", len(mails), "mails")
         emit("players", args.players, "players")
         emit("mail_size_mean", sum(map(len, mails)) / len(mails), "bytes")
+        emit("load_average", os.getloadavg()[0], "(1 min, before)")
         t, cpu = parse_baseline(mails)
         parse_rate = len(mails) / t
         emit("parse_baseline", parse_rate, "mails/s")
         emit("parse_baseline_cpu_per_mail", 1000 * cpu / len(mails), "ms")
-        rate = bench_maildir(mails, args.players, work, args.profile, args.read_workers)
-        emit("maildir_ingest_ratio_to_parse", rate / parse_rate, "x")
+        if not args.no_cli:
+            bench_cli(mails, args.players, work, parse_rate, cpu / len(mails), args.read_workers, args.profile_cli)
+        if not args.no_poll:
+            rate, main_cpu, workers_cpu = bench_maildir(mails, args.players, work, args.profile, args.read_workers)
+            emit("maildir_ingest_ratio_to_parse", rate / parse_rate, "x")
+            emit("maildir_ingest_cpu_ratio_to_parse", cpu / len(mails) / main_cpu, "x")
+            emit("maildir_ingest_total_cpu_ratio_to_parse", cpu / len(mails) / (main_cpu + workers_cpu), "x")
         if not args.no_imap:
             bench_imap(mails, args.players, work, parse_rate, args.read_workers)
         emit("peak_rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "MiB")
+        emit("load_average", os.getloadavg()[0], "(1 min, after)")
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

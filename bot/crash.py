@@ -9,9 +9,11 @@ The crash points (the seams between two stages of the mail flow):
 
 ``after-store``
     ``bot/service/conversations/intake.py`` (store callback): the raw mail is committed to
-    ``inbound_mails``, before the transport moves it and before it is read.
+    ``inbound_mails``, before the transport moves it and before it is read; likewise
+    ``bot/service/operations/ingest.py`` (``spielleiter ingest``: a batch stored).
 ``after-read``
-    ``bot/service/conversations/intake.py`` (``process_pending``): the reading transaction of one
+    ``bot/service/conversations/intake.py`` (``process_pending``) and
+    ``bot/service/operations/ingest.py``: the reading transaction of one
     mail (submission, acknowledgement in the outbox) is committed, before the next one.
 ``before-move``
     ``bot/mail/imap.py`` (``tidy``): the mails are stored, made durable, the poll state

@@ -177,3 +177,34 @@ def test_dry_run_rolls_back_on_every_backend(tmp_path, db_url):
         assert after["InboundMail"] == 2 and after["SubmissionMove"] == 2 and after["OutboxMail"] == before["OutboxMail"] + 2
     finally:
         db.dispose()
+
+
+@pytest.mark.parametrize("point", ["after-store", "after-read"])
+def test_a_crash_of_ingest_loses_no_mail_and_answers_none_twice(env, point):
+    """``spielleiter ingest`` killed right after its batch is stored (``after-store``: the
+    mails committed raw, none read) or after the first mail is read (``after-read``):
+    every mail is stored; the next ``spielleiter ingest`` of the same files reads what is
+    left, and each mail is answered exactly once (issue 35: batching keeps the intake's
+    durability)."""
+    import os
+    db, cfg, md, conf, files = env
+    sent_before = len(md.sent())
+    run = subprocess.run([*_spielleiter(), "ingest", "--json", *files, "--config", str(conf)],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "SPIELLEITER_CRASH_AT": point})
+    assert run.returncode == 77, run.stderr
+    with db.session() as s:
+        rows = s.execute(select(InboundMail.status).order_by(InboundMail.id)).scalars().all()
+    assert len(rows) == 3  # every mail stored before anything else happened to it
+    assert rows.count("stored") == (3 if point == "after-store" else 2)
+    assert len(md.sent()) == sent_before  # the crash came before any delivery
+    run = subprocess.run([*_spielleiter(), "ingest", "--json", *files, "--config", str(conf)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    reports = [json.loads(x) for x in run.stdout.splitlines()]
+    assert [(r["from"], r["kind"], r["status"]) for r in reports] == [(e["from"], e["kind"], e["status"]) for e in EXPECTED]
+    assert all(r["duplicate"] for r in reports)  # stored by the first run
+    with db.session() as s:
+        out = s.execute(select(OutboxMail.to_addr).where(OutboxMail.id > 3).order_by(OutboxMail.id)).scalars().all()
+    assert out == ["anna@example.org", "bernd@example.org", "fremd@example.net"]  # one answer each
+    assert len(md.sent()) == sent_before + 3
+    assert counts(db)["SubmissionMove"] == 3

@@ -37,7 +37,8 @@ from bot.games import get_game
 from bot.i18n import gm_language, texts, tr, unreadable_reason
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
-from bot.service.conversations.moves import take_moves
+from bot.service.conversations.moves import PLAIN, take_moves
+from bot.service.conversations.quoted import remember
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.store import identify, identify_stored
 from bot.storage.db import Database, database_failure
@@ -101,6 +102,7 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
     database going away raises :class:`~bot.storage.db.DatabaseUnavailable` instead (the
     mail stays ``stored`` and is read once it is back)."""
     now = now or datetime.now(timezone.utc)
+    plain: list[tuple[OutboxMail, str]] = []
     try:
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
@@ -117,7 +119,11 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                     row.created_at = now
                 s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
-            return mail.status
+            plain = s.info.pop(PLAIN, [])
+            status = mail.status
+        if plain:  # committed: a later reply quoting them is compared without parsing their bytes
+            remember(str(db.engine.url), [(row.id, row.message_id, text) for row, text in plain])
+        return status
     except Exception as exc:  # keep the mail, record why, never lose it
         failure = database_failure(exc, db.url)
         if failure is not None:  # the database went away: still stored, read again once it is back

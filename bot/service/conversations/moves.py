@@ -23,11 +23,9 @@ from bot.service.domain.league import league_lexicon, playing
 from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
 from bot.service.conversations.mailctx import Incoming
-from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
+from bot.storage.models import (League, Partie, Player, PlayerAddress, Round, Submission, SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
-
-log = logging.getLogger(__name__)
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +60,26 @@ _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindpara
                .order_by(Round.number).limit(1))  # as bot.service.domain.league.open_round, without the ORM
 _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
                                                                Round.number == bindparam("number"))
+
+
+_ADDRESSES = (select(PlayerAddress.email, PlayerAddress.bounced_at)
+              .where(PlayerAddress.player_id == bindparam("player")).order_by(PlayerAddress.id))
+
+#: The key in ``Session.info`` of the acknowledgements queued in it, ``(outbox row, plain
+#: text)`` each: :func:`bot.service.conversations.intake.process_mail` hands their text to
+#: :func:`bot.service.conversations.quoted.remember` once they are committed.
+PLAIN = "spielleiter.plain"
+
+
+def _report_address(conn, player: Player, sender: str) -> str:
+    """:attr:`Player.email` (the first address that does not bounce, else the first) on
+    the connection, without loading the ORM relationship; the address ``sender`` wrote
+    from counts as working (the intake clears its bounce with the commit)."""
+    if "addresses" in player.__dict__:  # loaded already
+        return player.email
+    rows = conn.execute(_ADDRESSES, {"player": player.id}).all()
+    good = next((e for e, bounced in rows if bounced is None or e == sender), None)
+    return good or (rows[0][0] if rows else "")
 
 
 def _delayed_zat(conn, league_id: int, number: int, arrived: datetime) -> datetime | None:
@@ -201,7 +219,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
                            options=league.options)
-    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, player.email], player.id, rm.in_reply_to)
+    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, _report_address(conn, player, rm.from_addr)],
+                          player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
@@ -296,5 +315,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
                   move_key=game.move_key, out=bool(outs) and not sections and outs == len(errors),
                   errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
-    queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject, text=text,
-               league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
+    row = queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject,
+                     text=text, league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
+    if row in s.new:  # queued now: its lines are taken from the text once committed (quoted.remember)
+        s.info.setdefault(PLAIN, []).append((row, text))

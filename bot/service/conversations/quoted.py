@@ -31,14 +31,14 @@ from collections import Counter, OrderedDict
 from functools import lru_cache
 from typing import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection
 
 from bot.mail.message import body_text
 from bot.submission import is_section_header
 from bot.storage.models import OutboxMail, Submission, SubmissionMove
 
-__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "runs", "bot_mails", "RECENT", "MIN_RUN"]
+__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "runs", "bot_mails", "remember", "RECENT", "MIN_RUN"]
 
 #: How many of the latest mails to the player are compared (the start mail, the last
 #: Auswertungen and acknowledgements: what a reply quotes).
@@ -56,16 +56,25 @@ _WS = re.compile(r"\s+")
 _MARKS = re.compile(r"^(\s*>)+")
 #: the lines of a queued mail by (database URL, row id, Message-ID): a Message-ID is made
 #: from the mail's key, so two databases (tests) can hold different mails under one
-_CACHE: OrderedDict[tuple[str, int, str], frozenset[str]] = OrderedDict()
+_CACHE: OrderedDict[tuple[str, int, str], tuple[str, ...] | str] = OrderedDict()
 _CACHE_SIZE = 2048
 
 
 def norm(line: str) -> str:
     """``line`` without quote marks, white space collapsed, stripped (case kept)."""
-    return _WS.sub(" ", _MARKS.sub("", line)).strip()
+    return " ".join((_MARKS.sub("", line) if ">" in line else line).split())
 
 
 def _lines_of(raw: bytes) -> tuple[str, ...]:
+    """The lines (:func:`_sequence`) of the plain text of one of the bot's own mails."""
+    try:  # our own mails (bot.mail.compose): the first text/plain part, read with the lighter compat32 classes
+        msg = email.message_from_bytes(raw)
+        for part in msg.walk():
+            if part.get_content_type() == "text/plain" and not part.is_multipart():
+                data = part.get_payload(decode=True)
+                return _sequence(data.decode(part.get_content_charset() or "utf-8", "replace"))
+    except Exception:  # pragma: no cover - our own mails always parse
+        pass
     try:
         msg = email.message_from_bytes(raw, policy=email.policy.default)
         text = body_text(msg)
@@ -81,30 +90,58 @@ def _sequence(text: str) -> tuple[str, ...]:
                  if len(n) >= MIN_CHARS and not is_section_header(n))
 
 
+_OUT = OutboxMail.__table__
+#: the mails to these addresses (lower case) in this league, found through the outbox's
+#: index on ``lower(to_addr)`` (``ix_outbox_to_created``; without it every mail read
+#: scanned the whole outbox, and reading got slower with every mail the league was sent)
+_MINE = (_OUT.c.league_id == bindparam("league")) & func.lower(_OUT.c.to_addr).in_(bindparam("addrs", expanding=True))
+#: the statements of :func:`bot_mails`, built once (building one cost more than running it)
+_RECENT = select(_OUT.c.id, _OUT.c.message_id).where(_MINE).order_by(_OUT.c.id.desc()).limit(RECENT)
+_START = select(_OUT.c.id, _OUT.c.message_id).where(_MINE, _OUT.c.kind == "start")
+_START_OR_REPLY = select(_OUT.c.id, _OUT.c.message_id).where(
+    _MINE, (_OUT.c.kind == "start") | (_OUT.c.message_id == bindparam("reply")))
+_RAW = select(_OUT.c.id, _OUT.c.message_id, _OUT.c.raw).where(_OUT.c.id.in_(bindparam("ids", expanding=True)))
+
+
+def remember(db_url: str, rows: Iterable[tuple[int, str, str]]) -> None:
+    """Take the lines of mails just queued and committed, ``(outbox id, Message-ID, plain
+    text)`` each, from their text, so :func:`bot_mails` need not parse their bytes
+    (the text of a mail without HTML is its plain part as composed)."""
+    for oid, mid, text in rows:
+        _CACHE[(db_url, oid, mid)] = text  # its lines taken when first asked for (most never are)
+        if len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+
+
 def bot_mails(conn: Connection, league_id: int, addresses: Iterable[str],
               in_reply_to: str | None = None) -> list[tuple[str, ...]]:
     """The lines (:func:`_sequence`, in order) of each mail queued to ``addresses`` in
     league ``league_id`` that a reply may quote: the last :data:`RECENT`, the start mail
     (its help and examples) and the mail ``in_reply_to`` names. Two queries, and one more
-    for mails not seen before (each mail's lines are parsed once per process)."""
+    for mails not seen before (each mail's lines are parsed once per process, or taken
+    from its text when it was queued here: :func:`remember`)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
         return []
-    t = OutboxMail.__table__
-    mine = (t.c.league_id == league_id) & t.c.to_addr.in_(addrs)
-    rows = conn.execute(select(t.c.id, t.c.message_id).where(mine).order_by(t.c.id.desc()).limit(RECENT)).all()
-    more = (t.c.kind == "start") | (t.c.message_id == in_reply_to) if in_reply_to else (t.c.kind == "start")
+    rows = conn.execute(_RECENT, {"league": league_id, "addrs": addrs}).all()
     seen = {oid for oid, _ in rows}
-    rows += [r for r in conn.execute(select(t.c.id, t.c.message_id).where(mine, more)).all() if r[0] not in seen]
+    more = conn.execute(_START_OR_REPLY, {"league": league_id, "addrs": addrs, "reply": in_reply_to}) \
+        if in_reply_to else conn.execute(_START, {"league": league_id, "addrs": addrs})
+    rows += [r for r in more.all() if r[0] not in seen]
     db = str(conn.engine.url)
     missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
     if missing:
-        for oid, mid, raw in conn.execute(select(OutboxMail.id, OutboxMail.message_id, OutboxMail.raw)
-                                          .where(OutboxMail.id.in_(missing))):
+        for oid, mid, raw in conn.execute(_RAW, {"ids": missing}):
             _CACHE[(db, oid, mid)] = _lines_of(raw)
             if len(_CACHE) > _CACHE_SIZE:
                 _CACHE.popitem(last=False)
-    return [_CACHE.get((db, oid, mid), ()) for oid, mid in rows]
+    out = []
+    for oid, mid in rows:
+        lines = _CACHE.get((db, oid, mid), ())
+        if isinstance(lines, str):  # remembered as text
+            lines = _CACHE[(db, oid, mid)] = _sequence(lines)
+        out.append(lines)
+    return out
 
 
 def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],

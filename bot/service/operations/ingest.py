@@ -13,6 +13,7 @@ row before the rollback.
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Iterator, TextIO
@@ -21,8 +22,10 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from bot.config import Config
+from bot.crash import crashpoint
 from bot.service.conversations.intake import process_mail
-from bot.service.stages.store import store_raw
+from bot.service.stages.readpool import pool_for
+from bot.service.stages.store import RawMail, identify_stored, store_raw_many
 from bot.storage.db import Database, make_engine
 from bot.storage.models import InboundMail, OutboxMail
 
@@ -94,6 +97,18 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
     in one mail an hour later, never sent themselves).
     """
     mail = s.get(InboundMail, mail_id)
+    rows = [] if outbox_after is None else list(
+        s.execute(_ANSWERS.where(OutboxMail.id > outbox_after).order_by(OutboxMail.id)))
+    return _report(mail, rows, name, duplicate)
+
+
+#: The columns of the outbox a report shows (plain rows, not ORM objects).
+_ANSWERS = select(OutboxMail.id, OutboxMail.to_addr, OutboxMail.kind, OutboxMail.subject, OutboxMail.status)
+_TOP = select(func.max(OutboxMail.id))
+
+
+def _report(mail: InboundMail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
+    """:func:`report_of` from the stored mail and its answers' outbox rows (:data:`_ANSWERS`)."""
     parse = dict(mail.parse or {})
     errors = [str(e) for e in parse.get("errors", [])]
     reason = parse.get("reason") or mail.flagged
@@ -101,8 +116,6 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
         first = mail.error.splitlines()[0]
         errors.append(first)
         reason = reason or first
-    rows = [] if outbox_after is None else list(
-        s.scalars(select(OutboxMail).where(OutboxMail.id > outbox_after).order_by(OutboxMail.id)))
     replies = [{"to": r.to_addr, "kind": r.kind, "subject": r.subject} for r in rows if r.status != "suppressed"]
     withheld = [{"to": r.to_addr, "kind": r.kind, "subject": r.subject} for r in rows if r.status == "suppressed"]
     kind = mail.kind if mail.kind in ("submission", "command") else "ignored"
@@ -115,14 +128,50 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
             "withheld": withheld}
 
 
-def _one(db, cfg: Config, raw: bytes, name: str | None, now: datetime | None) -> dict[str, Any]:
+#: Mails stored in one transaction, then read one by one (each in its own transaction).
+BATCH = 200
+
+
+def _top(db) -> int:
+    """The highest outbox id committed (or, dry-run, written in the outer transaction)."""
+    if isinstance(db, RollbackDatabase):
+        return db.conn.execute(_TOP).scalar() or 0
+    with db.engine.connect() as conn:
+        return conn.execute(_TOP).scalar() or 0
+
+
+def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime | None,
+           read_ahead: bool) -> list[dict[str, Any]]:
+    """Store ``batch`` raw in one transaction (committed before any of it is read), read
+    each newly stored mail in order (:func:`process_mail`, one transaction each; the MIME
+    front in the reading workers when ``read_ahead``), then report them all from one
+    session."""
+    stored = store_raw_many(db, [RawMail(raw, "ingest") for _, raw in batch], max_bytes=cfg.max_mail_bytes)
+    crashpoint("after-store")  # committed: a crash from here on leaves the batch to the next poll (or ingest)
+    # every mail of the batch still waiting to be read: the new ones, and one stored by an
+    # earlier run that ended before reading it (process_mail leaves a mail read before as it is)
+    todo = list(dict.fromkeys(mid for mid, _ in stored))
+    tops: dict[int, tuple[int, int]] = {}  # mail id -> outbox ids (above, up to) queued while it was read
+    identify_stored(db, todo)  # the headers of the batch, in one UPDATE
+    reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
+    top = _top(db)
+    for mid, rm in reads:
+        process_mail(db, cfg, mid, now, read=rm)
+        crashpoint("after-read")
+        after = _top(db)
+        tops[mid], top = (top, after), after
     with db.session() as s:
-        before = s.scalar(select(func.max(OutboxMail.id))) or 0
-    mail_id, new = store_raw(db, raw, source="ingest", max_bytes=cfg.max_mail_bytes)
-    if new:
-        process_mail(db, cfg, mail_id, now)
-    with db.session() as s:
-        return report_of(s, mail_id, name=name, duplicate=not new, outbox_after=before if new else None)
+        t = InboundMail.__table__
+        mails = {m.id: m for m in s.scalars(select(InboundMail).where(t.c.id.in_({mid for mid, _ in stored})))}
+        answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))
+                                 .order_by(OutboxMail.id))) if tops else []
+        ids = [r.id for r in answers]
+        out = []
+        for (name, _), (mid, new) in zip(batch, stored):
+            lo, hi = tops.pop(mid, (0, 0))  # a mail twice in the batch: answered (and reported so) once
+            rows = answers[bisect_right(ids, lo):bisect_right(ids, hi)]
+            out.append(_report(mails[mid], rows, name, not new))
+        return out
 
 
 def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, dry_run: bool = False,
@@ -130,7 +179,12 @@ def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, 
     """Store, read and answer each ``(name, raw bytes)`` of ``mails`` in order, as the
     poller would; returns one :func:`report_of` dict per mail. A mail already stored
     (the same bytes) or read (the same Message-ID and content) is not read again
-    (``duplicate``: True).
+    (``duplicate``: True). The mails are stored :data:`BATCH` at a time, in one
+    transaction committed before any of them is read (a crash then leaves them stored,
+    read by the next poll, or by ``ingest`` of the same files), and read one by one,
+    each in its own transaction, as the poller reads them (the MIME front in
+    ``[bot] read_workers`` worker processes). Crash points ``after-store`` and
+    ``after-read`` (:mod:`bot.crash`) as in the poll.
 
     ``dry_run``: everything happens in one transaction on a separate connection that
     is rolled back, so the database (incl. the outbox) is unchanged afterwards; the
@@ -139,9 +193,11 @@ def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, 
     mail (status ``error``), as in the poller; database errors propagate.
     """
     if not dry_run:
-        return [_one(db, cfg, raw, name, now) for name, raw in mails]
+        return [r for k in range(0, len(mails), BATCH)
+                for r in _batch(db, cfg, mails[k:k + BATCH], now, read_ahead=True)]
     with RollbackDatabase(db.url) as rdb:
-        return [_one(rdb, cfg, raw, name, now) for name, raw in mails]
+        return [r for k in range(0, len(mails), BATCH)
+                for r in _batch(rdb, cfg, mails[k:k + BATCH], now, read_ahead=False)]
 
 
 def print_reports(reports: list[dict[str, Any]], *, as_json: bool, out: TextIO) -> None:
