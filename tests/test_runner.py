@@ -107,7 +107,9 @@ def test_demo_plays_a_league_and_writes_reports(tmp_path, capsys):
 
 
 def test_lexicon_check_cli(capsys):
-    assert main(["lexicon", "check", "Mondes"]) == 0
+    assert main(["lexicon", "check", "Mondes"]) == 2  # no game, no league: no default game (issue 34)
+    assert "--game" in capsys.readouterr().err
+    assert main(["lexicon", "check", "--game", "rondo", "Mondes"]) == 0
     assert "gültig" in capsys.readouterr().out
     assert main(["lexicon", "check", "--game", "rondo", "Xqzv"]) == 1
     assert "ungültig" in capsys.readouterr().out
@@ -121,10 +123,11 @@ def test_lexicon_export_prints_the_games_word_list():
     words = proc.stdout.splitlines()
     assert len(words) > 250_000 and words == sorted(words)
     assert "ÄRGER" in words and "AERGER" not in words and "MONDES" in words
-    rondo = subprocess.run([spielleiter_exe(), "lexicon", "export"], capture_output=True, text=True, check=True).stdout
+    rondo = subprocess.run([spielleiter_exe(), "lexicon", "export", "--game", "rondo"], capture_output=True, text=True,
+                           check=True).stdout
     assert "\nAERGER\n" in rondo and "Ä" not in rondo
     # a closed pipe ends the command quietly
-    head = subprocess.run(f"'{spielleiter_exe()}' lexicon export | head -3", shell=True, capture_output=True, text=True)
+    head = subprocess.run(f"'{spielleiter_exe()}' lexicon export --game rondo | head -3", shell=True, capture_output=True, text=True)
     assert head.stdout.count("\n") == 3 and "Traceback" not in head.stderr
 
 
