@@ -53,15 +53,36 @@ from bot.service.stages.rounds import adjudicate_league
 from bot.storage.db import Database
 from bot.storage.models import Adjudication, OutboxMail, Partie
 
+#: The simulated players' names and addresses per language of the league, in seat order
+#: (a demo league's ``players`` gives their styles), and the player who joins by mail.
+CAST: dict[str, list[tuple[str, str]]] = {
+    "de": [("Anna Albers", "anna@demo.invalid"), ("Bernd Becker", "bernd@demo.invalid"),
+           ("Clara Conrad", "clara@demo.invalid"), ("Dieter Dahl", "dieter@demo.invalid"),
+           ("Edith Ernst", "edith@demo.invalid"), ("Fritz Fuchs", "fritz@demo.invalid")],
+    "nl": [("Anna de Vries", "anna.nl@demo.invalid"), ("Bram Jansen", "bram@demo.invalid"),
+           ("Carla Peeters", "carla@demo.invalid")],
+}
+JOINER: tuple[str, str, str] = ("Emil Engel", "emil@demo.invalid", "stark")
+
+
 def demo_leagues() -> list[dict[str, Any]]:
     """The demo's leagues, in the order they are played: every registered game's
     :attr:`~bot.games.base.GameRules.demo_leagues` (registry order), each with its
-    ``game``. Besides the keys of a league file: ``players`` (the simulated players),
-    ``eml`` (the start of the .eml files' names), ``joiner`` (a player who joins by mail,
-    and in which round), ``max_rounds`` (the demo stops after so many rounds, for games
+    ``game``, the styles of its ``players`` and ``joiner`` named from :data:`CAST` and
+    :data:`JOINER`. Besides the keys of a league file: ``players`` (the simulated
+    players: name, address, style), ``eml`` (the start of the .eml files' names),
+    ``joiner`` (a player who joins by mail, and in which round), ``max_rounds`` (the demo stops after so many rounds, for games
     that end by themselves) and ``rounds_option`` (the option that counts the rounds of a
     game whose league file has none, for :func:`run_demo`'s ``rounds``)."""
-    return [dict(entry, game=name) for name in GAME_CLASSES for entry in get_game(name).demo_leagues]
+    out = []
+    for name in GAME_CLASSES:
+        for entry in get_game(name).demo_leagues:
+            cast = CAST[str(entry.get("language", "de"))]
+            players = [(n, e, style) for (n, e), style in zip(cast, entry["players"])]
+            joiner = entry.get("joiner")
+            out.append(dict(entry, game=name, players=players,
+                            **({"joiner": (JOINER[:2] + (joiner[0],), joiner[1])} if joiner else {})))
+    return out
 
 
 #: The keys of a :func:`demo_leagues` entry that are the demo's, not the league file's.

@@ -75,8 +75,7 @@ def _running_spec(game: str) -> dict:
 
 def play_leagues(work: Path) -> Played:
     """Play the leagues of this module into ``work`` (SQLite and a Maildir)."""
-    from bot.demo import Demo, play_league  # the demo's loop and the games' demo players
-    from bot.games.demoplay import JOINER
+    from bot.demo import JOINER, Demo, play_league  # the demo's loop and the games' demo players
     simulated = [(n, e, st) for (n, e), st in zip(PLAYERS, STYLES)]
     cfg = embedded(work)
     cfg.sender = "Spielleiter <spielleiter@liga.invalid>"

@@ -466,9 +466,10 @@ class GameRules(ABC, Generic[MoveT]):
 
     #: The demo's leagues of this game (``spielleiter demo`` plays them in registry order):
     #: each a league file's keys without ``game`` (``name``, ``partien``, ``rounds``,
-    #: ``options`` ...) plus the demo's own: ``players`` (name, address, style:
-    #: :data:`bot.games.demoplay.GERMAN`), ``eml`` (the start of the .eml files' names),
-    #: ``joiner`` (a player who joins by mail, and in which round), ``max_rounds`` (the
+    #: ``options`` ...) plus the demo's own: ``players`` (the players' styles in seat order,
+    #: e.g. :data:`bot.games.demoplay.GERMAN_STYLES`; the demo names them), ``eml`` (the
+    #: start of the .eml files' names), ``joiner`` (the style of a player who joins by mail,
+    #: and in which round), ``max_rounds`` (the
     #: demo stops there, for games that end by themselves), ``rounds_option`` (the option
     #: counting the rounds of a game whose league file has none).
     demo_leagues: tuple[Mapping[str, Any], ...] = ()

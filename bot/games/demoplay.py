@@ -24,18 +24,9 @@ from typing import Sequence
 __all__ = ["DemoMail", "choose", "with_ersatz"]
 
 
-#: A simulated player: name, address, style (the styles are the games' demo players').
-Player = tuple[str, str, str]
-
-#: The German players of the demo leagues (``demo_leagues``), four styles.
-GERMAN: tuple[Player, ...] = (
-    ("Anna Albers", "anna@demo.invalid", "stark"),
-    ("Bernd Becker", "bernd@demo.invalid", "tippfehler"),
-    ("Clara Conrad", "clara@demo.invalid", "vorsichtig"),
-    ("Dieter Dahl", "dieter@demo.invalid", "unzuverlaessig"),
-)
-#: A player who joins a running league by mail (a demo league's ``joiner``).
-JOINER: Player = ("Emil Engel", "emil@demo.invalid", "stark")
+#: The styles of the four German players of most demo leagues (``demo_leagues``), in seat
+#: order; the demo (:mod:`bot.demo`) gives each style a player's name and address.
+GERMAN_STYLES: tuple[str, ...] = ("stark", "tippfehler", "vorsichtig", "unzuverlaessig")
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,7 @@ import re
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, NotationError, PlayerRound, RoundReport
-from bot.games.demoplay import GERMAN
+from bot.games.demoplay import GERMAN_STYLES
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.crossword.wording import GLOSSES, LISTED, PLACED, plural, sentences
 from bot.games.crossword.engine import (ScoreOutcome, best, check_placement, round_letters, score_claims)
@@ -116,8 +116,7 @@ class CrosswordRules(GameRules[Reading]):
     notes_closed_round = False
     turn_rounds = False
     demo_leagues = ({"name": "Demo-Kreuz", "partien": ["P1"], "eml": "crossword-runde",
-                     "players": GERMAN + (("Edith Ernst", "edith@demo.invalid", "anfaengerin"),
-                                          ("Fritz Fuchs", "fritz@demo.invalid", "wortjaeger"))},)
+                     "players": GERMAN_STYLES + ("anfaengerin", "wortjaeger")},)
     reads_parsed_move = False
 
     name = "crossword"

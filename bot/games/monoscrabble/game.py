@@ -48,7 +48,7 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.demoplay import GERMAN, JOINER
+from bot.games.demoplay import GERMAN_STYLES
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.monoscrabble.board import SIZE, Board, coord_name, premium_name
 from bot.games.monoscrabble.engine import Outcome, canonical_move, evaluate, evaluate_tiles
@@ -109,7 +109,7 @@ class MonoscrabbleRules(GameRules[Move]):
     closes_early = False
     notes_closed_round = False
     turn_rounds = False
-    demo_leagues = ({"name": "Demo-Mono", "partien": ["M1"], "rounds": 6, "players": GERMAN, "joiner": (JOINER, 3),
+    demo_leagues = ({"name": "Demo-Mono", "partien": ["M1"], "rounds": 6, "players": GERMAN_STYLES, "joiner": ("stark", 3),
                      "eml": "monoscrabble-runde"},)
     reads_parsed_move = True
 

@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.demoplay import GERMAN
+from bot.games.demoplay import GERMAN_STYLES
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe, count_vowels, full_deck
 from bot.games.rondo.engine import Outcome, Position, evaluate, valid_verdict
 from bot.games.rondo.movegen import best_moves
@@ -100,7 +100,7 @@ class RondoRules(GameRules[Move]):
     closes_early = False
     notes_closed_round = False
     turn_rounds = False
-    demo_leagues = ({"name": "Demo-Rondo", "partien": ["R1", "R2", "R3"], "rounds": 20, "players": GERMAN,
+    demo_leagues = ({"name": "Demo-Rondo", "partien": ["R1", "R2", "R3"], "rounds": 20, "players": GERMAN_STYLES,
                      "eml": "rondo-runde"},)
     reads_parsed_move = True
 

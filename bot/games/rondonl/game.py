@@ -79,9 +79,7 @@ class RondoNLRules(GameRules[Line]):
     notes_closed_round = False
     turn_rounds = True
     demo_leagues = ({"name": "Demo-RONDO", "partien": ["T1"], "language": "nl", "turn_hours": 48,
-                     "players": (("Anna de Vries", "anna.nl@demo.invalid", "sterk"),
-                                 ("Bram Jansen", "bram@demo.invalid", "ruiler"),
-                                 ("Carla Peeters", "carla@demo.invalid", "onbetrouwbaar")),
+                     "players": ("sterk", "ruiler", "onbetrouwbaar"),
                      "options": {"full_rounds": 3}, "rounds_option": "full_rounds", "eml": "rondonl-ronde"},)
     reads_parsed_move = False
 

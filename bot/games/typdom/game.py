@@ -69,7 +69,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import Audience, GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.demoplay import GERMAN
+from bot.games.demoplay import GERMAN_STYLES
 from bot.games.typdom.deal import deal, draw, seat_order
 from bot.games.typdom.engine import VARIANTS, evaluate
 from bot.games.typdom.notation import Turn, parse_turn
@@ -120,9 +120,9 @@ class TypdomRules(GameRules[Turn]):
     closes_early = False
     notes_closed_round = False
     turn_rounds = False
-    demo_leagues = ({"name": "Demo-Typ-Dom-point", "partien": ["T1"], "players": GERMAN,
+    demo_leagues = ({"name": "Demo-Typ-Dom-point", "partien": ["T1"], "players": GERMAN_STYLES,
                      "options": {"variant": "point"}, "max_rounds": 30, "eml": "typdom-point-runde"},
-                    {"name": "Demo-Typ-Dom-kreuzwort", "partien": ["T1"], "players": GERMAN[:3],
+                    {"name": "Demo-Typ-Dom-kreuzwort", "partien": ["T1"], "players": GERMAN_STYLES[:3],
                      "options": {"variant": "kreuzwort"}, "max_rounds": 30, "eml": "typdom-kreuzwort-runde"})
     reads_parsed_move = False
 

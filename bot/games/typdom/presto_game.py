@@ -54,7 +54,7 @@ from datetime import datetime
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.demoplay import GERMAN
+from bot.games.demoplay import GERMAN_STYLES
 from bot.games.typdom.deal import deal
 from bot.games.typdom.presto import REASONS, Crossword, Judgement, judge, parse_line
 from bot.games.verdict import N_, Verdict, Visibility, verdict
@@ -111,7 +111,7 @@ class PrestoRules(GameRules[str]):
     closes_early = True  # the second valid crossword ends the race
     notes_closed_round = True  # a late crossword: the race is over
     turn_rounds = False
-    demo_leagues = ({"name": "Demo-Presto", "partien": ["P1", "P2"], "sequential": True, "players": GERMAN,
+    demo_leagues = ({"name": "Demo-Presto", "partien": ["P1", "P2"], "sequential": True, "players": GERMAN_STYLES,
                      "eml": "presto-runde"},)
     reads_parsed_move = False
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
-from bot.games.demoplay import GERMAN
+from bot.games.demoplay import GERMAN_STYLES
 from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, mover, verdict
 from bot.games.typdom import wbr, wbr_fit, wbr_judge, wbr_notation, wbr_outcome
 from bot.games.typdom.deal import deal, seat_order
@@ -90,7 +90,7 @@ class WbrRules(GameRules[wbr_notation.WbrTurn]):
     closes_early = True  # a valid turn by the mover ends the round
     notes_closed_round = False
     turn_rounds = True
-    demo_leagues = ({"name": "Demo-WBR", "partien": ["W1"], "rounds": 40, "players": GERMAN[:3],
+    demo_leagues = ({"name": "Demo-WBR", "partien": ["W1"], "rounds": 40, "players": GERMAN_STYLES[:3],
                      "turn_hours": 24, "eml": "wbr-runde"},)
     reads_parsed_move = False
 
