@@ -76,28 +76,39 @@ ADJECTIVE_FLAG = "A"
 #: Irregular finite verb forms igerman98 lists as plain entries (sein, haben, werden,
 #: the modal verbs, wissen, tun). Only the lower-case entries go: a noun spelled the same
 #: (``Tat``, ``Soll``, ``Habe``, ``Wart``) stays.
-FINITE_FORMS = frozenset("""
-bin bist ist sind seid war warst waren wart wäre wärst wären wärt sei seist seien
-habe hast hat habt hatte hattest hatten hattet hätte hättest hätten hättet
-werde wirst wird werdet wurde wurdest wurden wurdet würde würdest würden würdet
-kann kannst könnt konnte konntest konnten konntet könnte könntest könnten könntet
-muss musst müsst musste musstest mussten musstet müsste müsstest müssten müsstet
-darf darfst dürft durfte durftest durften durftet dürfte dürftest dürften dürftet
-will willst wollt wollte wolltest wollten wolltet
-soll sollst sollt sollte solltest sollten solltet
-mag magst mögt mochte mochtest mochten mochtet möchte möchtest möchten möchtet
-weiß weißt wisst wusste wusstest wussten wusstet wüsste wüssten
-tue tust tut tat tatest taten tatet täte täten
-""".split())
+FINITE_FORMS = frozenset((  # one word a string: a word list, not prose
+    "bin", "bist", "ist", "sind", "seid", "war", "warst", "waren", "wart", "wäre",
+    "wärst", "wären", "wärt", "sei", "seist", "seien",
+    "habe", "hast", "hat", "habt", "hatte", "hattest", "hatten", "hattet", "hätte",
+    "hättest", "hätten", "hättet",
+    "werde", "wirst", "wird", "werdet", "wurde", "wurdest", "wurden", "wurdet", "würde",
+    "würdest", "würden", "würdet",
+    "kann", "kannst", "könnt", "konnte", "konntest", "konnten", "konntet", "könnte",
+    "könntest", "könnten", "könntet",
+    "muss", "musst", "müsst", "musste", "musstest", "mussten", "musstet", "müsste",
+    "müsstest", "müssten", "müsstet",
+    "darf", "darfst", "dürft", "durfte", "durftest", "durften", "durftet", "dürfte",
+    "dürftest", "dürften", "dürftet",
+    "will", "willst", "wollt", "wollte", "wolltest", "wollten", "wolltet",
+    "soll", "sollst", "sollt", "sollte", "solltest", "sollten", "solltet",
+    "mag", "magst", "mögt", "mochte", "mochtest", "mochten", "mochtet", "möchte",
+    "möchtest", "möchten", "möchtet",
+    "weiß", "weißt", "wisst", "wusste", "wusstest", "wussten", "wusstet", "wüsste",
+    "wüssten",
+    "tue", "tust", "tut", "tat", "tatest", "taten", "tatet", "täte", "täten",
+))
 
 #: Company and brand names igerman98 lists that the Wiktionary list does not mark (hand
 #: list; each is only a brand: Puma, Uhu, Henkel, Tempo, Bayer stay as the animal, the
 #: handle, the speed, the Bavarian).
-BRANDS = frozenset("""
-Adidas Aldi Amazon Apple Audi Bosch Citroen Coca Daimler Facebook Ferrari Fiat Google Intel
-Jacobs Kodak Leica Linux Lufthansa Microsoft Nokia Nutella Opel Pepsi Peugeot Porsche Renault
-Rolex Samsung Sony Telekom Toyota Twitter Volkswagen Volvo Windows Xerox Yahoo
-""".split())
+BRANDS = frozenset((  # one word a string: a word list, not prose
+    "Adidas", "Aldi", "Amazon", "Apple", "Audi", "Bosch", "Citroen", "Coca", "Daimler",
+    "Facebook", "Ferrari", "Fiat", "Google", "Intel",
+    "Jacobs", "Kodak", "Leica", "Linux", "Lufthansa", "Microsoft", "Nokia", "Nutella",
+    "Opel", "Pepsi", "Peugeot", "Porsche", "Renault",
+    "Rolex", "Samsung", "Sony", "Telekom", "Toyota", "Twitter", "Volkswagen", "Volvo",
+    "Windows", "Xerox", "Yahoo",
+))
 
 #: german-nouns row kinds: a name kind the rules forbid, and kinds that keep a lemma.
 _FORBIDDEN_KINDS = ("Nachname", "Eigenname")
