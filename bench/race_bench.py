@@ -115,9 +115,10 @@ def main() -> int:
     ap.add_argument("--no-compare", action="store_true", help="Presto: skip the reference pass")
     ap.add_argument("--presto-only", action="store_true")
     args = ap.parse_args()
+    from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
     from bot.lexicon import load
     t = time.perf_counter()
-    lexicon = load("typdom")
+    lexicon = load("typdom", rules=TYPDOM_RULES)
     from bot.wordgraph import graph_for
     graph_for(lexicon)
     _print("lexicon_and_graph_load", time.perf_counter() - t, "s")

@@ -39,6 +39,7 @@ from bot import wordgraph  # noqa: E402
 from bot.games import get_game, gridgen  # noqa: E402
 from bot.games.typdom.movegen import best_turn, gen_notation, placements  # noqa: E402
 from bot.lexicon import load  # noqa: E402
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
 
 
 def positions(lexicon, games: int) -> list[tuple[list[str], str]]:
@@ -67,7 +68,7 @@ def main() -> None:
     ap.add_argument("--big", action="store_true")
     args = ap.parse_args()
     t = time.perf_counter()
-    lex = load("typdom")
+    lex = load("typdom", rules=TYPDOM_RULES)
     print(f"lexicon_load: {(time.perf_counter() - t) * 1000:.1f} ms")
     t = time.perf_counter()
     wordgraph.graph_for(lex)

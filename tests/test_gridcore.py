@@ -24,6 +24,7 @@ from bot.games.monoscrabble.tiles import LETTERS as MS_LETTERS
 from bot.games.typdom import movegen as td
 from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, full_set
 from bot.lexicon import load
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
 
 CASES = int(os.environ.get("SPIELLEITER_GRIDCORE_CASES", "0"))
 
@@ -50,7 +51,7 @@ def ms_lex():
 
 @pytest.fixture(scope="module")
 def td_lex():
-    return load("typdom")
+    return load("typdom", rules=TYPDOM_RULES)
 
 
 def _board_after(rows, moves):

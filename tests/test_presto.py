@@ -20,6 +20,7 @@ from bot.games.typdom.search import find_crossword
 from bot.games.typdom.tiles import full_set
 from bot.lexicon import Lexicon, load
 from bot.submission import read_submission
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
 
 CASES = Path(__file__).parent / "cases" / "presto_own.json"
 OWN = read_cases([CASES])
@@ -114,7 +115,7 @@ def test_words_both_ways_with_coordinates():
 def test_search_finds_a_complete_crossword_for_dealt_sets():
     """On the full lexicon: every crossword found uses exactly the set and is valid by the
     rules' own judge (which the search calls itself; checked again here)."""
-    lex = load("typdom")
+    lex = load("typdom", rules=TYPDOM_RULES)
     found = 0
     for n, (black, red) in SETS.items():
         racks, _ = deal("7", "P1", [str(i) for i in range(n)], black, red)
@@ -136,7 +137,7 @@ def test_search_proves_a_lonely_letter():
 
 
 def test_search_budget_is_counted_in_steps():
-    lex = load("typdom")
+    lex = load("typdom", rules=TYPDOM_RULES)
     racks, _ = deal("1", "P1", ["a", "b", "c", "d"], 12, 7)
     rack = next(iter(racks.values()))
     assert find_crossword(rack, lex, budget=1).status in ("open", "none", "found")

@@ -16,11 +16,12 @@ from bot.games.typdom import movegen as mg
 from bot.games.typdom.table import Table
 from bot.games.typdom.tiles import jolly_for, sort_rack
 from bot.lexicon import load
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
 
 
 @pytest.fixture(scope="module")
 def lexicon():
-    return load("typdom")
+    return load("typdom", rules=TYPDOM_RULES)
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The Typ-Dom word rules (bot/lexicon/rules.py) on the real igerman98 build:
+"""The Typ-Dom word rules (bot/games/typdom/words.py, a build layer the lexicon applies) on the real igerman98 build:
 verbs only in the infinitive, no family, company or brand names, first names and place
 names allowed (seed 002; RULES.md "Typ-Dom"). Every word below was checked by hand; each
 is in the plain German lexicon (Rondo's), so the layer alone decides."""
@@ -10,7 +10,9 @@ import shutil
 import pytest
 
 from bot import lexicon as L
-from bot.lexicon.rules import BRANDS, FINITE_FORMS, forbidden_names, typdom_entries
+from bot.games.registry import get_game
+from bot.games.typdom.words import (BRANDS, FINITE_FORMS, WORD_RULES, forbidden_names, typdom_entries,
+                                     typdom_layer)
 
 pytestmark = pytest.mark.skipif(
     shutil.which("unmunch") is None or not L.DEFAULT_DIC.is_file(),
@@ -33,14 +35,14 @@ NAMES_OUT = ["SCHMIDT", "HOFFMANN", "BECKER", "PORSCHE", "ADIDAS", "GOOGLE", "OP
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     d = tmp_path_factory.mktemp("lexicon")
-    stats = L.build(d)
+    stats = L.build(d, layers={"typdom": typdom_layer})  # the game gives the layer
     assert stats["rules"]["typdom"]["verb_entries"] > 5000
     return d
 
 
 @pytest.fixture(scope="module")
 def typdom(cache):
-    return L.load("typdom", cache)
+    return L.load("typdom", cache, WORD_RULES)
 
 
 @pytest.fixture(scope="module")
@@ -93,11 +95,41 @@ def test_rule_layer_expanded_by_the_german_source(tmp_path):
                    "SFX P Y 1\nSFX P 0 en .\n", encoding="utf-8")
     dic = tmp_path / "mini.dic"
     dic.write_text("5\nspielen/IY\nging/Z\nTat/P\nSchmidt\nspielte/d\n", encoding="utf-8")
-    got = igerman98.read(dic, aff, tmp_path, ("typdom",))
+    got = igerman98.read(dic, aff, tmp_path, {"typdom": typdom_layer})
     assert got.forms == {"spielen", "spiele", "spielt", "ging", "Tat", "Taten", "Schmidt"}
     assert got.rule_forms == {"typdom": {"spielen", "Tat", "Taten"}}
     st = got.rule_stats["typdom"]
     assert (st["verb_entries"], st["finite_stems"], st["name_entries"]) == (1, 1, 1)
     assert igerman98.read(dic, aff, tmp_path).rule_forms == {}
     with pytest.raises(L.LexiconError, match="typdom"):
-        opentaal.read(dic, aff, tmp_path, ("typdom",))
+        opentaal.read(dic, aff, tmp_path, {"typdom": typdom_layer})
+
+
+def test_the_games_give_the_layer():
+    """The three Typ-Dom games give the ``typdom`` list's layer; the lexicon holds none."""
+    import bot.lexicon.rules as generic
+    for name in ("typdom", "typdom-presto", "typdom-wbr"):
+        game = get_game(name)
+        assert game.alphabet == "typdom" and game.word_rules.layer is typdom_layer
+        assert not game.word_rules.exclude
+    assert not hasattr(generic, "typdom_entries") and not hasattr(generic, "BUILD_LAYERS")
+
+
+def test_build_without_the_layer_keeps_the_earlier_list(cache, tmp_path):
+    """A build not given the layer (``load("rondo")`` on an outdated cache) keeps the
+    ``typdom`` list of an earlier build of the same dictionary; a ``typdom`` list not
+    built cannot be loaded without the game's rules."""
+    import json
+    L._clear_memo()
+    fresh = tmp_path / "fresh"
+    shutil.copytree(cache, fresh)
+    stats = L.build(fresh)  # without the layer: the typdom list and its figures stay
+    assert stats["alphabets"]["typdom"]["words"] == len(L.load("typdom", cache))
+    assert stats["rules"]["typdom"]["verb_entries"] > 5000
+    assert len(L.load("typdom", fresh)) == len(L.load("typdom", cache))
+    manifest = json.loads((fresh / "manifest.json").read_text())
+    del manifest["alphabets"]["typdom"]
+    (fresh / "manifest.json").write_text(json.dumps(manifest))
+    L._clear_memo()
+    with pytest.raises(L.LexiconError, match="typdom"):
+        L.load("typdom", fresh)

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from bot.lexicon import load
-from bot.lexicon.rules import allowed_bare, is_bare_name, typdom_entries
+from bot.games.typdom.words import allowed_bare, is_bare_name, typdom_entries
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
 
 DATA = Path(__file__).parent / "data"
 
@@ -32,7 +33,7 @@ def _words(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def lexica():
-    return load("typdom"), load("rondo")  # with the word rules, and the plain dictionary
+    return load("typdom", rules=TYPDOM_RULES), load("rondo")  # with the word rules, and the plain dictionary
 
 
 def test_lists_are_big_enough_and_apart():

@@ -249,7 +249,22 @@ def cmd_demo(args, cfg) -> int:
 
 def cmd_lexicon_build(args, cfg) -> int:
     from bot.lexicon import cli_build  # deferred: loaded when the command runs
-    return cli_build(cfg.lexicon_dir, source=args.source)
+    return cli_build(cfg.lexicon_dir, source=args.source, layers=game_layers())
+
+
+def game_layers() -> dict:
+    """The build-time word-rule layers of every registered game, by the name its alphabet
+    gives them (``Alphabet.rules``; Typ-Dom's ``typdom``): what ``lexicon build`` passes
+    to the lexicon, which knows no game."""
+    from bot.games.registry import GAME_CLASSES, get_game  # deferred: loaded when the command runs
+    from bot.lexicon import get_alphabet  # deferred: loaded when the command runs
+    from bot.lexicon.rules import layers_of  # deferred: loaded when the command runs
+    layers: dict = {}
+    for name in GAME_CLASSES:
+        game = get_game(name)
+        for alpha in {game.alphabet, *game.lexicon_alphabets()}:
+            layers.update(layers_of(get_alphabet(alpha).rules, game.word_rules))
+    return layers
 
 
 def cmd_lexicon_check(args, cfg) -> int:

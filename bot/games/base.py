@@ -152,8 +152,11 @@ class GameRules(ABC, Generic[MoveT]):
 
     # -- words (:mod:`bot.lexicon`) --
     #: The game's word rules on top of its alphabet's word list (words the game leaves
-    #: out, with the reason its verdict gives; Crossword, seed 003 section 3); None: none.
-    #: The service and the CLI pass them to :func:`bot.lexicon.load`.
+    #: out, with the reason its verdict gives, Crossword, seed 003 section 3; and the
+    #: build layer of an alphabet naming one, ``Alphabet.rules``: Typ-Dom's rewrite of the
+    #: igerman98 entries, seed 002, :mod:`bot.games.typdom.words`); None: none.
+    #: The service and the CLI pass them to :func:`bot.lexicon.load`, ``lexicon build``
+    #: the layers of every game to :func:`bot.lexicon.build` (the lexicon knows no game).
     word_rules: "WordRules | None" = None
 
     #: Hours from the end of one round to the ZAT of the next when each round is one turn

@@ -18,10 +18,12 @@ Modules: :mod:`~bot.lexicon.alphabet` (alphabets, spelling), :mod:`~bot.lexicon.
 dictionaries), :mod:`~bot.lexicon.sources` (one module per source dictionary:
 ``igerman98`` German, ``opentaal`` Dutch), :mod:`~bot.lexicon.cache` (build and load the
 marisa cache), :mod:`~bot.lexicon.cli` (the ``lexicon`` commands), :mod:`~bot.lexicon.rules`
-(a game's word rules on top of the dictionary: Crossword leaves out Latin phrase fragments
-such as DE, ET at load time; Typ-Dom's layer rewrites the igerman98 entries before they are
-expanded -- verbs only in the infinitive, no family or brand names -- and the German source
-expands the rewritten entries like the others).
+(the generic machinery of a game's word rules on top of the dictionary, which the game
+gives and the callers pass down: words left out at load time -- Crossword's Latin phrase
+fragments such as DE, ET, :mod:`bot.games.crossword.words` -- and a build layer that
+rewrites the igerman98 entries before they are expanded -- Typ-Dom's, verbs only in the
+infinitive, no family or brand names, :mod:`bot.games.typdom.words` -- whose entries the
+German source expands like the others).
 
 The Dutch list (alphabets ``nl`` and ``nl-namen``, RONDO seed 004) is described in
 :mod:`bot.lexicon.sources.opentaal`; its cache lies in the sub-directory ``opentaal/``
@@ -53,12 +55,12 @@ hunspell's free compounding, which the rules exclude, so e.g. ``Werkzeug``,
 ``Freizeit``, ``Mitarbeiter`` are listed only as compound-begin forms (flag ``h``) and
 are therefore not valid here; the GM allow-list is the remedy.  Proper names are not
 marked in igerman98 and are kept (Typ-Dom's word rules take family, company and brand
-names out of its own list, :mod:`bot.lexicon.rules`).
+names out of its own list, :mod:`bot.games.typdom.words`).
 
 Cache layout (:func:`default_cache_dir`)
 ----------------------------------------
 Per distinct alphabet (``rondo``, ``monoscrabble`` and ``typdom``, the last with its word
-rules; ``crossword`` shares rondo's files): ``<alphabet>.marisa`` (all valid forms),
+rules, built only when the game's layer is given; ``crossword`` shares rondo's files): ``<alphabet>.marisa`` (all valid forms),
 ``<alphabet>.heads.marisa`` (the headwords, i.e. the dictionary stems) and
 ``<alphabet>.prefixes.marisa`` (every prefix of every form, so that
 :meth:`Lexicon.has_prefix` is one exact lookup), plus ``manifest.json``.  The tries are
@@ -75,7 +77,7 @@ from bot.lexicon.sources import SOURCES, get_source
 from bot.lexicon.sources.base import Source
 from bot.lexicon.cli import cli_build, cli_check
 from bot.lexicon.errors import LexiconError
-from bot.lexicon.rules import WordRules
+from bot.lexicon.rules import BuildLayer, WordRules
 from bot.lexicon.words import DICTIONARY_NAME, VERDICT_CODES, Lexicon, Verdict, union
 
 __all__ = [
@@ -89,6 +91,7 @@ __all__ = [
     "VERDICT_CODES",
     "Lexicon",
     "WordRules",
+    "BuildLayer",
     "union",
     "normalise",
     "get_alphabet",

@@ -28,8 +28,10 @@ class Alphabet:
     :data:`bot.lexicon.sources.SOURCES`): ``"igerman98"`` or ``"opentaal"``.
     ``names``: for a source that marks proper names by a capital (OpenTaal): also list
     them.
-    ``rules``: the name of a word-rule layer of :mod:`bot.lexicon.rules` that takes
-    the game's forbidden words out of the source dictionary at build time (``""``: none).
+    ``rules``: the name of the build-time word-rule layer the word list is built with
+    (``""``: none); the layer itself, a :data:`bot.lexicon.rules.BuildLayer`, is the
+    game's (``GameRules.word_rules.layer``) and the callers pass it to :func:`load` and
+    :func:`build` (the lexicon knows no game). The name keys the alphabet's cache files.
     """
 
     name: str
@@ -61,8 +63,9 @@ _DUTCH_FOLD = {
 
 #: Every alphabet by name.  ``rondo``, ``crossword`` and ``typdom``: A-Z, Ä Ö Ü ß
 #: spelled AE OE UE SS (seed 000 for Rondo, RULES.md "Common to all games" for the
-#: others); ``typdom`` with the Typ-Dom word rules on top (verbs only in the infinitive,
-#: no family, company or brand names; :mod:`bot.lexicon.rules`).  ``monoscrabble``:
+#: others); ``typdom`` built with the build layer of that name, which
+#: the Typ-Dom games give (:mod:`bot.games.typdom.words`: verbs only in the infinitive, no
+#: family, company or brand names).  ``monoscrabble``:
 #: A-Z plus Ä Ö Ü as letters of their own, ß spelled SS.
 #: ``nl``: Dutch from OpenTaal (``hunspell-nl``), A-Z, accents dropped, ĳ = IJ, without
 #: proper names; ``nl-namen``: the same with the proper names (RONDO, seed 004,

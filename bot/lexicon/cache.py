@@ -16,13 +16,13 @@ from typing import Iterable
 
 import marisa_trie
 
-from bot.lexicon.alphabet import ALPHABETS, _bulk_normaliser, _storage_name, get_alphabet
+from bot.lexicon.alphabet import ALPHABETS, Alphabet, _bulk_normaliser, _storage_name, get_alphabet
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _INSTALL_HINT, install_hint
 from bot.lexicon.sources import SOURCES, get_source
 from bot.lexicon.sources.base import Source
 from bot.lexicon.sources import igerman98 as _german
-from bot.lexicon.rules import WordRules
+from bot.lexicon.rules import BuildLayers, WordRules, layers_of
 from bot.lexicon.words import DICTIONARY_NAME, Lexicon, _prefixes
 
 #: Version of the cache layout; :func:`load` rebuilds a cache written with another one
@@ -81,7 +81,7 @@ def _file_id(path: Path) -> dict:
 
 
 def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
-          aff: Path = DEFAULT_AFF) -> dict:
+          aff: Path = DEFAULT_AFF, layers: BuildLayers | None = None) -> dict:
     """Build the German lexicon cache from igerman98 (``hunspell-de-de``) with ``unmunch``.
 
     Writes, into ``cache_dir`` (default :func:`default_cache_dir`, created if needed),
@@ -89,9 +89,12 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
     ``<alphabet>.heads.marisa`` and ``<alphabet>.prefixes.marisa``, then
     ``manifest.json``; each file is written to a temp file and renamed, so readers
     never see half a file.  See the module docstring for what is filtered and why
-    (RULES.md "Common to all games").  An alphabet with a word-rule layer
-    (``Alphabet.rules``, ``typdom``) is built from the forms of the entries that layer
-    rewrote (:func:`bot.lexicon.rules.apply_rules`).  Takes a few seconds.
+    (RULES.md "Common to all games").  An alphabet naming a word-rule layer
+    (``Alphabet.rules``, ``typdom``) is built from the forms of the entries the layer of
+    that name in ``layers`` rewrote (name -> :data:`bot.lexicon.rules.BuildLayer`; the
+    game gives it, ``GameRules.word_rules.layer``); without it the alphabet is not built,
+    and its files and manifest entry from an earlier build of the same dictionary stay.
+    Takes a few seconds.
 
     Returns stats: ``{"cache_dir": str, "seconds": float, "source": "igerman98",
     "dictionary": "igerman98", "dictionary_version": str, "raw_forms": int,
@@ -105,7 +108,7 @@ def build(cache_dir: Path | None = None, dic: Path = DEFAULT_DIC,
     (the message names ``apt-get install hunspell-de-de hunspell-tools``) or the
     expansion yields nothing.
     """
-    return build_source(GERMAN, cache_dir, dic=dic, aff=aff)
+    return build_source(GERMAN, cache_dir, dic=dic, aff=aff, layers=layers)
 
 
 def source_dir(source: Source, cache_dir: Path | None = None) -> Path:
@@ -115,11 +118,13 @@ def source_dir(source: Source, cache_dir: Path | None = None) -> Path:
 
 
 def build_source(source: Source | str, cache_dir: Path | None = None, *, dic: Path | None = None,
-                 aff: Path | None = None) -> dict:
+                 aff: Path | None = None, layers: BuildLayers | None = None) -> dict:
     """Build the cache of one source dictionary (:data:`bot.lexicon.sources.SOURCES`) into
     its directory (:func:`source_dir`), for every alphabet of that source; as :func:`build`
-    (same stats, same layout; the word-rule layers are those the source's alphabets name,
-    ``rules`` is ``{}`` without). ``dic``/``aff`` replace the source's files (tests).
+    (same stats, same layout; the word-rule layers applied are those of ``layers`` the
+    source's alphabets name, ``rules`` is ``{}`` without; an alphabet whose layer is not
+    given keeps its files and manifest entry of an earlier build of the same dictionary
+    file, if any). ``dic``/``aff`` replace the source's files (tests).
     Raises :class:`LexiconError` naming the apt packages when a file or program is missing."""
     t0 = time.perf_counter()
     if isinstance(source, str):
@@ -135,9 +140,14 @@ def build_source(source: Source | str, cache_dir: Path | None = None, *, dic: Pa
         raise LexiconError("unmunch nicht gefunden / unmunch not found. " + _INSTALL_HINT)
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    rule_names = tuple(sorted({a.rules for a in ALPHABETS.values() if a.source == source.name and a.rules}))
+    layers = dict(layers or {})
+    rule_names = tuple(sorted({a.rules for a in ALPHABETS.values()
+                               if a.source == source.name and a.rules and a.rules in layers}))
     with tempfile.TemporaryDirectory(prefix="unmunch-", dir=out_dir) as tmpname:
-        got = source.read(dic, aff, Path(tmpname), rule_names)
+        got = source.read(dic, aff, Path(tmpname), {r: layers[r] for r in rule_names})
+    old = _read_manifest(out_dir) or {}
+    if old.get("format_version") != FORMAT_VERSION or old.get("source", {}).get("dic") != _file_id(dic):
+        old = {}
     rule_stats: dict[str, dict] = {}
     for rname in rule_names:
         rule_stats[rname] = dict(got.rule_stats[rname], forms=len(got.rule_forms[rname]),
@@ -151,6 +161,15 @@ def build_source(source: Source | str, cache_dir: Path | None = None, *, dic: Pa
         store = _storage_name(alpha)
         if store != name:
             manifest_alpha[name] = {"same_as": store}
+            continue
+        if alpha.rules and alpha.rules not in layers:  # no layer given: keep an earlier build
+            prev = old.get("alphabets", {}).get(name)
+            if prev and all((out_dir / prev.get(k, "")).is_file() for k in ("file", "heads_file", "prefixes_file")):
+                manifest_alpha[name] = prev
+                stats_alpha[name] = {k: prev[k] for k in ("words", "headwords", "prefixes", "unwritable", "rules")
+                                     if k in prev}
+                if alpha.rules in old.get("rules", {}):
+                    rule_stats[alpha.rules] = old["rules"][alpha.rules]
             continue
         norm = _bulk_normaliser(alpha)
         forms = got.rule_forms[alpha.rules] if alpha.rules else got.forms
@@ -201,13 +220,17 @@ def build_source(source: Source | str, cache_dir: Path | None = None, *, dic: Pa
             "dropped": got.dropped, "alphabets": stats_alpha, "rules": rule_stats}
 
 
-def build_all(cache_dir: Path | None = None) -> list[dict]:
+def build_all(cache_dir: Path | None = None, layers: BuildLayers | None = None) -> list[dict]:
     """Build every source dictionary that is installed (German always: its absence is an
-    error); returns the stats of each, German first."""
-    out = [build(cache_dir)]
+    error), with the word-rule ``layers`` (as :func:`build`); returns the stats of each,
+    German first."""
+    out = [build(cache_dir, layers=layers)]
     for source in SOURCES.values():
         if source is not GERMAN and source.installed():
-            out.append(build_source(source, cache_dir))
+            out.append(build_source(source, cache_dir,
+                                    layers={n: f for n, f in (layers or {}).items()
+                                            if any(a.rules == n and a.source == source.name
+                                                   for a in ALPHABETS.values())}))
     return out
 
 
@@ -274,13 +297,17 @@ def load(alphabet: str, cache_dir: Path | None = None, rules: WordRules | None =
     :data:`FORMAT_VERSION`, or the dictionary file changed since (a file lock keeps
     concurrent processes from building twice).  ``rules``: the game's word rules
     (``GameRules.word_rules``, :class:`~bot.lexicon.rules.WordRules`), put on top: their
-    words are left out with their reason.  Memoised per (alphabet, resolved directory,
+    words are left out with their reason; their ``layer`` is the build layer of an
+    alphabet naming one (``Alphabet.rules``), applied when the list is built here.  Memoised per (alphabet, resolved directory,
     rules) within the process: repeated calls return the same object.
     Loading a built cache takes a few milliseconds.
 
-    Raises :class:`LexiconError` for an unknown alphabet, or from :func:`build`.
+    Raises :class:`LexiconError` for an unknown alphabet, for an alphabet naming a
+    word-rule layer whose list is not built when ``rules`` gives no layer, or from
+    :func:`build`.
     """
     alpha = get_alphabet(alphabet)
+    layers = layers_of(alpha.rules, rules)
     cache_dir = (Path(cache_dir) if cache_dir is not None else default_cache_dir())
     cache_dir = cache_dir.expanduser().resolve()
     if rules is not None and not rules.exclude:
@@ -290,13 +317,28 @@ def load(alphabet: str, cache_dir: Path | None = None, rules: WordRules | None =
     if lex is not None:
         return lex
     if rules is not None:  # the word list itself, then the game's rules on top
-        lex = load(alpha.name, cache_dir).with_rules(rules)
+        lex = _load_list(alpha, cache_dir, layers).with_rules(rules)
         with _MEMO_LOCK:
             return _MEMO.setdefault(key, lex)
+    return _load_list(alpha, cache_dir, layers)
+
+
+def _load_list(alpha: Alphabet, cache_dir: Path, layers: dict) -> Lexicon:
+    """The word list of ``alpha`` alone (memoised, built when needed with ``layers``)."""
+    key = (alpha.name, str(cache_dir), None)
+    lex = _MEMO.get(key)
+    if lex is not None:
+        return lex
     with _MEMO_LOCK:
         lex = _MEMO.get(key)
         if lex is not None:
             return lex
+        if alpha.rules and alpha.rules not in layers and not _cache_usable(
+                source_dir(get_source(alpha.source), cache_dir), _storage_name(alpha), get_source(alpha.source).dic):
+            raise LexiconError(
+                f"Die Wortliste {alpha.name!r} braucht die Wortregeln {alpha.rules!r} des Spiels / "
+                f"the word list {alpha.name!r} needs the game's word-rule layer {alpha.rules!r}: "
+                "load it with the game's word_rules")
         store = _storage_name(alpha)
         source = get_source(alpha.source)
         sdir = source_dir(source, cache_dir)
@@ -307,9 +349,9 @@ def load(alphabet: str, cache_dir: Path | None = None, rules: WordRules | None =
                 try:
                     if not _cache_usable(sdir, store, source.dic):
                         if source is GERMAN:
-                            build(cache_dir)
+                            build(cache_dir, layers=layers)
                         else:
-                            build_source(source, cache_dir)
+                            build_source(source, cache_dir, layers=layers)
                 finally:
                     fcntl.flock(lockfh, fcntl.LOCK_UN)
         m = _read_manifest(sdir) or {}

@@ -8,11 +8,13 @@ from typing import Iterable
 
 from bot.lexicon.cache import _clear_memo, build_all, build_source, load
 from bot.lexicon.errors import LexiconError
-from bot.lexicon.rules import WordRules
+from bot.lexicon.alphabet import ALPHABETS
+from bot.lexicon.rules import BuildLayers, WordRules
 
 
 
-def cli_build(cache_dir: Path | None = None, source: str | None = None) -> int:
+def cli_build(cache_dir: Path | None = None, source: str | None = None,
+              layers: BuildLayers | None = None) -> int:
     """``spielleiter lexicon build [--source NAME]``: build the cache, print a summary,
     return 0.
 
@@ -20,10 +22,13 @@ def cli_build(cache_dir: Path | None = None, source: str | None = None) -> int:
     OpenTaal when ``hunspell-nl`` is installed). Prints per source one line per alphabet
     (words, headwords), one line per word-rule layer (forms removed, verb entries, finite
     stems, names; ``Wortregeln typdom: ...``) and the time taken, German with English in
-    brackets.  Raises
+    brackets. ``layers``: the games' build-time word-rule layers by name (the caller asks
+    the games: ``GameRules.word_rules``; an alphabet whose layer is missing keeps its
+    earlier build).  Raises
     :class:`LexiconError` from the build, KeyError for an unknown source.
     """
-    all_stats = build_all(cache_dir) if source is None else [build_source(source, cache_dir)]
+    all_stats = (build_all(cache_dir, layers) if source is None
+                 else [build_source(source, cache_dir, layers=_layers_for(source, layers))])
     _clear_memo()
     for stats in all_stats:
         ver = stats.get("dictionary_version") or "?"
@@ -38,6 +43,12 @@ def cli_build(cache_dir: Path | None = None, source: str | None = None) -> int:
                   f"{r['name_entries']} Namen, {r.get('bare_names', 0)} bloße Namenseinträge (bare name entries)")
         print(f"Fertig in {stats['seconds']:.2f} s (done).")
     return 0
+
+
+def _layers_for(source: str, layers: BuildLayers | None) -> dict:
+    """The ``layers`` an alphabet of ``source`` names."""
+    return {n: f for n, f in (layers or {}).items()
+            if any(a.rules == n and a.source == source for a in ALPHABETS.values())}
 
 
 def cli_check(word: str, alphabet: str, allow: Iterable[str] = (), deny: Iterable[str] = (),

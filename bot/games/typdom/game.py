@@ -77,6 +77,7 @@ from bot.games.typdom.outcome import Outcome, reason_gloss
 from bot.games.typdom.reports import SKIPPED, move_report, public_turn, to_all, turn_record
 from bot.games.typdom.scoring import end_scores
 from bot.games.typdom.table import MARGIN, Table, example as table_example
+from bot.games.typdom.words import WORD_RULES
 from bot.games.typdom.tiles import colour, rack_text, rack_verdict, sort_rack
 from bot.games.verdict import N_, NOT_TRIED, Verdict, Visibility, gm, verdict
 
@@ -128,6 +129,9 @@ class TypdomRules(GameRules[Turn]):
 
     name = "typdom"
     alphabet = "typdom"
+    #: The ``typdom`` word list's build layer (seed 002: verbs only in the infinitive, no
+    #: family, company or brand names; :mod:`bot.games.typdom.words`).
+    word_rules = WORD_RULES
     grammar = "typdom_move.lark"
     title = "Typ-Dom"
     min_players = 2

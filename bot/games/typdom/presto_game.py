@@ -59,6 +59,7 @@ from bot.games.typdom.deal import deal
 from bot.games.typdom.presto import REASONS, Crossword, Judgement, judge, parse_line
 from bot.games.verdict import N_, Verdict, Visibility, verdict
 from bot.games.typdom.search import find_crossword
+from bot.games.typdom.words import WORD_RULES
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
 #: Sets (black, red) by number of players (seed 002, "2. Presto").
@@ -117,6 +118,9 @@ class PrestoRules(GameRules[str]):
 
     name = "typdom-presto"
     alphabet = "typdom"
+    #: The ``typdom`` word list's build layer (seed 002: verbs only in the infinitive, no
+    #: family, company or brand names; :mod:`bot.games.typdom.words`).
+    word_rules = WORD_RULES
     grammar = "typdom_presto.lark"
     title = TITLE
     min_players = 4

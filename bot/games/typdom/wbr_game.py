@@ -30,6 +30,7 @@ from bot.games.verdict import NOT_TRIED, PUBLIC, N_, Verdict, Visibility, mover,
 from bot.games.typdom import wbr, wbr_fit, wbr_judge, wbr_notation, wbr_outcome
 from bot.games.typdom.deal import deal, seat_order
 from bot.games.typdom.table import COLUMNS, MARGIN, Table, coord_name, example as table_example
+from bot.games.typdom.words import WORD_RULES
 from bot.games.typdom.tiles import colour, rack_text, sort_rack
 
 TITLE = N_("Typ-Dom: Wer behält recht?")
@@ -96,6 +97,9 @@ class WbrRules(GameRules[wbr_notation.WbrTurn]):
 
     name = "typdom-wbr"
     alphabet = "typdom"
+    #: The ``typdom`` word list's build layer (seed 002: verbs only in the infinitive, no
+    #: family, company or brand names; :mod:`bot.games.typdom.words`).
+    word_rules = WORD_RULES
     grammar = "typdom_wbr.lark"
     one_square_letters = True
     title = TITLE

@@ -3,8 +3,8 @@
 :mod:`~bot.lexicon.sources.opentaal` (Dutch, Debian ``hunspell-nl``).
 
 A source turns its dictionary files into :class:`~bot.lexicon.sources.base.Forms` (every valid form as the
-dictionary spells it, and the headwords; for each build-time word-rule layer of
-:mod:`bot.lexicon.rules` it is asked for, the forms of the rewritten entries, expanded by
+dictionary spells it, and the headwords; for each build-time word-rule layer it is
+given, :data:`bot.lexicon.rules.BuildLayer`, the forms of the rewritten entries, expanded by
 the same code); :mod:`bot.lexicon.cache` spells them in each alphabet of that source
 (:attr:`bot.lexicon.alphabet.Alphabet.source`) and writes the tries. German keeps the
 original cache layout in the cache directory itself; every other source has a

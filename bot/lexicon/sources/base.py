@@ -16,7 +16,7 @@ class Forms:
     dictionary spells them), ``heads`` (the dictionary stems among them), ``dropped``
     (reason -> count), ``names`` (forms that are proper names, a subset of ``forms``, for
     sources that mark them; empty otherwise), ``rule_forms`` (word-rule layer name -> the
-    valid forms of the entries that layer rewrote, :func:`bot.lexicon.rules.apply_rules`;
+    valid forms of the entries that layer rewrote, :data:`bot.lexicon.rules.BuildLayer`;
     used instead of ``forms`` by an alphabet naming the layer) and ``rule_stats`` (layer
     name -> the layer's figures, e.g. ``{"verb_entries": int, ...}``)."""
 
@@ -35,9 +35,9 @@ class Source:
     """One source dictionary: ``name`` (the key), ``title`` (shown in verdicts, e.g.
     ``igerman98``), ``dic``/``aff`` (the hunspell files), ``packages`` (apt packages it
     needs, named in errors), ``subdir`` (its cache directory below the lexicon cache;
-    ``""`` for the German original layout), ``read`` (``read(dic, aff, tmp, rules) ->
-    Forms``: ``tmp`` a scratch directory, ``rules`` the names of the word-rule layers to
-    apply to the dictionary entries, a tuple; raises :class:`bot.lexicon.LexiconError`)."""
+    ``""`` for the German original layout), ``read`` (``read(dic, aff, tmp, layers) ->
+    Forms``: ``tmp`` a scratch directory, ``layers`` the word-rule layers to apply to the
+    dictionary entries, name -> :data:`bot.lexicon.rules.BuildLayer`; raises :class:`bot.lexicon.LexiconError`)."""
 
     name: str
     title: str

@@ -6,9 +6,10 @@ forbidden (``FORBIDDENWORD``); then lines that are no words are dropped (see
 :func:`bot.lexicon.hunspell._form_reason` and the package docstring of
 :mod:`bot.lexicon`). Proper names are not marked in igerman98 and are kept.
 
-A build-time word-rule layer (:func:`bot.lexicon.rules.apply_rules`, Typ-Dom) rewrites the
-kept entries (it reads igerman98's affix flags); its entries go through the same
-expansion and filter (:func:`_expand_words`) as the kept ones.
+A build-time word-rule layer (:data:`bot.lexicon.rules.BuildLayer`, given by the caller; a
+game's, e.g. Typ-Dom's in :mod:`bot.games.typdom.words`) rewrites the kept entries (it
+reads igerman98's affix flags); its entries go through the same expansion and filter
+(:func:`_expand_words`) as the kept ones.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 from bot.lexicon.errors import LexiconError
 from bot.lexicon.hunspell import _Aff, _form_reason, _read_aff, _read_dic, _unmunch
-from bot.lexicon.rules import apply_rules
+from bot.lexicon.rules import BuildLayers
 from bot.lexicon.sources.base import Forms, Source
 
 DIC = Path("/usr/share/hunspell/de_DE.dic")
@@ -44,12 +45,12 @@ def _expand_words(entries: list[str], aff: Path, affinfo: _Aff, tmp: Path, name:
     return len(lines), forms
 
 
-def read(dic: Path, aff: Path, tmp: Path, rules: tuple[str, ...] = ()) -> Forms:
+def read(dic: Path, aff: Path, tmp: Path, layers: BuildLayers | None = None) -> Forms:
     """The valid forms of igerman98 (``dic``/``aff``), expanded by ``unmunch`` in ``tmp``;
-    for each word-rule layer named in ``rules`` also the forms of the entries it rewrote
-    (:attr:`Forms.rule_forms`, figures in :attr:`Forms.rule_stats`).
-    Raises :class:`LexiconError` when unmunch is missing or yields nothing, KeyError for
-    an unknown rule layer."""
+    for each word-rule layer in ``layers`` (name -> :data:`~bot.lexicon.rules.BuildLayer`)
+    also the forms of the entries it rewrote (:attr:`Forms.rule_forms`, figures in
+    :attr:`Forms.rule_stats`).
+    Raises :class:`LexiconError` when unmunch is missing or yields nothing."""
     affinfo = _read_aff(aff)
     version, kept, forbidden_entries, stems = _read_dic(dic, affinfo)
     _, forbidden = _expand_words(forbidden_entries, aff, affinfo, tmp, "forbidden", set())
@@ -61,8 +62,8 @@ def read(dic: Path, aff: Path, tmp: Path, rules: tuple[str, ...] = ()) -> Forms:
     dropped["forbidden-entries"] = len(forbidden_entries)
     heads = {s for s in stems if _form_reason(s) is None and s not in forbidden}
     got = Forms(version=version, raw=raw, forms=forms, heads=heads, dropped=dropped)
-    for rname in rules:  # a word-rule layer expands its own rewritten entries
-        entries, got.rule_stats[rname] = apply_rules(rname, kept)
+    for rname, layer in sorted((layers or {}).items()):  # a layer expands its own rewritten entries
+        entries, got.rule_stats[rname] = layer(list(kept))
         _, got.rule_forms[rname] = _expand_words(entries, aff, affinfo, tmp, f"rules-{rname}", forbidden)
     return got
 

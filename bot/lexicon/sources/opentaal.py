@@ -24,6 +24,7 @@ spells ĳ as I J and drops accents (:data:`bot.lexicon.alphabet.ALPHABETS`).
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 
 from bot.lexicon.errors import LexiconError
@@ -53,13 +54,13 @@ def _reason(form: str) -> str | None:
     return _form_reason(form)
 
 
-def read(dic: Path, aff: Path, tmp: Path, rules: tuple[str, ...] = ()) -> Forms:
+def read(dic: Path, aff: Path, tmp: Path, layers: Mapping[str, object] | None = None) -> Forms:
     """The valid forms of OpenTaal (``dic``/``aff``); names in :attr:`Forms.names`.
     Raises :class:`LexiconError` when ``hunspell`` is missing or nothing is left, or when
-    a word-rule layer is asked for (``rules``: the layers of :mod:`bot.lexicon.rules`
-    rewrite igerman98's affix flags; no Dutch alphabet names one)."""
-    if rules:
-        raise LexiconError(f"OpenTaal kennt keine Wortregeln / no word-rule layer for OpenTaal: {', '.join(rules)}")
+    a word-rule layer is given (``layers``, name -> :data:`bot.lexicon.rules.BuildLayer`:
+    the build layers rewrite igerman98's affix flags; no Dutch alphabet names one)."""
+    if layers:
+        raise LexiconError(f"OpenTaal kennt keine Wortregeln / no word-rule layer for OpenTaal: {', '.join(layers)}")
     info = _read_aff(aff)
     _, kept, forbidden_entries, stems = _read_dic(dic, info)
     lines = _expand(kept, aff, info)
