@@ -168,6 +168,27 @@ def test_typdom_listing_and_second_placement_queries_equal_the_reference(td_lex)
     assert jollys >= n // 10
 
 
+def test_typdom_touch_queries_with_large_racks_equal_the_reference(td_lex):
+    """The second-placement queries of the large racks (12-14 tiles with both Jollys,
+    a single touch square, the Kreuzwort-Spiel's ``min_tiles`` of all tiles but 0-3):
+    the left parts cut because the word could not reach the touch square any more
+    (issue 35) keep exactly the reference's moves."""
+    root = gridgen.graph_root(td_lex)
+    bag = [t for t in full_set() if t.isalpha()]
+    rng = random.Random(35)
+    cases = 0
+    for _ in range(CASES // 20 or 6):
+        rows = _random_board(rng, td_lex, td.SPEC, full_set(), rng.randrange(3, 9), 8)
+        tiles = [(r + 1, c + 1) for r in range(td.SIZE) for c in range(td.SIZE) if rows[r][c] != "."]
+        rack = "".join(sorted([RED_JOLLY, BLACK_JOLLY] + rng.sample(bag, rng.randrange(10, 13))))
+        for touch in ([rng.choice(tiles)], [max(tiles)], [min(tiles)]):
+            for drop in (0, 1, 3):
+                out, ref = _listing(rows, rack, root, td.SPEC, touch, min_tiles=len(rack) - drop)
+                _same(out, ref)
+                cases += 1
+    assert cases >= 54
+
+
 def test_typdom_best_turn_equals_the_reference(td_lex):
     """The whole best turn (single, joining plus second placement, Jolly takes) in both
     variants, compiled vs reference, on random tables and racks of up to 8 tiles."""

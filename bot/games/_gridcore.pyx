@@ -604,6 +604,10 @@ cdef class _Search:
         cdef int32_t e, ch
         cdef uint64_t m, bit
         cdef int h
+        if self.nxt_on and depth > 0 and a + g.height[node] <= self.lnxt[a - limit]:
+            # touch: the word (starting at a - limit or later, ending before a + height)
+            # cannot reach the first square it must hold
+            return 0
         if self.min_tiles and depth > 0:
             h = g.height[node]
             if depth + (h if h < self.left else self.left) < self.min_tiles:
