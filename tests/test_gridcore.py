@@ -189,6 +189,52 @@ def test_typdom_touch_queries_with_large_racks_equal_the_reference(td_lex):
     assert cases >= 54
 
 
+def _lays(word_counts, n, counts, red, black, vowels):
+    """The most rack tiles (``counts``, ``red``/``black`` Jollys) one word can hold, at
+    most ``n - 1`` (one letter must be a table tile)."""
+    used, miss_v, miss_c = 0, 0, 0
+    for ch, k in word_counts.items():
+        have = counts.get(ch, 0)
+        used += min(k, have)
+        if k > have:
+            if ch in vowels:
+                miss_v += k - have
+            else:
+                miss_c += k - have
+    used += min(red, miss_v) + min(black, miss_c)
+    return min(used, n - 1)
+
+
+def test_can_lay_equals_a_scan_of_the_word_list(td_lex):
+    """``_gridcore.can_lay`` (issue 35: Typ-Dom's second placements with ``min_tiles`` are
+    not searched when it says no) against a scan of the whole word list: some word of 2-25
+    letters holds ``min_tiles`` of the rack's tiles (Jollys for their letters) and one
+    letter more. Racks of 6-16 tiles with and without Jollys, ``min_tiles`` all of them
+    or up to four fewer; both answers occur."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import VOWELS
+    root = gridgen.graph_root(td_lex)
+    words = [(len(w), Counter(w)) for w in td_lex.words() if 2 <= len(w) <= td.SIZE]
+    bag = full_set()
+    rng = random.Random(350)
+    racks = [("AAINNOOQRU", 10), ("AINNOOQRU", 9), ("CCEGJLLMTUXZ", 10), ("?#ABEINNR", 9)]
+    for _ in range(CASES // 5 or 14):
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(6, 17))))
+        racks.append((rack, max(1, len(rack) - rng.randrange(0, 5))))
+    seen = set()
+    for rack, k in racks:
+        counts = Counter(ch for ch in rack if ch.isalpha())
+        red, black = rack.count(RED_JOLLY), rack.count(BLACK_JOLLY)
+        want = any(n > k and _lays(wc, n, counts, red, black, VOWELS) >= k for n, wc in words)
+        assert _gridcore.can_lay(root, rack, k, td.SPEC) is want, (rack, k)
+        cache: dict = {}
+        assert _gridcore.can_lay(root, rack, k, td.SPEC, cache) is want
+        assert _gridcore.can_lay(root, rack, k, td.SPEC, cache) is want  # (memoised)
+        seen.add(want)
+    assert seen == {True, False}
+
+
 def test_typdom_best_turn_equals_the_reference(td_lex):
     """The whole best turn (single, joining plus second placement, Jolly takes) in both
     variants, compiled vs reference, on random tables and racks of up to 8 tiles."""

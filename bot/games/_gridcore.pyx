@@ -44,7 +44,7 @@ cdef enum:
 
 END = "$"
 
-__all__ = ["search", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
+__all__ = ["search", "can_lay", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
 
 
 cdef class CGraph:
@@ -871,6 +871,60 @@ cdef int _can_lay(_Search S, int32_t node, int depth, int used, int extra, int n
             if _can_lay(S, ch, depth + 1, used, extra + 1, need_extra):
                 return 1
     return 0
+
+
+def can_lay(root, rack, int min_tiles, spec, cache=None):
+    """Whether some word of the graph holds at least ``min_tiles`` tiles of ``rack`` and a
+    letter more (a table tile; ``spec.require_old``): :func:`search` on a table with
+    tiles finds no move laying ``min_tiles`` tiles when this is False.  Memoised in
+    ``cache`` under the key :func:`search` uses (Typ-Dom's plan search asks before it
+    builds the table a second placement is searched on)."""
+    cdef CGraph g = compiled_graph(root)
+    cdef CSpec s = _cspec(g, spec)
+    cdef _Search S
+    cdef int i, li
+    fkey = ("can_lay", rack, min_tiles, bool(s.require_old), s.size)
+    can = None if cache is None else cache.get(fkey)
+    if can is not None:
+        return can
+    S = _Search()
+    S.g = g
+    S.s = s
+    S.size = s.size
+    memset(S.counts, 0, sizeof(S.counts))
+    for i in range(MAXK):
+        S.bl[i] = 0
+    n = 0
+    for rch in rack:
+        if rch in s.blank_chars:
+            S.bl[s.blank_chars[rch]] += 1
+        elif rch == "*" and s.nkinds:
+            S.bl[0] += 1
+        elif rch.isalpha():
+            li = _letter_index(g, rch.upper())
+            if li != NOLETTER:
+                S.counts[li] += 1
+        else:
+            continue
+        n += 1
+    S.rmask = 0
+    S.nbl = 0
+    for i in range(g.nl):
+        if S.counts[i]:
+            S.rmask |= (<uint64_t>1) << i
+    for i in range(MAXK):
+        S.nbl += S.bl[i]
+    S.min_tiles = min_tiles
+    if min_tiles > n:
+        can = False
+    elif min_tiles <= 0:
+        can = True
+    else:
+        _ensure_most(g)
+        can = _can_lay(S, 0, 0, 0, 0, s.require_old) != 0
+    if cache is not None:
+        cache[fkey] = can
+    return can
 
 
 cdef str _column(_Search S, int p, int c, int lo, int hi):

@@ -352,16 +352,20 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
+    compiled = gridgen.compiled_active()  # (the reference runs its own search only)
     for ub_b, raw, m_sq, left_elements in later:
         if ub_b < best[0]:
             break
         m_score, m_nt = raw[0], raw[1]
+        rack2 = sort_rack(left_elements)
+        if variant == "kreuzwort" and compiled and best[0][0] - m_nt > 0 and \
+                not _gridcore.can_lay(root, rack2, best[0][0] - m_nt, SPEC, cache):
+            continue  # no word holds enough of the tiles left (the search would say so too)
         # the table and rack m leaves (as _after, from the raw record)
         rows2 = list(rows)
         for (r, c), (_p, ch, b) in zip(m_sq, raw[6]):
             line = rows2[r]
             rows2[r] = line[:c] + (ch.lower() if b else ch) + line[c + 1:]
-        rack2 = sort_rack(left_elements)
         touch = [(r + 1, c + 1) for r, c in m_sq]
         # only second placements that can make a plan as good as the best are listed
         if variant == "kreuzwort":
