@@ -25,7 +25,9 @@ A turn is then one of:
   listing only second placements that can: Point-Typ-Dom by their value
   (``threshold``), the Kreuzwort-Spiel by the tiles they lay (``min_tiles``, which also
   cuts the search where no word can still lay enough tiles: by the longest continuation
-  in the word graph and, per letter, the most times a continuation holds it). Tested
+  in the word graph and, per letter, the most times a continuation holds it; not
+  searched at all when no word of the list holds that many of the tiles left and a
+  table tile, ``_gridcore.can_lay``, issue 35). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
   CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
   compiled search core (issue 25, ``docs/development/performance-movegen.md``): median 6-8 ms, worst
