@@ -233,6 +233,17 @@ def test_can_lay_equals_a_scan_of_the_word_list(td_lex):
         assert _gridcore.can_lay(root, rack, k, td.SPEC, cache) is want  # (memoised)
         seen.add(want)
     assert seen == {True, False}
+    # the search's own use of it (it returns at once when can_lay says no), also on an
+    # empty table, where no table tile is needed: the same moves as the reference
+    empty = ["." * td.SIZE] * td.SIZE
+    found = 0
+    for rack, k in racks[:8]:
+        for rows in (empty, _random_board(rng, td_lex, td.SPEC, bag, 3, 8)):
+            for mt in (k, max(1, k - 3), 2):
+                out, ref = _listing(rows, rack, root, td.SPEC, min_tiles=mt)
+                _same(out, ref)
+                found += bool(ref)
+    assert found
 
 
 def test_typdom_best_turn_equals_the_reference(td_lex):
