@@ -246,6 +246,31 @@ def test_can_lay_equals_a_scan_of_the_word_list(td_lex):
     assert found
 
 
+def test_typdom_kreuzwort_best_turn_with_large_racks_equals_the_reference(td_lex, monkeypatch):
+    """The Kreuzwort-Spiel's whole best turn with racks of 9-11 tiles holding a Q (no U)
+    or both Jollys, compiled vs reference: the plan search skips the second placements for which
+    ``can_lay`` says no (issue 35), and that happens here."""
+    answers = []
+    real = _gridcore.can_lay
+
+    def counted(*args, **kwargs):
+        answers.append(real(*args, **kwargs))
+        return answers[-1]
+
+    monkeypatch.setattr(_gridcore, "can_lay", counted)
+    bag = [t for t in full_set() if t.isalpha() and t not in "QU"]
+    rng = random.Random(352)
+    for i in range(CASES // 20 or 4):
+        rows = _random_board(rng, td_lex, td.SPEC, full_set(), rng.randrange(5, 9), 8)
+        extra = ["Q"] if i % 2 == 0 else [RED_JOLLY, BLACK_JOLLY]
+        rack = "".join(sorted(extra + rng.sample(bag, rng.randrange(8, 10))))
+        got = td.best_turn(rows, rack, td_lex, "kreuzwort")
+        with gridgen.reference_search():
+            want = td.best_turn(rows, rack, td_lex, "kreuzwort")
+        assert (got and got.to_json()) == (want and want.to_json()), (rows, rack)
+    assert answers
+
+
 def test_typdom_best_turn_equals_the_reference(td_lex):
     """The whole best turn (single, joining plus second placement, Jolly takes) in both
     variants, compiled vs reference, on random tables and racks of up to 8 tiles."""

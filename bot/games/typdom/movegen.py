@@ -299,6 +299,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     cands.sort(key=lambda t: t[0], reverse=True)
     later = []
     rack_counts = Counter(rack)
+    compiled = gridgen.compiled_active()  # (the reference runs its own search only)
     for ub, raw in cands:
         if ub < best[0]:
             break
@@ -344,6 +345,9 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
                     best = plan
         # (b) the placements using m's tiles: searched below, best bound first, once
         # every (a) has been tried (the best plan is then as good as it gets cheaply)
+        if compiled and variant == "kreuzwort" and best[0][0] - nt1 > 0 and \
+                not _gridcore.can_lay(root, sort_rack(left_elements), best[0][0] - nt1, SPEC, cache):
+            continue  # no word holds enough of the tiles left, nor will (the best plan only grows)
         # (_touch_bound, compiled: the same numbers)
         tb = bounder.bound([(r, c, 0 if b else VALUES.get(ch, 0)) for (r, c), (_p, ch, b) in zip(m_sq, placed)],
                            [VALUES.get(ch, 0) for ch in left_elements])
@@ -354,7 +358,6 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
-    compiled = gridgen.compiled_active()  # (the reference runs its own search only)
     for ub_b, raw, m_sq, left_elements in later:
         if ub_b < best[0]:
             break
