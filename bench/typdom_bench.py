@@ -27,6 +27,7 @@ nothing.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -67,6 +68,7 @@ def main() -> None:
     ap.add_argument("--compare", type=int, default=4)
     ap.add_argument("--big", action="store_true")
     args = ap.parse_args()
+    print(f"load_average: {load_average()} (1 / 5 / 15 min; 2 shared cores)")
     t = time.perf_counter()
     lex = load("typdom", rules=TYPDOM_RULES)
     print(f"lexicon_load: {(time.perf_counter() - t) * 1000:.1f} ms")
@@ -125,14 +127,38 @@ def compare(lex, pos, variant: str, every: int) -> None:
           f"total {sum(ref) / sum(comp):.1f}x")
 
 
+#: The best turns of the ``--big`` racks (rack size, position, variant) as the compiled
+#: search gave them on main at 3872bb0; the pure-Python reference gives the same on all
+#: 16 (checked once on 2026-11-27: 0.2 s to 5 minutes each). ``--big`` checks every answer.
+BIG_EXPECTED = {
+    (12, 5, "point"): "N12s TyRANNEI", (12, 5, "kreuzwort"): "R2s RATI*ONIERENs",
+    (12, 20, "point"): "K19w V*ErJAGeN; K19w verjagenD", (12, 20, "kreuzwort"): "J19w ZUGr*EIFeND; J14w JAVa",
+    (14, 5, "point"): "O12s AbGEGUC*KTEN", (14, 5, "kreuzwort"): "P10s GEPrUEGE*LTEN",
+    (14, 20, "point"): "J9w LEXiKoN*S; M6s UNeingepackter", (14, 20, "kreuzwort"): "I16w FLE*CkUNGeN; O10w bOXKALF",
+    (16, 5, "point"): "O6s UNFL*EXIbLEM", (16, 5, "kreuzwort"): "R3s UNFL*EXIBELs*T",
+    (16, 20, "point"): "G19w QUA*E*KErINNeN; Q10s ABpflueckendes",
+    (16, 20, "kreuzwort"): "F19w *A*BONNIErBARe; I17w QUANtOR",
+    (19, 5, "point"): "O4s *UNAUFFINDbARKEIT", (19, 5, "kreuzwort"): "O4s *UNAUFFINDbARKEIT",
+    (19, 20, "point"): "D16w *AC*HSELZUCkENDe; D16w achselzuckendeM",
+    (19, 20, "kreuzwort"): "J16w JUCkENDeM; D18w LETZTL*IC*HeS",
+}
+
+
+def load_average() -> str:
+    return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
 def big(lex, pos) -> None:
-    """Racks of 12-19 tiles with Jollys, both variants, and a 10 + 8 round (compiled only)."""
+    """Racks of 12-19 tiles with Jollys, both variants, and a 10 + 8 round (compiled only;
+    each answer checked against :data:`BIG_EXPECTED`)."""
     import random
 
     from bot.games.typdom.tiles import full_set, sort_rack
 
     rng = random.Random(5)
     letters = [c for c in full_set() if c.isalpha()]
+    mismatches = 0
+    print(f"big_load_average: {load_average()} (1 / 5 / 15 min)")
     for n, jollys in ((12, "?"), (14, "#"), (16, "?#"), (19, "?#")):
         for pi in (5, 20):
             rows = pos[pi][0]
@@ -140,8 +166,13 @@ def big(lex, pos) -> None:
             for variant in ("point", "kreuzwort"):
                 t = time.process_time()
                 b = best_turn(rows, rack, lex, variant)
+                got = b.notation if b else "KAUFEN"
+                want = BIG_EXPECTED.get((n, pi, variant))
+                mismatches += want is not None and got != want
                 print(f"big_rack_{n}_{variant}: {time.process_time() - t:.2f} s (position {pi}, rack {rack}, "
-                      f"{b.notation if b else 'KAUFEN'})")
+                      f"{got}{'' if want in (None, got) else ' DIFFERENT from ' + want})")
+    print(f"big_different_turns: {mismatches}")
+    print(f"big_load_average_after: {load_average()}")
     game = get_game("typdom")
     st = game.new_partie(seed="bench", partie="R1", options={"variant": "point"}, players=["a", "b"])
     for _ in range(3):

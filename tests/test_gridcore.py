@@ -196,6 +196,109 @@ def test_typdom_listing_and_second_placement_queries_equal_the_reference(td_lex)
     assert jollys >= n // 10
 
 
+def test_typdom_touch_queries_with_large_racks_equal_the_reference(td_lex):
+    """The second-placement queries of the large racks (12-14 tiles with both Jollys,
+    a single touch square, the Kreuzwort-Spiel's ``min_tiles`` of all tiles but 0-3):
+    the left parts cut because the word could not reach the touch square any more
+    (issue 35) keep exactly the reference's moves."""
+    root = gridgen.graph_root(td_lex)
+    bag = [t for t in full_set() if t.isalpha()]
+    rng = random.Random(35)
+    cases = 0
+    for _ in range(CASES // 20 or 6):
+        rows = _random_board(rng, td_lex, td.SPEC, full_set(), rng.randrange(3, 9), 8)
+        tiles = [(r + 1, c + 1) for r in range(td.SIZE) for c in range(td.SIZE) if rows[r][c] != "."]
+        rack = "".join(sorted([RED_JOLLY, BLACK_JOLLY] + rng.sample(bag, rng.randrange(10, 13))))
+        for touch in ([rng.choice(tiles)], [max(tiles)], [min(tiles)]):
+            for drop in (0, 1, 3):
+                out, ref = _listing(rows, rack, root, td.SPEC, touch, min_tiles=len(rack) - drop)
+                _same(out, ref)
+                cases += 1
+    assert cases >= 54
+
+
+def _lays(word_counts, n, counts, red, black, vowels):
+    """The most rack tiles (``counts``, ``red``/``black`` Jollys) one word can hold, at
+    most ``n - 1`` (one letter must be a table tile)."""
+    used, miss_v, miss_c = 0, 0, 0
+    for ch, k in word_counts.items():
+        have = counts.get(ch, 0)
+        used += min(k, have)
+        if k > have:
+            if ch in vowels:
+                miss_v += k - have
+            else:
+                miss_c += k - have
+    used += min(red, miss_v) + min(black, miss_c)
+    return min(used, n - 1)
+
+
+def test_can_lay_equals_a_scan_of_the_word_list(td_lex):
+    """``_gridcore.can_lay`` (issue 35: Typ-Dom's second placements with ``min_tiles`` are
+    not searched when it says no) against a scan of the whole word list: some word of 2-25
+    letters holds ``min_tiles`` of the rack's tiles (Jollys for their letters) and one
+    letter more. Racks of 6-16 tiles with and without Jollys, ``min_tiles`` all of them
+    or up to four fewer; both answers occur."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import VOWELS
+    root = gridgen.graph_root(td_lex)
+    words = [(len(w), Counter(w)) for w in td_lex.words() if 2 <= len(w) <= td.SIZE]
+    bag = full_set()
+    rng = random.Random(350)
+    racks = [("AAINNOOQRU", 10), ("AINNOOQRU", 9), ("CCEGJLLMTUXZ", 10), ("?#ABEINNR", 9)]
+    for _ in range(CASES // 5 or 14):
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(6, 17))))
+        racks.append((rack, max(1, len(rack) - rng.randrange(0, 5))))
+    seen = set()
+    for rack, k in racks:
+        counts = Counter(ch for ch in rack if ch.isalpha())
+        red, black = rack.count(RED_JOLLY), rack.count(BLACK_JOLLY)
+        want = any(n > k and _lays(wc, n, counts, red, black, VOWELS) >= k for n, wc in words)
+        assert _gridcore.can_lay(root, rack, k, td.SPEC) is want, (rack, k)
+        cache: dict = {}
+        assert _gridcore.can_lay(root, rack, k, td.SPEC, cache) is want
+        assert _gridcore.can_lay(root, rack, k, td.SPEC, cache) is want  # (memoised)
+        seen.add(want)
+    assert seen == {True, False}
+    # the search's own use of it (it returns at once when can_lay says no), also on an
+    # empty table, where no table tile is needed: the same moves as the reference
+    empty = ["." * td.SIZE] * td.SIZE
+    found = 0
+    for rack, k in racks[:8]:
+        for rows in (empty, _random_board(rng, td_lex, td.SPEC, bag, 3, 8)):
+            for mt in (k, max(1, k - 3), 2):
+                out, ref = _listing(rows, rack, root, td.SPEC, min_tiles=mt)
+                _same(out, ref)
+                found += bool(ref)
+    assert found
+
+
+def test_typdom_kreuzwort_best_turn_with_large_racks_equals_the_reference(td_lex, monkeypatch):
+    """The Kreuzwort-Spiel's whole best turn with racks of 9-11 tiles holding a Q (no U)
+    or both Jollys, compiled vs reference: the plan search skips the second placements for which
+    ``can_lay`` says no (issue 35), and that happens here."""
+    answers = []
+    real = _gridcore.can_lay
+
+    def counted(*args, **kwargs):
+        answers.append(real(*args, **kwargs))
+        return answers[-1]
+
+    monkeypatch.setattr(_gridcore, "can_lay", counted)
+    bag = [t for t in full_set() if t.isalpha() and t not in "QU"]
+    rng = random.Random(352)
+    for i in range(CASES // 20 or 4):
+        rows = _random_board(rng, td_lex, td.SPEC, full_set(), rng.randrange(5, 9), 8)
+        extra = ["Q"] if i % 2 == 0 else [RED_JOLLY, BLACK_JOLLY]
+        rack = "".join(sorted(extra + rng.sample(bag, rng.randrange(8, 10))))
+        got = td.best_turn(rows, rack, td_lex, "kreuzwort")
+        with gridgen.reference_search():
+            want = td.best_turn(rows, rack, td_lex, "kreuzwort")
+        assert (got and got.to_json()) == (want and want.to_json()), (rows, rack)
+    assert answers
+
+
 def test_typdom_best_turn_equals_the_reference(td_lex):
     """The whole best turn (single, joining plus second placement, Jolly takes) in both
     variants, compiled vs reference, on random tables and racks of up to 8 tiles."""

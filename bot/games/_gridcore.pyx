@@ -55,7 +55,7 @@ def steps():
     return _STEPS
 
 
-__all__ = ["steps", "search", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
+__all__ = ["steps", "search", "can_lay", "compiled_graph", "TouchBound", "MultisetIndex", "spellings", "sort_spines", "rondo_moves"]
 
 
 cdef class CGraph:
@@ -633,6 +633,10 @@ cdef class _Search:
         cdef int h
         if depth > 0 and self.thr > 0 and self.lpb[depth] < self.thr:
             return 0  # no word with a left part this long or longer reaches the threshold
+        if self.nxt_on and depth > 0 and a + g.height[node] <= self.lnxt[a - limit]:
+            # touch: the word (starting at a - limit or later, ending before a + height)
+            # cannot reach the first square it must hold
+            return 0
         if self.min_tiles and depth > 0:
             h = g.height[node]
             if depth + (h if h < self.left else self.left) < self.min_tiles:
@@ -837,6 +841,115 @@ cdef class _Search:
         return 0
 
 
+cdef int _can_lay(_Search S, int32_t node, int depth, int used, int extra, int need_extra) noexcept:
+    """Whether some word of the graph, read on from ``node`` (``depth`` letters so far,
+    ``used`` of them rack tiles, ``extra`` other letters), holds at least ``S.min_tiles``
+    tiles of the rack left in ``S`` (``counts``, ``bl``) and, with ``need_extra``, at
+    least one letter that is no rack tile (a table tile).  Ignores the board: a
+    necessary condition for a move laying ``min_tiles`` tiles.  A letter the rack holds
+    is taken from the rack before a Jolly, and once a word has a letter from elsewhere,
+    a letter is taken from elsewhere only when neither rack nor Jolly has it (any word
+    the other choices find is found with the same count or more)."""
+    cdef CGraph g = S.g
+    cdef int li, k, took
+    cdef int32_t e, ch
+    cdef uint64_t m, bit
+    if g.term[node] and depth >= 2 and used >= S.min_tiles and (extra or not need_extra):
+        return 1
+    if depth >= S.size:
+        return 0
+    if used + S.usable(node) < S.min_tiles:
+        return 0
+    m = g.mask[node]
+    e = g.first[node]
+    while m:
+        li = sl_ctz(m)
+        bit = (<uint64_t>1) << li
+        m ^= bit
+        ch = g.child[e]
+        e += 1
+        took = 0
+        if S.counts[li]:
+            took = 1
+            S.counts[li] -= 1
+            if S.counts[li] == 0:
+                S.rmask ^= bit
+            k = _can_lay(S, ch, depth + 1, used + 1, extra, need_extra)
+            S.counts[li] += 1
+            S.rmask |= bit
+            if k:
+                return 1
+        else:
+            k = S.s.kind_of[li]
+            if k >= 0 and S.bl[k]:
+                took = 1
+                S.bl[k] -= 1
+                S.nbl -= 1
+                k = _can_lay(S, ch, depth + 1, used + 1, extra, need_extra)
+                S.nbl += 1
+                S.bl[S.s.kind_of[li]] += 1
+                if k:
+                    return 1
+        if not took or (need_extra and not extra):
+            if _can_lay(S, ch, depth + 1, used, extra + 1, need_extra):
+                return 1
+    return 0
+
+
+def can_lay(root, rack, int min_tiles, spec, cache=None):
+    """Whether some word of the graph holds at least ``min_tiles`` tiles of ``rack`` and a
+    letter more (a table tile; ``spec.require_old``): :func:`search` on a table with
+    tiles finds no move laying ``min_tiles`` tiles when this is False.  Memoised in
+    ``cache`` under the key :func:`search` uses (Typ-Dom's plan search asks before it
+    builds the table a second placement is searched on)."""
+    cdef CGraph g = compiled_graph(root)
+    cdef CSpec s = _cspec(g, spec)
+    cdef _Search S
+    cdef int i, li
+    fkey = ("can_lay", rack, min_tiles, bool(s.require_old), s.size)
+    can = None if cache is None else cache.get(fkey)
+    if can is not None:
+        return can
+    S = _Search()
+    S.g = g
+    S.s = s
+    S.size = s.size
+    memset(S.counts, 0, sizeof(S.counts))
+    for i in range(MAXK):
+        S.bl[i] = 0
+    n = 0
+    for rch in rack:
+        if rch in s.blank_chars:
+            S.bl[s.blank_chars[rch]] += 1
+        elif rch == "*" and s.nkinds:
+            S.bl[0] += 1
+        elif rch.isalpha():
+            li = _letter_index(g, rch.upper())
+            if li != NOLETTER:
+                S.counts[li] += 1
+        else:
+            continue
+        n += 1
+    S.rmask = 0
+    S.nbl = 0
+    for i in range(g.nl):
+        if S.counts[i]:
+            S.rmask |= (<uint64_t>1) << i
+    for i in range(MAXK):
+        S.nbl += S.bl[i]
+    S.min_tiles = min_tiles
+    if min_tiles > n:
+        can = False
+    elif min_tiles <= 0:
+        can = True
+    else:
+        _ensure_most(g)
+        can = _can_lay(S, 0, 0, 0, 0, s.require_old) != 0
+    if cache is not None:
+        cache[fkey] = can
+    return can
+
+
 cdef str _column(_Search S, int p, int c, int lo, int hi):
     """The letters of squares ``lo .. hi-1`` of column ``c`` in pass ``p``."""
     cdef Py_UCS4 buf[MAXS]
@@ -856,7 +969,8 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     records ``(score, ntiles, transposed, line_index, start, word, placed, xparts)`` for
     the same moves (each passed to ``sink`` when its score is >= ``threshold[0]``, which
     ``sink`` may raise; the order of the calls differs: anchors best bound first).
-    ``cache`` is accepted and unused.  Raises ValueError for a malformed board, a touch
+    ``cache``: a dict kept across calls with the same graph and spec (memoises whether a
+    rack can lay ``min_tiles`` tiles at all).  Raises ValueError for a malformed board, a touch
     square without a tile, or a board larger than 32 squares a side."""
     cdef CGraph g = compiled_graph(root)
     cdef CSpec s = _cspec(g, spec)
@@ -997,6 +1111,17 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
                     S.nxt[p][r][size] = size
                     for q in range(size - 1, -1, -1):
                         S.nxt[p][r][q] = q if q in ps else S.nxt[p][r][q + 1]
+    if min_tiles:
+        # no word of the graph holds min_tiles of the rack's tiles (and a table tile):
+        # nothing to search (issue 35; memoised in ``cache`` per rack)
+        fkey = ("can_lay", rack, min_tiles, s.require_old and not empty, s.size)
+        can = None if cache is None else cache.get(fkey)
+        if can is None:
+            can = _can_lay(S, 0, 0, 0, 0, 1 if (s.require_old and not empty) else 0) != 0
+            if cache is not None:
+                cache[fkey] = can
+        if not can:
+            return
     # cross-checks (as gridspec._cross_info) and the cross-word parts per pass
     cdef uint64_t ALL = ~(<uint64_t>0)
     cdef int32_t node, n2

@@ -66,6 +66,12 @@ def search(board_rows: Sequence[str], rack: str, root: dict, sink: Callable, thr
 _ACTIVE: list[Callable] = [_gridcore.search]
 
 
+def compiled_active() -> bool:
+    """Whether :func:`search` runs the compiled core (False inside
+    :func:`reference_search`)."""
+    return _ACTIVE[0] is _gridcore.search
+
+
 @contextlib.contextmanager
 def reference_search():
     """Within the block, :func:`search` (and so every game's move generation) runs the

@@ -25,7 +25,9 @@ A turn is then one of:
   listing only second placements that can: Point-Typ-Dom by their value
   (``threshold``), the Kreuzwort-Spiel by the tiles they lay (``min_tiles``, which also
   cuts the search where no word can still lay enough tiles: by the longest continuation
-  in the word graph and, per letter, the most times a continuation holds it). Tested
+  in the word graph and, per letter, the most times a continuation holds it; not
+  searched at all when no word of the list holds that many of the tiles left and a
+  table tile, ``_gridcore.can_lay``, issue 35). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
   CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
   compiled search core (issue 25, ``docs/development/performance-movegen.md``): median 6-8 ms, worst
@@ -297,6 +299,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     cands.sort(key=lambda t: t[0], reverse=True)
     later = []
     rack_counts = Counter(rack)
+    compiled = gridgen.compiled_active()  # (the reference runs its own search only)
     for ub, raw in cands:
         if ub < best[0]:
             break
@@ -304,6 +307,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         left = rack_counts.copy()
         for _p, ch, b in placed:
             left[jolly_for(ch) if b else ch] -= 1
+        left_elements = list(left.elements())
         have = _multiset_code(left, fields)
         m_sq = _squares(raw)
         m_set = set(m_sq)
@@ -341,35 +345,47 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
                     best = plan
         # (b) the placements using m's tiles: searched below, best bound first, once
         # every (a) has been tried (the best plan is then as good as it gets cheaply)
+        if compiled and variant == "kreuzwort" and best[0][0] - nt1 > 0 and \
+                not _gridcore.can_lay(root, sort_rack(left_elements), best[0][0] - nt1, SPEC, cache):
+            continue  # no word holds enough of the tiles left, nor will (the best plan only grows)
         # (_touch_bound, compiled: the same numbers)
         tb = bounder.bound([(r, c, 0 if b else VALUES.get(ch, 0)) for (r, c), (_p, ch, b) in zip(m_sq, placed)],
-                           [VALUES.get(ch, 0) for ch in left.elements()])
+                           [VALUES.get(ch, 0) for ch in left_elements])
         ub_b = _key(s1 + tb, len(rack), variant)
         if not ub_b < best[0]:
-            later.append((ub_b, raw, m_sq))
+            later.append((ub_b, raw, m_sq, left_elements))
     # best bound first (the order does not change the answer: a joining placement is
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
-    for ub_b, raw, m_sq in later:
+    for ub_b, raw, m_sq, left_elements in later:
         if ub_b < best[0]:
             break
-        m = gridgen.to_move(raw)
-        rows2, rack2 = _after(rows, rack, m)
+        m_score, m_nt = raw[0], raw[1]
+        rack2 = sort_rack(left_elements)
+        if variant == "kreuzwort" and compiled and best[0][0] - m_nt > 0 and \
+                not _gridcore.can_lay(root, rack2, best[0][0] - m_nt, SPEC, cache):
+            continue  # no word holds enough of the tiles left (the search would say so too)
+        # the table and rack m leaves (as _after, from the raw record)
+        rows2 = list(rows)
+        for (r, c), (_p, ch, b) in zip(m_sq, raw[6]):
+            line = rows2[r]
+            rows2[r] = line[:c] + (ch.lower() if b else ch) + line[c + 1:]
         touch = [(r + 1, c + 1) for r, c in m_sq]
         # only second placements that can make a plan as good as the best are listed
         if variant == "kreuzwort":
-            need = {"min_tiles": max(0, best[0][0] - len(m.tiles))}
+            need = {"min_tiles": max(0, best[0][0] - m_nt)}
             if best[0][0] >= len(rack):
                 # the best plan lays every tile: a second placement must lay all the
                 # tiles left and reach its score
-                need["threshold"] = best[0][1] - m.score
+                need["threshold"] = best[0][1] - m_score
         else:
-            need = {"threshold": best[0][0] - m.score}
+            need = {"threshold": best[0][0] - m_score}
         sec_b = _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
+        m = gridgen.to_move(raw)
         plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2])
         if _better(plan, best):
             best = plan
