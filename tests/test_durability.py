@@ -370,7 +370,7 @@ def test_a_delayed_zat_of_a_turn_game_names_the_turn(tmp_path, db_url, game, pla
         create_league(s, read_league_file(path), cfg)
     after = _received(player_mail(players[1][1], "Partie T1: NACHHER\n", subject=LEAGUE), now - timedelta(minutes=30))
     store_raw_batch(db, [RawMail(after, "maildir", None, None)])
-    assert process_pending(db, cfg) == 1
+    assert read_stored(db, cfg) == 1
     with db.session() as s:
         assert [r.status for r in s.scalars(select(Round).order_by(Round.number))][:2] == ["adjudicated", "open"]
         acks = [text_of(r.raw) for r in s.scalars(select(OutboxMail).where(OutboxMail.kind.in_(("ack", "notice")),

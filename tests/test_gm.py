@@ -103,8 +103,9 @@ def states(db):
 
 
 def unpaused(view: dict) -> dict:
-    """The view without its pause fields (a rollback pauses the league: tests/test_gm_pause.py)."""
-    return {k: v for k, v in view.items() if not k.startswith("paused")}
+    """The view without its pause fields (a rollback pauses the league: tests/test_gm_pause.py;
+    ``zat_waits`` says the next ZAT waits for WEITER)."""
+    return {k: v for k, v in view.items() if not k.startswith("paused") and k != "zat_waits"}
 
 
 def points(db) -> dict[str, int]:
