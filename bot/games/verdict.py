@@ -33,7 +33,7 @@ from typing import Any, Mapping
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility
 from bot.i18n import N_, translation
 
-__all__ = ["Param", "Verdict", "verdict", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
+__all__ = ["Param", "Verdict", "verdict", "Plurals", "PLURALS", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
            "VALID_UNUSED", "VerdictText", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
 
 Scalar = Any  # str | int | Verdict | list of those
@@ -177,6 +177,21 @@ def verdict(code: str, msgid: str, *, plural: str | None = None, seen: Visibilit
     ``seen`` (a public sentence's plain parameters are public, a mover's are the mover's)."""
     typed = {k: v if isinstance(v, Param) else Param(v, seen) for k, v in params.items()}
     return Verdict(code, msgid, typed, plural, seen)
+
+
+class Plurals:
+    """Marks a singular/plural pair of msgids for Babel (its ``ngettext`` keyword: one
+    catalog entry with both forms) without translating it: ``PLURALS.ngettext(one,
+    many)`` returns the pair for :func:`verdict`'s ``msgid`` and ``plural``;
+    :meth:`Verdict.render` picks the form with the count ``n``."""
+
+    @staticmethod
+    def ngettext(singular: str, plural: str) -> tuple[str, str]:
+        return singular, plural
+
+
+#: The one :class:`Plurals` the games mark their plural msgids with.
+PLURALS = Plurals()
 
 
 def legacy(text: str, seen: Visibility = Visibility.MOVER) -> Verdict:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from bot.games.verdict import N_, Verdict, Visibility, verdict
+from bot.games.verdict import PLURALS as _P
 
 
 #: Public glosses of the placement reasons (:meth:`CrosswordRules.reason_gloss`).
@@ -18,17 +19,6 @@ GLOSSES = {
 }
 
 
-class _Plurals:
-    """Marks a singular/plural pair of msgids for Babel (the ``ngettext`` keyword: one
-    catalog entry with both forms) without translating it; :meth:`Verdict.render`
-    picks the form with the count ``n``."""
-
-    @staticmethod
-    def ngettext(singular: str, plural: str) -> tuple[str, str]:
-        return singular, plural
-
-
-_P = _Plurals()
 PLACED = _P.ngettext("{n} Buchstabe gelegt.", "{n} Buchstaben gelegt.")
 LISTED = _P.ngettext("{n} Wort gelistet; ob es gilt, prüft die Auswertung.",
                       "{n} Wörter gelistet; ob sie gelten, prüft die Auswertung.")

@@ -57,6 +57,7 @@ from typing import Any, Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
 from bot.games.verdict import N_, Verdict, VerdictText, Visibility, verdict
+from bot.games.verdict import PLURALS as _P
 from bot.games.monoscrabble.board import (CENTRE, Board, Placement, coord_name, on_board, premium)
 from bot.games.monoscrabble.notation import Move, Token, format_move, parse_move, tokens_text, tokens_word
 from bot.games.monoscrabble.tiles import BINGO_BONUS, BINGO_TILES, BLANK, parse_rack
@@ -81,17 +82,6 @@ def _pub(code: str, msgid: str, **params: Any) -> Verdict:
     return verdict(code, msgid, seen=Visibility.PUBLIC, **params)
 
 
-class _Plurals:
-    """Marks a singular/plural pair of msgids for Babel (its ``ngettext`` keyword: one
-    catalog entry with both forms) without translating it; :meth:`Verdict.render`
-    picks the form with the count ``n``."""
-
-    @staticmethod
-    def ngettext(singular: str, plural: str) -> tuple[str, str]:
-        return singular, plural
-
-
-_P = _Plurals()
 _SCORED = _P.ngettext("{word}: {n} Punkt", "{word}: {n} Punkte")
 _SCORED_BINGO = _P.ngettext("{word}: {n} Punkt (mit {bonus} Extrapunkten)", "{word}: {n} Punkte (mit {bonus} Extrapunkten)")
 
