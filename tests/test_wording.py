@@ -130,3 +130,22 @@ def test_docs_show_the_table_of_terms():
     page = (ROOT / "docs" / "development" / "terms.md").read_text(encoding="utf-8")
     for lang in ("de", "nl"):
         assert markdown_table(lang) in page, f"regenerate the {lang} table: python -m tests.wording_terms"
+
+
+#: A standings line of STAND (and of the answer after the end): rank, name, points.
+_STANDING = re.compile(r"^\s*\d+\. .*?(-?\d+)( \S+)?  \(\d+ ")
+
+
+def test_standings_lines_name_their_unit():
+    """STAND and the answer after the end give the points with their unit ("12 Punkte",
+    "12 punten"), as the Auswertung's standings do, never a bare number (issue 32)."""
+    found = 0
+    for path in sorted(GALLERY.rglob("*.txt")):
+        if not any(k in path.name for k in ("stand", "nach-dem-ende")):
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = _STANDING.match(line)
+            if m:
+                found += 1
+                assert m.group(2) in (" Punkt", " Punkte", " punt", " punten"), (path.name, line)
+    assert found > 20, found

@@ -79,7 +79,8 @@ def standings_text(s, league, lang: str) -> str:
 
     width = max([len(r["name"]) for r in table] + [10])
     body = tr(lang, "standings_title", league=league.name) + "\n\n" + "\n".join(
-        f"{r['rank']:>3}. {r['name'].ljust(width)} {r['points']:>5}  ("
+        f"{r['rank']:>3}. {r['name'].ljust(width)} {r['points']:>5} "
+        + texts(lang).ngettext("Punkt", "Punkte", r["points"]) + "  ("
         + (texts(lang).ngettext("{n} Zug gespielt", "{n} Züge gespielt", r["rounds_played"]) if game.turn_rounds
            else texts(lang).ngettext("{n} Runde gespielt", "{n} Runden gespielt", r["rounds_played"])) + ")"
         + note(str(r["player_id"])) for r in table)
