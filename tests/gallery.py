@@ -33,6 +33,8 @@ import tempfile
 from collections import defaultdict
 from pathlib import Path
 
+from tests.wording_terms import TERMS  # the variants and languages of the gallery
+
 GALLERY = Path(__file__).resolve().parent / "gallery"
 
 _DAYS = ("Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|"
@@ -167,10 +169,8 @@ _NO_TURNS = "no turns: everyone moves in every Runde"
 SKIPPED: dict[tuple[str, str], dict[str, str]] = {
     key: {"ack player out": "nobody drops out of this game",
           "reminder": "no reminder: the game has one ZAT a week for everyone",
-          **({"ack out of turn": _NO_TURNS} if key[0] not in ("typdom-wbr", "rondonl") else {})}
-    for key in (("rondo", "de"), ("monoscrabble", "de"), ("crossword", "de"), ("typdom-point", "de"),
-                ("typdom-kreuzwort", "de"), ("typdom-presto", "de"), ("typdom-wbr", "de"), ("rondonl", "de"),
-                ("rondonl", "nl"))}
+          **({"ack out of turn": _NO_TURNS} if not TERMS[key].turns else {})}
+    for key in TERMS}  # every variant and language of tests/wording_terms.py
 for _key in (("typdom-wbr", "de"), ("rondonl", "de"), ("rondonl", "nl")):
     # games of turns remind the player on turn; a WbR player drops out (_player_out)
     SKIPPED[_key].pop("reminder")
@@ -224,17 +224,28 @@ def _probe(work: Path) -> dict[int, str]:
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
     # a running league of every game (the demo's have ended): the invalid move, the move of
     # a player not on turn, the GM's notices
-    for name, game, extra in (("Lauf-Rondo", "rondo", {"partien": ["R1", "R2"]}),
-                              ("Lauf-Mono", "monoscrabble", {}), ("Lauf-Kreuz", "crossword", {}),
-                              ("Lauf-Point", "typdom", {"options": {"variant": "point"}}),
-                              ("Lauf-Kreuzwort", "typdom", {"options": {"variant": "kreuzwort"}}),
-                              ("Lauf-Presto", "typdom-presto", {"partien": ["P1", "P2"], "sequential": True}),
-                              ("Lauf-WBR", "typdom-wbr", {"turn_hours": 24})):
+    running = [("Lauf-Rondo", "rondo", {"partien": ["R1", "R2"]}),
+               ("Lauf-Mono", "monoscrabble", {}), ("Lauf-Kreuz", "crossword", {}),
+               ("Lauf-Point", "typdom", {"options": {"variant": "point"}}),
+               ("Lauf-Kreuzwort", "typdom", {"options": {"variant": "kreuzwort"}}),
+               ("Lauf-Presto", "typdom-presto", {"partien": ["P1", "P2"], "sequential": True}),
+               ("Lauf-WBR", "typdom-wbr", {"turn_hours": 24})]
+    from bot.demo import DEMO_KEYS, demo_leagues
+    listed = {game for _, game, _ in running} | {"rondonl"}  # RONDO: the GM leagues of _extras
+    for entry in demo_leagues():  # a game added later runs here from its demo league's file
+        if entry["game"] not in listed:
+            extra = {k: v for k, v in entry.items() if k not in DEMO_KEYS | {"name", "game", "rounds"}}
+            running.append(("Lauf-" + entry["name"].removeprefix("Demo-"), entry["game"],
+                            dict(extra, seats=min(4, len(entry["players"])))))
+    for name, game, extra in running:
+        extra = dict(extra)
+        seats = extra.pop("seats", 4)
         dom = _slug(name)
         spec = {"name": name, "game": game, "partien": ["T1"], "first_zat": first.isoformat(),
                 "zat_interval_days": 7, "seed": "gallery", "gm_email": "gm@gm.invalid", "require_code": False,
                 "players": [{"name": n, "email": f"{n.split()[0].lower()}@{dom}.invalid"}
-                            for n in ("Anna Albers", "Bernd Becker", "Clara Conrad", "Dieter Dahl")], **extra}
+                            for n in ("Anna Albers", "Bernd Becker", "Clara Conrad", "Dieter Dahl")[:seats]],
+                **extra}
         with db.session() as s:
             create_league(s, spec, cfg)
         deliver(db, md, cfg)
