@@ -21,7 +21,7 @@ import random
 from dataclasses import dataclass
 from typing import Sequence
 
-__all__ = ["DemoMail", "choose", "with_ersatz"]
+__all__ = ["DemoMail", "GERMAN_STYLES", "choose", "with_ersatz"]
 
 
 #: The styles of the four German players of most demo leagues (``demo_leagues``), in seat
