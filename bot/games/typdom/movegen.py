@@ -358,30 +358,13 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
+    seconds = _Seconds(rows, rack, root, variant, cache)
     for ub_b, raw, m_sq, left_elements in later:
         if ub_b < best[0]:
             break
         m_score, m_nt = raw[0], raw[1]
-        rack2 = sort_rack(left_elements)
-        if variant == "kreuzwort" and compiled and best[0][0] - m_nt > 0 and \
-                not _gridcore.can_lay(root, rack2, best[0][0] - m_nt, SPEC, cache):
-            continue  # no word holds enough of the tiles left (the search would say so too)
-        # the table and rack m leaves (as _after, from the raw record)
-        rows2 = list(rows)
-        for (r, c), (_p, ch, b) in zip(m_sq, raw[6]):
-            line = rows2[r]
-            rows2[r] = line[:c] + (ch.lower() if b else ch) + line[c + 1:]
-        touch = [(r + 1, c + 1) for r, c in m_sq]
-        # only second placements that can make a plan as good as the best are listed
-        if variant == "kreuzwort":
-            need = {"min_tiles": max(0, best[0][0] - m_nt)}
-            if best[0][0] >= len(rack):
-                # the best plan lays every tile: a second placement must lay all the
-                # tiles left and reach its score
-                need["threshold"] = best[0][1] - m_score
-        else:
-            need = {"threshold": best[0][0] - m_score}
-        sec_b = _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
+        sec_b = seconds.best([(r, c, ch, b) for (r, c), (_p, ch, b) in zip(m_sq, raw[6])], m_score, m_nt,
+                             sort_rack(left_elements), best[0])
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
@@ -390,6 +373,44 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
         if _better(plan, best):
             best = plan
     return best
+
+
+class _Seconds:
+    """Phase (b) of :func:`_best_plan`: the best second placement touching a joining first
+    placement, on one table ``rows`` with one rack ``rack`` (the plan's, before the first
+    placement) in ``variant``; ``root`` the word graph, ``cache`` the ``can_lay`` memo."""
+
+    def __init__(self, rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict) -> None:
+        self.rows, self.rack, self.root, self.variant, self.cache = list(rows), rack, root, variant, cache
+        self.compiled = gridgen.compiled_active()
+
+    def best(self, m_tiles: list, m_score: int, m_nt: int, rack2: str, best_key: tuple[int, int]):
+        """``(key, GenMove, notation)`` of the best placement of ``rack2`` (the rack the
+        first placement leaves) on the table after the first placement (``m_tiles``: its
+        new tiles as ``(row, col, letter, jolly)``, 0-based; ``m_score`` its value,
+        ``m_nt`` its tiles) whose word or a contact word holds one of its tiles, among
+        those with which the plan can reach ``best_key`` (the best plan's key); ties by the
+        smallest notation. None when there is no such placement."""
+        variant, rows = self.variant, self.rows
+        if variant == "kreuzwort" and self.compiled and best_key[0] - m_nt > 0 and \
+                not _gridcore.can_lay(self.root, rack2, best_key[0] - m_nt, SPEC, self.cache):
+            return None  # no word holds enough of the tiles left (the search would say so too)
+        # the table and rack m leaves (as _after, from the raw record)
+        rows2 = list(rows)
+        for r, c, ch, b in m_tiles:
+            line = rows2[r]
+            rows2[r] = line[:c] + (ch.lower() if b else ch) + line[c + 1:]
+        touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+        # only second placements that can make a plan as good as the best are listed
+        if variant == "kreuzwort":
+            need = {"min_tiles": max(0, best_key[0] - m_nt)}
+            if best_key[0] >= len(self.rack):
+                # the best plan lays every tile: a second placement must lay all the
+                # tiles left and reach its score
+                need["threshold"] = best_key[1] - m_score
+        else:
+            need = {"threshold": best_key[0] - m_score}
+        return _best_of(_search(rows2, rack2, self.root, touch, cache=self.cache, **need), rows2, variant)
 
 
 def _line_bound(rows: Sequence[str]) -> int:
