@@ -149,3 +149,23 @@ def test_standings_lines_name_their_unit():
                 found += 1
                 assert m.group(2) in (" Punkt", " Punkte", " punt", " punten"), (path.name, line)
     assert found > 20, found
+
+
+def trailing_spaces(text: str) -> list[str]:
+    """The lines of a text mail that end in white space, except the signature separator
+    ``"-- "`` (RFC 3676: its space belongs to it)."""
+    return [ln for ln in text.split("\n") if ln != "-- " and ln != ln.rstrip()]
+
+
+def test_no_text_line_ends_in_a_space():
+    """No line of any text mail of the gallery ends in a space (RONDO's and Rondo's
+    Auslage rows did, padded to their cells' width); the signature separator "-- " keeps
+    its own."""
+    assert trailing_spaces("-- \nSpielleiter") == []
+    assert trailing_spaces("    Feld   1    2    \n") == ["    Feld   1    2    "]
+    bad = {}
+    for path in sorted(GALLERY.rglob("*.txt")):
+        lines = trailing_spaces(path.read_text(encoding="utf-8"))
+        if lines:
+            bad[str(path.relative_to(GALLERY))] = lines[:2]
+    assert not bad, bad
