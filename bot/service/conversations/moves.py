@@ -224,7 +224,10 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
-    outs = 0  # Partien the player is out of: an answer of nothing else says only that (issue 32)
+    # Partien the player is out of or not on turn in: the note says that nothing was stored
+    # (and, out of turn, whose turn it is until which ZAT), so an answer of nothing else
+    # says only that, each once (issue 32)
+    outs = 0
     if delayed is not None:  # came after the last ZAT, read only after its delayed adjudication
         zat = format_zat(delayed, league.timezone, lang)
         if not game.turn_rounds:
@@ -253,8 +256,9 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
         if why:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
-            if not part.finished and game.out_note(part.state, key) is not None:
-                outs += 1  # out of this Partie (GameRules.out_note)
+            movers = None if part.finished or part.id not in active else game.movers(part.state)
+            if movers is not None and key not in movers:
+                outs += 1  # out of this Partie (GameRules.out_note) or not on turn
             continue
         moves = ["\n".join(sec.moves)] if game.multiline else list(sec.moves)
         readings.setdefault(part.id, []).extend(sec.readings)  # ("ÖLE", "OELE"): shown in the ack
