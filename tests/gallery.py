@@ -11,7 +11,8 @@ Typ-Dom Point and Kreuzwort, Presto, "Wer behält recht?", Dutch RONDO), played 
 rounds, plus a German and a Dutch league in which the game master uses every notice
 (ZAT, PAUSE, WEITER, NACHRICHT) and a player asks HILFE, STAND and for all moves of a
 round; then (:func:`_probe`) in every demo league, ended by then, a move after the end and
-HILFE, STAND, AUSWERTUNG 1, and in a running league of every game ("Lauf-...") an invalid
+HILFE, STAND, AUSWERTUNG 1, and in a running league made from every demo league but
+RONDO's ("Lauf-<demo league's name>"; RONDO's are the GM leagues) an invalid
 move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``; the
 German RONDO league plays on to its end (:func:`_play_to_end`), and a "Wer behält recht?"
 league has a player drop out and mail again (:func:`_player_out`). RONDO's reminders (the
@@ -222,18 +223,15 @@ def _probe(work: Path) -> dict[int, str]:
     from bot.service.domain.league import open_round
     from bot.service.operations.league import create_league
     first = (datetime.now(timezone.utc) + timedelta(days=7)).replace(microsecond=0)
-    # a running league of every game (the demo's have ended): the invalid move, the move of
-    # a player not on turn, the GM's notices
-    running = [("Lauf-Rondo", "rondo", {"partien": ["R1", "R2"]}),
-               ("Lauf-Mono", "monoscrabble", {}), ("Lauf-Kreuz", "crossword", {}),
-               ("Lauf-Point", "typdom", {"options": {"variant": "point"}}),
-               ("Lauf-Kreuzwort", "typdom", {"options": {"variant": "kreuzwort"}}),
-               ("Lauf-Presto", "typdom-presto", {"partien": ["P1", "P2"], "sequential": True}),
-               ("Lauf-WBR", "typdom-wbr", {"turn_hours": 24})]
+    # a running league of every game (the demo's have ended), made from each demo league of
+    # the registry (bot.demo.demo_leagues, every game's GameRules.demo_leagues): the invalid
+    # move, the move of a player not on turn, the GM's notices. RONDO's running leagues are
+    # the GM leagues of _extras.
     from bot.demo import DEMO_KEYS, demo_leagues
-    listed = {game for _, game, _ in running} | {"rondonl"}  # RONDO: the GM leagues of _extras
-    for entry in demo_leagues():  # a game added later runs here from its demo league's file
-        if entry["game"] not in listed:
+    from bot.games import get_game
+    running = []
+    for entry in demo_leagues():
+        if entry["game"] != "rondonl":
             extra = {k: v for k, v in entry.items() if k not in DEMO_KEYS | {"name", "game", "rounds"}}
             running.append(("Lauf-" + entry["name"].removeprefix("Demo-"), entry["game"],
                             dict(extra, seats=min(4, len(entry["players"])))))
@@ -255,7 +253,7 @@ def _probe(work: Path) -> dict[int, str]:
                    if lg.name.startswith(("Demo-", "Lauf-", "GM-"))]
     for name, game, status, addrs, partien in leagues:
         over = status == "finished"
-        turns = game in ("typdom-wbr", "rondonl")
+        turns = get_game(game).turn_rounds  # one player moves per ZAT: the others are out of turn
         nl = game == "rondonl"
         nl = nl and not name.startswith("GM-Liga")
         bad = "A1 Q QQQXZ" if game == "typdom-wbr" else "QQQXZ"   # read as a move, but not a valid one
