@@ -271,13 +271,15 @@ def save_auswertungen(db: Database, name: str, out: Path, prefix: str) -> int:
 
 
 def run_demo(out: Path | None = None, rounds: Mapping[str, int] | None = None, seed: str = "1",
-             quiet: bool = False, work: Path | None = None, leagues: Collection[str] | None = None) -> int:
+             quiet: bool = False, work: Path | None = None, leagues: Collection[str] | None = None,
+             gm_email: str | None = None) -> int:
     """Play the demo leagues (:func:`demo_leagues`); returns 0.
     ``leagues``: the names of the leagues to play (default: all); ``rounds``: league name
     -> the rounds it plays instead of its entry's (its ``rounds_option`` when it has one).
     Auswertungen go to ``out`` (``work/auswertungen`` if None), the archive of the leagues
     played to ``out/archiv``; ``work``: the working folder (database, Maildir; a new
-    temp dir if None)."""
+    temp dir if None); ``gm_email``: the game master of every league, who gets the GM
+    copy of every Auswertung (None: the leagues have none)."""
     t0 = time.monotonic()
     say = (lambda *a: None) if quiet else (lambda *a: print(*a, flush=True))
     work = Path(work) if work else Path(tempfile.mkdtemp(prefix="spielleiter-demo-"))
@@ -292,7 +294,8 @@ def run_demo(out: Path | None = None, rounds: Mapping[str, int] | None = None, s
     berlin = ZoneInfo("Europe/Berlin")
     first = (datetime.now(berlin) + timedelta(days=7)).replace(hour=20, minute=0, second=0, microsecond=0)
     say(f"Arbeitsordner {work}")
-    base = {"first_zat": first.isoformat(), "zat_interval_days": 7, "seed": seed}
+    base = {"first_zat": first.isoformat(), "zat_interval_days": 7, "seed": seed,
+            **({"gm_email": gm_email} if gm_email else {})}
     for entry in demo_leagues():
         if leagues is not None and entry["name"] not in leagues:
             continue

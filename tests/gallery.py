@@ -404,7 +404,7 @@ def build(out: Path, work: Path | None = None) -> list[Path]:
     work = Path(work or tempfile.mkdtemp(prefix="spielleiter-galerie-"))
     try:
         run_demo(out=work / "eml", rounds={"Demo-Rondo": 2, "Demo-Mono": 2, "Demo-RONDO": 1}, seed="gallery", quiet=True,
-                 work=work)
+                 work=work, gm_email="gm@demo.invalid")
         _extras(work)
         labels = _probe(work)
         db = Database(embedded(work).database_url)
