@@ -151,3 +151,45 @@ def test_a_blanko_in_a_move_line_gets_its_key_once(mono):
     deliver(db, md, cfg)
     alle = [text_of(m) for m in md.sent() if "AUSWERTUNG 1 ALLE" in header(m, "Subject")]
     assert len(alle) == 1 and "MOK*IERT" in alle[0] and alle[0].count("(*X = Blanko als X)") == 1, alle
+
+
+@pytest.mark.parametrize("racks", [("EKMORTS",), ("EKMORTS", "EKMORT?")], ids=["one-partie", "two-partien"])
+def test_the_blanko_key_comes_once_a_mail_also_in_the_gm_copy(tmp_path, db_url, racks):
+    """The key "(*X = Blanko als X)" comes once a mail (GameRules.move_key), however many
+    move sections write a Blanko: in the game master's copy, which shows every player's
+    moves, not once per player; with two Partien not once per Partie. Partie M1's Vorgabe
+    has no Blanko (the starred lines are invalid there, the board move has none), M2's has
+    one (its board move is MOK*IERT)."""
+    cfg = embedded(tmp_path / "var")
+    cfg.database_url = db_url
+    cfg.sender = "Spielleiter <spielleiter@example.org>"
+    db = Database(cfg.database_url)
+    db.migrate()
+    md = MaildirTransport(cfg.maildir)
+    names = [f"M{i}" for i in range(1, len(racks) + 1)]
+    path = league_toml(tmp_path / "mono.toml", name="Test-Mono", partien=names, rounds=3,
+                       extra='gm_email = "gm@example.org"')
+    path.write_text(path.read_text().replace('game = "rondo"', 'game = "monoscrabble"'))
+    with db.session() as s:
+        create_league(s, read_league_file(path), cfg)
+        for part in s.scalars(select(Partie)):
+            part.state = dict(part.state, rack=racks[names.index(part.name)])
+    deliver(db, md, cfg)
+    multi = len(racks) > 1
+    anna = "Partie M1:\nH8w MOK*IERT\nPartie M2:\nH2s MOK*IERT\n" if multi else "H8w MOK*IERT\n"
+    bernd = "Partie M1:\nH8w K*RT\nPartie M2:\nPASSE\n" if multi else "H8w K*RT\n"
+    md.deliver_to_inbox(player_mail("anna@example.org", anna, subject="Test-Mono"))
+    md.deliver_to_inbox(player_mail("bernd@example.org", bernd, subject="Test-Mono"))
+    poll_once(db, cfg)
+    adjudicate_league(db, cfg, "Test-Mono", force=True)
+    deliver(db, md, cfg)
+    mails = {header(m, "To"): text_of(m) for m in md.sent() if "Auswertung" in header(m, "Subject")}
+    assert {"gm@example.org", "anna@example.org", "bernd@example.org"} <= set(mails)
+    gm = mails["gm@example.org"]
+    assert "Hauptzug: H8w MOK*IERT" in gm and "Hauptzug: H8w K*RT" in gm
+    for who in ("gm@example.org", "anna@example.org", "bernd@example.org"):
+        assert mails[who].count("(*X = Blanko als X)") == 1, mails[who]
+    # the key stands below the first lines that need it: the board move of M2, else the moves
+    first_star = gm.index("MOK*IERT") if not multi else gm.index("Aufs Brett: H2s MOK*IERT")
+    assert gm.index("(*X = Blanko als X)") > first_star
+    db.dispose()

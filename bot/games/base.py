@@ -329,9 +329,10 @@ class GameRules(ABC, Generic[MoveT]):
     #: What the points of an acknowledgement are reckoned on, as a msgid (N_), in the
     #: game's word for its board (issue 32: "Auslage" is Rondo's, "Brett" Monoscrabble's).
     points_rule: str = N_("Die Punkte gelten für die Auslage von jetzt.")
-    #: ``(mark, msgid)``: a move line holding ``mark`` gets the key ``msgid`` (N_) once in
-    #: an acknowledgement, as the board has its own key (issue 32: Monoscrabble's ``*X``
-    #: is a Blanko); None: the game's move lines need no key.
+    #: ``(mark, msgid)``: a move line holding ``mark`` gets the key ``msgid`` (N_) once a
+    #: mail (acknowledgement, Auswertung - the game master's copy too -, AUSWERTUNG n ALLE),
+    #: as the board has its own key (issue 32: Monoscrabble's ``*X`` is a Blanko); None:
+    #: the game's move lines need no key.
     move_key: tuple[str, str] | None = None
 
     def example_move(self, state: State) -> list[str] | dict[str, Any] | None:

@@ -21,6 +21,11 @@ everybody (issue "fast at every league size"):
   else's mail;
 - the frame ``auswertung.{txt,html}.j2`` stitches them per recipient; the HTML frame puts
   the standings chart (``chart.html.j2``, data from :mod:`bot.service.presentation.chart`) below the table;
+- the game's key of its move lines (:attr:`~bot.games.base.GameRules.move_key`,
+  Monoscrabble's "(*X = Blanko als X)") comes once a mail: in the first Partie part that
+  writes the mark (the later ones get ``key_given``), else after the first of the
+  recipient's move sections that does (the move parts get ``keyed``: the frame gives it),
+  so the game master's copy, with every player's moves, has it once too;
 - the text part is kept within :data:`TEXT_WIDTH` characters a line (:func:`fold_text`),
   board pictures excepted.
 
@@ -41,7 +46,7 @@ from markupsafe import Markup
 from bot.games.base import GM_ONLY, PUBLIC, Audience, GameRules, PrivacyError, Sealed, Visibility
 from bot.mail.compose import Segments, qp_lines
 from bot.packing import Chunked
-from bot.i18n import DEFAULT
+from bot.i18n import DEFAULT, texts
 from bot.render import has_template, render
 
 FORMATS = ("txt", "html")
@@ -229,7 +234,14 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             pieces[fmt].append(value)
             return f"\x00{len(pieces[fmt]) - 1}\x00"
 
-        shared = [_both(game, "partie", lang, p=pr.p, **common) for pr in partien]
+        # the game's key of its move lines (GameRules.move_key) comes once a mail: in the
+        # first Partie part that writes the mark (``key_given`` tells the later ones it was
+        # given), else after the first of a recipient's move sections that does (below)
+        key = texts(lang).gettext(game.move_key[1]) if game.move_key else None
+        shared, given = [], False
+        for pr in partien:
+            shared.append(_both(game, "partie", lang, p=pr.p, key_given=given, **common))
+            given = given or (key is not None and key in shared[-1]["txt"])
         table = _both(game, "table", lang, standings=standings, rows=rows, partien=[pr.p for pr in partien],
                       **common)
         footer = _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
@@ -240,6 +252,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
             "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
             "chart": mark("html", chart) if chart else "",
+            "key": None if given else key,  # the key, for a move section, when no Partie part gave it
             "pieces": pieces,
             # encoded and compressed once, joined into every mail (bot.packing)
             "encoded": {fmt: [Chunked(qp_lines(x)) for x in xs] for fmt, xs in pieces.items()}}
@@ -251,7 +264,8 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             raise PrivacyError(f"Züge von {key} als eigene Züge für einen anderen Empfänger")
         if (lang, i, key) not in moves_cache:
             pr = partien[i]
-            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang), **common)
+            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang),
+                                                keyed=True, **common)  # (the frame gives the move key)
         return moves_cache[(lang, i, key)]
 
     def private(lang: str, i: int, key: str, audience: Audience) -> dict[str, str] | None:
@@ -271,15 +285,18 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         got = parts(lang)
         shared, table, footer = got["shared"], got["table"], got["footer"]
         blocks = []
+        move_key = got["key"]  # given once, after the first move section writing the mark
         for i, pr in enumerate(partien):
             keys = list(pr.full) if rc.gm else ([rc.key] if rc.key in pr.full else [])
             secret = list(pr.views) if rc.gm else [rc.key]
+            mine = [dict(name=pr.names.get(k, k), **moves(lang, i, k, audience)) for k in keys]
+            keyed = move_key is not None and any(game.move_key[0] in m["txt"] for m in mine)
             blocks.append({
-                "name": pr.p["name"], "shared": shared[i],
-                "mine": [dict(name=pr.names.get(k, k), **moves(lang, i, k, audience)) for k in keys],
+                "name": pr.p["name"], "shared": shared[i], "mine": mine, "key": move_key if keyed else None,
                 "private": [dict(name=pr.names.get(k, k), **x) for k in secret
                             if (x := private(lang, i, k, audience))],
             })
+            move_key = None if keyed else move_key
         ctx = dict(common, recipient={"name": rc.name, "gm": rc.gm}, partien=blocks, title=game.title)
         text = fold_text(render("auswertung.txt.j2", lang, fmt="txt", table=table["txt"], footer=footer["txt"], **ctx))
         html = render("auswertung.html.j2", lang, fmt="html", table=Markup(table["html"]),
@@ -339,7 +356,7 @@ def _markup(ctx: dict[str, Any]) -> dict[str, Any]:
     """The rendered HTML parts of ``ctx["partien"]`` marked safe for the HTML frame."""
     blocks = []
     for b in ctx["partien"]:
-        blocks.append({"name": b["name"], "shared": Markup(b["shared"]["html"]),
+        blocks.append({"name": b["name"], "shared": Markup(b["shared"]["html"]), "key": b.get("key"),
                        "mine": [{"name": m["name"], "html": Markup(m["html"])} for m in b["mine"]],
                        "private": [{"name": m["name"], "html": Markup(m["html"])} for m in b["private"]]})
     return dict(ctx, partien=blocks)
