@@ -81,6 +81,7 @@ def test_gm_copy_of_a_dutch_league_is_wholly_german(tmp_path, env):
     assert acks and all("[ok]" not in a and "[--]" not in a for a in acks)
     gm = _gm_report(sent)
     assert "Eröffnung" in gm and not DUTCH.search(gm), DUTCH.search(gm)
+    assert gm.count("\nHand: ") == 3 and "Deine Hand" not in gm and "Du bist" not in gm, gm
     players = [text_of(m) for m in sent if header(m, "To") != GM and "opening" in header(m, "Subject")]
     assert len(players) == 3 and all(not GERMAN.search(t) for t in players), [GERMAN.search(t) for t in players]
     # turn 1: the mover lays a word (with an exchange line); the GM copy stays German
@@ -108,6 +109,10 @@ def test_gm_copy_of_a_german_league_is_wholly_dutch(tmp_path, env):
     sent = _opening(env, "R-DE", load("rondo"))
     gm = _gm_report(sent)
     assert "opening" in gm and not GERMAN.search(gm), GERMAN.search(gm)
+    # each player's hand as the game master reads about it, not in the player's words
+    assert gm.count("\nKaarten: ") == 3 and "Je kaarten" not in gm and "Je bent" not in gm, gm
+    mover = dict(zip(_state(db)["players"], [n for n, _ in PLAYERS]))[_state(db)["order"][0]]
+    assert f"{mover} is nu aan de beurt." in gm and "Je zet als antwoord" not in gm, gm
 
 
 def test_uitslag_n_is_the_number_of_the_subject(tmp_path, env):

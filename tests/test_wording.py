@@ -169,3 +169,53 @@ def test_no_text_line_ends_in_a_space():
         if lines:
             bad[str(path.relative_to(GALLERY))] = lines[:2]
     assert not bad, bad
+
+
+#: A word that speaks to the reader: German and Dutch second person (the Dutch ones in
+#: a sentence, not a word played: "M11w Je (JE)").
+_YOU = re.compile(r"\b(?i:du|dir|dich|dein\w*|euer|eure\w*)\b|\b[Jj](?:e|ij|ou|ouw|ullie) +[a-z]")
+#: Where a player's private part ends in the text of a GM copy: the next player's part,
+#: the moves, the next Partie, the standings.
+_PART_END = re.compile(r"^(?:.+ \((?:nur für|alleen voor) .+\):|Alle Züge|Alle zetten|-{60}|={60})")
+
+
+def private_parts(text: str, html: bool = False) -> list[str]:
+    """The private parts of every player in a game master's copy of an Auswertung: in the
+    text part, the lines below each "X (nur für X):" up to the next such line, the moves
+    ("Alle Züge"), the next Partie or the standings; in the HTML part, each framed block
+    (the frame's ``border-left`` ``div``), without tags."""
+    if html:
+        return [re.sub(r"<[^>]+>", " ", d) for d in re.findall(r'<div style="border-left:[^"]*">(.*?)</div>', text,
+                                                                 flags=re.S)]
+    parts, cur = [], None
+    for line in text.split("\n"):
+        if _PART_END.match(line):
+            if cur is not None:
+                parts.append("\n".join(cur))
+            cur = [] if re.search(r"\((?:nur für|alleen voor) .+\):$", line) else None
+        elif cur is not None:
+            cur.append(line)
+    if cur is not None:
+        parts.append("\n".join(cur))
+    return parts
+
+
+def test_gm_copies_speak_about_the_players():
+    """The game master's copy of an Auswertung shows each player's private part (hand,
+    rack, set, grid) under "X (nur für X):" in words about X ("Hand:", "Bank:", "X ist
+    jetzt am Zug"), not in X's own ("Deine Hand", "Du bist jetzt am Zug", "jouw"), and
+    without the example move meant for X; every game with private parts has such a copy
+    in the gallery."""
+    assert private_parts("A (nur für A):\nDeine Hand: X\n\nB (nur für B):\nHand: Y\nAlle Züge, Partie T1:\n  du") \
+        == ["Deine Hand: X\n", "Hand: Y"]
+    assert _YOU.search("Deine Hand: X") and _YOU.search("Je kaarten") and not _YOU.search("Hand: Y, Jeder")
+    bad, games = {}, set()
+    for path in sorted(GALLERY.rglob("auswertung-gm-*")):
+        parts = private_parts(path.read_text(encoding="utf-8"), html=path.suffix == ".html")
+        if parts:
+            games.add(str(path.relative_to(GALLERY)).split("/")[0])
+        said = sorted({m.group(0) for x in parts for m in _YOU.finditer(x)})
+        if said:
+            bad[str(path.relative_to(GALLERY))] = said
+    assert not bad, bad
+    assert games >= {"crossword-de", "rondonl-de", "rondonl-nl", "typdom-de", "typdom-presto-de", "typdom-wbr-de"}

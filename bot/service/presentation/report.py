@@ -274,7 +274,9 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             return None
         if not audience.sees(key, Visibility.MOVER):
             raise PrivacyError(f"privater Teil von {key} für einen anderen Empfänger")
-        return _both(game, "private", lang, p=pr.p, pl=pr.seen(key, audience, lang), view=pr.views[key], **common)
+        # gm: the game master's copy speaks about the player ("Bank:", "Hand:"), not to them
+        return _both(game, "private", lang, p=pr.p, pl=pr.seen(key, audience, lang), view=pr.views[key],
+                     gm=audience.gm, **common)
 
     out: dict[tuple[str, str | None], tuple[Segments, Segments]] = {}
     if len({rc.ident for rc in recipients}) != len(recipients):
