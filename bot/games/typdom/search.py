@@ -174,6 +174,7 @@ class _Search:
         self.budget = budget
         self.steps = 0
         self.seen: set = set()
+        self.spines = None  # the compiled spine order, kept for phase 2 (the same set)
 
     def step(self) -> None:
         self.steps += 1
@@ -183,12 +184,15 @@ class _Search:
     def run(self, counts: Counter, red: int, black: int, heuristic: bool):
         """Phase 1 (``heuristic``: each spine gets at most :data:`SPINE_STEPS` steps,
         hard letters first) or phase 2 (every spine, every word, to the end)."""
-        spines = _spellings(self.root, counts, red, black, None, None)
         if _ACTIVE[0] is _spellings_reference:
+            spines = _spellings(self.root, counts, red, black, None, None)
             spines.sort(key=lambda s: (-_hardness(s[0]), -len(s[0]), s[0]))
-        else:  # the same order, the keys computed in C
-            spines = _gridcore.sort_spines(spines, _HARD)
-        for word, _, r, b in dict.fromkeys(spines):
+            spines = dict.fromkeys(spines)
+        else:  # the same spines in the same order, listed and sorted in C as they are taken
+            if self.spines is None:
+                self.spines = _gridcore.presto_spines(self.root, counts, red, black, VOWELS, _HARD)
+            spines = self.spines
+        for word, _, r, b in spines:
             grid = {(0, i): ch for i, ch in enumerate(word)}
             left = counts - Counter(ch for ch in word if ch.isupper())
             words = [(word.upper(), [(0, i) for i in range(len(word))], "w")]
