@@ -27,10 +27,12 @@ names the letter). Then two phases over the word graph of the lexicon
    (status ``"none"``).
 
 The words are spelled by the compiled core (:func:`bot.games._gridcore.spellings`, over
-the flat-array word graph; issue 25, ``docs/development/performance-movegen.md``). The pure-Python
-:func:`_spellings_reference` stays as the executable reference:
-:func:`reference_spellings` switches to it, and ``tests/test_gridcore.py`` compares both,
-and the whole search with each, on seeded random sets.
+the flat-array word graph; issue 25, ``docs/development/performance-movegen.md``); the
+spines come sorted from :func:`bot.games._gridcore.presto_spines`, which sorts them as
+they are taken (issue 35). The pure-Python :func:`_spellings_reference` and the Python
+sort stay as the executable reference: :func:`reference_spellings` switches to them, and
+``tests/test_gridcore.py`` compares both, and the whole search with each, on seeded
+random and dealt sets.
 
 Both phases count steps (one step = one crossword extended) against a budget, never
 wall-clock time, so the answer is the same on every machine and every re-run of an
@@ -123,7 +125,9 @@ _ACTIVE = [_spellings_compiled]
 @contextlib.contextmanager
 def reference_spellings():
     """Within the block, the search spells words with the pure-Python reference
-    :func:`_spellings_reference` (tests and benches; switches the whole process)."""
+    :func:`_spellings_reference` and sorts the spines in Python instead of
+    :func:`bot.games._gridcore.presto_spines` (tests and benches; switches the whole
+    process)."""
     old = _ACTIVE[0]
     _ACTIVE[0] = _spellings_reference
     try:
