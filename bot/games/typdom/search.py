@@ -179,6 +179,8 @@ class _Search:
         self.steps = 0
         self.seen: set = set()
         self.spines = None  # the compiled spine order, kept for phase 2 (the same set)
+        # the compiled tree search (the same steps as grow), or None: grow
+        self.tree = None if _ACTIVE[0] is _spellings_reference else _gridcore.PrestoTree(root, VOWELS, RARITY)
 
     def step(self) -> None:
         self.steps += 1
@@ -197,14 +199,20 @@ class _Search:
                 self.spines = _gridcore.presto_spines(self.root, counts, red, black, VOWELS, _HARD)
             spines = self.spines
         for word, _, r, b in spines:
-            grid = {(0, i): ch for i, ch in enumerate(word)}
             left = counts - Counter(ch for ch in word if ch.isupper())
-            words = [(word.upper(), [(0, i) for i in range(len(word))], "w")]
             budget = self.budget
             if heuristic:
                 self.budget = min(budget, self.steps + SPINE_STEPS)
             try:
-                found = self.grow(grid, words, left, r, b, heuristic)
+                if self.tree is not None:  # the same steps as grow, in C
+                    code, self.steps, found = self.tree.grow(word, left, r, b, heuristic, self.steps, self.budget,
+                                                             self.seen)
+                    if code == 2:
+                        raise _Budget
+                else:
+                    grid = {(0, i): ch for i, ch in enumerate(word)}
+                    words = [(word.upper(), [(0, i) for i in range(len(word))], "w")]
+                    found = self.grow(grid, words, left, r, b, heuristic)
             except _Budget:
                 if not heuristic or self.steps > budget:
                     raise
