@@ -462,6 +462,35 @@ def test_presto_search_equals_the_reference(td_lex):
     assert statuses >= {"found", "open"}
 
 
+def test_presto_tree_search_equals_the_python_grow(td_lex):
+    """The compiled tree search (``_gridcore.PrestoTree``) takes the Python ``grow``'s
+    steps: ``find_crossword`` gives the reference's whole answer (status, crossword,
+    words, steps, lonely letter) on sets that need the exhaustive phase to end
+    ``none`` (``?HILRTUWY``: 3,576 steps), that spend the whole budget (two dealt
+    6-player sets, 4,000 steps), dealt sets and random sets of 3-19 tiles, each with
+    the full budget and a small random one."""
+    from bot.games.typdom import search
+    from bot.games.typdom.deal import deal
+    from bot.games.typdom.presto_game import SETS
+
+    rng = random.Random(3535)
+    bag = full_set()
+    racks = ["?HILRTUWY", "#BDHLNPPUUW", "AABEEGHMPQUWX", "?DEEMOPQRSVYZ"]
+    for n, (black, red) in SETS.items():
+        racks += list(deal(f"tree/{n}", "P1", [str(i) for i in range(n)], black, red)[0].values())[:2]
+    for _ in range(CASES or 16):
+        racks.append("".join(sorted(rng.sample(bag, rng.randrange(3, 20)))))
+    seen = set()
+    for rack in racks:
+        for budget in (search.STEPS, rng.randrange(1, 300)):
+            got = search.find_crossword(rack, td_lex, budget=budget)
+            with search.reference_spellings():
+                ref = search.find_crossword(rack, td_lex, budget=budget)
+            assert got.to_json() == ref.to_json(), (rack, budget)
+            seen.add((got.status, got.lonely is None, got.steps > 1000))
+    assert {("found", True, False), ("none", True, True), ("open", True, True), ("open", True, False)} <= seen
+
+
 def test_typdom_plan_scans_equal_python(td_lex):
     """The compiled scans of the first listing in ``_best_plan`` (``joining``,
     ``usage_codes``) give what the Python definitions give (``_raw_runs``, the usage
