@@ -2214,6 +2214,60 @@ cdef class _CandSpell(_Spell):
         self.n += 1
 
 
+    cdef void rec(self, int32_t node, int red, int black, int k, int got, int crossing):
+        """:meth:`_Spell.rec` (the same words), skipping besides the branches that
+        cannot cross any more: a word must cross once, so before its crossing a
+        letter from the tiles or a Jolly needs a crossable letter further down."""
+        cdef CGraph g = self.g
+        cdef uint64_t mm, bit
+        cdef int li, d
+        cdef int32_t e, child
+        if g.term[node] and self.depth >= 2 and (not crossing or k >= 0) and got:
+            self.emit(k, red, black)
+        if self.depth >= self.maxdepth:
+            return
+        d = self.depth
+        mm = g.mask[node]
+        e = g.first[node]
+        while mm:
+            li = sl_ctz(mm)
+            bit = (<uint64_t>1) << li
+            mm ^= bit
+            child = g.child[e]
+            e += 1
+            if self.stop:
+                return
+            if not got and li != self.must and not (g.reach[child] & self.mustbit):
+                continue  # the word must still use that letter, and no word below holds it
+            if not (crossing and k < 0 and not (g.reach[child] & self.cross)):
+                if self.cnt[li] > 0:
+                    self.cnt[li] -= 1
+                    self.word[d] = li
+                    self.low[d] = 0
+                    self.depth = d + 1
+                    self.rec(child, red, black, k, got or li == self.must, crossing)
+                    self.depth = d
+                    self.cnt[li] += 1
+                elif self.vowels & bit:
+                    if red:
+                        self.word[d] = li
+                        self.low[d] = 1
+                        self.depth = d + 1
+                        self.rec(child, red - 1, black, k, got, crossing)
+                        self.depth = d
+                elif black:
+                    self.word[d] = li
+                    self.low[d] = 1
+                    self.depth = d + 1
+                    self.rec(child, red, black - 1, k, got, crossing)
+                    self.depth = d
+            if crossing and k < 0 and (self.cross & bit):
+                self.word[d] = li
+                self.low[d] = 0
+                self.depth = d + 1
+                self.rec(child, red, black, d, got, crossing)
+                self.depth = d
+
 cdef class PrestoTree:
     """The compiled tree search of one Presto set (``search._Search.grow`` and
     ``fits``, the same steps in the same order): ``PrestoTree(root, vowels, rarity)``;
@@ -2229,6 +2283,9 @@ cdef class PrestoTree:
     cdef int rmin, rmax, cmin, cmax
     cdef long long steps, budget
     cdef set seen
+    cdef dict cache          # the sorted words of a step, by what they depend on (see rec)
+    cdef Py_ssize_t cached   # letters held by the cache
+    cdef int cacheable       # every count fits the cache key's bytes
     cdef int heuristic, failed
     cdef long long rank[64]
     cdef uint64_t vowels
@@ -2238,6 +2295,8 @@ cdef class PrestoTree:
     def __init__(self, root, vowels, dict rarity):
         cdef int i, li
         self.g = compiled_graph(root)
+        self.cache = {}
+        self.cached = 0
         memset(self.grid, 0, sizeof(self.grid))
         for i in range(64):
             self.up[i] = u'?'
@@ -2313,6 +2372,7 @@ cdef class PrestoTree:
         cdef PCand *cand
         cdef Py_ssize_t *order
         cdef _CandSpell S
+        cdef unsigned char kb[64 + 11]
         self.steps += 1
         if self.steps > self.budget:
             return 2
@@ -2348,28 +2408,44 @@ cdef class PrestoTree:
                 if self.cnt[li] > 0 and (must < 0 or self.rank[li] < best):
                     must = li
                     best = self.rank[li]
-        S = _CandSpell()
-        S.g = self.g
-        S.out = None
-        for i in range(64):
-            S.cnt[i] = self.cnt[i]
-            S.up[i] = self.up[i]
-            S.lo[i] = self.lo[i]
-        S.vowels = self.vowels
-        S.cross = crossmask
-        S.must = must
-        S.mustbit = ~(<uint64_t>0) if must < 0 else (<uint64_t>1) << must
-        S.first_only = 0
-        S.stop = 0
-        S.depth = 0
-        S.maxdepth = 63
-        S.rec(0, red, black, -1, 1 if must < 0 else 0, 1)
-        if S.failed:
-            raise MemoryError()
+        # the words depend only on the tiles and Jollys left, the crossable letters and
+        # the required letter: spelled and sorted once per search for each of these
+        for li in range(self.g.nl):
+            kb[li] = <unsigned char>min(self.cnt[li], 255)
+        kb[self.g.nl] = <unsigned char>min(red, 255)
+        kb[self.g.nl + 1] = <unsigned char>min(black, 255)
+        kb[self.g.nl + 2] = <unsigned char>(must + 1)
+        for i in range(8):
+            kb[self.g.nl + 3 + i] = <unsigned char>((crossmask >> (8 * i)) & 255)
+        ckey = (<char *>kb)[:self.g.nl + 11]
+        S = self.cache.get(ckey) if self.cacheable else None
+        if S is None:
+            S = _CandSpell()
+            S.g = self.g
+            S.out = None
+            for i in range(64):
+                S.cnt[i] = self.cnt[i]
+                S.up[i] = self.up[i]
+                S.lo[i] = self.lo[i]
+            S.vowels = self.vowels
+            S.cross = crossmask
+            S.must = must
+            S.mustbit = ~(<uint64_t>0) if must < 0 else (<uint64_t>1) << must
+            S.first_only = 0
+            S.stop = 0
+            S.depth = 0
+            S.maxdepth = 63
+            S.rec(0, red, black, -1, 1 if must < 0 else 0, 1)
+            if S.failed:
+                raise MemoryError()
+            if S.n > 1:
+                _CAND_CP = S.cp
+                qsort(S.cands, S.n, sizeof(PCand), _cmp_cand)
+            if self.cacheable and self.cached + S.nbuf <= 4000000:  # at most 32 MB of letters
+                self.cache[ckey] = S
+                self.cached += S.nbuf
         if S.n == 0:
             return 0
-        _CAND_CP = S.cp
-        qsort(S.cands, S.n, sizeof(PCand), _cmp_cand)
         for j in range(S.n):
             cand = &S.cands[j]
             L = cand.len
@@ -2458,6 +2534,7 @@ cdef class PrestoTree:
         pw = &self.words[0]
         pw.r, pw.c, pw.dr, pw.dc, pw.n = 0, 0, 0, 1, L
         self.nwords = 1
+        self.cacheable = 1 if self.nleft < 255 and 0 <= red < 255 and 0 <= black < 255 else 0
         self.steps = steps
         self.budget = budget
         self.seen = seen
