@@ -2287,6 +2287,7 @@ cdef class PrestoTree:
     cdef Py_ssize_t cached   # letters held by the cache
     cdef int cacheable       # every count fits the cache key's bytes
     cdef int heuristic, failed
+    cdef int used            # the array holds a crossword within rmin..rmax x cmin..cmax
     cdef long long rank[64]
     cdef uint64_t vowels
     cdef Py_UCS4 up[64]
@@ -2297,6 +2298,7 @@ cdef class PrestoTree:
         self.g = compiled_graph(root)
         self.cache = {}
         self.cached = 0
+        self.used = 0
         memset(self.grid, 0, sizeof(self.grid))
         for i in range(64):
             self.up[i] = u'?'
@@ -2505,7 +2507,10 @@ cdef class PrestoTree:
         cdef int i, li, n, res, v, r, c
         cdef Py_ssize_t L = len(word)
         cdef PWord *pw
-        memset(self.grid, 0, sizeof(self.grid))
+        if self.used:  # clear what the last spine left (its box), not the whole array
+            for r in range(self.rmin, self.rmax + 1):
+                memset(&self.grid[(r + PO) * PG + self.cmin + PO], 0, (self.cmax - self.cmin + 1) * sizeof(short))
+        self.used = 0
         for i in range(64):
             self.cnt[i] = 0
         self.nleft = 0
@@ -2518,6 +2523,10 @@ cdef class PrestoTree:
                 self.nleft += n
         if L < 1 or L >= PSIZE + 40:
             raise ValueError("spine length")
+        self.rmin = self.rmax = 0
+        self.cmin = 0
+        self.cmax = L - 1
+        self.used = 1
         for i in range(L):
             ch = word[i]
             li = self.g.index.get(ch, -1)
@@ -2528,9 +2537,6 @@ cdef class PrestoTree:
                 if li < 0:
                     raise ValueError(f"letter {ch!r} not in the word graph")
                 self.grid[PO * PG + PO + i] = <short>((li + 1) | PJOLLY)
-        self.rmin = self.rmax = 0
-        self.cmin = 0
-        self.cmax = L - 1
         pw = &self.words[0]
         pw.r, pw.c, pw.dr, pw.dc, pw.n = 0, 0, 0, 1, L
         self.nwords = 1
