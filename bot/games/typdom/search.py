@@ -29,10 +29,12 @@ names the letter). Then two phases over the word graph of the lexicon
 The words are spelled by the compiled core (:func:`bot.games._gridcore.spellings`, over
 the flat-array word graph; issue 25, ``docs/development/performance-movegen.md``); the
 spines come sorted from :func:`bot.games._gridcore.presto_spines`, which sorts them as
-they are taken (issue 35). The pure-Python :func:`_spellings_reference` and the Python
-sort stay as the executable reference: :func:`reference_spellings` switches to them, and
-``tests/test_gridcore.py`` compares both, and the whole search with each, on seeded
-random and dealt sets.
+they are taken, and the tree search of each spine is
+:class:`bot.games._gridcore.PrestoTree` (the same steps as :meth:`_Search.grow`; issue
+35). The pure-Python :func:`_spellings_reference`, the Python sort and
+:meth:`_Search.grow` stay as the executable reference: :func:`reference_spellings`
+switches to them, and ``tests/test_gridcore.py`` compares both, and the whole search
+with each, on seeded random and dealt sets.
 
 Both phases count steps (one step = one crossword extended) against a budget, never
 wall-clock time, so the answer is the same on every machine and every re-run of an
@@ -125,9 +127,10 @@ _ACTIVE = [_spellings_compiled]
 @contextlib.contextmanager
 def reference_spellings():
     """Within the block, the search spells words with the pure-Python reference
-    :func:`_spellings_reference` and sorts the spines in Python instead of
-    :func:`bot.games._gridcore.presto_spines` (tests and benches; switches the whole
-    process)."""
+    :func:`_spellings_reference`, sorts the spines in Python instead of
+    :func:`bot.games._gridcore.presto_spines` and searches with :meth:`_Search.grow`
+    instead of :class:`bot.games._gridcore.PrestoTree` (tests and benches; switches the
+    whole process)."""
     old = _ACTIVE[0]
     _ACTIVE[0] = _spellings_reference
     try:
@@ -224,6 +227,10 @@ class _Search:
         return None
 
     def grow(self, grid: dict, words: list, left: Counter, red: int, black: int, heuristic: bool):
+        """One step: extend the crossword ``grid`` (``(row, column) -> letter``) of
+        ``words`` with every word the tiles ``left`` and the Jollys spell across a free
+        crossing, longest first; ``(grid, words)`` when no tile is left, else None.
+        The reference of :class:`bot.games._gridcore.PrestoTree` (the same steps)."""
         self.step()
         if not left and not red and not black:
             return grid, words
