@@ -7,7 +7,9 @@ figure is asserted anywhere.
   of ``N`` deals (seeds ``bench/<n>``) at 4, 5 and 6 players (12 + 7, 10 + 6, 8 + 5
   tiles): median and worst CPU time, steps, and how many sets got a crossword, a proof that
   none exists, or no answer within the step budget; then (unless ``--no-compare``) the
-  pure-Python reference on the same sets and the ratios (issue 25).
+  pure-Python reference on the same sets and the ratios (issue 25); the load average
+  before and after. A full garbage collection runs before the timing (the first one
+  after loading walks the word graph's dicts and would land in one set's time).
 - "Wer behält recht?": three simulated players (``bot.games.typdom.wbrgen``) play games
   of at most 60 turns; the median and worst time to find a player's turns and to
   adjudicate a turn.
@@ -16,6 +18,8 @@ figure is asserted anywhere.
 from __future__ import annotations
 
 import argparse
+import gc
+import os
 import statistics
 import sys
 import time
@@ -41,6 +45,10 @@ def presto(lexicon, deals: int, compare: bool = True) -> None:
     from bot.games import _gridcore
     from bot.wordgraph import graph_for
     _gridcore.compiled_graph(graph_for(lexicon).root)  # the flat-array graph built before timing
+    # the first full collection after loading walks the word graph's dicts (some 25 ms):
+    # done before timing, as it is once per process, not per search
+    gc.collect()
+    _print("load_average_before", os.getloadavg()[0], "")
     all_c, all_r, diff = [], [], 0
     for n, (black, red) in SETS.items():
         times, steps, status = [], [], {"found": 0, "none": 0, "open": 0}
@@ -56,8 +64,8 @@ def presto(lexicon, deals: int, compare: bool = True) -> None:
             steps.append(proof.steps)
             status[proof.status] += 1
             answers.append(proof.to_json())
-        _print(f"presto_{n}p_search_median", statistics.median(times), "s")
-        _print(f"presto_{n}p_search_worst", max(times), "s")
+        _print(f"presto_{n}p_search_median", statistics.median(times) * 1e3, "ms")
+        _print(f"presto_{n}p_search_worst", max(times) * 1e3, "ms")
         _print(f"presto_{n}p_steps_median", int(statistics.median(steps)), "steps")
         for k, v in status.items():
             _print(f"presto_{n}p_sets_{k}", v, "sets")
@@ -71,8 +79,8 @@ def presto(lexicon, deals: int, compare: bool = True) -> None:
                     ref.append(time.process_time() - t)
                     diff += proof.to_json() != answer
             all_r += ref
-            _print(f"presto_{n}p_reference_median", statistics.median(ref), "s")
-            _print(f"presto_{n}p_reference_worst", max(ref), "s")
+            _print(f"presto_{n}p_reference_median", statistics.median(ref) * 1e3, "ms")
+            _print(f"presto_{n}p_reference_worst", max(ref) * 1e3, "ms")
             _print(f"presto_{n}p_speedup_median", statistics.median(ref) / statistics.median(times), "x")
     if compare:
         _print("presto_speedup_total", sum(all_r) / sum(all_c), "x")
@@ -81,6 +89,7 @@ def presto(lexicon, deals: int, compare: bool = True) -> None:
         _print("presto_speedup_per_set_median", statistics.median(ratios), "x")
         _print("presto_speedup_per_set_min", ratios[0], "x")
         _print("presto_different_answers", diff, "sets")
+    _print("load_average_after", os.getloadavg()[0], "")
 
 
 def wbr(lexicon, games: int) -> None:

@@ -27,10 +27,14 @@ names the letter). Then two phases over the word graph of the lexicon
    (status ``"none"``).
 
 The words are spelled by the compiled core (:func:`bot.games._gridcore.spellings`, over
-the flat-array word graph; issue 25, ``docs/development/performance-movegen.md``). The pure-Python
-:func:`_spellings_reference` stays as the executable reference:
-:func:`reference_spellings` switches to it, and ``tests/test_gridcore.py`` compares both,
-and the whole search with each, on seeded random sets.
+the flat-array word graph; issue 25, ``docs/development/performance-movegen.md``); the
+spines come sorted from :func:`bot.games._gridcore.presto_spines`, which sorts them as
+they are taken, and the tree search of each spine is
+:class:`bot.games._gridcore.PrestoTree` (the same steps as :meth:`_Search.grow`; issue
+35). The pure-Python :func:`_spellings_reference`, the Python sort and
+:meth:`_Search.grow` stay as the executable reference: :func:`reference_spellings`
+switches to them, and ``tests/test_gridcore.py`` compares both, and the whole search
+with each, on seeded random and dealt sets.
 
 Both phases count steps (one step = one crossword extended) against a budget, never
 wall-clock time, so the answer is the same on every machine and every re-run of an
@@ -123,7 +127,10 @@ _ACTIVE = [_spellings_compiled]
 @contextlib.contextmanager
 def reference_spellings():
     """Within the block, the search spells words with the pure-Python reference
-    :func:`_spellings_reference` (tests and benches; switches the whole process)."""
+    :func:`_spellings_reference`, sorts the spines in Python instead of
+    :func:`bot.games._gridcore.presto_spines` and searches with :meth:`_Search.grow`
+    instead of :class:`bot.games._gridcore.PrestoTree` (tests and benches; switches the
+    whole process)."""
     old = _ACTIVE[0]
     _ACTIVE[0] = _spellings_reference
     try:
@@ -174,6 +181,9 @@ class _Search:
         self.budget = budget
         self.steps = 0
         self.seen: set = set()
+        self.spines = None  # the compiled spine order, kept for phase 2 (the same set)
+        # the compiled tree search (the same steps as grow), or None: grow
+        self.tree = None if _ACTIVE[0] is _spellings_reference else _gridcore.PrestoTree(root, VOWELS, RARITY)
 
     def step(self) -> None:
         self.steps += 1
@@ -183,20 +193,29 @@ class _Search:
     def run(self, counts: Counter, red: int, black: int, heuristic: bool):
         """Phase 1 (``heuristic``: each spine gets at most :data:`SPINE_STEPS` steps,
         hard letters first) or phase 2 (every spine, every word, to the end)."""
-        spines = _spellings(self.root, counts, red, black, None, None)
         if _ACTIVE[0] is _spellings_reference:
+            spines = _spellings(self.root, counts, red, black, None, None)
             spines.sort(key=lambda s: (-_hardness(s[0]), -len(s[0]), s[0]))
-        else:  # the same order, the keys computed in C
-            spines = _gridcore.sort_spines(spines, _HARD)
-        for word, _, r, b in dict.fromkeys(spines):
-            grid = {(0, i): ch for i, ch in enumerate(word)}
+            spines = dict.fromkeys(spines)
+        else:  # the same spines in the same order, listed and sorted in C as they are taken
+            if self.spines is None:
+                self.spines = _gridcore.presto_spines(self.root, counts, red, black, VOWELS, _HARD)
+            spines = self.spines
+        for word, _, r, b in spines:
             left = counts - Counter(ch for ch in word if ch.isupper())
-            words = [(word.upper(), [(0, i) for i in range(len(word))], "w")]
             budget = self.budget
             if heuristic:
                 self.budget = min(budget, self.steps + SPINE_STEPS)
             try:
-                found = self.grow(grid, words, left, r, b, heuristic)
+                if self.tree is not None:  # the same steps as grow, in C
+                    code, self.steps, found = self.tree.grow(word, left, r, b, heuristic, self.steps, self.budget,
+                                                             self.seen)
+                    if code == 2:
+                        raise _Budget
+                else:
+                    grid = {(0, i): ch for i, ch in enumerate(word)}
+                    words = [(word.upper(), [(0, i) for i in range(len(word))], "w")]
+                    found = self.grow(grid, words, left, r, b, heuristic)
             except _Budget:
                 if not heuristic or self.steps > budget:
                     raise
@@ -208,6 +227,10 @@ class _Search:
         return None
 
     def grow(self, grid: dict, words: list, left: Counter, red: int, black: int, heuristic: bool):
+        """One step: extend the crossword ``grid`` (``(row, column) -> letter``) of
+        ``words`` with every word the tiles ``left`` and the Jollys spell across a free
+        crossing, longest first; ``(grid, words)`` when no tile is left, else None.
+        The reference of :class:`bot.games._gridcore.PrestoTree` (the same steps)."""
         self.step()
         if not left and not red and not black:
             return grid, words
