@@ -55,7 +55,7 @@ from typing import Any, Sequence
 from bot.games import _gridcore, gridgen
 from bot.games.gridgen import GenMove, GridSpec
 from bot.games.typdom.engine import Outcome, evaluate
-from bot.games.typdom.notation import Placement, Token, format_placement
+from bot.games.typdom.notation import Placement, Token, Turn, format_placement
 from bot.games.typdom.table import CENTRE, SIZE, Table
 from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
 
@@ -85,6 +85,12 @@ class BestTurn:
 def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
     """The player notation of a generated placement on the table ``rows``
     (``M11s TEx*AS``)."""
+    return format_placement(gen_placement(m))
+
+
+def gen_placement(m: GenMove) -> Placement:
+    """The :class:`Placement` a generated placement is written as (what
+    :func:`bot.games.typdom.notation.parse_turn` reads from its :func:`gen_notation`)."""
     new = {(r, c): (ch, b) for r, c, ch, b in m.tiles}
     dr, dc = (0, 1) if m.direction == "w" else (1, 0)
     toks = []
@@ -94,7 +100,7 @@ def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
             toks.append(Token("blank" if new[sq][1] else "new", ch))
         else:
             toks.append(Token("old", ch))
-    return format_placement(Placement(m.row, m.col, m.direction, tuple(toks)))
+    return Placement(m.row, m.col, m.direction, tuple(toks))
 
 
 def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
@@ -245,10 +251,12 @@ def _fits(use, have: dict[str, int]) -> bool:
     return all(have.get(ch, 0) >= n for ch, n in use)
 
 
-def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
+def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None,
+               jolly: tuple[int, int] | None = None):
     """The better of ``best`` (a plan or None) and the best turn without a Jolly taken on
-    ``rows`` with ``rack`` (after the Jolly take written in ``prefix``). A plan is
-    ``(key, notation parts)``.
+    ``rows`` with ``rack`` (after the Jolly take written in ``prefix``, of the Jolly at
+    ``jolly``, 1-based). A plan is ``(key, notation parts, placements as GenMove,
+    jolly)``.
 
     Exhaustive: for every joining first placement m the best second placement on the
     table m leaves, with the rack it leaves, is the best of (a) the single placements of
@@ -262,7 +270,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     single = _best_of(raws, rows, variant)
     if single is None:
         return best
-    plan = (single[0], prefix + [single[2]])
+    plan = (single[0], prefix + [single[2]], (single[1],), jolly)
     if best is None or _better(plan, best):
         best = plan
     n_rack = len(rack)
@@ -335,12 +343,13 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
                 r2 = ranked[i]
                 n2 = gen_notation(gridgen.to_move(r2), rows)
                 if sec is None or k2 > sec[0] or n2 < sec[3]:
-                    sec = (k2, r2[0], r2[1], n2)
+                    sec = (k2, r2[0], r2[1], n2, r2)
             gi = index.next_fit(gi + 1)
         if sec is not None:
             key = _key(s1 + sec[1], nt1 + sec[2], variant)
             if not key < best[0]:  # (m's notation only for a plan that can win)
-                plan = (key, prefix + [gen_notation(gridgen.to_move(raw), rows), sec[3]])
+                m = gridgen.to_move(raw)
+                plan = (key, prefix + [gen_notation(m, rows), sec[3]], (m, gridgen.to_move(sec[4])), jolly)
                 if _better(plan, best):
                     best = plan
         # (b) the placements using m's tiles: searched below, best bound first, once
@@ -369,7 +378,8 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
             continue
         _, m2, n2 = sec_b
         m = gridgen.to_move(raw)
-        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2])
+        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2],
+                (m, m2), jolly)
         if _better(plan, best):
             best = plan
     return best
@@ -453,22 +463,59 @@ def _gc_paused():
             gc.enable()
 
 
+def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
+    """The Jollys of the table ``rows`` that can be taken (``Table.jollys`` with at most
+    two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based."""
+    out = []
+    n = len(rows)
+    for r, line in enumerate(rows):
+        if line.isupper() or not any(ch.islower() for ch in line):
+            continue
+        for c, ch in enumerate(line):
+            if ch.islower():
+                occ = sum(1 for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                          if 0 <= rr < n and 0 <= cc < n and rows[rr][cc] not in _EMPTY)
+                if occ < 3:
+                    out.append((r + 1, c + 1, ch.upper()))
+    return out
+
+
+_TILES: dict[str, Any] = {}
+
+
+def _table(rows: list[str]) -> Table:
+    """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen)."""
+    get = _TILES.get
+    grid = []
+    for line in rows:
+        row = []
+        for ch in line:
+            t = get(ch, _TILES)
+            if t is _TILES:
+                t = _TILES[ch] = Table.tile_from_code(ch)
+            row.append(t)
+        grid.append(tuple(row))
+    return Table(tuple(grid))
+
+
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
     best = _best_plan(rows, rack, lexicon, variant, [])
-    table = Table.from_rows(rows)
-    for r, c, letter in table.jollys():
-        if table.neighbours(r, c) >= 3 or letter not in rack:
+    for r, c, letter in _jollys(rows):
+        if letter not in rack:
             continue
         rows2 = list(rows)
         rows2[r - 1] = rows2[r - 1][:c - 1] + letter + rows2[r - 1][c:]
         left = Counter(rack)
         left[letter] -= 1
         left[jolly_for(letter)] += 1
-        best = _best_plan(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {table.coord(r, c)}"], best)
+        best = _best_plan(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {Table.coord(r, c)}"], best,
+                          (r, c))
     if best is None:
         return None
     notation = "; ".join(best[1])
-    out = evaluate(table, rack, notation, lexicon, variant)
+    # the plan's own Placements (what parse_turn would read from the notation: no parse)
+    turn = Turn(placements=tuple(gen_placement(m) for m in best[2]), jolly=best[3])
+    out = evaluate(_table(rows), rack, turn, lexicon, variant)
     if not out.valid:
         raise RuntimeError(f"move generator and rules disagree: {notation} is {out.reason} ({out.message})")
     return BestTurn(out.notation, out.score, out.tiles, tuple(out.words), out)
