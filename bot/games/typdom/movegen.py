@@ -54,10 +54,15 @@ from typing import Any, Sequence
 
 from bot.games import _gridcore, gridgen
 from bot.games.gridgen import GenMove, GridSpec
+from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
 from bot.games.typdom.notation import Placement, Token, Turn, format_placement
 from bot.games.typdom.table import CENTRE, SIZE, Table
 from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
+
+# the reference's helpers, which the tests use through this module
+from bot.games.typdom.plan_ref import (_after, _fits, _multiset_code, _raw_runs, _squares,  # noqa: F401
+                                       _touch_bound, _usage, _zone)
 
 __all__ = ["SPEC", "BestTurn", "placements", "best_turn", "gen_notation"]
 
@@ -110,30 +115,8 @@ def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
     return gridgen.all_moves(list(rows), rack, lexicon, SPEC)
 
 
-def _after(rows: Sequence[str], rack: str, m: GenMove) -> tuple[list[str], str]:
-    grid = [list(r) for r in rows]
-    left = Counter(rack)
-    for r, c, ch, b in m.tiles:
-        grid[r - 1][c - 1] = ch.lower() if b else ch
-        left[jolly_for(ch) if b else ch] -= 1
-    return ["".join(r) for r in grid], sort_rack(left.elements())
-
-
 def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
     return (tiles, score) if variant == "kreuzwort" else (score, tiles)
-
-
-def _raw_runs(raw) -> int:
-    """Groups of table tiles in the main word of a raw search record."""
-    _score, _nt, _tr, _r, start, word, placed, _parts = raw
-    new = {p for p, _, _ in placed}
-    runs, prev = 0, False
-    for p in range(start, start + len(word)):
-        old = p not in new
-        if old and not prev:
-            runs += 1
-        prev = old
-    return runs
 
 
 def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold: int = -1,
@@ -155,100 +138,37 @@ def _best_of(raws: list, rows: Sequence[str], variant: str):
     return top, best, gen_notation(best, rows)
 
 
-def _squares(raw) -> list[tuple[int, int]]:
-    """The squares (0-based row, col) of a raw record's new tiles."""
-    _s, _n, tr, r, _st, _w, placed, _p = raw
-    return [(p, r) if tr else (r, p) for p, _, _ in placed]
+def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
+    """:func:`bot.games.typdom.plan_ref.first` (same arguments and answers) on the
+    compiled core: the listing's records stay in C arrays
+    (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
+    phase (b) searches after and for plans that can win."""
+    lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
+    gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+    if not len(lst):
+        return None
+    lst.finish()
+    single = _best_of([lst.raw(i) for i in lst.top()], rows, variant)
+    plan = (single[0], prefix + [single[2]], (single[1],), jolly)
+    if best is None or _better(plan, best):
+        best = plan
+    cache: dict = {}
 
+    def on_plan(i: int, tied: list[int]):
+        nonlocal best
+        raw = lst.raw(i)
+        sec = _best_of([lst.raw(j) for j in tied], rows, variant)
+        m = gridgen.to_move(raw)
+        plan = (_key(raw[0] + sec[1].score, raw[1] + len(sec[1].tiles), variant),
+                prefix + [gen_notation(m, rows), sec[2]], (m, sec[1]), jolly)
+        if _better(plan, best):
+            best = plan
+        return best[0]
 
-def _usage(raw) -> dict[str, int]:
-    """The rack characters a raw record uses (a Jolly laid as a letter counts as that Jolly)."""
-    out: dict[str, int] = {}
-    for _p, ch, b in raw[6]:
-        k = jolly_for(ch) if b else ch
-        out[k] = out.get(k, 0) + 1
-    return out
-
-
-def _zone(raw) -> frozenset:
-    """The squares (0-based) whose filling could change a raw record's words: its word's
-    span with one square before and after, and for each new tile the perpendicular run
-    through it with one square beyond each end. A placement of the first search stays
-    valid, with the same words and value, after a first placement that fills none of
-    these squares (and leaves its tiles in the rack)."""
-    _s, _n, tr, r, start, word, placed, parts = raw
-    sq = [(r, p) for p in range(start - 1, start + len(word) + 1)]
-    for p, _ch, _b in placed:
-        pr = parts[r][p]
-        up, down = (len(pr[0]), len(pr[1])) if pr is not None else (0, 0)
-        sq.extend((ln, p) for ln in range(r - up - 1, r + down + 2))
-    return frozenset((b, a) if tr else (a, b) for a, b in sq)
-
-
-def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: str) -> int:
-    """An upper bound of the Point-Typ-Dom value of any placement of ``rack2`` on
-    ``rows2`` whose word or a contact word holds one of ``squares`` (0-based): such a
-    word lies in a line :func:`bot.games.gridspec._touch_lines` names; its value is the
-    table tiles of a stretch of that line holding at most ``len(rack2)`` empty squares
-    plus the best values of as many rack tiles."""
-    vals = sorted((VALUES.get(ch, 0) for ch in rack2), reverse=True)
-    top = [0]
-    for v in vals:
-        top.append(top[-1] + v)
-    k = len(vals)
-    best = 0
-    for tr in (False, True):
-        L = ["".join(c) for c in zip(*rows2)] if tr else list(rows2)
-        need = set()
-        for r, c in squares:
-            ln, pos = (c, r) if tr else (r, c)
-            need.add(ln)
-            i = ln - 1
-            while i >= 0 and L[i][pos] not in _EMPTY:
-                i -= 1
-            if i >= 0:
-                need.add(i)
-            i = ln + 1
-            while i < SIZE and L[i][pos] not in _EMPTY:
-                i += 1
-            if i < SIZE:
-                need.add(i)
-        for ln in need:
-            line = L[ln]
-            pre = [0]
-            empties = []
-            for i, ch in enumerate(line):
-                if ch in _EMPTY:
-                    empties.append(i)
-                    pre.append(pre[-1])
-                else:
-                    pre.append(pre[-1] + (VALUES.get(ch, 0) if ch.isupper() else 0))
-            if len(empties) <= k:
-                best = max(best, pre[SIZE] + top[len(empties)])
-                continue
-            for i in range(len(empties) - k + 1):
-                lo = empties[i - 1] + 1 if i else 0
-                hi = empties[i + k] if i + k < len(empties) else SIZE
-                best = max(best, pre[hi] - pre[lo] + top[k])
-    return best
-
-
-_EMPTY = frozenset(". ")
-
-
-def _multiset_code(tiles: dict[str, int], fields: dict[str, int]) -> int:
-    """The tile counts ``tiles`` as one integer, 6 bits a tile kind (``fields``: kind ->
-    field index; counts up to 31): :class:`bot.games._gridcore.MultisetIndex` finds the
-    ones a rack holds, with a guard bit 32 per field (a count below zero clears it)."""
-    out = 0
-    for ch, n in tiles.items():
-        out |= n << (6 * fields[ch])
-    return out
-
-
-def _fits(use, have: dict[str, int]) -> bool:
-    """Whether the rack ``have`` holds the tiles ``use`` (``(tile, count)`` pairs)."""
-    return all(have.get(ch, 0) >= n for ch, n in use)
+    extra = max(lst.top_score(), _line_bound(rows) + sum(VALUES.get(ch, 0) for ch in rack))
+    later = lst.plan_loop(best[0][0], best[0][1], extra, root, SPEC, cache, _gridcore.TouchBound(rows, VALUES),
+                          on_plan)
+    return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
 
 
 def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None,
@@ -266,118 +186,24 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     the search stops when the bound is below the best plan found, and (b) is skipped for
     an m whose bound for (b) is below it (:func:`_touch_bound`)."""
     root = gridgen.graph_root(lexicon)
-    raws = _search(rows, rack, root)
-    single = _best_of(raws, rows, variant)
-    if single is None:
+    first = _first if gridgen.compiled_active() else plan_ref.first
+    found = first(rows, rack, root, variant, prefix, best, jolly)
+    if found is None:
         return best
-    plan = (single[0], prefix + [single[2]], (single[1],), jolly)
-    if best is None or _better(plan, best):
-        best = plan
-    n_rack = len(rack)
-    joining = _gridcore.joining(raws, n_rack)  # (the compiled scan of _raw_runs >= 2)
-    if not joining:
-        return best
-    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)
-    ranked = sorted(raws, key=keyget, reverse=True)
-    # the placements of the first search grouped by the rack tiles they use (as one
-    # integer, _multiset_code), the groups in the order of their best placement: a
-    # group's tiles are checked once per m
-    fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
-    inc = {ch: 1 << (6 * fields[ch]) if ch in fields else 0 for ch in VALUES}
-    inc_blank = {ch: 1 << (6 * fields[jolly_for(ch)]) if jolly_for(ch) in fields else 0 for ch in VALUES}
-    groups: dict[int, list[int]] = {}
-    for i, code in enumerate(_gridcore.usage_codes(ranked, inc, inc_blank)):
-        groups.setdefault(code, []).append(i)
-    group_members = list(groups.values())
-    index = _gridcore.MultisetIndex(list(groups), len(fields))
-    keys = list(map(keyget, ranked))
-    zones: dict[int, frozenset] = {}
-    top_score = max(map(itemgetter(0), raws))
-    rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
-    line_best = _line_bound(rows)
-    bounder = _gridcore.TouchBound(rows, VALUES)
-    cache: dict = {}
-    cands = []
-    for raw in joining:
-        left = len(rack) - raw[1]
-        # (a) scores at most the best single placement; (b) at most the table tiles of a
-        # line plus the values of the tiles left and of m's (a cheap first bound)
-        ub = _key(raw[0] + max(top_score, line_best + sum(rack_values)), raw[1] + left, variant)
-        cands.append((ub, raw))
-    cands.sort(key=lambda t: t[0], reverse=True)
-    later = []
-    rack_counts = Counter(rack)
-    compiled = gridgen.compiled_active()  # (the reference runs its own search only)
-    for ub, raw in cands:
-        if ub < best[0]:
-            break
-        s1, nt1, placed = raw[0], raw[1], raw[6]
-        left = rack_counts.copy()
-        for _p, ch, b in placed:
-            left[jolly_for(ch) if b else ch] -= 1
-        left_elements = list(left.elements())
-        have = _multiset_code(left, fields)
-        m_sq = _squares(raw)
-        m_set = set(m_sq)
-        # (a) the best placement of the first search that m leaves untouched
-        sec = None
-        mk = _key(s1, nt1, variant)
-        lim = (best[0][0] - mk[0], best[0][1] - mk[1])  # key(m + r2) < best  <=>  key(r2) < lim
-        index.set_have(have)
-        gi = index.next_fit(0)  # only the groups whose tiles the rack left holds
-        while gi >= 0:
-            members = group_members[gi]
-            k_top = keys[members[0]]
-            if k_top < lim or (sec is not None and k_top < sec[0]):
-                break  # groups in the order of their best placement: no later one is better
-            for i in members:
-                k2 = keys[i]
-                if k2 < lim or (sec is not None and k2 < sec[0]):
-                    break
-                z = zones.get(i)
-                if z is None:
-                    r2 = ranked[i]
-                    z = zones[i] = _zone(r2)
-                if not m_set.isdisjoint(z):
-                    continue
-                r2 = ranked[i]
-                n2 = gen_notation(gridgen.to_move(r2), rows)
-                if sec is None or k2 > sec[0] or n2 < sec[3]:
-                    sec = (k2, r2[0], r2[1], n2, r2)
-            gi = index.next_fit(gi + 1)
-        if sec is not None:
-            key = _key(s1 + sec[1], nt1 + sec[2], variant)
-            if not key < best[0]:  # (m's notation only for a plan that can win)
-                m = gridgen.to_move(raw)
-                plan = (key, prefix + [gen_notation(m, rows), sec[3]], (m, gridgen.to_move(sec[4])), jolly)
-                if _better(plan, best):
-                    best = plan
-        # (b) the placements using m's tiles: searched below, best bound first, once
-        # every (a) has been tried (the best plan is then as good as it gets cheaply)
-        if compiled and variant == "kreuzwort" and best[0][0] - nt1 > 0 and \
-                not _gridcore.can_lay(root, sort_rack(left_elements), best[0][0] - nt1, SPEC, cache):
-            continue  # no word holds enough of the tiles left, nor will (the best plan only grows)
-        # (_touch_bound, compiled: the same numbers)
-        tb = bounder.bound([(r, c, 0 if b else VALUES.get(ch, 0)) for (r, c), (_p, ch, b) in zip(m_sq, placed)],
-                           [VALUES.get(ch, 0) for ch in left_elements])
-        ub_b = _key(s1 + tb, len(rack), variant)
-        if not ub_b < best[0]:
-            later.append((ub_b, raw, m_sq, left_elements))
+    best, later, cache, move_of = found
     # best bound first (the order does not change the answer: a joining placement is
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
     seconds = _Seconds(rows, rack, root, variant, cache)
-    for ub_b, raw, m_sq, left_elements in later:
+    for ub_b, m_tiles, m_score, m_nt, rack2, ref in later:
         if ub_b < best[0]:
             break
-        m_score, m_nt = raw[0], raw[1]
-        sec_b = seconds.best([(r, c, ch, b) for (r, c), (_p, ch, b) in zip(m_sq, raw[6])], m_score, m_nt,
-                             sort_rack(left_elements), best[0])
+        sec_b = seconds.best(m_tiles, m_score, m_nt, rack2, best[0])
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
-        m = gridgen.to_move(raw)
+        m = move_of(ref)
         plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2],
                 (m, m2), jolly)
         if _better(plan, best):
@@ -480,6 +306,7 @@ def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
     return out
 
 
+_EMPTY = frozenset(". ")
 _TILES: dict[str, Any] = {}
 
 
