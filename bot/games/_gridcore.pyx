@@ -1847,6 +1847,7 @@ cdef int _plan_push(PlanListing L, _Search S, int end, long score, int nt) excep
         if f >= 0:
             L.codes[L.n * L.W + f // 10] += (<uint64_t>1) << (6 * (f % 10))
     rec.joining = 1 if (nt < L.n_rack and end - start - nt >= 2 and runs >= 2) else 0
+    L.njoin += rec.joining
     if L.kreuz:
         rec.k0 = nt
         rec.k1 = score
@@ -1887,7 +1888,7 @@ cdef class PlanListing:
     cdef int ntl, captl
     cdef uint64_t *codes     # per record W words: its usage (6 bits a field)
     cdef int capc
-    cdef int W, nfields, kreuz, n_rack, size
+    cdef int W, nfields, kreuz, n_rack, size, njoin
     cdef int fld[1024]       # field of a letter laid as itself (-1: none)
     cdef int fldb[1024]      # field of the Jolly laying a letter (-1: none)
     cdef int val[1024]       # letter values
@@ -1914,6 +1915,7 @@ cdef class PlanListing:
         self.gcode = NULL
         self.n = self.cap = self.nw = self.capw = self.ntl = self.captl = self.capc = 0
         self.ngroups = 0
+        self.njoin = 0
         self.parts = None
         self.kreuz = 1 if kreuz else 0
         self.n_rack = len(rack)
@@ -2060,6 +2062,10 @@ cdef class PlanListing:
                 out.append(i)
         return out
 
+    def joining(self):
+        """How many records are joining placements that leave a tile in the rack."""
+        return self.njoin
+
     def top_score(self):
         """The best score of a record (-1: none)."""
         cdef int i, b = -1
@@ -2125,11 +2131,11 @@ cdef class PlanListing:
                     return 1
         return 0
 
-    def plan_loop(self, int b0, int b1, int extra, root, spec, cache, TouchBound bounder, on_plan):
+    def plan_loop(self, int b0, int b1, int rack_sum, root, spec, cache, TouchBound bounder, on_plan):
         """Phase (a) of ``movegen._best_plan`` over the joining placements, best bound
         first, and the choice of the ones phase (b) must search. ``(b0, b1)``: the best
-        plan's key; ``extra``: what a second placement can add at most to a first one's
-        score for the first bound; ``on_plan(i, tied)`` is called when record ``i`` with
+        plan's key; ``rack_sum``: the rack's value; ``bounder``: the table's
+        ``TouchBound``; ``on_plan(i, tied)`` is called when record ``i`` with
         the second placements ``tied`` (indices, equal keys) makes a plan at least as
         good as the best, and returns the best plan's key after it. Returns the phase (b)
         candidates ``(bound key, m_tiles, m_score, m_nt, rack left, i)``, ``m_tiles`` as
@@ -2149,9 +2155,20 @@ cdef class PlanListing:
         cdef int tr_[64]
         cdef int tc_[64]
         cdef int tv_[64]
+        cdef int extra, line_best = 0, sr, sc
         later = []
         if self.n == 0:
             return later
+        # what a second placement adds at most, for the first bound: (a) the best
+        # single placement, (b) the table tiles of a line plus the rack's values
+        # (movegen._line_bound)
+        for i in range(bounder.size):
+            sr = sc = 0
+            for j in range(bounder.size):
+                sr += bounder.val[i][j]
+                sc += bounder.val[j][i]
+            line_best = max(line_best, sr, sc)
+        extra = max(<int>self.top_score(), line_best + rack_sum)
         cand = <uint64_t *>malloc(self.n * sizeof(uint64_t))
         tied = <int *>malloc(self.n * sizeof(int))
         if cand == NULL or tied == NULL:

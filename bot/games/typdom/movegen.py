@@ -56,7 +56,7 @@ from bot.games import _gridcore, gridgen
 from bot.games.gridgen import GenMove, GridSpec
 from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
-from bot.games.typdom.notation import Placement, Token, Turn, format_placement
+from bot.games.typdom.notation import Placement, Token, Turn
 from bot.games.typdom.table import CENTRE, SIZE, Table
 from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
 
@@ -89,8 +89,17 @@ class BestTurn:
 
 def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
     """The player notation of a generated placement on the table ``rows``
-    (``M11s TEx*AS``)."""
-    return format_placement(gen_placement(m))
+    (``M11s TEx*AS``): ``format_placement(gen_placement(m))``, written directly."""
+    new = {(r, c): b for r, c, _ch, b in m.tiles}
+    dr, dc = (0, 1) if m.direction == "w" else (1, 0)
+    r, c = m.row, m.col
+    out = []
+    for ch in m.word:
+        b = new.get((r, c))
+        out.append(ch.lower() if b is None else ("*" + ch if b else ch))
+        r += dr
+        c += dc
+    return f"{Table.coord(m.row, m.col)}{m.direction} {''.join(out)}"
 
 
 def gen_placement(m: GenMove) -> Placement:
@@ -165,9 +174,10 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
             best = plan
         return best[0]
 
-    extra = max(lst.top_score(), _line_bound(rows) + sum(VALUES.get(ch, 0) for ch in rack))
-    later = lst.plan_loop(best[0][0], best[0][1], extra, root, SPEC, cache, _gridcore.TouchBound(rows, VALUES),
-                          on_plan)
+    if not lst.joining():
+        return best, [], cache, None
+    later = lst.plan_loop(best[0][0], best[0][1], sum(VALUES.get(ch, 0) for ch in rack), root, SPEC, cache,
+                          _gridcore.TouchBound(rows, VALUES), on_plan)
     return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
 
 
@@ -295,8 +305,8 @@ def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
     out = []
     n = len(rows)
     for r, line in enumerate(rows):
-        if line.isupper() or not any(ch.islower() for ch in line):
-            continue
+        if line == line.upper():
+            continue  # (no lower-case code: no Jolly)
         for c, ch in enumerate(line):
             if ch.islower():
                 occ = sum(1 for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
@@ -312,17 +322,12 @@ _TILES: dict[str, Any] = {}
 
 def _table(rows: list[str]) -> Table:
     """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen)."""
-    get = _TILES.get
-    grid = []
-    for line in rows:
-        row = []
-        for ch in line:
-            t = get(ch, _TILES)
-            if t is _TILES:
-                t = _TILES[ch] = Table.tile_from_code(ch)
-            row.append(t)
-        grid.append(tuple(row))
-    return Table(tuple(grid))
+    try:
+        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+    except KeyError:
+        for ch in "".join(rows):
+            _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
+        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
 
 
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
