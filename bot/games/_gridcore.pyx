@@ -21,7 +21,7 @@ word-end flag and the height (the most letters a path can still add).
 """
 
 from libc.stdlib cimport malloc, free, qsort, realloc
-from libc.string cimport memset
+from libc.string cimport memset, memcpy
 from libc.stdint cimport int32_t, uint64_t, uint8_t
 
 cdef extern from *:
@@ -1873,6 +1873,51 @@ cdef int _cmp_u64(const void *x, const void *y) noexcept nogil:
     return (a > b) - (a < b)
 
 
+cdef int _sort_packed(uint64_t *a, int n) except -1:
+    """Sort keys packed as (key bits above bit 24, a record index below, ``a`` in index
+    order) ascending: a stable LSD radix sort on bytes 3-7 (the order of the indices
+    is kept among equal keys), skipping bytes all keys share."""
+    cdef uint64_t *b
+    cdef uint64_t *tmp
+    cdef uint64_t *orig = a
+    cdef int cnt[256]
+    cdef int i, byte, sh, pos, v, single
+    if n < 2:
+        return 0
+    b = <uint64_t *>malloc(n * sizeof(uint64_t))
+    if b == NULL:
+        raise MemoryError()
+    for byte in range(3, 8):
+        sh = 8 * byte
+        memset(cnt, 0, sizeof(cnt))
+        for i in range(n):
+            cnt[(a[i] >> sh) & 255] += 1
+        single = 0
+        for v in range(256):
+            if cnt[v] == n:
+                single = 1
+        if single:
+            continue
+        pos = 0
+        for v in range(256):
+            i = cnt[v]
+            cnt[v] = pos
+            pos += i
+        for i in range(n):
+            v = (a[i] >> sh) & 255
+            b[cnt[v]] = a[i]
+            cnt[v] += 1
+        tmp = a
+        a = b
+        b = tmp
+    if a != orig:  # (an odd number of passes: the keys are in the scratch array)
+        memcpy(orig, a, n * sizeof(uint64_t))
+        free(a)
+    else:
+        free(b)
+    return 0
+
+
 cdef class PlanListing:
     """The first listing of a Typ-Dom plan in C arrays: pass it as the ``sink`` of
     :func:`search` (with a threshold of -1), then call :meth:`finish`.
@@ -1901,7 +1946,17 @@ cdef class PlanListing:
     cdef int *gstart         # per group: its first member (ngroups + 1 entries)
     cdef uint64_t *gcode     # per group: W words
     cdef int ngroups
+    cdef int *gk0            # per group: the key of its best member
+    cdef int *gk1
+    cdef int *tord           # the groups by the tiles they lay, each part in group order
+    cdef int tstart[66]      # tord[tstart[t]:tstart[t + 1]]: the groups laying t tiles
     cdef list grack          # per group: the rack it leaves (str, lazily)
+    cdef int *htab           # open addressing: usage code -> group (-1: none)
+    cdef int hsize
+    # phase (a) of one joining placement (plan_loop)
+    cdef int l0, l1, got, s0, s1, ntied
+    cdef int *tied
+    cdef uint64_t have[4]
     cdef uint8_t mark[MAXS][MAXS]
 
     def __cinit__(self, rack, kreuz, values, vowels):
@@ -1913,6 +1968,9 @@ cdef class PlanListing:
         self.members = NULL
         self.gstart = NULL
         self.gcode = NULL
+        self.gk0 = self.gk1 = self.tord = NULL
+        self.htab = NULL
+        self.tied = NULL
         self.n = self.cap = self.nw = self.capw = self.ntl = self.captl = self.capc = 0
         self.ngroups = 0
         self.njoin = 0
@@ -1962,6 +2020,11 @@ cdef class PlanListing:
         free(self.members)
         free(self.gstart)
         free(self.gcode)
+        free(self.gk0)
+        free(self.gk1)
+        free(self.tord)
+        free(self.htab)
+        free(self.tied)
 
     def __len__(self):
         return self.n
@@ -1988,11 +2051,12 @@ cdef class PlanListing:
             hsize *= 2
         table = <int *>malloc(hsize * sizeof(int))
         self.gcode = <uint64_t *>malloc(self.n * W * sizeof(uint64_t))
-        count = <int *>malloc((self.n + 1) * sizeof(int))
+        count = <int *>malloc((self.n + 66) * sizeof(int))
         self.members = <int *>malloc(self.n * sizeof(int))
         self.gstart = <int *>malloc((self.n + 1) * sizeof(int))
+        self.tied = <int *>malloc(self.n * sizeof(int))
         if order == NULL or gid == NULL or table == NULL or self.gcode == NULL or count == NULL \
-                or self.members == NULL or self.gstart == NULL:
+                or self.members == NULL or self.gstart == NULL or self.tied == NULL:
             free(order)
             free(gid)
             free(table)
@@ -2003,7 +2067,7 @@ cdef class PlanListing:
                 rec = &self.recs[i]
                 # keys below 2**20 (scores and tiles are far smaller), indices below 2**24
                 order[i] = ((<uint64_t>(0xFFFFF - rec.k0)) << 44) | ((<uint64_t>(0xFFFFF - rec.k1)) << 24) | <uint64_t>i
-            qsort(order, self.n, sizeof(uint64_t), _cmp_u64)
+            _sort_packed(order, self.n)
             for i in range(hsize):
                 table[i] = -1
             self.ngroups = 0
@@ -2041,11 +2105,34 @@ cdef class PlanListing:
                 g = gid[j]
                 self.members[count[g]] = <int>(order[j] & 0xFFFFFF)
                 count[g] += 1
+            # per group its best key, and the groups by the tiles they lay (a group's
+            # records all lay the same number of tiles)
+            self.gk0 = <int *>malloc(self.ngroups * sizeof(int))
+            self.gk1 = <int *>malloc(self.ngroups * sizeof(int))
+            self.tord = <int *>malloc(self.ngroups * sizeof(int))
+            if self.gk0 == NULL or self.gk1 == NULL or self.tord == NULL:
+                raise MemoryError()
+            for x in range(66):
+                self.tstart[x] = 0
+            for g in range(self.ngroups):
+                rec = &self.recs[self.members[self.gstart[g]]]
+                self.gk0[g] = rec.k0
+                self.gk1[g] = rec.k1
+                self.tstart[min(rec.nt, 64) + 1] += 1
+            for x in range(1, 66):
+                self.tstart[x] += self.tstart[x - 1]
+            for x in range(65):
+                count[x] = self.tstart[x]
+            for g in range(self.ngroups):
+                x = min(self.recs[self.members[self.gstart[g]]].nt, 64)
+                self.tord[count[x]] = g
+                count[x] += 1
         finally:
             free(order)
             free(gid)
-            free(table)
             free(count)
+        self.htab = table
+        self.hsize = hsize
         self.grack = [None] * self.ngroups
 
     def top(self):
@@ -2131,6 +2218,73 @@ cdef class PlanListing:
                     return 1
         return 0
 
+    cdef int lookup(self, uint64_t *c) noexcept:
+        """The group whose usage code is ``c`` (W words), or -1."""
+        cdef uint64_t hv = <uint64_t>1469598103934665603ULL
+        cdef uint64_t prime = <uint64_t>1099511628211ULL
+        cdef int x, g, h, W = self.W
+        for x in range(W):
+            hv = (hv ^ c[x]) * prime
+        h = <int>(hv & (self.hsize - 1))
+        while True:
+            g = self.htab[h]
+            if g < 0:
+                return -1
+            for x in range(W):
+                if self.gcode[g * W + x] != c[x]:
+                    break
+            else:
+                return g
+            h = (h + 1) & (self.hsize - 1)
+
+    cdef int visit(self, int g) noexcept:
+        """Phase (a) on group ``g`` (its tiles in the rack left): its records, best key
+        first, that reach the limit and the best so far and leave the marked squares'
+        zone alone. Returns 1 when the group is below the limit or the best so far
+        (in a part of ``tord`` no later group is better)."""
+        cdef int k, mi, x = 0
+        cdef PRec *r2
+        if _kcmp(self.gk0[g], self.gk1[g], self.l0, self.l1) < 0 or \
+                (self.got and _kcmp(self.gk0[g], self.gk1[g], self.s0, self.s1) < 0):
+            return 1
+        for k in range(self.gstart[g], self.gstart[g + 1]):
+            mi = self.members[k]
+            r2 = &self.recs[mi]
+            if _kcmp(r2.k0, r2.k1, self.l0, self.l1) < 0:
+                break
+            if self.got:
+                x = _kcmp(r2.k0, r2.k1, self.s0, self.s1)
+                if x < 0:
+                    break
+            if self.touches(mi):
+                continue
+            if not self.got or x > 0:
+                self.got = 1
+                self.s0, self.s1 = r2.k0, r2.k1
+                self.ntied = 0
+            self.tied[self.ntied] = mi
+            self.ntied += 1
+        return 0
+
+    cdef void sub_codes(self, uint64_t *c, int d, int f) noexcept:
+        """Visit the groups whose usage is the multiset ``c`` less ``d`` more tiles, taken
+        from fields ``f`` and later (each multiset once)."""
+        cdef int g, x, w, sh
+        cdef uint64_t one
+        if d == 0:
+            g = self.lookup(c)
+            if g >= 0:
+                self.visit(g)
+            return
+        for x in range(f, self.nfields):
+            w = x // 10
+            sh = 6 * (x % 10)
+            if (c[w] >> sh) & 63:
+                one = (<uint64_t>1) << sh
+                c[w] -= one
+                self.sub_codes(c, d - 1, x)
+                c[w] += one
+
     def plan_loop(self, int b0, int b1, int rack_sum, root, spec, cache, TouchBound bounder, on_plan):
         """Phase (a) of ``movegen._best_plan`` over the joining placements, best bound
         first, and the choice of the ones phase (b) must search. ``(b0, b1)``: the best
@@ -2141,12 +2295,12 @@ cdef class PlanListing:
         candidates ``(bound key, m_tiles, m_score, m_nt, rack left, i)``, ``m_tiles`` as
         ``(row, col, letter, jolly)`` 0-based, in the order of the listing."""
         cdef int i, j, nc = 0, gi, g, W = self.W, x, k, mi, s0, s1, got, m0, m1, l0, l1
-        cdef int u0, u1, tb, v, nk, need
-        cdef uint64_t have[4]
+        cdef int u0, u1, tb, v, nk, need, tt
+        cdef uint64_t plain[4]
         cdef uint64_t *gc
+        cdef uint64_t *gc2
         cdef uint64_t *cand
-        cdef int *tied
-        cdef int ntied
+        cdef int ntied, left, d, est
         cdef PRec *rec
         cdef PRec *r2
         cdef PTile *t
@@ -2170,10 +2324,7 @@ cdef class PlanListing:
             line_best = max(line_best, sr, sc)
         extra = max(<int>self.top_score(), line_best + rack_sum)
         cand = <uint64_t *>malloc(self.n * sizeof(uint64_t))
-        tied = <int *>malloc(self.n * sizeof(int))
-        if cand == NULL or tied == NULL:
-            free(cand)
-            free(tied)
+        if cand == NULL:
             raise MemoryError()
         try:
             for i in range(self.n):
@@ -2187,7 +2338,7 @@ cdef class PlanListing:
                     u0, u1 = rec.score + extra, self.n_rack
                 cand[nc] = ((<uint64_t>(0xFFFFF - u0)) << 44) | ((<uint64_t>(0xFFFFF - u1)) << 24) | <uint64_t>i
                 nc += 1
-            qsort(cand, nc, sizeof(uint64_t), _cmp_u64)
+            _sort_packed(cand, nc)
             for j in range(nc):
                 i = <int>(cand[j] & 0xFFFFFF)
                 u0 = 0xFFFFF - <int>(cand[j] >> 44)
@@ -2197,44 +2348,51 @@ cdef class PlanListing:
                 rec = &self.recs[i]
                 gc = &self.gcode[rec.group * W]
                 for x in range(W):
-                    have[x] = self.rack_code[x] - gc[x] + self.guard[x]
+                    self.have[x] = self.rack_code[x] - gc[x] + self.guard[x]
                 m0, m1 = rec.k0, rec.k1
                 l0, l1 = b0 - m0, b1 - m1   # key(m + r2) < best  <=>  key(r2) < (l0, l1)
                 # (a) the best placement of the listing that m leaves untouched
                 self.set_mark(i, 1)
-                got = 0
-                ntied = 0
-                s0 = s1 = 0
-                for g in range(self.ngroups):
-                    mi = self.members[self.gstart[g]]
-                    r2 = &self.recs[mi]
-                    if _kcmp(r2.k0, r2.k1, l0, l1) < 0 or (got and _kcmp(r2.k0, r2.k1, s0, s1) < 0):
-                        break
-                    gc = &self.gcode[g * W]
-                    for x in range(W):
-                        if ((have[x] - gc[x]) & self.guard[x]) != self.guard[x]:
-                            break
-                    else:
-                        for k in range(self.gstart[g], self.gstart[g + 1]):
-                            mi = self.members[k]
-                            r2 = &self.recs[mi]
-                            if _kcmp(r2.k0, r2.k1, l0, l1) < 0:
+                self.got = 0
+                self.ntied = 0
+                self.l0, self.l1 = l0, l1
+                left = self.n_rack - rec.nt
+                for x in range(W):
+                    plain[x] = self.rack_code[x] - gc[x]
+                # the groups laying at most the tiles left, most tiles first: a part of
+                # tord in the order of its best record (no later group of it is
+                # better), or, when that is fewer lookups, the multisets of the rack left
+                # less d tiles looked up (d <= 3)
+                for tt in range(min(left, 64), 0, -1):
+                    if self.kreuz and tt < l0:
+                        break  # (Kreuzwort: a group's key starts with the tiles it lays)
+                    d = left - tt
+                    nk = 0
+                    for x in range(self.nfields):
+                        if (plain[x // 10] >> (6 * (x % 10))) & 63:
+                            nk += 1
+                    est = 1 if d == 0 else nk if d == 1 else nk * (nk + 1) // 2 if d == 2 else \
+                        nk * (nk + 1) * (nk + 2) // 6 if d == 3 else 1 << 30
+                    if est < self.tstart[tt + 1] - self.tstart[tt]:
+                        self.sub_codes(plain, d, 0)
+                        continue
+                    for gi in range(self.tstart[tt], self.tstart[tt + 1]):
+                        g = self.tord[gi]
+                        gc2 = &self.gcode[g * W]
+                        for x in range(W):
+                            if ((self.have[x] - gc2[x]) & self.guard[x]) != self.guard[x]:
                                 break
-                            if got:
-                                x = _kcmp(r2.k0, r2.k1, s0, s1)
-                                if x < 0:
-                                    break
-                            if self.touches(mi):
-                                continue
-                            if not got or x > 0:
-                                got = 1
-                                s0, s1 = r2.k0, r2.k1
-                                ntied = 0
-                            tied[ntied] = mi
-                            ntied += 1
+                        else:
+                            if self.visit(g):
+                                break
+                            continue
+                        if _kcmp(self.gk0[g], self.gk1[g], l0, l1) < 0 or \
+                                (self.got and _kcmp(self.gk0[g], self.gk1[g], self.s0, self.s1) < 0):
+                            break
+                got, s0, s1, ntied = self.got, self.s0, self.s1, self.ntied
                 self.set_mark(i, 0)
                 if got and _kcmp(m0 + s0, m1 + s1, b0, b1) >= 0:
-                    b0, b1 = on_plan(i, [tied[k] for k in range(ntied)])
+                    b0, b1 = on_plan(i, [self.tied[k] for k in range(ntied)])
                 # (b) only when a second placement touching m can still reach the best plan
                 rack2 = self.left_rack(i)
                 need = (b0 - rec.nt) if self.kreuz else 0
@@ -2267,7 +2425,6 @@ cdef class PlanListing:
                     later.append(((u0, u1), m_tiles, rec.score, rec.nt, rack2, i))
         finally:
             free(cand)
-            free(tied)
         return later
 
 
