@@ -16,25 +16,34 @@ A turn is then one of:
 * a joining placement (two or more groups of table tiles in its word) followed by the
   best second placement on the table it leaves, with the rack it leaves. Exhaustive: for
   every joining placement m, the best second placement is the best of (a) the placements
-  of the first search that m leaves untouched (:func:`_zone`: m fills no square of their
+  of the first search that m leaves untouched (:func:`.plan_ref._zone`: m fills no square of their
   word's span with one square beyond each end, nor of the perpendicular runs through
   their new tiles with one square beyond) whose tiles are still in the rack, and (b) the
   placements whose word or contact word holds a tile of m (``gridgen.search`` with
   ``touch``). All (a) are tried first; then (b), the joining placements best bound
-  first, skipped when :func:`_touch_bound` shows they cannot reach the best plan, and
+  first, skipped when :func:`.plan_ref._touch_bound` shows they cannot reach the best plan, and
   listing only second placements that can: Point-Typ-Dom by their value
   (``threshold``), the Kreuzwort-Spiel by the tiles they lay (``min_tiles``, which also
   cuts the search where no word can still lay enough tiles: by the longest continuation
   in the word graph and, per letter, the most times a continuation holds it; not
   searched at all when no word of the list holds that many of the tiles left and a
   table tile, ``_gridcore.can_lay``, issue 35). Tested
-  equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
-  CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
-  compiled search core (issue 25, ``docs/development/performance-movegen.md``): median 6-8 ms, worst
-  0.3 s (Point-Typ-Dom) and 0.8 s (Kreuzwort-Spiel: a 15-tile rack with a Jolly); a
-  16-tile rack with both Jollys 0.1-4.5 s (the pure-Python search: about 2.5 minutes);
+  equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
+
+Where it runs (issue 35): the first listing of a plan stays in C arrays
+(:class:`bot.games._gridcore.PlanListing`, the search's sink); the best single
+placement, the joining placements, the usage groups, the zones, phase (a) and the
+choice of the joining placements phase (b) must search run there (:func:`_first`).
+Python objects are made only for phase (b)'s joining placements and for plans that can
+win; phase (b) is :class:`_Seconds`. :mod:`.plan_ref` is the pure-Python reference of
+the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
+two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
+notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
+positions; ``docs/development/performance-movegen.md``): median 2-3 ms, worst 0.2 s
+(Point-Typ-Dom) and 0.5 s (Kreuzwort-Spiel); racks of 16-19 tiles with both Jollys
+0.1-7 s (``--big``; phase (b)'s touch searches take most of it).
 
 "Best" is, for Point-Typ-Dom, the most points (then more
 tiles), for the Kreuzwort-Spiel the most tiles laid (then more points); then the
@@ -53,22 +62,19 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from bot.games import _gridcore, gridgen
-from bot.games.gridgen import GenMove, GridSpec
+from bot.games.gridgen import GenMove
 from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
-from bot.games.typdom.notation import Placement, Token, Turn
-from bot.games.typdom.table import CENTRE, SIZE, Table
-from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
+from bot.games.typdom.genbase import SPEC, _best_of, _better, _key, _search, gen_notation, gen_placement
+from bot.games.typdom.notation import Turn
+from bot.games.typdom.table import SIZE, Table  # noqa: F401 (SIZE: for the tests)
+from bot.games.typdom.tiles import VALUES, VOWELS, jolly_for, sort_rack
 
 # the reference's helpers, which the tests use through this module
 from bot.games.typdom.plan_ref import (_after, _fits, _multiset_code, _raw_runs, _squares,  # noqa: F401
                                        _touch_bound, _usage, _zone)
 
 __all__ = ["SPEC", "BestTurn", "placements", "best_turn", "gen_notation"]
-
-#: Typ-Dom's parameters of the shared generator (seed 002; RULES.md "Typ-Dom").
-SPEC = GridSpec(size=SIZE, centre=CENTRE, values=VALUES, premiums=None, blanks={RED_JOLLY: VOWELS,
-                BLACK_JOLLY: CONSONANTS}, cross_score=False, require_old=True, single_both_ways=True)
 
 
 @dataclass(frozen=True)
@@ -87,64 +93,11 @@ class BestTurn:
         return {"notation": self.notation, "score": self.score, "tiles": self.tiles, "words": list(self.words)}
 
 
-def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
-    """The player notation of a generated placement on the table ``rows``
-    (``M11s TEx*AS``): ``format_placement(gen_placement(m))``, written directly."""
-    new = {(r, c): b for r, c, _ch, b in m.tiles}
-    dr, dc = (0, 1) if m.direction == "w" else (1, 0)
-    r, c = m.row, m.col
-    out = []
-    for ch in m.word:
-        b = new.get((r, c))
-        out.append(ch.lower() if b is None else ("*" + ch if b else ch))
-        r += dr
-        c += dc
-    return f"{Table.coord(m.row, m.col)}{m.direction} {''.join(out)}"
-
-
-def gen_placement(m: GenMove) -> Placement:
-    """The :class:`Placement` a generated placement is written as (what
-    :func:`bot.games.typdom.notation.parse_turn` reads from its :func:`gen_notation`)."""
-    new = {(r, c): (ch, b) for r, c, ch, b in m.tiles}
-    dr, dc = (0, 1) if m.direction == "w" else (1, 0)
-    toks = []
-    for i, ch in enumerate(m.word):
-        sq = (m.row + i * dr, m.col + i * dc)
-        if sq in new:
-            toks.append(Token("blank" if new[sq][1] else "new", ch))
-        else:
-            toks.append(Token("old", ch))
-    return Placement(m.row, m.col, m.direction, tuple(toks))
-
-
 def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
     """Every valid single placement of ``rack`` on the table ``rows`` (each placement
     once per direction; ``GenMove.score`` is the Point-Typ-Dom value, ``runs`` >= 2
     marks a joining placement)."""
     return gridgen.all_moves(list(rows), rack, lexicon, SPEC)
-
-
-def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
-    return (tiles, score) if variant == "kreuzwort" else (score, tiles)
-
-
-def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold: int = -1,
-            min_tiles: int = 0, cache: dict | None = None) -> list:
-    found: list = []
-    gridgen.search(list(rows), rack, root, found.append, [threshold], SPEC, touch, min_tiles=min_tiles,
-                   cache=cache)
-    return found
-
-
-def _best_of(raws: list, rows: Sequence[str], variant: str):
-    """(key, GenMove, notation) of the best raw record (ties: smallest notation)."""
-    if not raws:
-        return None
-    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
-    top = max(map(keyget, raws))
-    tied = [gridgen.to_move(r) for r in raws if keyget(r) == top]
-    best = min(tied, key=lambda m: gen_notation(m, rows))
-    return top, best, gen_notation(best, rows)
 
 
 def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
@@ -190,11 +143,11 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
 
     Exhaustive: for every joining first placement m the best second placement on the
     table m leaves, with the rack it leaves, is the best of (a) the single placements of
-    the first search that m leaves untouched (:func:`_zone`) and whose tiles are still in
+    the first search that m leaves untouched (:func:`.plan_ref._zone`) and whose tiles are still in
     the rack, and (b) the placements touching m's tiles (``gridgen.search`` with
     ``touch``). First placements are taken by an upper bound of their plan, best first;
     the search stops when the bound is below the best plan found, and (b) is skipped for
-    an m whose bound for (b) is below it (:func:`_touch_bound`)."""
+    an m whose bound for (b) is below it (:func:`.plan_ref._touch_bound`)."""
     root = gridgen.graph_root(lexicon)
     first = _first if gridgen.compiled_active() else plan_ref.first
     found = first(rows, rack, root, variant, prefix, best, jolly)
@@ -263,13 +216,6 @@ def _line_bound(rows: Sequence[str]) -> int:
     """The most the table tiles of one row or column are worth."""
     cols = ["".join(c) for c in zip(*rows)]
     return max(sum(VALUES.get(ch, 0) for ch in line if ch.isupper()) for line in list(rows) + cols)
-
-
-def _better(a, b) -> bool:
-    """Plan ``a`` beats ``b``: higher key, then the smaller notation."""
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    return "; ".join(a[1]) < "; ".join(b[1])
 
 
 def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from bot.games import gridgen
 from bot.games.gridgen import GenMove
+from bot.games.typdom.genbase import _best_of, _better, _key, _search, gen_notation
 from bot.games.typdom.table import SIZE
 from bot.games.typdom.tiles import VALUES, jolly_for, sort_rack
 
@@ -140,20 +141,24 @@ def _fits(use, have: dict[str, int]) -> bool:
     return all(have.get(ch, 0) >= n for ch, n in use)
 
 
+def _line_bound(rows: Sequence[str]) -> int:
+    """The most the table tiles of one row or column are worth."""
+    cols = ["".join(c) for c in zip(*rows)]
+    return max(sum(VALUES.get(ch, 0) for ch in line if ch.isupper()) for line in list(rows) + cols)
+
+
 def first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
     """The first part of :func:`.movegen._best_plan`, in Python on the raw records: the
     best single placement and phase (a) for every joining placement, best bound first.
     Returns None when the rack lays nothing, else ``(best plan, phase (b) candidates,
     can_lay cache, GenMove of a candidate's last item)``; the candidates as
     ``(bound key, m_tiles, m_score, m_nt, rack left, raw record)``."""
-    from bot.games.typdom import movegen as mg  # (movegen imports this module)
-
-    raws = mg._search(rows, rack, root)
-    single = mg._best_of(raws, rows, variant)
+    raws = _search(rows, rack, root)
+    single = _best_of(raws, rows, variant)
     if single is None:
         return None
     plan = (single[0], prefix + [single[2]], (single[1],), jolly)
-    if best is None or mg._better(plan, best):
+    if best is None or _better(plan, best):
         best = plan
     n_rack = len(rack)
     joining = [r for r in raws if r[1] < n_rack and len(r[5]) - r[1] >= 2 and _raw_runs(r) >= 2]
@@ -168,10 +173,10 @@ def first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list
         groups.setdefault(tuple(sorted(_usage(raw).items())), []).append(i)
     keys = list(map(keyget, ranked))
     zones: dict[int, frozenset] = {}
-    extra = max(max(map(itemgetter(0), raws)), mg._line_bound(rows) + sum(VALUES.get(ch, 0) for ch in rack))
+    extra = max(max(map(itemgetter(0), raws)), _line_bound(rows) + sum(VALUES.get(ch, 0) for ch in rack))
     # (a) scores at most the best single placement; (b) at most the table tiles of a
     # line plus the values of the tiles left and of m's (a cheap first bound)
-    cands = sorted(((mg._key(raw[0] + extra, n_rack, variant), raw) for raw in joining), key=itemgetter(0),
+    cands = sorted(((_key(raw[0] + extra, n_rack, variant), raw) for raw in joining), key=itemgetter(0),
                    reverse=True)
     later = []
     rack_counts = Counter(rack)
@@ -184,7 +189,7 @@ def first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list
         m_sq = _squares(raw)
         m_set = set(m_sq)
         sec = None
-        mk = mg._key(s1, nt1, variant)
+        mk = _key(s1, nt1, variant)
         lim = (best[0][0] - mk[0], best[0][1] - mk[1])  # key(m + r2) < best  <=>  key(r2) < lim
         for use, members in groups.items():
             k_top = keys[members[0]]
@@ -202,22 +207,22 @@ def first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list
                 if not m_set.isdisjoint(z):
                     continue
                 r2 = ranked[i]
-                n2 = mg.gen_notation(gridgen.to_move(r2), rows)
+                n2 = gen_notation(gridgen.to_move(r2), rows)
                 if sec is None or k2 > sec[0] or n2 < sec[3]:
                     sec = (k2, r2[0], r2[1], n2, r2)
         if sec is not None:
-            key = mg._key(s1 + sec[1], nt1 + sec[2], variant)
+            key = _key(s1 + sec[1], nt1 + sec[2], variant)
             if not key < best[0]:
                 m = gridgen.to_move(raw)
-                plan = (key, prefix + [mg.gen_notation(m, rows), sec[3]], (m, gridgen.to_move(sec[4])), jolly)
-                if mg._better(plan, best):
+                plan = (key, prefix + [gen_notation(m, rows), sec[3]], (m, gridgen.to_move(sec[4])), jolly)
+                if _better(plan, best):
                     best = plan
         # (b) when a placement touching m can still make a plan as good as the best
         rows2 = list(rows)
         for (r, c), (_p, ch, b) in zip(m_sq, placed):
             rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
         rack2 = sort_rack(left.elements())
-        ub_b = mg._key(s1 + _touch_bound(rows2, m_sq, rack2), n_rack, variant)
+        ub_b = _key(s1 + _touch_bound(rows2, m_sq, rack2), n_rack, variant)
         if not ub_b < best[0]:
             later.append((ub_b, [(r, c, ch, b) for (r, c), (_p, ch, b) in zip(m_sq, placed)], s1, nt1, rack2, raw))
     return best, later, {}, gridgen.to_move
