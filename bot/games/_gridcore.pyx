@@ -2163,9 +2163,12 @@ cdef class PlanListing:
 
     def raw(self, int i):
         """The raw search record ``i`` as :func:`search` passes it to a sink."""
-        cdef PRec *rec = &self.recs[i]
+        cdef PRec *rec
         cdef PTile *t
         cdef int k
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        rec = &self.recs[i]
         word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &self.wch[rec.woff], rec.length)
         pl = []
         for k in range(rec.nt):
@@ -2313,6 +2316,8 @@ cdef class PlanListing:
         later = []
         if self.n == 0:
             return later
+        if self.gk0 == NULL:
+            raise ValueError("call finish() first")
         # what a second placement adds at most, for the first bound: (a) the best
         # single placement, (b) the table tiles of a line plus the rack's values
         # (movegen._line_bound)
