@@ -517,3 +517,80 @@ def test_typdom_plan_scans_equal_python(td_lex):
                                                                for r in raws]
         seen += len(want)
     assert seen > 20
+
+
+def test_typdom_plan_listing_holds_the_search_records(td_lex):
+    """The first listing of a plan in C arrays (``PlanListing``, issue 35) gives back the
+    records the search passes to a Python sink (``raw``, in the same order), counts the
+    joining placements as ``plan_ref._raw_runs`` does, and names the records of the best
+    key (``top``) in both variants."""
+    from bot.games.typdom import plan_ref
+
+    rng = random.Random(35)
+    bag = full_set()
+    root = gridgen.graph_root(td_lex)
+    seen = joined = 0
+    for _ in range(30):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, rng.randrange(1, 13))))
+        raws = td._search(rows, rack, root)
+        for kreuz in (False, True):
+            lst = _gridcore.PlanListing(rack, kreuz, td.VALUES, td.VOWELS)
+            gridgen.search(list(rows), rack, root, lst, [-1], td.SPEC)
+            assert len(lst) == len(raws)
+            lst.finish()
+            assert [lst.raw(i) for i in range(len(lst))] == raws
+            want = sum(1 for r in raws if r[1] < len(rack) and len(r[5]) - r[1] >= 2 and plan_ref._raw_runs(r) >= 2)
+            assert lst.joining() == want
+            key = (lambda r: (r[1], r[0])) if kreuz else (lambda r: (r[0], r[1]))
+            if raws:
+                top = max(map(key, raws))
+                assert lst.top() == [i for i, r in enumerate(raws) if key(r) == top]
+                assert lst.top_score() == max(r[0] for r in raws)
+            seen += len(raws)
+            joined += want
+    assert seen > 1000 and joined > 20
+
+
+def test_typdom_generated_notation_reads_back_as_its_placement(td_lex):
+    """``gen_notation`` (written directly) is ``format_placement`` of ``gen_placement``,
+    and the notation parser reads it back as that Placement: the best turn is judged
+    from the Placements without parsing (issue 35). The takeable Jollys read from the
+    row codes are ``Table.jollys`` with fewer than three neighbours."""
+    from bot.games.typdom.notation import format_placement, parse_turn
+    from bot.games.typdom.table import Table
+
+    rng = random.Random(36)
+    bag = full_set()
+    n = jollys = 0
+    for _ in range(12):
+        rows = _random_board(rng, td_lex, td.SPEC, bag, rng.randrange(1, 8), 8)
+        rack = "".join(sorted(rng.sample(bag, 8)))
+        for m in td.placements(rows, rack, td_lex)[::7]:
+            text = td.gen_notation(m, rows)
+            assert text == format_placement(td.gen_placement(m))
+            assert parse_turn(text).placements == (td.gen_placement(m),)
+            n += 1
+        table = Table.from_rows(rows)
+        want = [(r, c, letter) for r, c, letter in table.jollys() if table.neighbours(r, c) < 3]
+        assert td._jollys(rows) == want
+        assert td._table(rows) == table
+        jollys += len(want)
+    assert n > 100 and jollys > 0
+
+
+def test_typdom_plan_loop_with_large_racks_equals_the_reference(td_lex):
+    """The compiled plan loop (``PlanListing.plan_loop``: phase (a) by scanning the usage
+    groups or looking up the rack's sub-multisets, the choice of phase (b)'s joining
+    placements) against the pure-Python ``plan_ref.first``: the whole best turn with
+    racks of 9-11 tiles with a Jolly, both variants."""
+    rng = random.Random(353)
+    bag = [t for t in full_set() if t.isalpha()]
+    for i in range(CASES // 20 or 3):
+        rows = _random_board(rng, td_lex, td.SPEC, full_set(), rng.randrange(6, 10), 8)
+        rack = "".join(sorted([(RED_JOLLY, BLACK_JOLLY)[i % 2]] + rng.sample(bag, rng.randrange(8, 11))))
+        for variant in ("point", "kreuzwort"):
+            got = td.best_turn(rows, rack, td_lex, variant)
+            with gridgen.reference_search():
+                want = td.best_turn(rows, rack, td_lex, variant)
+            assert (got and got.to_json()) == (want and want.to_json()), (rows, rack, variant)

@@ -16,25 +16,34 @@ A turn is then one of:
 * a joining placement (two or more groups of table tiles in its word) followed by the
   best second placement on the table it leaves, with the rack it leaves. Exhaustive: for
   every joining placement m, the best second placement is the best of (a) the placements
-  of the first search that m leaves untouched (:func:`_zone`: m fills no square of their
+  of the first search that m leaves untouched (:func:`.plan_ref._zone`: m fills no square of their
   word's span with one square beyond each end, nor of the perpendicular runs through
   their new tiles with one square beyond) whose tiles are still in the rack, and (b) the
   placements whose word or contact word holds a tile of m (``gridgen.search`` with
   ``touch``). All (a) are tried first; then (b), the joining placements best bound
-  first, skipped when :func:`_touch_bound` shows they cannot reach the best plan, and
+  first, skipped when :func:`.plan_ref._touch_bound` shows they cannot reach the best plan, and
   listing only second placements that can: Point-Typ-Dom by their value
   (``threshold``), the Kreuzwort-Spiel by the tiles they lay (``min_tiles``, which also
   cuts the search where no word can still lay enough tiles: by the longest continuation
   in the word graph and, per letter, the most times a continuation holds it; not
   searched at all when no word of the list holds that many of the tiles left and a
   table tile, ``_gridcore.can_lay``, issue 35). Tested
-  equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
-  CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
-  compiled search core (issue 25, ``docs/development/performance-movegen.md``): median 6-8 ms, worst
-  0.3 s (Point-Typ-Dom) and 0.8 s (Kreuzwort-Spiel: a 15-tile rack with a Jolly); a
-  16-tile rack with both Jollys 0.1-4.5 s (the pure-Python search: about 2.5 minutes);
+  equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
+
+Where it runs (issue 35): the first listing of a plan stays in C arrays
+(:class:`bot.games._gridcore.PlanListing`, the search's sink); the best single
+placement, the joining placements, the usage groups, the zones, phase (a) and the
+choice of the joining placements phase (b) must search run there (:func:`_first`).
+Python objects are made only for phase (b)'s joining placements and for plans that can
+win; phase (b) is :class:`_Seconds`. :mod:`.plan_ref` is the pure-Python reference of
+the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
+two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
+notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
+positions; ``docs/development/performance-movegen.md``): median 2-3 ms, worst 0.2 s
+(Point-Typ-Dom) and 0.5 s (Kreuzwort-Spiel); racks of 16-19 tiles with both Jollys
+0.1-7 s (``--big``; phase (b)'s touch searches take most of it).
 
 "Best" is, for Point-Typ-Dom, the most points (then more
 tiles), for the Kreuzwort-Spiel the most tiles laid (then more points); then the
@@ -53,17 +62,19 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from bot.games import _gridcore, gridgen
-from bot.games.gridgen import GenMove, GridSpec
+from bot.games.gridgen import GenMove
+from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
-from bot.games.typdom.notation import Placement, Token, format_placement
-from bot.games.typdom.table import CENTRE, SIZE, Table
-from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
+from bot.games.typdom.genbase import SPEC, _best_of, _better, _key, _search, gen_notation, gen_placement
+from bot.games.typdom.notation import Turn
+from bot.games.typdom.table import SIZE, Table  # noqa: F401 (SIZE: for the tests)
+from bot.games.typdom.tiles import VALUES, VOWELS, jolly_for, sort_rack
+
+# the reference's helpers, which the tests use through this module
+from bot.games.typdom.plan_ref import (_after, _fits, _multiset_code, _raw_runs, _squares,  # noqa: F401
+                                       _touch_bound, _usage, _zone)
 
 __all__ = ["SPEC", "BestTurn", "placements", "best_turn", "gen_notation"]
-
-#: Typ-Dom's parameters of the shared generator (seed 002; RULES.md "Typ-Dom").
-SPEC = GridSpec(size=SIZE, centre=CENTRE, values=VALUES, premiums=None, blanks={RED_JOLLY: VOWELS,
-                BLACK_JOLLY: CONSONANTS}, cross_score=False, require_old=True, single_both_ways=True)
 
 
 @dataclass(frozen=True)
@@ -82,21 +93,6 @@ class BestTurn:
         return {"notation": self.notation, "score": self.score, "tiles": self.tiles, "words": list(self.words)}
 
 
-def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
-    """The player notation of a generated placement on the table ``rows``
-    (``M11s TEx*AS``)."""
-    new = {(r, c): (ch, b) for r, c, ch, b in m.tiles}
-    dr, dc = (0, 1) if m.direction == "w" else (1, 0)
-    toks = []
-    for i, ch in enumerate(m.word):
-        sq = (m.row + i * dr, m.col + i * dc)
-        if sq in new:
-            toks.append(Token("blank" if new[sq][1] else "new", ch))
-        else:
-            toks.append(Token("old", ch))
-    return format_placement(Placement(m.row, m.col, m.direction, tuple(toks)))
-
-
 def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
     """Every valid single placement of ``rack`` on the table ``rows`` (each placement
     once per direction; ``GenMove.score`` is the Point-Typ-Dom value, ``runs`` >= 2
@@ -104,272 +100,75 @@ def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
     return gridgen.all_moves(list(rows), rack, lexicon, SPEC)
 
 
-def _after(rows: Sequence[str], rack: str, m: GenMove) -> tuple[list[str], str]:
-    grid = [list(r) for r in rows]
-    left = Counter(rack)
-    for r, c, ch, b in m.tiles:
-        grid[r - 1][c - 1] = ch.lower() if b else ch
-        left[jolly_for(ch) if b else ch] -= 1
-    return ["".join(r) for r in grid], sort_rack(left.elements())
-
-
-def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
-    return (tiles, score) if variant == "kreuzwort" else (score, tiles)
-
-
-def _raw_runs(raw) -> int:
-    """Groups of table tiles in the main word of a raw search record."""
-    _score, _nt, _tr, _r, start, word, placed, _parts = raw
-    new = {p for p, _, _ in placed}
-    runs, prev = 0, False
-    for p in range(start, start + len(word)):
-        old = p not in new
-        if old and not prev:
-            runs += 1
-        prev = old
-    return runs
-
-
-def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold: int = -1,
-            min_tiles: int = 0, cache: dict | None = None) -> list:
-    found: list = []
-    gridgen.search(list(rows), rack, root, found.append, [threshold], SPEC, touch, min_tiles=min_tiles,
-                   cache=cache)
-    return found
-
-
-def _best_of(raws: list, rows: Sequence[str], variant: str):
-    """(key, GenMove, notation) of the best raw record (ties: smallest notation)."""
-    if not raws:
+def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
+    """:func:`bot.games.typdom.plan_ref.first` (same arguments and answers) on the
+    compiled core: the listing's records stay in C arrays
+    (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
+    phase (b) searches after and for plans that can win."""
+    lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
+    gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+    if not len(lst):
         return None
-    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
-    top = max(map(keyget, raws))
-    tied = [gridgen.to_move(r) for r in raws if keyget(r) == top]
-    best = min(tied, key=lambda m: gen_notation(m, rows))
-    return top, best, gen_notation(best, rows)
+    lst.finish()
+    single = _best_of([lst.raw(i) for i in lst.top()], rows, variant)
+    plan = (single[0], prefix + [single[2]], (single[1],), jolly)
+    if best is None or _better(plan, best):
+        best = plan
+    cache: dict = {}
+
+    def on_plan(i: int, tied: list[int]):
+        nonlocal best
+        raw = lst.raw(i)
+        sec = _best_of([lst.raw(j) for j in tied], rows, variant)
+        m = gridgen.to_move(raw)
+        plan = (_key(raw[0] + sec[1].score, raw[1] + len(sec[1].tiles), variant),
+                prefix + [gen_notation(m, rows), sec[2]], (m, sec[1]), jolly)
+        if _better(plan, best):
+            best = plan
+        return best[0]
+
+    if not lst.joining():
+        return best, [], cache, None
+    later = lst.plan_loop(best[0][0], best[0][1], sum(VALUES.get(ch, 0) for ch in rack), root, SPEC, cache,
+                          _gridcore.TouchBound(rows, VALUES), on_plan)
+    return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
 
 
-def _squares(raw) -> list[tuple[int, int]]:
-    """The squares (0-based row, col) of a raw record's new tiles."""
-    _s, _n, tr, r, _st, _w, placed, _p = raw
-    return [(p, r) if tr else (r, p) for p, _, _ in placed]
-
-
-def _usage(raw) -> dict[str, int]:
-    """The rack characters a raw record uses (a Jolly laid as a letter counts as that Jolly)."""
-    out: dict[str, int] = {}
-    for _p, ch, b in raw[6]:
-        k = jolly_for(ch) if b else ch
-        out[k] = out.get(k, 0) + 1
-    return out
-
-
-def _zone(raw) -> frozenset:
-    """The squares (0-based) whose filling could change a raw record's words: its word's
-    span with one square before and after, and for each new tile the perpendicular run
-    through it with one square beyond each end. A placement of the first search stays
-    valid, with the same words and value, after a first placement that fills none of
-    these squares (and leaves its tiles in the rack)."""
-    _s, _n, tr, r, start, word, placed, parts = raw
-    sq = [(r, p) for p in range(start - 1, start + len(word) + 1)]
-    for p, _ch, _b in placed:
-        pr = parts[r][p]
-        up, down = (len(pr[0]), len(pr[1])) if pr is not None else (0, 0)
-        sq.extend((ln, p) for ln in range(r - up - 1, r + down + 2))
-    return frozenset((b, a) if tr else (a, b) for a, b in sq)
-
-
-def _touch_bound(rows2: Sequence[str], squares: list[tuple[int, int]], rack2: str) -> int:
-    """An upper bound of the Point-Typ-Dom value of any placement of ``rack2`` on
-    ``rows2`` whose word or a contact word holds one of ``squares`` (0-based): such a
-    word lies in a line :func:`bot.games.gridspec._touch_lines` names; its value is the
-    table tiles of a stretch of that line holding at most ``len(rack2)`` empty squares
-    plus the best values of as many rack tiles."""
-    vals = sorted((VALUES.get(ch, 0) for ch in rack2), reverse=True)
-    top = [0]
-    for v in vals:
-        top.append(top[-1] + v)
-    k = len(vals)
-    best = 0
-    for tr in (False, True):
-        L = ["".join(c) for c in zip(*rows2)] if tr else list(rows2)
-        need = set()
-        for r, c in squares:
-            ln, pos = (c, r) if tr else (r, c)
-            need.add(ln)
-            i = ln - 1
-            while i >= 0 and L[i][pos] not in _EMPTY:
-                i -= 1
-            if i >= 0:
-                need.add(i)
-            i = ln + 1
-            while i < SIZE and L[i][pos] not in _EMPTY:
-                i += 1
-            if i < SIZE:
-                need.add(i)
-        for ln in need:
-            line = L[ln]
-            pre = [0]
-            empties = []
-            for i, ch in enumerate(line):
-                if ch in _EMPTY:
-                    empties.append(i)
-                    pre.append(pre[-1])
-                else:
-                    pre.append(pre[-1] + (VALUES.get(ch, 0) if ch.isupper() else 0))
-            if len(empties) <= k:
-                best = max(best, pre[SIZE] + top[len(empties)])
-                continue
-            for i in range(len(empties) - k + 1):
-                lo = empties[i - 1] + 1 if i else 0
-                hi = empties[i + k] if i + k < len(empties) else SIZE
-                best = max(best, pre[hi] - pre[lo] + top[k])
-    return best
-
-
-_EMPTY = frozenset(". ")
-
-
-def _multiset_code(tiles: dict[str, int], fields: dict[str, int]) -> int:
-    """The tile counts ``tiles`` as one integer, 6 bits a tile kind (``fields``: kind ->
-    field index; counts up to 31): :class:`bot.games._gridcore.MultisetIndex` finds the
-    ones a rack holds, with a guard bit 32 per field (a count below zero clears it)."""
-    out = 0
-    for ch, n in tiles.items():
-        out |= n << (6 * fields[ch])
-    return out
-
-
-def _fits(use, have: dict[str, int]) -> bool:
-    """Whether the rack ``have`` holds the tiles ``use`` (``(tile, count)`` pairs)."""
-    return all(have.get(ch, 0) >= n for ch, n in use)
-
-
-def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None):
+def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None,
+               jolly: tuple[int, int] | None = None):
     """The better of ``best`` (a plan or None) and the best turn without a Jolly taken on
-    ``rows`` with ``rack`` (after the Jolly take written in ``prefix``). A plan is
-    ``(key, notation parts)``.
+    ``rows`` with ``rack`` (after the Jolly take written in ``prefix``, of the Jolly at
+    ``jolly``, 1-based). A plan is ``(key, notation parts, placements as GenMove,
+    jolly)``.
 
     Exhaustive: for every joining first placement m the best second placement on the
     table m leaves, with the rack it leaves, is the best of (a) the single placements of
-    the first search that m leaves untouched (:func:`_zone`) and whose tiles are still in
+    the first search that m leaves untouched (:func:`.plan_ref._zone`) and whose tiles are still in
     the rack, and (b) the placements touching m's tiles (``gridgen.search`` with
     ``touch``). First placements are taken by an upper bound of their plan, best first;
     the search stops when the bound is below the best plan found, and (b) is skipped for
-    an m whose bound for (b) is below it (:func:`_touch_bound`)."""
+    an m whose bound for (b) is below it (:func:`.plan_ref._touch_bound`)."""
     root = gridgen.graph_root(lexicon)
-    raws = _search(rows, rack, root)
-    single = _best_of(raws, rows, variant)
-    if single is None:
+    first = _first if gridgen.compiled_active() else plan_ref.first
+    found = first(rows, rack, root, variant, prefix, best, jolly)
+    if found is None:
         return best
-    plan = (single[0], prefix + [single[2]])
-    if best is None or _better(plan, best):
-        best = plan
-    n_rack = len(rack)
-    joining = _gridcore.joining(raws, n_rack)  # (the compiled scan of _raw_runs >= 2)
-    if not joining:
-        return best
-    keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)
-    ranked = sorted(raws, key=keyget, reverse=True)
-    # the placements of the first search grouped by the rack tiles they use (as one
-    # integer, _multiset_code), the groups in the order of their best placement: a
-    # group's tiles are checked once per m
-    fields = {ch: i for i, ch in enumerate(sorted(set(rack)))}
-    inc = {ch: 1 << (6 * fields[ch]) if ch in fields else 0 for ch in VALUES}
-    inc_blank = {ch: 1 << (6 * fields[jolly_for(ch)]) if jolly_for(ch) in fields else 0 for ch in VALUES}
-    groups: dict[int, list[int]] = {}
-    for i, code in enumerate(_gridcore.usage_codes(ranked, inc, inc_blank)):
-        groups.setdefault(code, []).append(i)
-    group_members = list(groups.values())
-    index = _gridcore.MultisetIndex(list(groups), len(fields))
-    keys = list(map(keyget, ranked))
-    zones: dict[int, frozenset] = {}
-    top_score = max(map(itemgetter(0), raws))
-    rack_values = sorted((VALUES.get(ch, 0) for ch in rack), reverse=True)
-    line_best = _line_bound(rows)
-    bounder = _gridcore.TouchBound(rows, VALUES)
-    cache: dict = {}
-    cands = []
-    for raw in joining:
-        left = len(rack) - raw[1]
-        # (a) scores at most the best single placement; (b) at most the table tiles of a
-        # line plus the values of the tiles left and of m's (a cheap first bound)
-        ub = _key(raw[0] + max(top_score, line_best + sum(rack_values)), raw[1] + left, variant)
-        cands.append((ub, raw))
-    cands.sort(key=lambda t: t[0], reverse=True)
-    later = []
-    rack_counts = Counter(rack)
-    compiled = gridgen.compiled_active()  # (the reference runs its own search only)
-    for ub, raw in cands:
-        if ub < best[0]:
-            break
-        s1, nt1, placed = raw[0], raw[1], raw[6]
-        left = rack_counts.copy()
-        for _p, ch, b in placed:
-            left[jolly_for(ch) if b else ch] -= 1
-        left_elements = list(left.elements())
-        have = _multiset_code(left, fields)
-        m_sq = _squares(raw)
-        m_set = set(m_sq)
-        # (a) the best placement of the first search that m leaves untouched
-        sec = None
-        mk = _key(s1, nt1, variant)
-        lim = (best[0][0] - mk[0], best[0][1] - mk[1])  # key(m + r2) < best  <=>  key(r2) < lim
-        index.set_have(have)
-        gi = index.next_fit(0)  # only the groups whose tiles the rack left holds
-        while gi >= 0:
-            members = group_members[gi]
-            k_top = keys[members[0]]
-            if k_top < lim or (sec is not None and k_top < sec[0]):
-                break  # groups in the order of their best placement: no later one is better
-            for i in members:
-                k2 = keys[i]
-                if k2 < lim or (sec is not None and k2 < sec[0]):
-                    break
-                z = zones.get(i)
-                if z is None:
-                    r2 = ranked[i]
-                    z = zones[i] = _zone(r2)
-                if not m_set.isdisjoint(z):
-                    continue
-                r2 = ranked[i]
-                n2 = gen_notation(gridgen.to_move(r2), rows)
-                if sec is None or k2 > sec[0] or n2 < sec[3]:
-                    sec = (k2, r2[0], r2[1], n2)
-            gi = index.next_fit(gi + 1)
-        if sec is not None:
-            key = _key(s1 + sec[1], nt1 + sec[2], variant)
-            if not key < best[0]:  # (m's notation only for a plan that can win)
-                plan = (key, prefix + [gen_notation(gridgen.to_move(raw), rows), sec[3]])
-                if _better(plan, best):
-                    best = plan
-        # (b) the placements using m's tiles: searched below, best bound first, once
-        # every (a) has been tried (the best plan is then as good as it gets cheaply)
-        if compiled and variant == "kreuzwort" and best[0][0] - nt1 > 0 and \
-                not _gridcore.can_lay(root, sort_rack(left_elements), best[0][0] - nt1, SPEC, cache):
-            continue  # no word holds enough of the tiles left, nor will (the best plan only grows)
-        # (_touch_bound, compiled: the same numbers)
-        tb = bounder.bound([(r, c, 0 if b else VALUES.get(ch, 0)) for (r, c), (_p, ch, b) in zip(m_sq, placed)],
-                           [VALUES.get(ch, 0) for ch in left_elements])
-        ub_b = _key(s1 + tb, len(rack), variant)
-        if not ub_b < best[0]:
-            later.append((ub_b, raw, m_sq, left_elements))
+    best, later, cache, move_of = found
     # best bound first (the order does not change the answer: a joining placement is
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
     seconds = _Seconds(rows, rack, root, variant, cache)
-    for ub_b, raw, m_sq, left_elements in later:
+    for ub_b, m_tiles, m_score, m_nt, rack2, ref in later:
         if ub_b < best[0]:
             break
-        m_score, m_nt = raw[0], raw[1]
-        sec_b = seconds.best([(r, c, ch, b) for (r, c), (_p, ch, b) in zip(m_sq, raw[6])], m_score, m_nt,
-                             sort_rack(left_elements), best[0])
+        sec_b = seconds.best(m_tiles, m_score, m_nt, rack2, best[0])
         if sec_b is None:
             continue
         _, m2, n2 = sec_b
-        m = gridgen.to_move(raw)
-        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2])
+        m = move_of(ref)
+        plan = (_key(m.score + m2.score, len(m.tiles) + len(m2.tiles), variant), prefix + [gen_notation(m, rows), n2],
+                (m, m2), jolly)
         if _better(plan, best):
             best = plan
     return best
@@ -419,13 +218,6 @@ def _line_bound(rows: Sequence[str]) -> int:
     return max(sum(VALUES.get(ch, 0) for ch in line if ch.isupper()) for line in list(rows) + cols)
 
 
-def _better(a, b) -> bool:
-    """Plan ``a`` beats ``b``: higher key, then the smaller notation."""
-    if a[0] != b[0]:
-        return a[0] > b[0]
-    return "; ".join(a[1]) < "; ".join(b[1])
-
-
 def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:
     """The best turn ``rack`` allows on the table ``rows`` (25 row codes) in ``variant``
     (``"point"``: most points; ``"kreuzwort"``: most tiles laid), or None when no word
@@ -453,22 +245,55 @@ def _gc_paused():
             gc.enable()
 
 
+def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
+    """The Jollys of the table ``rows`` that can be taken (``Table.jollys`` with at most
+    two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based."""
+    out = []
+    n = len(rows)
+    for r, line in enumerate(rows):
+        if line == line.upper():
+            continue  # (no lower-case code: no Jolly)
+        for c, ch in enumerate(line):
+            if ch.islower():
+                occ = sum(1 for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
+                          if 0 <= rr < n and 0 <= cc < n and rows[rr][cc] not in _EMPTY)
+                if occ < 3:
+                    out.append((r + 1, c + 1, ch.upper()))
+    return out
+
+
+_EMPTY = frozenset(". ")
+_TILES: dict[str, Any] = {}
+
+
+def _table(rows: list[str]) -> Table:
+    """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen)."""
+    try:
+        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+    except KeyError:
+        for ch in "".join(rows):
+            _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
+        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+
+
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
     best = _best_plan(rows, rack, lexicon, variant, [])
-    table = Table.from_rows(rows)
-    for r, c, letter in table.jollys():
-        if table.neighbours(r, c) >= 3 or letter not in rack:
+    for r, c, letter in _jollys(rows):
+        if letter not in rack:
             continue
         rows2 = list(rows)
         rows2[r - 1] = rows2[r - 1][:c - 1] + letter + rows2[r - 1][c:]
         left = Counter(rack)
         left[letter] -= 1
         left[jolly_for(letter)] += 1
-        best = _best_plan(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {table.coord(r, c)}"], best)
+        best = _best_plan(rows2, sort_rack(left.elements()), lexicon, variant, [f"JOLLY {Table.coord(r, c)}"], best,
+                          (r, c))
     if best is None:
         return None
     notation = "; ".join(best[1])
-    out = evaluate(table, rack, notation, lexicon, variant)
+    # the plan's own Placements (what parse_turn would read from the notation: no parse)
+    turn = Turn(placements=tuple(gen_placement(m) for m in best[2]), jolly=best[3])
+    out = evaluate(_table(rows), rack, turn, lexicon, variant)
     if not out.valid:
         raise RuntimeError(f"move generator and rules disagree: {notation} is {out.reason} ({out.message})")
     return BestTurn(out.notation, out.score, out.tiles, tuple(out.words), out)
