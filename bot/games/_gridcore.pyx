@@ -1460,6 +1460,7 @@ cdef class TouchSearcher:
     cdef int xsum0[2][MAXS][MAXS]
     cdef dict memo
     cdef public long long lines_searched, lines_skipped
+    cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
 
     def __init__(self, rows, root, spec):
         cdef CGraph g = compiled_graph(root)
@@ -1722,6 +1723,7 @@ cdef class TouchSearcher:
             return 0
         self.lines_searched += 1
         n = len(found)
+        cdef long long st0 = _STEPS
         S.set_line(p, ln)
         for a in range(size):
             if not S.is_anchor(a):
@@ -1739,6 +1741,8 @@ cdef class TouchSearcher:
             if S.anchor_bound(a, lo) < S.thr:
                 continue
             S.run_anchor(p, ln, a)
+        if self.trace is not None:
+            self.trace.append((p, ln, _STEPS - st0))
         if len(found) == n:
             if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
                 self.memo[key] = (S.min_tiles, S.thr)
