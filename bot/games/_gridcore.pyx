@@ -419,6 +419,7 @@ cdef class _Search:
     cdef long thr
     cdef object thr_list
     cdef object sink
+    cdef uint64_t *reach_at  # TouchSearcher only (NULL otherwise): per node and depth, the letters a word can hold there
 
     cdef int set_line(self, int p, int r) except -1:
         self.p = p
@@ -530,6 +531,8 @@ cdef class _Search:
                 return 0
             msum += self.lbv[col]
             col += 1
+        if self.reach_at != NULL and not _reach_ok(self, node, col, self.lnxt[self.start]):
+            return 0  # the word cannot hold a letter the square it must reach allows
         if col > self.anchor and g.term[node]:
             self.record(col, msum, wmul, xs, nt)
         if col >= size or self.left == 0:
@@ -636,6 +639,8 @@ cdef class _Search:
         if self.nxt_on and depth > 0 and a + g.height[node] <= self.lnxt[a - limit]:
             # touch: the word (starting at a - limit or later, ending before a + height)
             # cannot reach the first square it must hold
+            return 0
+        if self.reach_at != NULL and depth > 0 and not _reach_ok(self, node, a, self.lnxt[a - depth]):
             return 0
         if self.min_tiles and depth > 0:
             h = g.height[node]
@@ -1377,6 +1382,83 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.string cimport memcpy
 
 
+cdef class _ReachAt:
+    """Per node of a graph and depth ``j`` (below ``MAXS``): the letters a path from the
+    node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one)."""
+    cdef uint64_t *m
+    cdef object graph
+
+    def __dealloc__(self):
+        free(self.m)
+
+
+cdef int _fill_reach(CGraph g, uint64_t *R, uint8_t *state, int32_t node) noexcept:
+    """Fill ``R`` for ``node`` and below; 1 when a word's end is reachable from it."""
+    cdef int32_t e, c
+    cdef uint64_t mm
+    cdef int li, j, alive
+    if state[node]:
+        return state[node] == 2
+    alive = g.term[node]
+    mm = g.mask[node]
+    e = g.first[node]
+    while mm:
+        li = sl_ctz(mm)
+        mm &= mm - 1
+        c = g.child[e]
+        e += 1
+        if _fill_reach(g, R, state, c):
+            alive = 1
+            R[<Py_ssize_t>node * MAXS] |= (<uint64_t>1) << li
+            for j in range(1, MAXS):
+                R[<Py_ssize_t>node * MAXS + j] |= R[<Py_ssize_t>c * MAXS + j - 1]
+    state[node] = 2 if alive else 1
+    return alive
+
+
+_REACH = {}
+
+
+cdef _ReachAt _reach_for(CGraph g):
+    """The :class:`_ReachAt` of ``g`` (built on first use, memoised per graph)."""
+    hit = _REACH.get(id(g))
+    if hit is not None and (<_ReachAt>hit).graph is g:
+        return hit
+    cdef _ReachAt out = _ReachAt()
+    cdef uint8_t *state = <uint8_t *>malloc(g.n)
+    cdef int32_t i
+    out.m = <uint64_t *>malloc(<Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
+    if out.m == NULL or state == NULL:
+        free(state)
+        raise MemoryError()
+    memset(out.m, 0, <Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
+    memset(state, 0, g.n)
+    for i in range(g.n):
+        _fill_reach(g, out.m, state, i)
+    free(state)
+    out.graph = g
+    if len(_REACH) >= 4:
+        _REACH.pop(next(iter(_REACH)))
+    _REACH[id(g)] = out
+    return out
+
+
+cdef inline int _reach_ok(_Search S, int32_t node, int col, int s) noexcept:
+    """Whether a word at ``node`` whose next letter goes on square ``col`` can still hold
+    square ``s`` (the first square it must reach, ``s >= col``): the tile there, or a
+    letter its cross-check allows and the rack can lay.  True when ``s < col``."""
+    cdef uint64_t want
+    if s < col:
+        return 1
+    if s - col >= MAXS or s >= S.size:
+        return 0
+    if S.line[s] != EMPTY:
+        want = (<uint64_t>1) << S.line[s]
+    else:
+        want = S.lok[s] & S.pmask
+    return (S.reach_at[<Py_ssize_t>node * MAXS + (s - col)] & want) != 0
+
+
 cdef int _cross_at(_Search S, int p, int r, int c) noexcept:
     """Set the cross-check (``allowed``) and cross sum (``xsum``) of square ``(r, c)`` of
     pass ``p`` from the tiles above and below it in its column, as :func:`search` does
@@ -1459,6 +1541,7 @@ cdef class TouchSearcher:
     cdef uint64_t allowed0[2][MAXS][MAXS]
     cdef int xsum0[2][MAXS][MAXS]
     cdef dict memo
+    cdef _ReachAt reach
     cdef public long long lines_searched, lines_skipped
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
 
@@ -1528,6 +1611,8 @@ cdef class TouchSearcher:
         memcpy(self.allowed0, S.allowed, sizeof(S.allowed))
         memcpy(self.xsum0, S.xsum, sizeof(S.xsum))
         _ensure_most(g)
+        self.reach = _reach_for(g)
+        S.reach_at = self.reach.m
         self.S = S
 
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
