@@ -531,7 +531,7 @@ cdef class _Search:
                 return 0
             msum += self.lbv[col]
             col += 1
-        if self.reach_at != NULL and not _reach_ok(self, node, col, self.lnxt[self.start]):
+        if self.reach_at != NULL and not _reach_ok(self, node, col, self.lnxt[self.start], 0):
             return 0  # the word cannot hold a letter the square it must reach allows
         if col > self.anchor and g.term[node]:
             self.record(col, msum, wmul, xs, nt)
@@ -633,15 +633,20 @@ cdef class _Search:
         cdef int i, c, s, msum, wmul, li, k
         cdef int32_t e, ch
         cdef uint64_t m, bit
-        cdef int h
+        cdef int h, here
         if depth > 0 and self.thr > 0 and self.lpb[depth] < self.thr:
             return 0  # no word with a left part this long or longer reaches the threshold
         if self.nxt_on and depth > 0 and a + g.height[node] <= self.lnxt[a - limit]:
             # touch: the word (starting at a - limit or later, ending before a + height)
             # cannot reach the first square it must hold
             return 0
-        if self.reach_at != NULL and depth > 0 and not _reach_ok(self, node, a, self.lnxt[a - depth]):
-            return 0
+        here = 1
+        if self.reach_at != NULL and depth > 0 and not _reach_ok(self, node, a, self.lnxt[a - depth], 0):
+            # this left part cannot be the word's whole left part; a longer one (its
+            # letters a square further left each) needs the letter further down
+            if not _reach_ok(self, node, a, self.lnxt[a - depth], 1):
+                return 0
+            here = 0
         if self.min_tiles and depth > 0:
             h = g.height[node]
             if depth + (h if h < self.left else self.left) < self.min_tiles:
@@ -655,7 +660,7 @@ cdef class _Search:
         if depth > 0 and self.thr > 0 and self.s.plain and not self.s.cross_score:
             if self.left_bound(node, depth, a, lsum) < self.thr:
                 return 0  # no word through this left part reaches the threshold
-        if depth > 0 and g.mask[node] != 0:
+        if depth > 0 and g.mask[node] != 0 and here:
             s = a - depth
             if not (self.nxt_on and self.lnxt[s] >= self.size):
                 msum = 0
@@ -1443,11 +1448,14 @@ cdef _ReachAt _reach_for(CGraph g):
     return out
 
 
-cdef inline int _reach_ok(_Search S, int32_t node, int col, int s) noexcept:
+cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) noexcept:
     """Whether a word at ``node`` whose next letter goes on square ``col`` can still hold
     square ``s`` (the first square it must reach, ``s >= col``): the tile there, or a
-    letter its cross-check allows and the rack can lay.  True when ``s < col``."""
-    cdef uint64_t want
+    letter its cross-check allows and the rack can lay.  True when ``s < col``.  With
+    ``deeper``: whether a word reading on from ``node`` with one letter or more before
+    the one on ``col`` can (a longer left part)."""
+    cdef uint64_t want, have = 0
+    cdef int j
     if s < col:
         return 1
     if s - col >= MAXS or s >= S.size:
@@ -1456,7 +1464,11 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s) noexcept:
         want = (<uint64_t>1) << S.line[s]
     else:
         want = S.lok[s] & S.pmask
-    return (S.reach_at[<Py_ssize_t>node * MAXS + (s - col)] & want) != 0
+    if not deeper:
+        return (S.reach_at[<Py_ssize_t>node * MAXS + (s - col)] & want) != 0
+    for j in range(s - col + 1, MAXS):
+        have |= S.reach_at[<Py_ssize_t>node * MAXS + j]
+    return (have & want) != 0
 
 
 cdef int _cross_at(_Search S, int p, int r, int c) noexcept:
