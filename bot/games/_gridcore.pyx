@@ -1455,7 +1455,8 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) n
     ``deeper``: whether a word reading on from ``node`` with one letter or more before
     the one on ``col`` can (a longer left part)."""
     cdef uint64_t want, have = 0
-    cdef int j
+    cdef uint64_t *R
+    cdef int j, hi
     if s < col:
         return 1
     if s - col >= MAXS or s >= S.size:
@@ -1465,7 +1466,21 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) n
     else:
         want = S.lok[s] & S.pmask
     if not deeper:
-        return (S.reach_at[<Py_ssize_t>node * MAXS + (s - col)] & want) != 0
+        R = &S.reach_at[<Py_ssize_t>node * MAXS]
+        if not (R[s - col] & want):
+            return 0
+        # the word covers every square up to s: each must take a letter a path holds
+        # at that depth (the tile there, or one its cross-check allows and the rack can
+        # lay); the first few are checked
+        hi = s if s < col + 6 else col + 6
+        for j in range(col, hi):
+            if S.line[j] != EMPTY:
+                want = (<uint64_t>1) << S.line[j]
+            else:
+                want = S.lok[j] & S.pmask
+            if not (R[j - col] & want):
+                return 0
+        return 1
     for j in range(s - col + 1, MAXS):
         have |= S.reach_at[<Py_ssize_t>node * MAXS + j]
     return (have & want) != 0
