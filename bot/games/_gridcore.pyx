@@ -420,6 +420,7 @@ cdef class _Search:
     cdef object thr_list
     cdef object sink
     cdef uint64_t *reach_at  # TouchSearcher only (NULL otherwise): per node and depth, the letters a word can hold there
+    cdef uint64_t *reach_ge  # (and at that depth or deeper)
 
     cdef int set_line(self, int p, int r) except -1:
         self.p = p
@@ -1389,12 +1390,15 @@ from libc.string cimport memcpy
 
 cdef class _ReachAt:
     """Per node of a graph and depth ``j`` (below ``MAXS``): the letters a path from the
-    node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one)."""
+    node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one), ``m``,
+    and as its ``j``-th letter or a later one, ``ge``."""
     cdef uint64_t *m
+    cdef uint64_t *ge
     cdef object graph
 
     def __dealloc__(self):
         free(self.m)
+        free(self.ge)
 
 
 cdef int _fill_reach(CGraph g, uint64_t *R, uint8_t *state, int32_t node) noexcept:
@@ -1432,6 +1436,8 @@ cdef _ReachAt _reach_for(CGraph g):
     cdef _ReachAt out = _ReachAt()
     cdef uint8_t *state = <uint8_t *>malloc(g.n)
     cdef int32_t i
+    cdef int j
+    cdef uint64_t acc
     out.m = <uint64_t *>malloc(<Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
     if out.m == NULL or state == NULL:
         free(state)
@@ -1441,6 +1447,14 @@ cdef _ReachAt _reach_for(CGraph g):
     for i in range(g.n):
         _fill_reach(g, out.m, state, i)
     free(state)
+    out.ge = <uint64_t *>malloc(<Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
+    if out.ge == NULL:
+        raise MemoryError()
+    for i in range(g.n):
+        acc = 0
+        for j in range(MAXS - 1, -1, -1):
+            acc |= out.m[<Py_ssize_t>i * MAXS + j]
+            out.ge[<Py_ssize_t>i * MAXS + j] = acc
     out.graph = g
     if len(_REACH) >= 4:
         _REACH.pop(next(iter(_REACH)))
@@ -1454,7 +1468,7 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) n
     letter its cross-check allows and the rack can lay.  True when ``s < col``.  With
     ``deeper``: whether a word reading on from ``node`` with one letter or more before
     the one on ``col`` can (a longer left part)."""
-    cdef uint64_t want, have = 0
+    cdef uint64_t want
     cdef uint64_t *R
     cdef int j, hi
     if s < col:
@@ -1481,9 +1495,10 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) n
             if not (R[j - col] & want):
                 return 0
         return 1
-    for j in range(s - col + 1, MAXS):
-        have |= S.reach_at[<Py_ssize_t>node * MAXS + j]
-    return (have & want) != 0
+    j = s - col + 1
+    if j >= MAXS:
+        return 0
+    return (S.reach_ge[<Py_ssize_t>node * MAXS + j] & want) != 0
 
 
 cdef int _cross_at(_Search S, int p, int r, int c) noexcept:
@@ -1640,6 +1655,7 @@ cdef class TouchSearcher:
         _ensure_most(g)
         self.reach = _reach_for(g)
         S.reach_at = self.reach.m
+        S.reach_ge = self.reach.ge
         self.S = S
 
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):

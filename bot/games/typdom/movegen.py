@@ -27,7 +27,15 @@ A turn is then one of:
   cuts the search where no word can still lay enough tiles: by the longest continuation
   in the word graph and, per letter, the most times a continuation holds it; not
   searched at all when no word of the list holds that many of the tiles left and a
-  table tile, ``_gridcore.can_lay``, issue 35). Tested
+  table tile, ``_gridcore.can_lay``, issue 35). Phase (b) is :class:`_Seconds`: one
+  compiled ``_gridcore.TouchSearcher`` per plan parses the table and computes its
+  cross-checks once, lays each joining placement's tiles in place (recomputing only the
+  cross-checks next to them), searches only the lines a touching word can lie in, prunes
+  words that cannot hold the square they must reach (per graph node and depth, the
+  letters a path to a word's end holds there), and remembers the lines that found
+  nothing (with the rack left and the cut), so the same line after another joining
+  placement is not searched again (issue 35; tested equal to the search it replaced,
+  ``_seconds_reference``, in ``tests/test_typdom_seconds.py``). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``).
   CPU time per rack in ``bench/typdom_bench.py`` (84 self-played positions) with the
   compiled search core (issue 25, ``docs/development/performance-movegen.md``): median 6-8 ms, worst
