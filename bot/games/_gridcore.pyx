@@ -421,6 +421,7 @@ cdef class _Search:
     cdef object sink
     cdef uint64_t *reach_at  # TouchSearcher only (NULL otherwise): per node and depth, the letters a word can hold there
     cdef uint64_t *reach_ge  # (and at that depth or deeper)
+    cdef Py_ssize_t *reach_off  # (where a node's depths start in both)
 
     cdef int set_line(self, int p, int r) except -1:
         self.p = p
@@ -1389,19 +1390,22 @@ from libc.string cimport memcpy
 
 
 cdef class _ReachAt:
-    """Per node of a graph and depth ``j`` (below ``MAXS``): the letters a path from the
-    node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one), ``m``,
-    and as its ``j``-th letter or a later one, ``ge``."""
+    """Per node of a graph and depth ``j`` (below the node's height): the letters a path
+    from the node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one),
+    ``m``, and as its ``j``-th letter or a later one, ``ge``; a node's entries start at
+    ``off[node]``."""
     cdef uint64_t *m
     cdef uint64_t *ge
+    cdef Py_ssize_t *off
     cdef object graph
 
     def __dealloc__(self):
         free(self.m)
         free(self.ge)
+        free(self.off)
 
 
-cdef int _fill_reach(CGraph g, uint64_t *R, uint8_t *state, int32_t node) noexcept:
+cdef int _fill_reach(CGraph g, uint64_t *R, Py_ssize_t *off, uint8_t *state, int32_t node) noexcept:
     """Fill ``R`` for ``node`` and below; 1 when a word's end is reachable from it."""
     cdef int32_t e, c
     cdef uint64_t mm
@@ -1416,11 +1420,11 @@ cdef int _fill_reach(CGraph g, uint64_t *R, uint8_t *state, int32_t node) noexce
         mm &= mm - 1
         c = g.child[e]
         e += 1
-        if _fill_reach(g, R, state, c):
+        if _fill_reach(g, R, off, state, c):
             alive = 1
-            R[<Py_ssize_t>node * MAXS] |= (<uint64_t>1) << li
-            for j in range(1, MAXS):
-                R[<Py_ssize_t>node * MAXS + j] |= R[<Py_ssize_t>c * MAXS + j - 1]
+            R[off[node]] |= (<uint64_t>1) << li
+            for j in range(1, g.height[c] + 1):  # (a node is higher than its children)
+                R[off[node] + j] |= R[off[c] + j - 1]
     state[node] = 2 if alive else 1
     return alive
 
@@ -1438,23 +1442,30 @@ cdef _ReachAt _reach_for(CGraph g):
     cdef int32_t i
     cdef int j
     cdef uint64_t acc
-    out.m = <uint64_t *>malloc(<Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
-    if out.m == NULL or state == NULL:
+    cdef Py_ssize_t total = 0
+    out.off = <Py_ssize_t *>malloc((g.n + 1) * sizeof(Py_ssize_t))
+    if out.off == NULL or state == NULL:
         free(state)
         raise MemoryError()
-    memset(out.m, 0, <Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
+    for i in range(g.n):
+        out.off[i] = total
+        total += g.height[i]
+    out.off[g.n] = total
+    out.m = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+    out.ge = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+    if out.m == NULL or out.ge == NULL:
+        free(state)
+        raise MemoryError()
+    memset(out.m, 0, (total + 1) * sizeof(uint64_t))
     memset(state, 0, g.n)
     for i in range(g.n):
-        _fill_reach(g, out.m, state, i)
+        _fill_reach(g, out.m, out.off, state, i)
     free(state)
-    out.ge = <uint64_t *>malloc(<Py_ssize_t>g.n * MAXS * sizeof(uint64_t))
-    if out.ge == NULL:
-        raise MemoryError()
     for i in range(g.n):
         acc = 0
-        for j in range(MAXS - 1, -1, -1):
-            acc |= out.m[<Py_ssize_t>i * MAXS + j]
-            out.ge[<Py_ssize_t>i * MAXS + j] = acc
+        for j in range(g.height[i] - 1, -1, -1):
+            acc |= out.m[out.off[i] + j]
+            out.ge[out.off[i] + j] = acc
     out.graph = g
     if len(_REACH) >= 4:
         _REACH.pop(next(iter(_REACH)))
@@ -1470,17 +1481,17 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) n
     the one on ``col`` can (a longer left part)."""
     cdef uint64_t want
     cdef uint64_t *R
-    cdef int j, hi
+    cdef int j, hi, h = S.g.height[node]
     if s < col:
         return 1
-    if s - col >= MAXS or s >= S.size:
-        return 0
+    if s - col >= h or s >= S.size:
+        return 0  # (no path is that long)
     if S.line[s] != EMPTY:
         want = (<uint64_t>1) << S.line[s]
     else:
         want = S.lok[s] & S.pmask
     if not deeper:
-        R = &S.reach_at[<Py_ssize_t>node * MAXS]
+        R = &S.reach_at[S.reach_off[node]]
         if not (R[s - col] & want):
             return 0
         # the word covers every square up to s: each must take a letter a path holds
@@ -1496,9 +1507,9 @@ cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) n
                 return 0
         return 1
     j = s - col + 1
-    if j >= MAXS:
+    if j >= h:
         return 0
-    return (S.reach_ge[<Py_ssize_t>node * MAXS + j] & want) != 0
+    return (S.reach_ge[S.reach_off[node] + j] & want) != 0
 
 
 cdef int _cross_at(_Search S, int p, int r, int c) noexcept:
@@ -1656,6 +1667,7 @@ cdef class TouchSearcher:
         self.reach = _reach_for(g)
         S.reach_at = self.reach.m
         S.reach_ge = self.reach.ge
+        S.reach_off = self.reach.off
         self.S = S
 
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
