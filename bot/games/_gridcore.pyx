@@ -1586,8 +1586,11 @@ cdef class TouchSearcher:
     A line whose search found nothing is remembered with its state (tiles, cross-checks,
     squares to reach), the rack and the query's ``min_tiles`` and ``threshold``: the same
     line with the same rack finds nothing for a query asking as much or more (Typ-Dom's
-    plan search, phase (b), issue 35).  Raises ValueError for a malformed or empty
-    table or a board larger than 32 squares a side."""
+    plan search, phase (b), issue 35).  On top of :func:`search`'s cuts, a word is cut
+    when no path of the graph from its node holds, at the right depth, a letter the
+    square it must reach takes (and the first squares before it: :c:func:`_reach_ok`).
+    Raises ValueError for a malformed or empty table or a board larger than 32 squares
+    a side."""
     cdef _Search S
     cdef object root
     cdef object spec
