@@ -27,7 +27,15 @@ A turn is then one of:
   cuts the search where no word can still lay enough tiles: by the longest continuation
   in the word graph and, per letter, the most times a continuation holds it; not
   searched at all when no word of the list holds that many of the tiles left and a
-  table tile, ``_gridcore.can_lay``, issue 35). Tested
+  table tile, ``_gridcore.can_lay``, issue 35). Phase (b) is :class:`_Seconds`: one
+  compiled ``_gridcore.TouchSearcher`` per plan parses the table and computes its
+  cross-checks once, lays each joining placement's tiles in place (recomputing only the
+  cross-checks next to them), searches only the lines a touching word can lie in, prunes
+  words that cannot hold the square they must reach (per graph node and depth, the
+  letters a path to a word's end holds there), and remembers the lines that found
+  nothing (with the rack left and the cut), so the same line after another joining
+  placement is not searched again (issue 35; tested equal to the search it replaced,
+  ``_seconds_reference``, in ``tests/test_typdom_seconds.py``). Tested
   equal to a full search after every joining placement (``tests/test_typdom_exhaustive.py``);
 * the same after taking a Jolly (``JOLLY M13; ...``) for every Jolly on the table with at
   most two occupied neighbours whose letter the rack holds.
@@ -177,11 +185,21 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
 class _Seconds:
     """Phase (b) of :func:`_best_plan`: the best second placement touching a joining first
     placement, on one table ``rows`` with one rack ``rack`` (the plan's, before the first
-    placement) in ``variant``; ``root`` the word graph, ``cache`` the ``can_lay`` memo."""
+    placement) in ``variant``; ``root`` the word graph, ``cache`` the ``can_lay`` memo.
+
+    With the compiled core, one :class:`bot.games._gridcore.TouchSearcher` per plan: the
+    table is parsed and its cross-checks computed once, each first placement's tiles are
+    laid in place and only the lines a touching word can lie in are searched; a line
+    that found nothing is remembered (its state, the rack left, ``min_tiles`` and
+    ``threshold``), so the same line after another first placement with the same rack
+    left is not searched again (issue 35).  Inside ``gridgen.reference_search()`` it
+    builds the table after each first placement and runs ``gridgen.search`` with
+    ``touch`` (:func:`_seconds_reference`): the same answers."""
 
     def __init__(self, rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict) -> None:
         self.rows, self.rack, self.root, self.variant, self.cache = list(rows), rack, root, variant, cache
         self.compiled = gridgen.compiled_active()
+        self.searcher = None  # (the TouchSearcher, made on the first query)
 
     def best(self, m_tiles: list, m_score: int, m_nt: int, rack2: str, best_key: tuple[int, int]):
         """``(key, GenMove, notation)`` of the best placement of ``rack2`` (the rack the
@@ -190,26 +208,56 @@ class _Seconds:
         ``m_nt`` its tiles) whose word or a contact word holds one of its tiles, among
         those with which the plan can reach ``best_key`` (the best plan's key); ties by the
         smallest notation. None when there is no such placement."""
-        variant, rows = self.variant, self.rows
-        if variant == "kreuzwort" and self.compiled and best_key[0] - m_nt > 0 and \
-                not _gridcore.can_lay(self.root, rack2, best_key[0] - m_nt, SPEC, self.cache):
+        if not self.compiled:
+            return _seconds_reference(self.rows, self.rack, self.root, self.variant, self.cache, m_tiles, m_score,
+                                      m_nt, rack2, best_key)
+        variant = self.variant
+        threshold, min_tiles = _second_need(variant, len(self.rack), m_score, m_nt, best_key)
+        if min_tiles > 0 and not _gridcore.can_lay(self.root, rack2, min_tiles, SPEC, self.cache):
             return None  # no word holds enough of the tiles left (the search would say so too)
-        # the table and rack m leaves (as _after, from the raw record)
-        rows2 = list(rows)
-        for r, c, ch, b in m_tiles:
-            line = rows2[r]
-            rows2[r] = line[:c] + (ch.lower() if b else ch) + line[c + 1:]
-        touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
-        # only second placements that can make a plan as good as the best are listed
-        if variant == "kreuzwort":
-            need = {"min_tiles": max(0, best_key[0] - m_nt)}
-            if best_key[0] >= len(self.rack):
-                # the best plan lays every tile: a second placement must lay all the
-                # tiles left and reach its score
-                need["threshold"] = best_key[1] - m_score
-        else:
-            need = {"threshold": best_key[0] - m_score}
-        return _best_of(_search(rows2, rack2, self.root, touch, cache=self.cache, **need), rows2, variant)
+        if self.searcher is None:
+            self.searcher = _gridcore.TouchSearcher(self.rows, self.root, SPEC)
+        raws = self.searcher.search(m_tiles, rack2, threshold, min_tiles, self.cache)
+        return _best_of(raws, self.rows, variant)
+
+
+def _second_need(variant: str, n_rack: int, m_score: int, m_nt: int, best_key: tuple[int, int]) -> tuple[int, int]:
+    """``(threshold, min_tiles)`` of the second placements that can make a plan (first
+    placement of value ``m_score`` laying ``m_nt`` tiles, from a rack of ``n_rack``) as
+    good as ``best_key``: Point-Typ-Dom by value; the Kreuzwort-Spiel by tiles, and by
+    value too when the best plan lays every tile (a second placement must then lay all
+    the tiles left and reach its score)."""
+    if variant == "kreuzwort":
+        if best_key[0] >= n_rack:
+            return best_key[1] - m_score, max(0, best_key[0] - m_nt)
+        return -1, max(0, best_key[0] - m_nt)
+    return best_key[0] - m_score, 0
+
+
+def _seconds_reference(rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict, m_tiles: list,
+                       m_score: int, m_nt: int, rack2: str, best_key: tuple[int, int]):
+    """:meth:`_Seconds.best` by a whole ``gridgen.search`` with ``touch`` on the table after
+    the first placement (the way it was done before issue 35; the property test's
+    reference, and what runs inside ``gridgen.reference_search()``)."""
+    if variant == "kreuzwort" and gridgen.compiled_active() and best_key[0] - m_nt > 0 and \
+            not _gridcore.can_lay(root, rack2, best_key[0] - m_nt, SPEC, cache):
+        return None  # no word holds enough of the tiles left (the search would say so too)
+    # the table and rack m leaves (as _after, from the raw record)
+    rows2 = list(rows)
+    for r, c, ch, b in m_tiles:
+        line = rows2[r]
+        rows2[r] = line[:c] + (ch.lower() if b else ch) + line[c + 1:]
+    touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+    # only second placements that can make a plan as good as the best are listed
+    if variant == "kreuzwort":
+        need = {"min_tiles": max(0, best_key[0] - m_nt)}
+        if best_key[0] >= len(rack):
+            # the best plan lays every tile: a second placement must lay all the
+            # tiles left and reach its score
+            need["threshold"] = best_key[1] - m_score
+    else:
+        need = {"threshold": best_key[0] - m_score}
+    return _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
 
 
 def _line_bound(rows: Sequence[str]) -> int:

@@ -1,0 +1,143 @@
+"""Typ-Dom's plan search, phase (b) (issue 35): :class:`bot.games.typdom.movegen._Seconds`,
+one compiled :class:`bot.games._gridcore.TouchSearcher` per plan (the table parsed once,
+each first placement laid in place, lines that found nothing remembered), answers
+exactly as the search it replaced (:func:`bot.games.typdom.movegen._seconds_reference`:
+a whole ``gridgen.search`` with ``touch`` on the table after the first placement), and
+its raw records are those of that search, on self-played tables with the dealt racks
+and with large racks holding both Jollys."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.games import _gridcore, get_game, gridgen
+from bot.games.typdom import movegen as mg
+from bot.games.typdom.tiles import full_set, jolly_for, sort_rack
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
+from bot.lexicon import load
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return load("typdom", rules=TYPDOM_RULES)
+
+
+@pytest.fixture(scope="module")
+def tables(lexicon):
+    """Tables of a self-played Point-Typ-Dom Partie, one per turn, with the dealt rack."""
+    game = get_game("typdom")
+    st = game.new_partie(seed="sec", partie="S1", options={"variant": "point"}, players=["a", "b", "c", "d"])
+    out = []
+    for _ in range(5):
+        subs = {}
+        for p in st["seat_order"]:
+            out.append((list(st["board"]), st["racks"][p]))
+            ms = mg.placements(st["board"], st["racks"][p], lexicon)
+            best = max(ms, key=lambda m: (m.score, len(m.tiles)), default=None)
+            subs[p] = [mg.gen_notation(best, st["board"])] if best else ["KAUFEN"]
+        st = game.adjudicate(st, subs, lexicon, seed="sec", partie="S1", best=False).state_after
+        if st["finished"]:
+            break
+    return out
+
+
+def _queries(rows, rack, root, rng, n):
+    """Up to ``n`` joining placements of ``rack`` on ``rows`` as ``(m_tiles, score, tiles,
+    rack left)``, some of them twice (the memo's second look at the same lines)."""
+    raws = mg._search(rows, rack, root)
+    joining = _gridcore.joining(raws, len(rack))
+    rng.shuffle(joining)
+    out = []
+    for raw in joining[:n]:
+        left = list(rack)
+        for _p, ch, b in raw[6]:
+            left.remove(jolly_for(ch) if b else ch)
+        m_tiles = [(r, c, ch, b) for (r, c), (_p, ch, b) in zip(mg._squares(raw), raw[6])]
+        out.append((m_tiles, raw[0], raw[1], sort_rack(left)))
+    return out + out[: n // 4]
+
+
+def _keys(variant, rack, m_score, m_nt, rng):
+    """Best-plan keys from nothing to more than the rack can do: the searches with no cut,
+    cuts that keep some second placements, and ones that keep none."""
+    if variant == "point":
+        return [(m_score + t, rng.randrange(20)) for t in (-1, 0, 8, 16, 24, 40, 80)]
+    n = len(rack)
+    return [(m_nt + k, rng.randrange(60)) for k in (0, 1, 2, 3, 5, 8)] + [(n, m_score + t) for t in (0, 10, 25, 50)]
+
+
+def _large_racks(dealt, rng):
+    letters = [c for c in full_set() if c.isalpha()]
+    return [sort_rack(["?", "#"] + rng.sample(letters, 10)), sort_rack(["?", "#"] + rng.sample(letters, 14)),
+            sort_rack([c for c in dealt if c.isalpha()][:6] + ["?", "#"])]
+
+
+@pytest.mark.parametrize("variant", ["point", "kreuzwort"])
+def test_seconds_equal_the_reference(lexicon, tables, variant):
+    root = gridgen.graph_root(lexicon)
+    rng = random.Random(f"seconds-{variant}")
+    asked = found = memo_hits = 0
+    for rows, dealt in tables[4::2]:
+        for rack in [dealt] + _large_racks(dealt, rng):
+            seconds = mg._Seconds(rows, rack, root, variant, {})
+            ref_cache: dict = {}
+            for m_tiles, m_score, m_nt, rack2 in _queries(rows, rack, root, rng, 6):
+                for key in _keys(variant, rack, m_score, m_nt, rng):
+                    want = mg._seconds_reference(rows, rack, root, variant, ref_cache, m_tiles, m_score, m_nt,
+                                                 rack2, key)
+                    got = seconds.best(m_tiles, m_score, m_nt, rack2, key)
+                    assert (got is None) == (want is None), (rows, rack, m_tiles, rack2, key)
+                    if want is not None:
+                        assert (got[0], got[2], got[1]) == (want[0], want[2], want[1])
+                        found += 1
+                    asked += 1
+            if seconds.searcher is not None:
+                memo_hits += seconds.searcher.lines_skipped
+    assert asked >= 500 and found >= 50 and memo_hits >= 50
+
+
+def test_touch_searcher_lists_the_touch_search(lexicon, tables):
+    """Without cuts, the records (score, tiles, line, word, new tiles, cross words) of the
+    TouchSearcher are those of ``gridgen.search`` with ``touch`` on the table after the
+    first placement, and the table is unchanged afterwards."""
+    root = gridgen.graph_root(lexicon)
+    rng = random.Random("touch-searcher")
+    seen = 0
+    for rows, dealt in tables[4::3]:
+        for rack in [dealt] + _large_racks(dealt, rng)[:1]:
+            ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
+            for m_tiles, _s, _n, rack2 in _queries(rows, rack, root, rng, 4):
+                rows2 = list(rows)
+                for r, c, ch, b in m_tiles:
+                    rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
+                touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+                for thr, k in ((-1, 0), (-1, 2), (12, 0)):
+                    want = mg._search(rows2, rack2, root, touch, threshold=thr, min_tiles=k)
+                    got = ts.search(m_tiles, rack2, thr, k, None)
+                    assert sorted(map(gridgen.to_move, got), key=repr) == sorted(map(gridgen.to_move, want), key=repr)
+                    seen += len(want)
+            # laid and taken back: an untouched search of the table is as before
+            assert sorted(ts.search([], rack, -1, 0, None)) == []
+    assert seen >= 200
+
+
+def test_reference_path(lexicon, tables):
+    """Inside ``gridgen.reference_search()`` the pure-Python search answers (the same)."""
+    root = gridgen.graph_root(lexicon)
+    rng = random.Random("ref")
+    for rows, dealt in tables[6:]:
+        rack = sort_rack([c for c in dealt if c.isalpha()][:5] + ["?"])
+        qs = _queries(rows, rack, root, rng, 2)
+        if qs:
+            break
+    for variant in ("point", "kreuzwort"):
+        want = [mg._Seconds(rows, rack, root, variant, {}).best(m, s, n, r2, (s, 0) if variant == "point" else (n, 0))
+                for m, s, n, r2 in qs]
+        with gridgen.reference_search():
+            sec = mg._Seconds(rows, rack, root, variant, {})
+            assert not sec.compiled
+            got = [sec.best(m, s, n, r2, (s, 0) if variant == "point" else (n, 0)) for m, s, n, r2 in qs]
+        assert [g and (g[0], g[2]) for g in got] == [w and (w[0], w[2]) for w in want]
+    assert any(w is not None for w in want)
