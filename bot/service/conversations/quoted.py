@@ -95,11 +95,14 @@ _OUT = OutboxMail.__table__
 #: index on ``lower(to_addr)`` (``ix_outbox_to_created``; without it every mail read
 #: scanned the whole outbox, and reading got slower with every mail the league was sent)
 _MINE = (_OUT.c.league_id == bindparam("league")) & func.lower(_OUT.c.to_addr).in_(bindparam("addrs", expanding=True))
-#: the statements of :func:`bot_mails`, built once (building one cost more than running it)
-_RECENT = select(_OUT.c.id, _OUT.c.message_id).where(_MINE).order_by(_OUT.c.id.desc()).limit(RECENT)
-_START = select(_OUT.c.id, _OUT.c.message_id).where(_MINE, _OUT.c.kind == "start")
-_START_OR_REPLY = select(_OUT.c.id, _OUT.c.message_id).where(
-    _MINE, (_OUT.c.kind == "start") | (_OUT.c.message_id == bindparam("reply")))
+#: the one statement of :func:`bot_mails`, built once (building one cost more than running
+#: it): the last :data:`RECENT` mails to these addresses, the start mail and the mail
+#: ``reply`` names (NULL: none), newest first
+_RECENT_IDS = select(_OUT.c.id).where(_MINE).order_by(_OUT.c.id.desc()).limit(RECENT).scalar_subquery()
+_QUOTABLE = (select(_OUT.c.id, _OUT.c.message_id)
+             .where(_MINE, _OUT.c.id.in_(_RECENT_IDS) | (_OUT.c.kind == "start")
+                    | (_OUT.c.message_id == bindparam("reply")))
+             .order_by(_OUT.c.id.desc()))
 _RAW = select(_OUT.c.id, _OUT.c.message_id, _OUT.c.raw).where(_OUT.c.id.in_(bindparam("ids", expanding=True)))
 
 
@@ -117,17 +120,13 @@ def bot_mails(conn: Connection, league_id: int, addresses: Iterable[str],
               in_reply_to: str | None = None) -> list[tuple[str, ...]]:
     """The lines (:func:`_sequence`, in order) of each mail queued to ``addresses`` in
     league ``league_id`` that a reply may quote: the last :data:`RECENT`, the start mail
-    (its help and examples) and the mail ``in_reply_to`` names. Two queries, and one more
-    for mails not seen before (each mail's lines are parsed once per process, or taken
-    from its text when it was queued here: :func:`remember`)."""
+    (its help and examples) and the mail ``in_reply_to`` names, newest first. One
+    query, and one more for mails not seen before (each mail's lines are parsed once
+    per process, or taken from its text when it was queued here: :func:`remember`)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
         return []
-    rows = conn.execute(_RECENT, {"league": league_id, "addrs": addrs}).all()
-    seen = {oid for oid, _ in rows}
-    more = conn.execute(_START_OR_REPLY, {"league": league_id, "addrs": addrs, "reply": in_reply_to}) \
-        if in_reply_to else conn.execute(_START, {"league": league_id, "addrs": addrs})
-    rows += [r for r in more.all() if r[0] not in seen]
+    rows = conn.execute(_QUOTABLE, {"league": league_id, "addrs": addrs, "reply": in_reply_to}).all()
     db = str(conn.engine.url)
     missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
     if missing:
