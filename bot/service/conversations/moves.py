@@ -233,6 +233,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             turn, nxt = game.shown_number(rnd.number - 1), game.shown_number(rnd.number)
             errors.append(tr(lang, "after_delayed_zat_turn", turn=turn, next=nxt, zat=zat) if turn
                           else tr(lang, "after_delayed_zat_opening", next=nxt, zat=zat))
+    zat_text = format_zat(rnd.zat, league.timezone, lang)  # the open round's ZAT as every notice shows it
     accepted: list[tuple[Partie, list[str], list]] = []
     readings: dict[int, list[tuple[str, str]]] = {}
     open_names = [p.name for p in all_partien if p.id in active]
@@ -250,7 +251,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         if not sec.moves:
             errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
             continue
-        why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
+        why = _not_now(s, game, league, part, active, player, lang, zat_text)
         if why:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
             if not part.finished and game.out_note(part.state, key) is not None:
@@ -314,7 +315,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
                   move_key=game.move_key, out=bool(outs) and not sections and outs == len(errors),
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
+                  errors=errors, replaced=replaced, zat=zat_text)
     row = queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject,
                      text=text, league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
     if row in s.new:  # queued now: its lines are taken from the text once committed (quoted.remember)
