@@ -159,7 +159,7 @@ _REPORT_CODES = re.compile(r"5(?:\d\d\b|\.\d+\.\d+)")
 
 
 def _status_code(text: str) -> bool:
-    """Does ``text`` have a status code (:data:`_REPORT_CODES`) that is a word of its own
+    r"""Does ``text`` have a status code (:data:`_REPORT_CODES`) that is a word of its own
     (as ``(?<!\w)5(?:\d\d\b|\.\d+\.\d+)`` finds it)?"""
     m = _REPORT_CODES.search(text)
     while m is not None:

@@ -122,13 +122,19 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
     return _report(mail, rows, name, duplicate)
 
 
+_MAILS = InboundMail.__table__
+#: The columns of a stored mail a report shows (plain rows, not ORM objects: :func:`_report`
+#: reads them by the same names).
+_REPORTED = select(_MAILS.c.id, _MAILS.c.from_addr, _MAILS.c.subject, _MAILS.c.kind, _MAILS.c.status,
+                   _MAILS.c.parse, _MAILS.c.error, _MAILS.c.flagged)
 #: The columns of the outbox a report shows (plain rows, not ORM objects).
 _ANSWERS = select(OutboxMail.id, OutboxMail.to_addr, OutboxMail.kind, OutboxMail.subject, OutboxMail.status)
 _TOP = select(func.max(OutboxMail.id))
 
 
-def _report(mail: InboundMail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
-    """:func:`report_of` from the stored mail and its answers' outbox rows (:data:`_ANSWERS`)."""
+def _report(mail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
+    """:func:`report_of` from the stored mail (an :class:`InboundMail` or a row of
+    :data:`_REPORTED`) and its answers' outbox rows (:data:`_ANSWERS`)."""
     parse = dict(mail.parse or {})
     errors = [str(e) for e in parse.get("errors", [])]
     reason = parse.get("reason") or mail.flagged
@@ -183,8 +189,7 @@ def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, b
         after = _top(rdb)
         tops[mid], top = (top, after), after
     with rdb.session() as s:
-        t = InboundMail.__table__
-        mails = {m.id: m for m in s.scalars(select(InboundMail).where(t.c.id.in_({mid for mid, _ in stored})))}
+        mails = {m.id: m for m in s.execute(_REPORTED.where(_MAILS.c.id.in_({mid for mid, _ in stored})))}
         answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))
                                  .order_by(OutboxMail.id))) if tops else []
         ids = [r.id for r in answers]
