@@ -250,3 +250,41 @@ def test_a_mail_that_fails_mid_batch_loses_nothing_of_the_others(tmp_path, db_ur
         assert len(told) == 1 and "nicht lesen" in text_of(told[0])
     finally:
         db.dispose()
+
+
+def test_a_batch_that_has_read_can_always_write_beside_another_writer(tmp_path):
+    """SQLite: ``ingest`` reads a batch in one transaction opened with the write lock
+    (``BEGIN IMMEDIATE``): another process writing meanwhile (the service marking a mail
+    sent) waits for the batch's commit, instead of the batch failing at its first write
+    because its snapshot is older than that commit (what a deferred transaction does)."""
+    import threading
+    import time
+
+    from bot.service.operations.ingest import OneTransaction
+    db = Database(f"sqlite:///{tmp_path / 'x.sqlite'}")
+    db.migrate()
+    try:
+        with db.session() as s:
+            s.add(OutboxMail(key="k0", kind="ack", to_addr="a@example.org", subject="s", message_id="<m0@x>",
+                             raw=b"x", status="pending"))
+        with OneTransaction(db.url) as rdb:
+            rdb.begin()
+            assert rdb.conn.execute(select(func.count()).select_from(OutboxMail)).scalar() == 1  # the snapshot
+
+            def other_writer():
+                with db.session() as s:  # waits for the batch's commit (busy timeout)
+                    s.execute(OutboxMail.__table__.update().values(status="sent"))
+            t = threading.Thread(target=other_writer)
+            t.start()
+            time.sleep(0.5)
+            assert t.is_alive()  # still waiting: the batch holds the write lock
+            with rdb.session() as s:  # the batch writes after reading: no "database is locked"
+                s.add(OutboxMail(key="k1", kind="ack", to_addr="b@example.org", subject="s", message_id="<m1@x>",
+                                 raw=b"x", status="pending"))
+            rdb.commit()
+            t.join(10)
+            assert not t.is_alive()
+        with db.session() as s:
+            assert sorted(s.execute(select(OutboxMail.key, OutboxMail.status)).all()) == [("k0", "sent"), ("k1", "sent")]
+    finally:
+        db.dispose()

@@ -42,6 +42,12 @@ class OneTransaction:
     off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
     which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager."""
 
+    #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
+    #: waiting for another writer as any write does), so a batch that has read can always
+    #: write (a deferred transaction whose snapshot another process has written past
+    #: would fail at its first write instead of waiting).
+    BEGIN = "BEGIN IMMEDIATE"
+
     def __init__(self, url: str) -> None:
         self.url = url
         self.engine = make_engine(url)
@@ -52,7 +58,7 @@ class OneTransaction:
 
             @event.listens_for(self.engine, "begin")
             def _begin(conn):  # pragma: no cover - trivial
-                conn.exec_driver_sql("BEGIN")
+                conn.exec_driver_sql(self.BEGIN)
         self.conn = self.engine.connect()
         self.outer = None
         self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
@@ -92,6 +98,8 @@ class OneTransaction:
 class RollbackDatabase(OneTransaction):
     """:class:`OneTransaction` that never commits: :meth:`close` rolls back everything
     done through it (``ingest`` with ``dry_run``)."""
+
+    BEGIN = "BEGIN"  # as before: a dry run that fails to write fails, and changes nothing anyway
 
     def __init__(self, url: str) -> None:
         super().__init__(url)
