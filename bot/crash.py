@@ -12,9 +12,10 @@ The crash points (the seams between two stages of the mail flow):
     ``inbound_mails``, before the transport moves it and before it is read; likewise
     ``bot/service/operations/ingest.py`` (``spielleiter ingest``: a batch stored).
 ``after-read``
-    ``bot/service/conversations/intake.py`` (``process_pending``) and
-    ``bot/service/operations/ingest.py``: the reading transaction of one
-    mail (submission, acknowledgement in the outbox) is committed, before the next one.
+    ``bot/service/conversations/intake.py`` (``process_pending``): the reading transaction
+    of one mail (submission, acknowledgement in the outbox) is committed, before the next
+    one; ``bot/service/operations/ingest.py``: the reading transaction of one batch (a
+    savepoint a mail) is committed, before the next batch is stored.
 ``before-move``
     ``bot/mail/imap.py`` (``tidy``): the mails are stored, made durable, the poll state
     advanced and the mails read, right before the stored mails are moved to the

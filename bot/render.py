@@ -137,6 +137,7 @@ def _environment(lang: str) -> Environment:
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
                       extensions=["jinja2.ext.i18n"])
     env.install_gettext_translations(translation(lang), newstyle=True)
+    env.globals["_"] = env.globals["gettext"]  # the same function, without the extension's alias around it
     env.filters["cell"] = _cell
     env.filters["wrap"] = wrap
     env.filters["wordwrap"] = wordwrap

@@ -224,3 +224,33 @@ def test_own_example_lines_kept_when_the_same_block_is_pasted_below(env):
     assert moves == {"R1": ["mo*NDES 24 Punkte", "mondES", "monDES"]}, ack
     line = next(ln for ln in ack.splitlines() if ln.startswith("Aus unserer Mail zitiert"))
     assert line.count("mo*NDES") == 1 and "ST*And/" in line, ack
+
+
+@pytest.mark.parametrize("first_bounces", [False, True])
+def test_a_block_of_a_mail_to_the_players_report_address_is_ours(env, first_bounces):
+    """A player who writes from a second address pastes a block of the Auswertung the bot
+    sent to the first one: the mails to the address the player's answers go to (the first
+    that does not bounce; the sender's counts as working) are the player's mails too, so
+    the block is the bot's. Once the first address bounces, answers go to the sender's
+    and the Auswertung sent to the first is no longer looked at."""
+    from bot.storage.models import Player, PlayerAddress
+    from tests.helpers import PLAYERS, player_mail
+    db, cfg, md = env
+    ausw = _auswertung_round(db, cfg, md).splitlines()
+    i = ausw.index("Partie R2, Runde 1")
+    block = [ln for ln in ausw[i:i + 12]]
+    with db.session() as s:
+        first = s.scalars(select(PlayerAddress).where(PlayerAddress.email == PLAYERS[2][1])).one()
+        s.add(PlayerAddress(player_id=first.player_id, email="clara.zwei@example.org"))
+        if first_bounces:
+            first.bounced_at, first.bounce_reason = datetime.now(timezone.utc), "550 no such user"
+        assert s.get(Player, first.player_id).name == PLAYERS[2][0]
+    body = "Partie R2:\nWAX\n\n" + "\n".join(block) + "\n\nGruß Clara"
+    md.deliver_to_inbox(player_mail("clara.zwei@example.org", body, subject="Re: Test-Rondo: Auswertung Runde 1"))
+    assert poll_once(db, cfg) == 1
+    moves, ack = _last(db)
+    if first_bounces:  # not one of the mails to this player's answer address: the lines are read as written
+        assert "Aus unserer Mail zitiert" not in ack, ack
+    else:
+        assert moves == {"R2": ["WAX"]}, ack
+        assert "Neues Wort: MAX" not in ack and "Bestes mögliches Wort" not in ack, ack

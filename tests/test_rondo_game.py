@@ -299,3 +299,30 @@ def test_self_play_partie_conserves_cards(seed, full_lexicon):
     assert st["finished"] and st["round"] == 20
     # seed 000 II.2 d): "Die Vorgabe enthaelt immer mindestens zwei Vokale oder Joker"
     assert poor == []
+
+
+def test_check_line_judges_a_read_move_once_per_position_and_lexicon():
+    """A read move is judged once per position and lexicon (issue 35: the same good move
+    comes from many players of a round) and gives the same report as judging it afresh;
+    another lexicon (a GM's deny-list) or another position judges it again."""
+    from bot.games.rondo import game as rondo_game
+    from bot.games.rondo.engine import evaluate
+    from bot.games.rondo.notation import parse_move
+
+    st = state()
+    lines = ["Feld 3: mondES", "mondES 24", "STAND", "mondE", "mONDES", "DEST"]
+    fresh = [rondo_game._report(i, t, evaluate(rondo_game.position_of(st), parse_move(t), LEX),
+                                rondo_game.position_of(st)).to_json() for i, t in enumerate(lines)]
+    rondo_game._OUTCOMES.clear()
+    for _ in range(2):  # the second time from what was remembered
+        got = [RULES.check_read(st, t, parse_move(t), LEX, i, player=f"p{i}").to_json() for i, t in enumerate(lines)]
+        assert got == fresh
+    assert len(rondo_game._OUTCOMES[id(LEX)][1]) == len(lines)
+    assert any(r["valid"] for r in fresh) and not all(r["valid"] for r in fresh)
+    deny = Lexicon.from_words([w for w in WORDS if w != "MONDES"], "rondo")
+    assert RULES.check_read(st, "mondES", parse_move("mondES"), LEX).valid
+    assert not RULES.check_read(st, "mondES", parse_move("mondES"), deny).valid
+    other = state(row="..MOND...", vorgabe="EST?/")
+    assert RULES.check_read(other, "mondES", parse_move("mondES"), LEX).to_json() == rondo_game._report(
+        0, "mondES", evaluate(rondo_game.position_of(other), parse_move("mondES"), LEX),
+        rondo_game.position_of(other)).to_json()

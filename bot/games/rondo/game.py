@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from functools import lru_cache
 from typing import Any, Mapping, Sequence
 
 from bot.games.base import GameRules, MoveReport, PlayerRound, RoundReport
@@ -73,7 +74,42 @@ def draw_vorgabe(deck: str, discard: str, round_no: int, rng: random.Random) -> 
 
 def position_of(state: Mapping[str, Any]) -> Position:
     """The :class:`Position` the open round is played on."""
-    return Position(Row.from_code(state["row"]), Vorgabe.parse(state["vorgabe"]), int(state["round"]))
+    return _position(state["row"], state["vorgabe"], int(state["round"]))
+
+
+@lru_cache(maxsize=256)
+def _position(row: str, vorgabe: str, round_no: int) -> Position:
+    """:func:`position_of` from the state's values (a Position is an immutable value: the
+    same for every mail of a round)."""
+    return Position(Row.from_code(row), Vorgabe.parse(vorgabe), round_no)
+
+
+#: Outcomes of :meth:`RondoRules.check_line` by lexicon: ``id(lexicon) -> (lexicon,
+#: {(position, move): Outcome})`` (the lexicon kept, so its id is not reused while its
+#: outcomes are). A move is judged on the position alone - Rondo has no private state,
+#: every player sees the same Auslage and Vorgabe -, and many players of a round send
+#: the same good moves: each is judged once (issue 35).
+_OUTCOMES: dict[int, tuple[Any, dict[tuple[Position, Move], Outcome]]] = {}
+#: Outcomes kept per lexicon (then forgotten all at once), and lexicons kept.
+OUTCOMES_KEPT, LEXICONS_KEPT = 4096, 8
+
+
+def _judged(position: Position, move: Move, lexicon: Any) -> Outcome:
+    """:func:`evaluate` of a read ``move``, remembered (:data:`_OUTCOMES`; an Outcome is
+    only read afterwards: :func:`_report` copies what it keeps)."""
+    entry = _OUTCOMES.get(id(lexicon))
+    if entry is None or entry[0] is not lexicon:
+        if len(_OUTCOMES) >= LEXICONS_KEPT:
+            _OUTCOMES.clear()
+        entry = _OUTCOMES[id(lexicon)] = (lexicon, {})
+    memo = entry[1]
+    out = memo.get((position, move))
+    if out is None:
+        out = evaluate(position, move, lexicon)
+        if len(memo) >= OUTCOMES_KEPT:
+            memo.clear()
+        memo[(position, move)] = out
+    return out
 
 
 def _report(index: int, text: str, out: Outcome, position: Position) -> MoveReport:
@@ -128,7 +164,9 @@ class RondoRules(GameRules[Move]):
         """Judge one move line on the open round's position (seed 000 II.1-II.3); ``move``
         is the line as :meth:`read_move` read it (or the NotationError), None: read here."""
         position = position_of(state)
-        return _report(index, text, evaluate(position, text if move is None else move, lexicon), position)
+        out = _judged(position, move, lexicon) if isinstance(move, Move) else \
+            evaluate(position, text if move is None else move, lexicon)
+        return _report(index, text, out, position)
 
     def top(self, state: Mapping[str, Any], lexicon: Any) -> dict | None:
         """The best possible move of the open round, or None when there is none."""

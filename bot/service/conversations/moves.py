@@ -23,7 +23,7 @@ from bot.service.domain.league import league_lexicon, playing
 from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
 from bot.service.conversations.mailctx import Incoming
-from bot.storage.models import (League, Partie, Player, PlayerAddress, Round, Submission, SubmissionMove)
+from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
 
@@ -62,24 +62,10 @@ _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id 
                                                                Round.number == bindparam("number"))
 
 
-_ADDRESSES = (select(PlayerAddress.email, PlayerAddress.bounced_at)
-              .where(PlayerAddress.player_id == bindparam("player")).order_by(PlayerAddress.id))
-
 #: The key in ``Session.info`` of the acknowledgements queued in it, ``(outbox row, plain
 #: text)`` each: :func:`bot.service.conversations.intake.process_mail` hands their text to
 #: :func:`bot.service.conversations.quoted.remember` once they are committed.
 PLAIN = "spielleiter.plain"
-
-
-def _report_address(conn, player: Player, sender: str) -> str:
-    """:attr:`Player.email` (the first address that does not bounce, else the first) on
-    the connection, without loading the ORM relationship; the address ``sender`` wrote
-    from counts as working (the intake clears its bounce with the commit)."""
-    if "addresses" in player.__dict__:  # loaded already
-        return player.email
-    rows = conn.execute(_ADDRESSES, {"player": player.id}).all()
-    good = next((e for e, bounced in rows if bounced is None or e == sender), None)
-    return good or (rows[0][0] if rows else "")
 
 
 def _delayed_zat(conn, league_id: int, number: int, arrived: datetime) -> datetime | None:
@@ -143,17 +129,19 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
     return text
 
 
-def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, addresses: list[str],
+def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, sender: str,
                  player_id: int, in_reply_to: str | None = None) -> list[str]:
-    """Take a block pasted from one of the bot's mails to this player in this league out
-    of ``read`` (:mod:`bot.service.conversations.quoted`, issue 32: a run of at least
+    """Take a block pasted from one of the bot's mails to this player in this league (to
+    ``sender``, the address the mail came from, or to the address the player's answers
+    go to: the first that does not bounce, the sender's counting as working) out of
+    ``read`` (:mod:`bot.service.conversations.quoted`, issue 32: a run of at least
     ``MIN_RUN`` lines of one mail in order; a line the player wrote is theirs whatever it
     equals): out of the move lines (a section left without moves goes) and out of the
     unreadable ones. A line that stands in a block n times is taken out n times, the
     last places first (a block is pasted below the player's own lines). Returns the move
     lines taken out (white space collapsed), for the acknowledgement ("aus unserer Mail
     zitiert, nicht gewertet")."""
-    hits = quoted_lines(conn, text, league_id, addresses, player_id, in_reply_to)
+    hits = quoted_lines(conn, text, league_id, [sender], player_id, in_reply_to, report_address=True)
     if not hits:
         return []
     left = dict(hits)
@@ -219,8 +207,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
                            options=league.options)
-    quoted = _drop_quoted(conn, read, text, league.id, [rm.from_addr, _report_address(conn, player, rm.from_addr)],
-                          player.id, rm.in_reply_to)
+    quoted = _drop_quoted(conn, read, text, league.id, rm.from_addr, player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)
     errors: list[str] = []
@@ -236,6 +223,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             turn, nxt = game.shown_number(rnd.number - 1), game.shown_number(rnd.number)
             errors.append(tr(lang, "after_delayed_zat_turn", turn=turn, next=nxt, zat=zat) if turn
                           else tr(lang, "after_delayed_zat_opening", next=nxt, zat=zat))
+    zat_text = format_zat(rnd.zat, league.timezone, lang)  # the open round's ZAT as every notice shows it
     accepted: list[tuple[Partie, list[str], list]] = []
     readings: dict[int, list[tuple[str, str]]] = {}
     open_names = [p.name for p in all_partien if p.id in active]
@@ -253,7 +241,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         if not sec.moves:
             errors.append(tr(lang, "partie_note", name=part.name, why=tr(lang, "no_move_found")))
             continue
-        why = _not_now(s, game, league, part, active, player, lang, format_zat(rnd.zat, league.timezone, lang))
+        why = _not_now(s, game, league, part, active, player, lang, zat_text)
         if why:
             errors.append(tr(lang, "partie_note", name=part.name, why=why))
             movers = None if part.finished or part.id not in active else game.movers(part.state)
@@ -318,7 +306,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
                   move_key=game.move_key, out=bool(outs) and not sections and outs == len(errors),
-                  errors=errors, replaced=replaced, zat=format_zat(rnd.zat, league.timezone, lang))
+                  errors=errors, replaced=replaced, zat=zat_text)
     row = queue_mail(s, cfg, key=f"ack:{mail.id}", kind="ack", to=rm.from_addr, subject=ctx.reply_subject,
                      text=text, league_id=league.id, round_number=rnd.number, in_reply_to=rm.message_id)
     if row in s.new:  # queued now: its lines are taken from the text once committed (quoted.remember)

@@ -36,7 +36,7 @@ from sqlalchemy.engine import Connection
 
 from bot.mail.message import body_text
 from bot.submission import is_section_header
-from bot.storage.models import OutboxMail, Submission, SubmissionMove
+from bot.storage.models import OutboxMail, PlayerAddress, Submission, SubmissionMove
 
 __all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "runs", "bot_mails", "remember", "RECENT", "MIN_RUN"]
 
@@ -95,11 +95,32 @@ _OUT = OutboxMail.__table__
 #: index on ``lower(to_addr)`` (``ix_outbox_to_created``; without it every mail read
 #: scanned the whole outbox, and reading got slower with every mail the league was sent)
 _MINE = (_OUT.c.league_id == bindparam("league")) & func.lower(_OUT.c.to_addr).in_(bindparam("addrs", expanding=True))
-#: the statements of :func:`bot_mails`, built once (building one cost more than running it)
-_RECENT = select(_OUT.c.id, _OUT.c.message_id).where(_MINE).order_by(_OUT.c.id.desc()).limit(RECENT)
-_START = select(_OUT.c.id, _OUT.c.message_id).where(_MINE, _OUT.c.kind == "start")
-_START_OR_REPLY = select(_OUT.c.id, _OUT.c.message_id).where(
-    _MINE, (_OUT.c.kind == "start") | (_OUT.c.message_id == bindparam("reply")))
+#: the one statement of :func:`bot_mails`, built once (building one cost more than running
+#: it): the last :data:`RECENT` mails to these addresses, the start mail and the mail
+#: ``reply`` names (NULL: none), newest first
+_RECENT_IDS = select(_OUT.c.id).where(_MINE).order_by(_OUT.c.id.desc()).limit(RECENT).scalar_subquery()
+_QUOTABLE = (select(_OUT.c.id, _OUT.c.message_id)
+             .where(_MINE, _OUT.c.id.in_(_RECENT_IDS) | (_OUT.c.kind == "start")
+                    | (_OUT.c.message_id == bindparam("reply")))
+             .order_by(_OUT.c.id.desc()))
+_PA = PlayerAddress.__table__
+#: the address the bot sends player ``player``'s answers to: the first (by id) that does
+#: not bounce, the address ``sender`` wrote from counting as working (addresses are
+#: stored in lower case; ``sender`` is ``addr`` again: one parameter of one type each,
+#: as PostgreSQL wants it)
+_REPORT_TO = (select(_PA.c.email).where(_PA.c.player_id == bindparam("player"),
+                                        _PA.c.bounced_at.is_(None) | (_PA.c.email == bindparam("sender")))
+              .order_by(_PA.c.id).limit(1).scalar_subquery())
+#: :data:`_QUOTABLE` for the sender ``addr`` and the address :data:`_REPORT_TO` of the
+#: player: one statement with the look-up of that address
+_MINE_PLAYER = (_OUT.c.league_id == bindparam("league")) & func.lower(_OUT.c.to_addr).in_([bindparam("addr"),
+                                                                                            _REPORT_TO])
+_QUOTABLE_PLAYER = (
+    select(_OUT.c.id, _OUT.c.message_id)
+    .where(_MINE_PLAYER, _OUT.c.id.in_(select(_OUT.c.id).where(_MINE_PLAYER).order_by(_OUT.c.id.desc()).limit(RECENT)
+                                       .scalar_subquery())
+           | (_OUT.c.kind == "start") | (_OUT.c.message_id == bindparam("reply")))
+    .order_by(_OUT.c.id.desc()))
 _RAW = select(_OUT.c.id, _OUT.c.message_id, _OUT.c.raw).where(_OUT.c.id.in_(bindparam("ids", expanding=True)))
 
 
@@ -114,20 +135,22 @@ def remember(db_url: str, rows: Iterable[tuple[int, str, str]]) -> None:
 
 
 def bot_mails(conn: Connection, league_id: int, addresses: Iterable[str],
-              in_reply_to: str | None = None) -> list[tuple[str, ...]]:
+              in_reply_to: str | None = None, *, player: int | None = None) -> list[tuple[str, ...]]:
     """The lines (:func:`_sequence`, in order) of each mail queued to ``addresses`` in
     league ``league_id`` that a reply may quote: the last :data:`RECENT`, the start mail
-    (its help and examples) and the mail ``in_reply_to`` names. Two queries, and one more
-    for mails not seen before (each mail's lines are parsed once per process, or taken
-    from its text when it was queued here: :func:`remember`)."""
+    (its help and examples) and the mail ``in_reply_to`` names, newest first. With
+    ``player`` (the id of the player who wrote from the one address of ``addresses``)
+    the address the player's answers go to as well (:data:`_REPORT_TO`). One query, and
+    one more for mails not seen before (each mail's lines are parsed once per process,
+    or taken from its text when it was queued here: :func:`remember`)."""
     addrs = sorted({a.lower() for a in addresses if a})
     if not addrs:
         return []
-    rows = conn.execute(_RECENT, {"league": league_id, "addrs": addrs}).all()
-    seen = {oid for oid, _ in rows}
-    more = conn.execute(_START_OR_REPLY, {"league": league_id, "addrs": addrs, "reply": in_reply_to}) \
-        if in_reply_to else conn.execute(_START, {"league": league_id, "addrs": addrs})
-    rows += [r for r in more.all() if r[0] not in seen]
+    if player is not None and len(addrs) == 1:
+        rows = conn.execute(_QUOTABLE_PLAYER, {"league": league_id, "addr": addrs[0], "sender": addrs[0],
+                                               "player": player, "reply": in_reply_to}).all()
+    else:
+        rows = conn.execute(_QUOTABLE, {"league": league_id, "addrs": addrs, "reply": in_reply_to}).all()
     db = str(conn.engine.url)
     missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
     if missing:
@@ -187,13 +210,16 @@ def player_lines(conn: Connection, player_id: int) -> set[str]:
 
 
 def quoted_lines(conn: Connection, text: str, league_id: int, addresses: Iterable[str],
-                 player_id: int, in_reply_to: str | None = None) -> Counter[str]:
+                 player_id: int, in_reply_to: str | None = None, *, report_address: bool = False) -> Counter[str]:
     """The normalised lines of ``text`` that lie in a pasted block of one of the bot's
     mails (:func:`runs` over :func:`bot_mails`, at least :data:`MIN_RUN` lines in order),
     less the player's own earlier moves (:func:`player_lines`), each with its number of
     places in such blocks; else empty. The player's moves are only looked up when there
-    is such a block."""
-    hits = runs(text, bot_mails(conn, league_id, addresses, in_reply_to))
+    is such a block. ``report_address``: the mails to the address the player's answers
+    go to count too (``addresses``: the one the player wrote from; :func:`bot_mails`
+    with ``player``)."""
+    hits = runs(text, bot_mails(conn, league_id, addresses, in_reply_to,
+                                player=player_id if report_address else None))
     if not hits:
         return hits
     for line in player_lines(conn, player_id):

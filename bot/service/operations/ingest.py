@@ -29,15 +29,24 @@ from bot.service.stages.store import RawMail, identify_stored, store_raw_many
 from bot.storage.db import Database, make_engine
 from bot.storage.models import InboundMail, OutboxMail
 
-__all__ = ["ingest", "report_of", "print_reports", "RollbackDatabase"]
+__all__ = ["ingest", "report_of", "print_reports", "OneTransaction", "RollbackDatabase"]
 
 
-class RollbackDatabase:
+class OneTransaction:
     """A stand-in for :class:`~bot.storage.db.Database` whose sessions all live in one
-    outer transaction that :meth:`close` rolls back: each ``session()`` is a SAVEPOINT
-    (committed = released, failed = rolled back to the savepoint). On SQLite the driver's
-    own transaction handling is switched off so SAVEPOINTs nest correctly. Use as a
-    context manager; never commits anything."""
+    outer transaction on one connection: each ``session()`` is a SAVEPOINT (committed =
+    released, failed = rolled back to the savepoint, so one mail that cannot be read
+    loses nothing of the others). :meth:`begin` opens the outer transaction,
+    :meth:`commit` commits it, :meth:`close` rolls back whatever is left uncommitted and
+    releases the connection. On SQLite the driver's own transaction handling is switched
+    off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
+    which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager."""
+
+    #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
+    #: waiting for another writer as any write does), so a batch that has read can always
+    #: write (a deferred transaction whose snapshot another process has written past
+    #: would fail at its first write instead of waiting).
+    BEGIN = "BEGIN IMMEDIATE"
 
     def __init__(self, url: str) -> None:
         self.url = url
@@ -49,11 +58,19 @@ class RollbackDatabase:
 
             @event.listens_for(self.engine, "begin")
             def _begin(conn):  # pragma: no cover - trivial
-                conn.exec_driver_sql("BEGIN")
+                conn.exec_driver_sql(self.BEGIN)
         self.conn = self.engine.connect()
-        self.outer = self.conn.begin()
+        self.outer = None
         self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
                                      join_transaction_mode="create_savepoint")
+
+    def begin(self) -> None:
+        """Open the outer transaction (the sessions are savepoints in it)."""
+        self.outer = self.conn.begin()
+
+    def commit(self) -> None:
+        """Commit the outer transaction."""
+        self.outer.commit()
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -63,19 +80,30 @@ class RollbackDatabase:
                 yield s
 
     def close(self) -> None:
-        """Roll back everything done through this object and release the connection."""
+        """Roll back what is not committed and release the connection."""
         try:
-            if self.outer.is_active:
+            if self.outer is not None and self.outer.is_active:
                 self.outer.rollback()
         finally:
             self.conn.close()
             self.engine.dispose()
 
-    def __enter__(self) -> "RollbackDatabase":
+    def __enter__(self):
         return self
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class RollbackDatabase(OneTransaction):
+    """:class:`OneTransaction` that never commits: :meth:`close` rolls back everything
+    done through it (``ingest`` with ``dry_run``)."""
+
+    BEGIN = "BEGIN"  # as before: a dry run that fails to write fails, and changes nothing anyway
+
+    def __init__(self, url: str) -> None:
+        super().__init__(url)
+        self.begin()
 
 
 def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: bool = False,
@@ -102,13 +130,19 @@ def report_of(s: Session, mail_id: int, *, name: str | None = None, duplicate: b
     return _report(mail, rows, name, duplicate)
 
 
+_MAILS = InboundMail.__table__
+#: The columns of a stored mail a report shows (plain rows, not ORM objects: :func:`_report`
+#: reads them by the same names).
+_REPORTED = select(_MAILS.c.id, _MAILS.c.from_addr, _MAILS.c.subject, _MAILS.c.kind, _MAILS.c.status,
+                   _MAILS.c.parse, _MAILS.c.error, _MAILS.c.flagged)
 #: The columns of the outbox a report shows (plain rows, not ORM objects).
 _ANSWERS = select(OutboxMail.id, OutboxMail.to_addr, OutboxMail.kind, OutboxMail.subject, OutboxMail.status)
 _TOP = select(func.max(OutboxMail.id))
 
 
-def _report(mail: InboundMail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
-    """:func:`report_of` from the stored mail and its answers' outbox rows (:data:`_ANSWERS`)."""
+def _report(mail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
+    """:func:`report_of` from the stored mail (an :class:`InboundMail` or a row of
+    :data:`_REPORTED`) and its answers' outbox rows (:data:`_ANSWERS`)."""
     parse = dict(mail.parse or {})
     errors = [str(e) for e in parse.get("errors", [])]
     reason = parse.get("reason") or mail.flagged
@@ -128,24 +162,25 @@ def _report(mail: InboundMail, rows, name: str | None, duplicate: bool) -> dict[
             "withheld": withheld}
 
 
-#: Mails stored in one transaction, then read one by one (each in its own transaction).
+#: Mails stored in one transaction, then read in one more (a savepoint each).
 BATCH = 200
 
 
 def _top(db) -> int:
-    """The highest outbox id committed (or, dry-run, written in the outer transaction)."""
-    if isinstance(db, RollbackDatabase):
+    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it)."""
+    if isinstance(db, OneTransaction):
         return db.conn.execute(_TOP).scalar() or 0
     with db.engine.connect() as conn:
         return conn.execute(_TOP).scalar() or 0
 
 
-def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime | None,
+def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime | None,
            read_ahead: bool) -> list[dict[str, Any]]:
-    """Store ``batch`` raw in one transaction (committed before any of it is read), read
-    each newly stored mail in order (:func:`process_mail`, one transaction each; the MIME
-    front in the reading workers when ``read_ahead``), then report them all from one
-    session."""
+    """Store ``batch`` raw in one transaction of ``db`` (committed before any of it is
+    read), read each newly stored mail in order in ONE transaction of ``rdb``
+    (:func:`process_mail`, each mail in a savepoint of it; the MIME front in the reading
+    workers when ``read_ahead``), report them all from it, then commit it (``rdb`` is
+    ``db`` itself for a dry run: nothing is committed)."""
     stored = store_raw_many(db, [RawMail(raw, "ingest") for _, raw in batch], max_bytes=cfg.max_mail_bytes)
     crashpoint("after-store")  # committed: a crash from here on leaves the batch to the next poll (or ingest)
     # every mail of the batch still waiting to be read: the new ones, and one stored by an
@@ -154,15 +189,15 @@ def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime
     tops: dict[int, tuple[int, int]] = {}  # mail id -> outbox ids (above, up to) queued while it was read
     identify_stored(db, todo)  # the headers of the batch, in one UPDATE
     reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
-    top = _top(db)
+    if rdb is not db:
+        rdb.begin()
+    top = _top(rdb)
     for mid, rm in reads:
-        process_mail(db, cfg, mid, now, read=rm)
-        crashpoint("after-read")
-        after = _top(db)
+        process_mail(rdb, cfg, mid, now, read=rm)
+        after = _top(rdb)
         tops[mid], top = (top, after), after
-    with db.session() as s:
-        t = InboundMail.__table__
-        mails = {m.id: m for m in s.scalars(select(InboundMail).where(t.c.id.in_({mid for mid, _ in stored})))}
+    with rdb.session() as s:
+        mails = {m.id: m for m in s.execute(_REPORTED.where(_MAILS.c.id.in_({mid for mid, _ in stored})))}
         answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))
                                  .order_by(OutboxMail.id))) if tops else []
         ids = [r.id for r in answers]
@@ -171,7 +206,10 @@ def _batch(db, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime
             lo, hi = tops.pop(mid, (0, 0))  # a mail twice in the batch: answered (and reported so) once
             rows = answers[bisect_right(ids, lo):bisect_right(ids, hi)]
             out.append(_report(mails[mid], rows, name, not new))
-        return out
+    if rdb is not db:
+        rdb.commit()  # the batch read: a crash before this reads it all again, answered once
+        crashpoint("after-read")
+    return out
 
 
 def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, dry_run: bool = False,
@@ -181,23 +219,28 @@ def ingest(db: Database, cfg: Config, mails: list[tuple[str | None, bytes]], *, 
     (the same bytes) or read (the same Message-ID and content) is not read again
     (``duplicate``: True). The mails are stored :data:`BATCH` at a time, in one
     transaction committed before any of them is read (a crash then leaves them stored,
-    read by the next poll, or by ``ingest`` of the same files), and read one by one,
-    each in its own transaction, as the poller reads them (the MIME front in
-    ``[bot] read_workers`` worker processes). Crash points ``after-store`` and
-    ``after-read`` (:mod:`bot.crash`) as in the poll.
+    read by the next poll, or by ``ingest`` of the same files), and read in one more
+    transaction a batch, each mail in its own savepoint (:class:`OneTransaction`: a mail
+    whose reading fails is rolled back alone and recorded as the poller records it; a
+    crash before the batch's commit leaves all of it stored, read again, answered once;
+    the MIME front in ``[bot] read_workers`` worker processes). Crash points
+    ``after-store`` and ``after-read`` (:mod:`bot.crash`, the latter after a batch's
+    reading is committed).
 
     ``dry_run``: everything happens in one transaction on a separate connection that
     is rolled back, so the database (incl. the outbox) is unchanged afterwards; the
     reports show what would have happened. The outbox is never delivered here (the
     CLI does that after a real run). Errors while reading a mail are recorded in the
-    mail (status ``error``), as in the poller; database errors propagate.
+    mail (status ``error``), as in the poller; database errors propagate (the batch's
+    reading rolled back, its mails stored).
     """
     if not dry_run:
-        return [r for k in range(0, len(mails), BATCH)
-                for r in _batch(db, cfg, mails[k:k + BATCH], now, read_ahead=True)]
+        with OneTransaction(db.url) as rdb:
+            return [r for k in range(0, len(mails), BATCH)
+                    for r in _batch(db, rdb, cfg, mails[k:k + BATCH], now, read_ahead=True)]
     with RollbackDatabase(db.url) as rdb:
         return [r for k in range(0, len(mails), BATCH)
-                for r in _batch(rdb, cfg, mails[k:k + BATCH], now, read_ahead=False)]
+                for r in _batch(rdb, rdb, cfg, mails[k:k + BATCH], now, read_ahead=False)]
 
 
 def print_reports(reports: list[dict[str, Any]], *, as_json: bool, out: TextIO) -> None:
