@@ -49,10 +49,11 @@ setup(
     packages=find_packages(include=["bot", "bot.*"]) + list(data_packages),
     package_dir={name: path for name, path in data_packages.items() if name.count(".") == 1},
     package_data={name: ["*"] for name in data_packages},
-    exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot", "*.pyx", "*.c"]},
+    exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot", "*.pyx", "*.pxi", "*.c"]},
     cmdclass={"build_py": build_py_with_catalogs},
     ext_modules=cythonize(
-        [Extension("bot.games._gridcore", ["bot/games/_gridcore.pyx"], extra_compile_args=["-O2"])],
+        [Extension("bot.games._gridcore", ["bot/games/_gridcore.pyx"], extra_compile_args=["-O2"],
+                   depends=sorted(str(p) for p in Path("bot/games/gridcore").glob("*.pxi")))],
         compiler_directives={"language_level": "3"},
     ),
 )

@@ -37,7 +37,7 @@ def test_wheel_is_a_platform_wheel_with_the_compiled_search_core(wheel_file):
 
     names = zipfile.ZipFile(wheel_file).namelist()
     assert [n for n in names if n.startswith("bot/games/_gridcore.") and n.endswith(".so")]
-    assert not [n for n in names if n.endswith((".pyx", "_gridcore.c"))]
+    assert not [n for n in names if n.endswith((".pyx", ".pxi", "_gridcore.c"))]
     assert not wheel_file.name.endswith("-none-any.whl")
 
 

@@ -1,0 +1,484 @@
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). can_lay, the search's entry point search(), and Typ-Dom's TouchBound and MultisetIndex.
+
+cdef int _can_lay(_Search S, int32_t node, int depth, int used, int extra, int need_extra) noexcept:
+    """Whether some word of the graph, read on from ``node`` (``depth`` letters so far,
+    ``used`` of them rack tiles, ``extra`` other letters), holds at least ``S.min_tiles``
+    tiles of the rack left in ``S`` (``counts``, ``bl``) and, with ``need_extra``, at
+    least one letter that is no rack tile (a table tile).  Ignores the board: a
+    necessary condition for a move laying ``min_tiles`` tiles.  A letter the rack holds
+    is taken from the rack before a Jolly, and once a word has a letter from elsewhere,
+    a letter is taken from elsewhere only when neither rack nor Jolly has it (any word
+    the other choices find is found with the same count or more)."""
+    cdef CGraph g = S.g
+    cdef int li, k, took
+    cdef int32_t e, ch
+    cdef uint64_t m, bit
+    if g.term[node] and depth >= 2 and used >= S.min_tiles and (extra or not need_extra):
+        return 1
+    if depth >= S.size:
+        return 0
+    if used + S.usable(node) < S.min_tiles:
+        return 0
+    m = g.mask[node]
+    e = g.first[node]
+    while m:
+        li = sl_ctz(m)
+        bit = (<uint64_t>1) << li
+        m ^= bit
+        ch = g.child[e]
+        e += 1
+        took = 0
+        if S.counts[li]:
+            took = 1
+            S.counts[li] -= 1
+            if S.counts[li] == 0:
+                S.rmask ^= bit
+            k = _can_lay(S, ch, depth + 1, used + 1, extra, need_extra)
+            S.counts[li] += 1
+            S.rmask |= bit
+            if k:
+                return 1
+        else:
+            k = S.s.kind_of[li]
+            if k >= 0 and S.bl[k]:
+                took = 1
+                S.bl[k] -= 1
+                S.nbl -= 1
+                k = _can_lay(S, ch, depth + 1, used + 1, extra, need_extra)
+                S.nbl += 1
+                S.bl[S.s.kind_of[li]] += 1
+                if k:
+                    return 1
+        if not took or (need_extra and not extra):
+            if _can_lay(S, ch, depth + 1, used, extra + 1, need_extra):
+                return 1
+    return 0
+
+
+def can_lay(root, rack, int min_tiles, spec, cache=None):
+    """Whether some word of the graph holds at least ``min_tiles`` tiles of ``rack`` and a
+    letter more (a table tile; ``spec.require_old``): :func:`search` on a table with
+    tiles finds no move laying ``min_tiles`` tiles when this is False.  Memoised in
+    ``cache`` under the key :func:`search` uses (Typ-Dom's plan search asks before it
+    builds the table a second placement is searched on)."""
+    cdef CGraph g = compiled_graph(root)
+    cdef CSpec s = _cspec(g, spec)
+    cdef _Search S
+    cdef int i, li
+    fkey = ("can_lay", rack, min_tiles, bool(s.require_old), s.size)
+    can = None if cache is None else cache.get(fkey)
+    if can is not None:
+        return can
+    S = _Search()
+    S.g = g
+    S.s = s
+    S.size = s.size
+    memset(S.counts, 0, sizeof(S.counts))
+    for i in range(MAXK):
+        S.bl[i] = 0
+    n = 0
+    for rch in rack:
+        if rch in s.blank_chars:
+            S.bl[s.blank_chars[rch]] += 1
+        elif rch == "*" and s.nkinds:
+            S.bl[0] += 1
+        elif rch.isalpha():
+            li = _letter_index(g, rch.upper())
+            if li != NOLETTER:
+                S.counts[li] += 1
+        else:
+            continue
+        n += 1
+    S.rmask = 0
+    S.nbl = 0
+    for i in range(g.nl):
+        if S.counts[i]:
+            S.rmask |= (<uint64_t>1) << i
+    for i in range(MAXK):
+        S.nbl += S.bl[i]
+    S.min_tiles = min_tiles
+    if min_tiles > n:
+        can = False
+    elif min_tiles <= 0:
+        can = True
+    else:
+        _ensure_most(g)
+        can = _can_lay(S, 0, 0, 0, 0, s.require_old) != 0
+    if cache is not None:
+        cache[fkey] = can
+    return can
+
+
+cdef str _column(_Search S, int p, int c, int lo, int hi):
+    """The letters of squares ``lo .. hi-1`` of column ``c`` in pass ``p``."""
+    cdef Py_UCS4 buf[MAXS]
+    cdef int i
+    for i in range(lo, hi):
+        buf[i - lo] = S.chars[p][i][c]
+    return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, buf, hi - lo)
+
+
+cdef int _letter_index(CGraph g, str ch):
+    li = g.index.get(ch)
+    return NOLETTER if li is None else li
+
+
+def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_tiles=0, cache=None):
+    """Compiled :func:`bot.games.gridgen.search`: the same arguments, the same raw
+    records ``(score, ntiles, transposed, line_index, start, word, placed, xparts)`` for
+    the same moves (each passed to ``sink`` when its score is >= ``threshold[0]``, which
+    ``sink`` may raise; the order of the calls differs: anchors best bound first).
+    ``cache``: a dict kept across calls with the same graph and spec (memoises whether a
+    rack can lay ``min_tiles`` tiles at all).  Raises ValueError for a malformed board, a touch
+    square without a tile, or a board larger than 32 squares a side."""
+    cdef CGraph g = compiled_graph(root)
+    cdef CSpec s = _cspec(g, spec)
+    cdef _Search S = _Search()
+    cdef int size = s.size
+    cdef int p, r, c, i, q, li, k, v, n, a, lo, njobs
+    cdef int ntotal = 0
+    S.g = g
+    S.s = s
+    S.parts = []
+    S.size = size
+    rows = list(board_rows)
+    if len(rows) != size or any(len(x) != size for x in rows):
+        raise ValueError(f"board must be {size} strings of {size} characters")
+    # parse the board (as bot.games.gridspec._parse)
+    cdef Py_UCS4 ch, uch
+    cdef str row
+    empty = True
+    for r in range(size):
+        row = rows[r]
+        c = 0
+        for ch in row:
+            if ch == u'.' or ch == u' ':
+                S.grid[0][r][c] = EMPTY
+                S.bval[0][r][c] = 0
+                S.chars[0][r][c] = u'.'
+            elif ch.isupper():
+                li = g.cpidx[ch] if ch < 1024 else NOLETTER
+                if li == NOLETTER and ch >= 1024:
+                    li = _letter_index(g, row[c])
+                S.grid[0][r][c] = li
+                S.bval[0][r][c] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
+                S.chars[0][r][c] = ch
+                empty = False
+            elif ch.islower():
+                u = row[c].upper()
+                S.grid[0][r][c] = _letter_index(g, u)
+                S.bval[0][r][c] = 0
+                S.chars[0][r][c] = ord(u) if len(u) == 1 else ch
+                empty = False
+            else:
+                raise ValueError(f"bad board character {row[c]!r}")
+            c += 1
+    for r in range(size):
+        for c in range(size):
+            S.grid[1][c][r] = S.grid[0][r][c]
+            S.bval[1][c][r] = S.bval[0][r][c]
+            S.chars[1][c][r] = S.chars[0][r][c]
+            S.lm[0][r][c] = s.lm[r][c]
+            S.wm[0][r][c] = s.wm[r][c]
+            S.lm[1][c][r] = s.lm[r][c]
+            S.wm[1][c][r] = s.wm[r][c]
+    S.empty_board = 1 if empty else 0
+    # the rack (as bot.games.gridspec._parse_rack)
+    memset(S.counts, 0, sizeof(S.counts))
+    for k in range(MAXK):
+        S.bl[k] = 0
+    vals = []
+    for rch in rack:
+        if rch in s.blank_chars:
+            S.bl[s.blank_chars[rch]] += 1
+            vals.append(0)
+            ntotal += 1
+        elif rch == "*" and s.nkinds:
+            S.bl[0] += 1
+            vals.append(0)
+            ntotal += 1
+        elif rch.isalpha():
+            u = rch.upper()
+            ntotal += 1
+            li = _letter_index(g, u)
+            if li != NOLETTER:
+                S.counts[li] += 1
+                vals.append(spec.values.get(u, 0))
+    if ntotal == 0 or min_tiles > ntotal:
+        return
+    S.rmask = 0
+    for i in range(g.nl):
+        if S.counts[i]:
+            S.rmask |= (<uint64_t>1) << i
+    S.pmask = S.rmask
+    for i in range(g.nl):
+        if s.kind_of[i] >= 0 and S.bl[s.kind_of[i]]:
+            S.pmask |= (<uint64_t>1) << i
+    vals.sort(reverse=True)
+    S.R = len(vals)
+    S.left = S.R
+    S.total = ntotal
+    S.nbl = 0
+    for k in range(MAXK):
+        S.nbl += S.bl[k]
+    for i in range(64):
+        S.P[i] = 0
+    for i in range(1, 64):
+        S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < len(vals) else 0)
+    S.maxlen = min(ntotal - 1, size - 1)
+    S.min_tiles = min_tiles
+    if min_tiles:
+        _ensure_most(g)  # (usable: the letters' counts per path)
+    S.require_old = 1 if (s.require_old and not empty) else 0
+    S.sink = sink
+    S.plan = sink if isinstance(sink, PlanListing) else None
+    S.thr_list = threshold
+    S.thr = threshold[0]
+    memset(S.blank_at, 0, sizeof(S.blank_at))
+    memset(S.is_new, 0, sizeof(S.is_new))
+    # touch: the lines and squares a move must reach (as gridspec._touch_lines)
+    S.nxt_on = 0
+    for p in range(2):
+        for r in range(size):
+            S.line_on[p][r] = 1
+    if touch is not None:
+        tl = [(r0 - 1, c0 - 1) for r0, c0 in touch]
+        for r, c in tl:
+            if S.grid[0][r][c] == EMPTY:
+                raise ValueError("touch squares must hold tiles")
+        if empty or not tl:
+            return
+        S.nxt_on = 1
+        for p in range(2):
+            need = {}
+            for r, c in tl:
+                ln, pos = (c, r) if p else (r, c)
+                need.setdefault(ln, set()).add(pos)
+                i = ln - 1
+                while i >= 0 and S.grid[p][i][pos] != EMPTY:
+                    i -= 1
+                if i >= 0:
+                    need.setdefault(i, set()).add(pos)
+                i = ln + 1
+                while i < size and S.grid[p][i][pos] != EMPTY:
+                    i += 1
+                if i < size:
+                    need.setdefault(i, set()).add(pos)
+            for r in range(size):
+                S.line_on[p][r] = 1 if r in need else 0
+                if r in need:
+                    ps = need[r]
+                    S.nxt[p][r][size] = size
+                    for q in range(size - 1, -1, -1):
+                        S.nxt[p][r][q] = q if q in ps else S.nxt[p][r][q + 1]
+    if min_tiles:
+        # no word of the graph holds min_tiles of the rack's tiles (and a table tile):
+        # nothing to search (issue 35; memoised in ``cache`` per rack)
+        fkey = ("can_lay", rack, min_tiles, s.require_old and not empty, s.size)
+        can = None if cache is None else cache.get(fkey)
+        if can is None:
+            can = _can_lay(S, 0, 0, 0, 0, 1 if (s.require_old and not empty) else 0) != 0
+            if cache is not None:
+                cache[fkey] = can
+        if not can:
+            return
+    # cross-checks (as gridspec._cross_info) and the cross-word parts per pass
+    cdef uint64_t ALL = ~(<uint64_t>0)
+    cdef int32_t node, n2
+    cdef int j, up, down, sm
+    cdef uint64_t ok, mm, bit
+    cdef int32_t e
+    for p in range(2):
+        parts = [None] * size  # the lines searched get their list (what to_move reads)
+        S.parts.append(parts)
+        for r in range(size):
+            if S.line_on[p][r]:
+                parts[r] = [None] * size
+        for c in range(size):
+            for r in range(size):
+                S.allowed[p][r][c] = ALL
+                S.xsum[p][r][c] = -1
+                if S.grid[p][r][c] != EMPTY or not S.line_on[p][r]:
+                    continue
+                up = r > 0 and S.grid[p][r - 1][c] != EMPTY
+                down = r < size - 1 and S.grid[p][r + 1][c] != EMPTY
+                if not up and not down:
+                    continue
+                sm = 0
+                i = r - 1
+                while i >= 0 and S.grid[p][i][c] != EMPTY:
+                    sm += S.bval[p][i][c]
+                    i -= 1
+                j = r + 1
+                while j < size and S.grid[p][j][c] != EMPTY:
+                    sm += S.bval[p][j][c]
+                    j += 1
+                ok = 0
+                node = 0
+                for q in range(i + 1, r):
+                    node = g.get(node, S.grid[p][q][c])
+                    if node < 0:
+                        break
+                if node >= 0:
+                    mm = g.mask[node]
+                    e = g.first[node]
+                    while mm:
+                        li = sl_ctz(mm)
+                        bit = (<uint64_t>1) << li
+                        mm ^= bit
+                        n2 = g.child[e]
+                        e += 1
+                        for q in range(r + 1, j):
+                            n2 = g.get(n2, S.grid[p][q][c])
+                            if n2 < 0:
+                                break
+                        if n2 >= 0 and g.term[n2]:
+                            ok |= bit
+                S.allowed[p][r][c] = ok
+                S.xsum[p][r][c] = sm
+                parts[r][c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
+    # the anchors of both passes, best bound first
+    cdef AnchorJob *jobs = <AnchorJob *>malloc(MAXA * sizeof(AnchorJob))
+    if jobs == NULL:
+        raise MemoryError()
+    njobs = 0
+    try:
+        for p in range(2):
+            for r in range(size):
+                if not S.line_on[p][r]:
+                    continue
+                if empty and r != (s.cr if p == 0 else s.cc):
+                    continue
+                S.set_line(p, r)
+                for a in range(size):
+                    if not S.is_anchor(a):
+                        continue
+                    if a > 0 and S.line[a - 1] != EMPTY:
+                        lo = a - 1
+                        while lo > 0 and S.line[lo - 1] != EMPTY:
+                            lo -= 1
+                    else:
+                        lo = a
+                        while lo > 0 and S.line[lo - 1] == EMPTY and not S.is_anchor(lo - 1):
+                            lo -= 1
+                    if min_tiles and S.empties(lo, size, min_tiles) < min_tiles:
+                        continue  # too few empty squares for enough tiles
+                    jobs[njobs].bound = S.anchor_bound(a, lo)
+                    jobs[njobs].p = p
+                    jobs[njobs].r = r
+                    jobs[njobs].a = a
+                    njobs += 1
+        qsort(jobs, njobs, sizeof(AnchorJob), _cmp_job)
+        for i in range(njobs):
+            if jobs[i].bound < S.thr:
+                break
+            S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a)
+    finally:
+        free(jobs)
+
+
+cdef class TouchBound:
+    """Typ-Dom's bound of the second placements touching a first one
+    (:func:`bot.games.typdom.movegen._touch_bound`, the same numbers) for one table,
+    parsed once: ``TouchBound(rows, values)``; ``bound(tiles, rack_values)`` with the
+    first placement's new tiles as ``(row, col, value)`` (0-based squares, the value the
+    tile has on the table: 0 for a Jolly) and the values of the rack it leaves."""
+    cdef int size
+    cdef int occ[MAXS][MAXS]
+    cdef int val[MAXS][MAXS]
+
+    def __init__(self, rows, values):
+        cdef int r, c
+        self.size = len(rows)
+        if self.size > MAXS or any(len(x) != self.size for x in rows):
+            raise ValueError("bad table")
+        for r in range(self.size):
+            row = rows[r]
+            for c in range(self.size):
+                ch = row[c]
+                if ch == "." or ch == " ":
+                    self.occ[r][c] = 0
+                    self.val[r][c] = 0
+                else:
+                    self.occ[r][c] = 1
+                    self.val[r][c] = values.get(ch, 0) if ch.isupper() else 0
+
+    cdef inline int at_occ(self, int tr, int ln, int pos) noexcept:
+        return self.occ[pos][ln] if tr else self.occ[ln][pos]
+
+    cdef inline int at_val(self, int tr, int ln, int pos) noexcept:
+        return self.val[pos][ln] if tr else self.val[ln][pos]
+
+    def bound(self, tiles, rack_values):
+        cdef int tr_[MAXS * MAXS]
+        cdef int tc_[MAXS * MAXS]
+        cdef int tv_[MAXS * MAXS]
+        cdef int lv[64]
+        cdef int n = 0, k = 0
+        for t in tiles:
+            if n >= MAXS * MAXS:
+                raise ValueError("too many tiles")
+            tr_[n], tc_[n], tv_[n] = t[0], t[1], t[2]
+            n += 1
+        for v in rack_values:
+            if k > 62:
+                raise ValueError("rack too large")
+            lv[k] = v
+            k += 1
+        return _touch_bound_c(self, n, tr_, tc_, tv_, k, lv)
+
+
+cdef class MultisetIndex:
+    """Tile multisets coded as by :func:`bot.games.typdom.movegen._multiset_code` (6 bits a
+    tile kind, counts up to 31, a guard bit 32 per field), for finding the ones a rack
+    holds: ``MultisetIndex(codes, nfields)``; ``set_have(code)`` the rack; ``next_fit(i)``
+    the first index ``>= i`` whose multiset the rack holds, or -1."""
+    cdef uint64_t *codes
+    cdef int n, w
+    cdef uint64_t have[8]
+    cdef uint64_t guard[8]
+
+    def __cinit__(self, codes, int nfields):
+        cdef int i, j, f
+        self.codes = NULL
+        self.n = len(codes)
+        self.w = (nfields + 9) // 10
+        if self.w > 8:
+            raise ValueError("too many kinds of tile")
+        if self.w == 0:
+            self.w = 1
+        self.codes = <uint64_t *>malloc((self.n * self.w + 1) * sizeof(uint64_t))
+        if self.codes == NULL:
+            raise MemoryError()
+        mask = (1 << 60) - 1
+        for i in range(self.n):
+            code = codes[i]
+            for j in range(self.w):
+                self.codes[i * self.w + j] = <uint64_t>((code >> (60 * j)) & mask)
+        for j in range(self.w):
+            self.guard[j] = 0
+            self.have[j] = 0
+        for f in range(nfields):
+            self.guard[f // 10] |= (<uint64_t>32) << (6 * (f % 10))
+
+    def __dealloc__(self):
+        free(self.codes)
+
+    def set_have(self, have):
+        cdef int j
+        mask = (1 << 60) - 1
+        for j in range(self.w):
+            self.have[j] = <uint64_t>((have >> (60 * j)) & mask) + self.guard[j]
+
+    def next_fit(self, int i):
+        cdef int j, w = self.w
+        cdef uint64_t *c
+        while i < self.n:
+            c = &self.codes[i * w]
+            for j in range(w):
+                if ((self.have[j] - c[j]) & self.guard[j]) != self.guard[j]:
+                    break
+            else:
+                return i
+            i += 1
+        return -1

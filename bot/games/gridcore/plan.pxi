@@ -1,0 +1,593 @@
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's plan: PlanListing (phase (a), the choice of phase (b)) and the compiled touch bound.
+
+cdef class PlanListing:
+    """The first listing of a Typ-Dom plan in C arrays: pass it as the ``sink`` of
+    :func:`search` (with a threshold of -1), then call :meth:`finish`.
+    ``PlanListing(rack, kreuz, values, vowels)``: the plan's rack (its tile kinds are the
+    usage fields, in code order as ``movegen._multiset_code``), ``kreuz`` True for the
+    Kreuzwort-Spiel's key (tiles, then points), ``values`` the letter values, ``vowels``
+    the letters the red Jolly (``?``) stands for (the black one, ``#``, for the rest)."""
+    cdef PRec *recs
+    cdef int n, cap
+    cdef Py_UCS4 *wch
+    cdef int nw, capw
+    cdef PTile *tl
+    cdef int ntl, captl
+    cdef uint64_t *codes     # per record W words: its usage (6 bits a field)
+    cdef int capc
+    cdef int W, nfields, kreuz, n_rack, size, njoin
+    cdef int fld[1024]       # field of a letter laid as itself (-1: none)
+    cdef int fldb[1024]      # field of the Jolly laying a letter (-1: none)
+    cdef int val[1024]       # letter values
+    cdef uint64_t guard[4]
+    cdef uint64_t rack_code[4]
+    cdef object parts
+    cdef object rack_fields  # the field characters, in order
+    # groups (finish)
+    cdef int *members        # record indices, group by group, each best key first
+    cdef int *gstart         # per group: its first member (ngroups + 1 entries)
+    cdef uint64_t *gcode     # per group: W words
+    cdef int ngroups
+    cdef int *gk0            # per group: the key of its best member
+    cdef int *gk1
+    cdef int *tord           # the groups by the tiles they lay, each part in group order
+    cdef int tstart[66]      # tord[tstart[t]:tstart[t + 1]]: the groups laying t tiles
+    cdef list grack          # per group: the rack it leaves (str, lazily)
+    cdef int *htab           # open addressing: usage code -> group (-1: none)
+    cdef int hsize
+    # phase (a) of one joining placement (plan_loop)
+    cdef int l0, l1, got, s0, s1, ntied
+    cdef int *tied
+    cdef uint64_t have[4]
+    cdef uint8_t mark[MAXS][MAXS]
+
+    def __cinit__(self, rack, kreuz, values, vowels):
+        cdef int i, f
+        self.recs = NULL
+        self.wch = NULL
+        self.tl = NULL
+        self.codes = NULL
+        self.members = NULL
+        self.gstart = NULL
+        self.gcode = NULL
+        self.gk0 = self.gk1 = self.tord = NULL
+        self.htab = NULL
+        self.tied = NULL
+        self.n = self.cap = self.nw = self.capw = self.ntl = self.captl = self.capc = 0
+        self.ngroups = 0
+        self.njoin = 0
+        self.parts = None
+        self.kreuz = 1 if kreuz else 0
+        self.n_rack = len(rack)
+        kinds = sorted(set(rack))
+        self.rack_fields = kinds
+        self.nfields = len(kinds)
+        self.W = (self.nfields + 9) // 10
+        if self.W > 4:
+            raise ValueError("too many kinds of tile")
+        if self.W == 0:
+            self.W = 1
+        for i in range(1024):
+            self.fld[i] = -1
+            self.fldb[i] = -1
+            self.val[i] = 0
+        for ch, v in values.items():
+            if len(ch) == 1 and ord(ch) < 1024:
+                self.val[ord(ch)] = v
+        field = {ch: i for i, ch in enumerate(kinds)}
+        for ch in values:
+            if len(ch) != 1 or ord(ch) >= 1024:
+                continue
+            if ch in field:
+                self.fld[ord(ch)] = field[ch]
+            jolly = "?" if ch in vowels else "#"
+            if jolly in field:
+                self.fldb[ord(ch)] = field[jolly]
+        for i in range(4):
+            self.guard[i] = 0
+            self.rack_code[i] = 0
+        for f in range(self.nfields):
+            self.guard[f // 10] |= (<uint64_t>32) << (6 * (f % 10))
+        for ch in rack:
+            f = field[ch]
+            self.rack_code[f // 10] += (<uint64_t>1) << (6 * (f % 10))
+        memset(self.mark, 0, sizeof(self.mark))
+        self.grack = []
+
+    def __dealloc__(self):
+        free(self.recs)
+        free(self.wch)
+        free(self.tl)
+        free(self.codes)
+        free(self.members)
+        free(self.gstart)
+        free(self.gcode)
+        free(self.gk0)
+        free(self.gk1)
+        free(self.tord)
+        free(self.htab)
+        free(self.tied)
+
+    def __len__(self):
+        return self.n
+
+    def finish(self):
+        """Rank the records (best key first, then search order) and group them by the
+        rack tiles they use, the groups in the order of their best record."""
+        cdef uint64_t *order
+        cdef int i, j, x, g, W = self.W, h, hsize
+        cdef int *gid
+        cdef int *table
+        cdef int *count
+        cdef PRec *rec
+        cdef uint64_t *c
+        cdef uint64_t hv
+        cdef uint64_t fnv_basis = <uint64_t>1469598103934665603ULL
+        cdef uint64_t fnv_prime = <uint64_t>1099511628211ULL
+        if self.n == 0:
+            return
+        order = <uint64_t *>malloc(self.n * sizeof(uint64_t))
+        gid = <int *>malloc(self.n * sizeof(int))
+        hsize = 1
+        while hsize < 2 * self.n:
+            hsize *= 2
+        table = <int *>malloc(hsize * sizeof(int))
+        self.gcode = <uint64_t *>malloc(self.n * W * sizeof(uint64_t))
+        count = <int *>malloc((self.n + 66) * sizeof(int))
+        self.members = <int *>malloc(self.n * sizeof(int))
+        self.gstart = <int *>malloc((self.n + 1) * sizeof(int))
+        self.tied = <int *>malloc(self.n * sizeof(int))
+        if order == NULL or gid == NULL or table == NULL or self.gcode == NULL or count == NULL \
+                or self.members == NULL or self.gstart == NULL or self.tied == NULL:
+            free(order)
+            free(gid)
+            free(table)
+            free(count)
+            raise MemoryError()
+        try:
+            for i in range(self.n):
+                rec = &self.recs[i]
+                # keys below 2**20 (scores and tiles are far smaller), indices below 2**24
+                order[i] = ((<uint64_t>(0xFFFFF - rec.k0)) << 44) | ((<uint64_t>(0xFFFFF - rec.k1)) << 24) | <uint64_t>i
+            _sort_packed(order, self.n)
+            for i in range(hsize):
+                table[i] = -1
+            self.ngroups = 0
+            for j in range(self.n):
+                i = <int>(order[j] & 0xFFFFFF)
+                c = &self.codes[i * W]
+                hv = fnv_basis
+                for x in range(W):
+                    hv = (hv ^ c[x]) * fnv_prime
+                h = <int>(hv & (hsize - 1))
+                while True:
+                    g = table[h]
+                    if g < 0:
+                        g = self.ngroups
+                        self.ngroups += 1
+                        table[h] = g
+                        for x in range(W):
+                            self.gcode[g * W + x] = c[x]
+                        count[g] = 0
+                        break
+                    for x in range(W):
+                        if self.gcode[g * W + x] != c[x]:
+                            break
+                    else:
+                        break
+                    h = (h + 1) & (hsize - 1)
+                gid[j] = g
+                count[g] += 1
+                self.recs[i].group = g
+            self.gstart[0] = 0
+            for g in range(self.ngroups):
+                self.gstart[g + 1] = self.gstart[g] + count[g]
+                count[g] = self.gstart[g]
+            for j in range(self.n):
+                g = gid[j]
+                self.members[count[g]] = <int>(order[j] & 0xFFFFFF)
+                count[g] += 1
+            # per group its best key, and the groups by the tiles they lay (a group's
+            # records all lay the same number of tiles)
+            self.gk0 = <int *>malloc(self.ngroups * sizeof(int))
+            self.gk1 = <int *>malloc(self.ngroups * sizeof(int))
+            self.tord = <int *>malloc(self.ngroups * sizeof(int))
+            if self.gk0 == NULL or self.gk1 == NULL or self.tord == NULL:
+                raise MemoryError()
+            for x in range(66):
+                self.tstart[x] = 0
+            for g in range(self.ngroups):
+                rec = &self.recs[self.members[self.gstart[g]]]
+                self.gk0[g] = rec.k0
+                self.gk1[g] = rec.k1
+                self.tstart[min(rec.nt, 64) + 1] += 1
+            for x in range(1, 66):
+                self.tstart[x] += self.tstart[x - 1]
+            for x in range(65):
+                count[x] = self.tstart[x]
+            for g in range(self.ngroups):
+                x = min(self.recs[self.members[self.gstart[g]]].nt, 64)
+                self.tord[count[x]] = g
+                count[x] += 1
+        finally:
+            free(order)
+            free(gid)
+            free(count)
+        self.htab = table
+        self.hsize = hsize
+        self.grack = [None] * self.ngroups
+
+    def top(self):
+        """The indices of the records with the best key (in search order)."""
+        cdef int i, b0 = -1, b1 = -1
+        out = []
+        for i in range(self.n):
+            x = _kcmp(self.recs[i].k0, self.recs[i].k1, b0, b1)
+            if x > 0:
+                b0 = self.recs[i].k0
+                b1 = self.recs[i].k1
+                out = [i]
+            elif x == 0:
+                out.append(i)
+        return out
+
+    def joining(self):
+        """How many records are joining placements that leave a tile in the rack."""
+        return self.njoin
+
+    def top_score(self):
+        """The best score of a record (-1: none)."""
+        cdef int i, b = -1
+        for i in range(self.n):
+            if self.recs[i].score > b:
+                b = self.recs[i].score
+        return b
+
+    def raw(self, int i):
+        """The raw search record ``i`` as :func:`search` passes it to a sink."""
+        cdef PRec *rec
+        cdef PTile *t
+        cdef int k
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        rec = &self.recs[i]
+        word = PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &self.wch[rec.woff], rec.length)
+        pl = []
+        for k in range(rec.nt):
+            t = &self.tl[rec.toff + k]
+            pl.append((t.pos, PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &t.ch, 1), t.blank != 0))
+        return (rec.score, rec.nt, rec.p == 1, rec.r, rec.start, word, tuple(pl), self.parts[rec.p])
+
+    cdef str left_rack(self, int i):
+        """The rack record ``i`` leaves (code order), memoised per usage group."""
+        cdef int g = self.recs[i].group, f, k, W = self.W
+        cdef uint64_t have
+        s = self.grack[g]
+        if s is None:
+            out = []
+            for f in range(self.nfields):
+                have = (self.rack_code[f // 10] >> (6 * (f % 10))) & 63
+                have -= (self.gcode[g * W + f // 10] >> (6 * (f % 10))) & 63
+                for k in range(<int>have):
+                    out.append(self.rack_fields[f])
+            s = self.grack[g] = "".join(out)
+        return s
+
+    cdef void set_mark(self, int i, uint8_t v) noexcept:
+        cdef PRec *rec = &self.recs[i]
+        cdef int k, pos
+        for k in range(rec.nt):
+            pos = self.tl[rec.toff + k].pos
+            if rec.p:
+                self.mark[pos][rec.r] = v
+            else:
+                self.mark[rec.r][pos] = v
+
+    cdef inline int marked(self, int p, int ln, int pos) noexcept:
+        if ln < 0 or pos < 0 or ln >= self.size or pos >= self.size:
+            return 0
+        return self.mark[pos][ln] if p else self.mark[ln][pos]
+
+    cdef int touches(self, int i) noexcept:
+        """Whether a marked square lies in the zone of record ``i`` (``movegen._zone``)."""
+        cdef PRec *rec = &self.recs[i]
+        cdef PTile *t
+        cdef int q, k, ln
+        for q in range(rec.start - 1, rec.start + rec.length + 1):
+            if self.marked(rec.p, rec.r, q):
+                return 1
+        for k in range(rec.nt):
+            t = &self.tl[rec.toff + k]
+            for ln in range(rec.r - t.up - 1, rec.r + t.down + 2):
+                if self.marked(rec.p, ln, t.pos):
+                    return 1
+        return 0
+
+    cdef int lookup(self, uint64_t *c) noexcept:
+        """The group whose usage code is ``c`` (W words), or -1."""
+        cdef uint64_t hv = <uint64_t>1469598103934665603ULL
+        cdef uint64_t prime = <uint64_t>1099511628211ULL
+        cdef int x, g, h, W = self.W
+        for x in range(W):
+            hv = (hv ^ c[x]) * prime
+        h = <int>(hv & (self.hsize - 1))
+        while True:
+            g = self.htab[h]
+            if g < 0:
+                return -1
+            for x in range(W):
+                if self.gcode[g * W + x] != c[x]:
+                    break
+            else:
+                return g
+            h = (h + 1) & (self.hsize - 1)
+
+    cdef int visit(self, int g) noexcept:
+        """Phase (a) on group ``g`` (its tiles in the rack left): its records, best key
+        first, that reach the limit and the best so far and leave the marked squares'
+        zone alone. Returns 1 when the group is below the limit or the best so far
+        (in a part of ``tord`` no later group is better)."""
+        cdef int k, mi, x = 0
+        cdef PRec *r2
+        if _kcmp(self.gk0[g], self.gk1[g], self.l0, self.l1) < 0 or \
+                (self.got and _kcmp(self.gk0[g], self.gk1[g], self.s0, self.s1) < 0):
+            return 1
+        for k in range(self.gstart[g], self.gstart[g + 1]):
+            mi = self.members[k]
+            r2 = &self.recs[mi]
+            if _kcmp(r2.k0, r2.k1, self.l0, self.l1) < 0:
+                break
+            if self.got:
+                x = _kcmp(r2.k0, r2.k1, self.s0, self.s1)
+                if x < 0:
+                    break
+            if self.touches(mi):
+                continue
+            if not self.got or x > 0:
+                self.got = 1
+                self.s0, self.s1 = r2.k0, r2.k1
+                self.ntied = 0
+            self.tied[self.ntied] = mi
+            self.ntied += 1
+        return 0
+
+    cdef void sub_codes(self, uint64_t *c, int d, int f) noexcept:
+        """Visit the groups whose usage is the multiset ``c`` less ``d`` more tiles, taken
+        from fields ``f`` and later (each multiset once)."""
+        cdef int g, x, w, sh
+        cdef uint64_t one
+        if d == 0:
+            g = self.lookup(c)
+            if g >= 0:
+                self.visit(g)
+            return
+        for x in range(f, self.nfields):
+            w = x // 10
+            sh = 6 * (x % 10)
+            if (c[w] >> sh) & 63:
+                one = (<uint64_t>1) << sh
+                c[w] -= one
+                self.sub_codes(c, d - 1, x)
+                c[w] += one
+
+    def plan_loop(self, int b0, int b1, int rack_sum, root, spec, cache, TouchBound bounder, on_plan):
+        """Phase (a) of ``movegen._best_plan`` over the joining placements, best bound
+        first, and the choice of the ones phase (b) must search. ``(b0, b1)``: the best
+        plan's key; ``rack_sum``: the rack's value; ``bounder``: the table's
+        ``TouchBound``; ``on_plan(i, tied)`` is called when record ``i`` with
+        the second placements ``tied`` (indices, equal keys) makes a plan at least as
+        good as the best, and returns the best plan's key after it. Returns the phase (b)
+        candidates ``(bound key, m_tiles, m_score, m_nt, rack left, i)``, ``m_tiles`` as
+        ``(row, col, letter, jolly)`` 0-based, in the order of the listing."""
+        cdef int i, j, nc = 0, gi, g, W = self.W, x, k, mi, s0, s1, got, m0, m1, l0, l1
+        cdef int u0, u1, tb, v, nk, need, tt
+        cdef uint64_t plain[4]
+        cdef uint64_t *gc
+        cdef uint64_t *gc2
+        cdef uint64_t *cand
+        cdef int ntied, left, d, est
+        cdef PRec *rec
+        cdef PRec *r2
+        cdef PTile *t
+        cdef Py_UCS4 uc
+        cdef int lv[64]
+        cdef int tr_[64]
+        cdef int tc_[64]
+        cdef int tv_[64]
+        cdef int extra, line_best = 0, sr, sc
+        later = []
+        if self.n == 0:
+            return later
+        if self.gk0 == NULL:
+            raise ValueError("call finish() first")
+        # what a second placement adds at most, for the first bound: (a) the best
+        # single placement, (b) the table tiles of a line plus the rack's values
+        # (movegen._line_bound)
+        for i in range(bounder.size):
+            sr = sc = 0
+            for j in range(bounder.size):
+                sr += bounder.val[i][j]
+                sc += bounder.val[j][i]
+            line_best = max(line_best, sr, sc)
+        extra = max(<int>self.top_score(), line_best + rack_sum)
+        cand = <uint64_t *>malloc(self.n * sizeof(uint64_t))
+        if cand == NULL:
+            raise MemoryError()
+        try:
+            for i in range(self.n):
+                rec = &self.recs[i]
+                if not rec.joining:
+                    continue
+                # the first bound: key(score + extra, every tile of the rack)
+                if self.kreuz:
+                    u0, u1 = self.n_rack, rec.score + extra
+                else:
+                    u0, u1 = rec.score + extra, self.n_rack
+                cand[nc] = ((<uint64_t>(0xFFFFF - u0)) << 44) | ((<uint64_t>(0xFFFFF - u1)) << 24) | <uint64_t>i
+                nc += 1
+            _sort_packed(cand, nc)
+            for j in range(nc):
+                i = <int>(cand[j] & 0xFFFFFF)
+                u0 = 0xFFFFF - <int>(cand[j] >> 44)
+                u1 = 0xFFFFF - <int>((cand[j] >> 24) & 0xFFFFF)
+                if _kcmp(u0, u1, b0, b1) < 0:
+                    break
+                rec = &self.recs[i]
+                gc = &self.gcode[rec.group * W]
+                for x in range(W):
+                    self.have[x] = self.rack_code[x] - gc[x] + self.guard[x]
+                m0, m1 = rec.k0, rec.k1
+                l0, l1 = b0 - m0, b1 - m1   # key(m + r2) < best  <=>  key(r2) < (l0, l1)
+                # (a) the best placement of the listing that m leaves untouched
+                self.set_mark(i, 1)
+                self.got = 0
+                self.ntied = 0
+                self.l0, self.l1 = l0, l1
+                left = self.n_rack - rec.nt
+                for x in range(W):
+                    plain[x] = self.rack_code[x] - gc[x]
+                # the groups laying at most the tiles left, most tiles first: a part of
+                # tord in the order of its best record (no later group of it is
+                # better), or, when that is fewer lookups, the multisets of the rack left
+                # less d tiles looked up (d <= 3)
+                for tt in range(min(left, 64), 0, -1):
+                    if self.kreuz and tt < l0:
+                        break  # (Kreuzwort: a group's key starts with the tiles it lays)
+                    d = left - tt
+                    nk = 0
+                    for x in range(self.nfields):
+                        if (plain[x // 10] >> (6 * (x % 10))) & 63:
+                            nk += 1
+                    est = 1 if d == 0 else nk if d == 1 else nk * (nk + 1) // 2 if d == 2 else \
+                        nk * (nk + 1) * (nk + 2) // 6 if d == 3 else 1 << 30
+                    if est < self.tstart[tt + 1] - self.tstart[tt]:
+                        self.sub_codes(plain, d, 0)
+                        continue
+                    for gi in range(self.tstart[tt], self.tstart[tt + 1]):
+                        g = self.tord[gi]
+                        gc2 = &self.gcode[g * W]
+                        for x in range(W):
+                            if ((self.have[x] - gc2[x]) & self.guard[x]) != self.guard[x]:
+                                break
+                        else:
+                            if self.visit(g):
+                                break
+                            continue
+                        if _kcmp(self.gk0[g], self.gk1[g], l0, l1) < 0 or \
+                                (self.got and _kcmp(self.gk0[g], self.gk1[g], self.s0, self.s1) < 0):
+                            break
+                got, s0, s1, ntied = self.got, self.s0, self.s1, self.ntied
+                self.set_mark(i, 0)
+                if got and _kcmp(m0 + s0, m1 + s1, b0, b1) >= 0:
+                    b0, b1 = on_plan(i, [self.tied[k] for k in range(ntied)])
+                # (b) only when a second placement touching m can still reach the best plan
+                rack2 = self.left_rack(i)
+                need = (b0 - rec.nt) if self.kreuz else 0
+                if need > 0 and not can_lay(root, rack2, need, spec, cache):
+                    continue  # no word holds enough of the tiles left, nor will
+                nk = 0
+                for uc in rack2:
+                    lv[nk] = self.val[uc] if uc < 1024 else 0
+                    nk += 1
+                for k in range(rec.nt):
+                    t = &self.tl[rec.toff + k]
+                    if rec.p:
+                        tr_[k] = t.pos
+                        tc_[k] = rec.r
+                    else:
+                        tr_[k] = rec.r
+                        tc_[k] = t.pos
+                    tv_[k] = 0 if t.blank else (self.val[t.ch] if t.ch < 1024 else 0)
+                tb = _touch_bound_c(bounder, rec.nt, tr_, tc_, tv_, nk, lv)
+                if self.kreuz:
+                    u0, u1 = self.n_rack, rec.score + tb
+                else:
+                    u0, u1 = rec.score + tb, self.n_rack
+                if _kcmp(u0, u1, b0, b1) >= 0:
+                    m_tiles = []
+                    for k in range(rec.nt):
+                        t = &self.tl[rec.toff + k]
+                        m_tiles.append((tr_[k], tc_[k], PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &t.ch, 1),
+                                        t.blank != 0))
+                    later.append(((u0, u1), m_tiles, rec.score, rec.nt, rack2, i))
+        finally:
+            free(cand)
+        return later
+
+
+cdef int _insort_desc(int *a, int k) noexcept:
+    cdef int i, j, x
+    for i in range(1, k):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] < x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+    return 0
+
+
+cdef int _touch_bound_c(TouchBound T, int n, int *tr_, int *tc_, int *tv_, int k, int *rack_values) noexcept:
+    """``TouchBound.bound`` on C arrays: the first placement's ``n`` new tiles at
+    (``tr_[i]``, ``tc_[i]``) worth ``tv_[i]`` on the table, the ``k`` values of the rack it
+    leaves (sorted here, in place)."""
+    cdef int size = T.size
+    cdef int top[64]
+    cdef int pre[MAXS + 1]
+    cdef int emp[MAXS]
+    cdef int need[MAXS]
+    cdef int i, tr, ln, pos, ne, lo, hi, best = 0, x, r, c, j
+    _insort_desc(rack_values, k)
+    top[0] = 0
+    for i in range(k):
+        top[i + 1] = top[i] + rack_values[i]
+    for j in range(n):
+        T.occ[tr_[j]][tc_[j]] = 1
+        T.val[tr_[j]][tc_[j]] = tv_[j]
+    for tr in range(2):
+        for i in range(size):
+            need[i] = 0
+        for j in range(n):
+            r, c = tr_[j], tc_[j]
+            if tr:
+                ln, pos = c, r
+            else:
+                ln, pos = r, c
+            need[ln] = 1
+            i = ln - 1
+            while i >= 0 and T.at_occ(tr, i, pos):
+                i -= 1
+            if i >= 0:
+                need[i] = 1
+            i = ln + 1
+            while i < size and T.at_occ(tr, i, pos):
+                i += 1
+            if i < size:
+                need[i] = 1
+        for ln in range(size):
+            if not need[ln]:
+                continue
+            pre[0] = 0
+            ne = 0
+            for i in range(size):
+                if T.at_occ(tr, ln, i):
+                    pre[i + 1] = pre[i] + T.at_val(tr, ln, i)
+                else:
+                    pre[i + 1] = pre[i]
+                    emp[ne] = i
+                    ne += 1
+            if ne <= k:
+                x = pre[size] + top[ne]
+                if x > best:
+                    best = x
+                continue
+            for i in range(ne - k + 1):
+                lo = emp[i - 1] + 1 if i else 0
+                hi = emp[i + k] if i + k < ne else size
+                x = pre[hi] - pre[lo] + top[k]
+                if x > best:
+                    best = x
+    for j in range(n):
+        T.occ[tr_[j]][tc_[j]] = 0
+        T.val[tr_[j]][tc_[j]] = 0
+    return best

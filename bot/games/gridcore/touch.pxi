@@ -1,0 +1,510 @@
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b): TouchSearcher.
+
+# --- Typ-Dom's plan search, phase (b) (bot.games.typdom.movegen._Seconds): the touch
+# searches after joining placements on one table, without re-parsing it (issue 35)
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from libc.string cimport memcpy
+
+
+cdef class _ReachAt:
+    """Per node of a graph and depth ``j`` (below the node's height): the letters a path
+    from the node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one),
+    ``m``, and as its ``j``-th letter or a later one, ``ge``; a node's entries start at
+    ``off[node]``."""
+    cdef uint64_t *m
+    cdef uint64_t *ge
+    cdef Py_ssize_t *off
+    cdef object graph
+
+    def __dealloc__(self):
+        free(self.m)
+        free(self.ge)
+        free(self.off)
+
+
+cdef int _fill_reach(CGraph g, uint64_t *R, Py_ssize_t *off, uint8_t *state, int32_t node) noexcept:
+    """Fill ``R`` for ``node`` and below; 1 when a word's end is reachable from it."""
+    cdef int32_t e, c
+    cdef uint64_t mm
+    cdef int li, j, alive
+    if state[node]:
+        return state[node] == 2
+    alive = g.term[node]
+    mm = g.mask[node]
+    e = g.first[node]
+    while mm:
+        li = sl_ctz(mm)
+        mm &= mm - 1
+        c = g.child[e]
+        e += 1
+        if _fill_reach(g, R, off, state, c):
+            alive = 1
+            R[off[node]] |= (<uint64_t>1) << li
+            for j in range(1, g.height[c] + 1):  # (a node is higher than its children)
+                R[off[node] + j] |= R[off[c] + j - 1]
+    state[node] = 2 if alive else 1
+    return alive
+
+
+_REACH = {}
+
+
+cdef _ReachAt _reach_for(CGraph g):
+    """The :class:`_ReachAt` of ``g`` (built on first use, memoised per graph)."""
+    hit = _REACH.get(id(g))
+    if hit is not None and (<_ReachAt>hit).graph is g:
+        return hit
+    cdef _ReachAt out = _ReachAt()
+    cdef uint8_t *state = <uint8_t *>malloc(g.n)
+    cdef int32_t i
+    cdef int j
+    cdef uint64_t acc
+    cdef Py_ssize_t total = 0
+    out.off = <Py_ssize_t *>malloc((g.n + 1) * sizeof(Py_ssize_t))
+    if out.off == NULL or state == NULL:
+        free(state)
+        raise MemoryError()
+    for i in range(g.n):
+        out.off[i] = total
+        total += g.height[i]
+    out.off[g.n] = total
+    out.m = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+    out.ge = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
+    if out.m == NULL or out.ge == NULL:
+        free(state)
+        raise MemoryError()
+    memset(out.m, 0, (total + 1) * sizeof(uint64_t))
+    memset(state, 0, g.n)
+    for i in range(g.n):
+        _fill_reach(g, out.m, out.off, state, i)
+    free(state)
+    for i in range(g.n):
+        acc = 0
+        for j in range(g.height[i] - 1, -1, -1):
+            acc |= out.m[out.off[i] + j]
+            out.ge[out.off[i] + j] = acc
+    out.graph = g
+    if len(_REACH) >= 4:
+        _REACH.pop(next(iter(_REACH)))
+    _REACH[id(g)] = out
+    return out
+
+
+cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) noexcept:
+    """Whether a word at ``node`` whose next letter goes on square ``col`` can still hold
+    square ``s`` (the first square it must reach, ``s >= col``): the tile there, or a
+    letter its cross-check allows and the rack can lay.  True when ``s < col``.  With
+    ``deeper``: whether a word reading on from ``node`` with one letter or more before
+    the one on ``col`` can (a longer left part)."""
+    cdef uint64_t want
+    cdef uint64_t *R
+    cdef int j, hi, h = S.g.height[node]
+    if s < col:
+        return 1
+    if s - col >= h or s >= S.size:
+        return 0  # (no path is that long)
+    if S.line[s] != EMPTY:
+        want = (<uint64_t>1) << S.line[s]
+    else:
+        want = S.lok[s] & S.pmask
+    if not deeper:
+        R = &S.reach_at[S.reach_off[node]]
+        if not (R[s - col] & want):
+            return 0
+        # the word covers every square up to s: each must take a letter a path holds
+        # at that depth (the tile there, or one its cross-check allows and the rack can
+        # lay); the first few are checked
+        hi = s if s < col + 6 else col + 6
+        for j in range(col, hi):
+            if S.line[j] != EMPTY:
+                want = (<uint64_t>1) << S.line[j]
+            else:
+                want = S.lok[j] & S.pmask
+            if not (R[j - col] & want):
+                return 0
+        return 1
+    j = s - col + 1
+    if j >= h:
+        return 0
+    return (S.reach_ge[S.reach_off[node] + j] & want) != 0
+
+
+cdef int _cross_at(_Search S, int p, int r, int c) noexcept:
+    """Set the cross-check (``allowed``) and cross sum (``xsum``) of square ``(r, c)`` of
+    pass ``p`` from the tiles above and below it in its column, as :func:`search` does
+    (``ALL`` / -1: a tile, or no tile above or below)."""
+    cdef CGraph g = S.g
+    cdef int size = S.size, i, j, q, sm, li
+    cdef int32_t node, n2, e
+    cdef uint64_t ok, mm, bit
+    S.allowed[p][r][c] = ~(<uint64_t>0)
+    S.xsum[p][r][c] = -1
+    if S.grid[p][r][c] != EMPTY:
+        return 0
+    if not ((r > 0 and S.grid[p][r - 1][c] != EMPTY) or (r < size - 1 and S.grid[p][r + 1][c] != EMPTY)):
+        return 0
+    sm = 0
+    i = r - 1
+    while i >= 0 and S.grid[p][i][c] != EMPTY:
+        sm += S.bval[p][i][c]
+        i -= 1
+    j = r + 1
+    while j < size and S.grid[p][j][c] != EMPTY:
+        sm += S.bval[p][j][c]
+        j += 1
+    ok = 0
+    node = 0
+    for q in range(i + 1, r):
+        node = g.get(node, S.grid[p][q][c])
+        if node < 0:
+            break
+    if node >= 0:
+        mm = g.mask[node]
+        e = g.first[node]
+        while mm:
+            li = sl_ctz(mm)
+            bit = (<uint64_t>1) << li
+            mm ^= bit
+            n2 = g.child[e]
+            e += 1
+            for q in range(r + 1, j):
+                n2 = g.get(n2, S.grid[p][q][c])
+                if n2 < 0:
+                    break
+            if n2 >= 0 and g.term[n2]:
+                ok |= bit
+    S.allowed[p][r][c] = ok
+    S.xsum[p][r][c] = sm
+    return 0
+
+
+cdef int _cross_beside(_Search S, int p, int r, int c) noexcept:
+    """Recompute the cross-checks of the empty squares just before and after the run of
+    tiles through square ``(r, c)`` of pass ``p`` (in its column): the only ones a new
+    tile there changes."""
+    cdef int i = r
+    while i >= 0 and S.grid[p][i][c] != EMPTY:
+        i -= 1
+    if i >= 0:
+        _cross_at(S, p, i, c)
+    i = r
+    while i < S.size and S.grid[p][i][c] != EMPTY:
+        i += 1
+    if i < S.size:
+        _cross_at(S, p, i, c)
+    return 0
+
+
+cdef class TouchSearcher:
+    """:func:`search` with ``touch`` for many first placements on one table: the table
+    ``rows`` is parsed and both passes' cross-checks computed once; :meth:`search` lays
+    a placement's tiles in place, recomputes the cross-checks next to them, searches the
+    lines a move touching them can lie in (as :func:`search`) and takes the tiles back.
+    A line whose search found nothing is remembered with its state (tiles, cross-checks,
+    squares to reach), the rack and the query's ``min_tiles`` and ``threshold``: the same
+    line with the same rack finds nothing for a query asking as much or more (Typ-Dom's
+    plan search, phase (b), issue 35).  On top of :func:`search`'s cuts, a word is cut
+    when no path of the graph from its node holds, at the right depth, a letter the
+    square it must reach takes (and the first squares before it: :c:func:`_reach_ok`).
+    Raises ValueError for a malformed or empty table or a board larger than 32 squares
+    a side."""
+    cdef _Search S
+    cdef object root
+    cdef object spec
+    cdef uint64_t allowed0[2][MAXS][MAXS]
+    cdef int xsum0[2][MAXS][MAXS]
+    cdef dict memo
+    cdef _ReachAt reach
+    cdef public long long lines_searched, lines_skipped
+    cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
+
+    def __init__(self, rows, root, spec):
+        cdef CGraph g = compiled_graph(root)
+        cdef CSpec s = _cspec(g, spec)
+        cdef _Search S = _Search()
+        cdef int size = s.size, p, r, c, li
+        cdef Py_UCS4 ch
+        cdef str row
+        self.root = root
+        self.spec = spec
+        self.memo = {}
+        self.lines_searched = 0
+        self.lines_skipped = 0
+        S.g = g
+        S.s = s
+        S.size = size
+        rows = list(rows)
+        if len(rows) != size or any(len(x) != size for x in rows):
+            raise ValueError(f"board must be {size} strings of {size} characters")
+        empty = True
+        for r in range(size):
+            row = rows[r]
+            c = 0
+            for ch in row:
+                if ch == u'.' or ch == u' ':
+                    S.grid[0][r][c] = EMPTY
+                    S.bval[0][r][c] = 0
+                    S.chars[0][r][c] = u'.'
+                elif ch.isupper():
+                    li = g.cpidx[ch] if ch < 1024 else NOLETTER
+                    if li == NOLETTER and ch >= 1024:
+                        li = _letter_index(g, row[c])
+                    S.grid[0][r][c] = li
+                    S.bval[0][r][c] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
+                    S.chars[0][r][c] = ch
+                    empty = False
+                elif ch.islower():
+                    u = row[c].upper()
+                    S.grid[0][r][c] = _letter_index(g, u)
+                    S.bval[0][r][c] = 0
+                    S.chars[0][r][c] = ord(u) if len(u) == 1 else ch
+                    empty = False
+                else:
+                    raise ValueError(f"bad board character {row[c]!r}")
+                c += 1
+        if empty:
+            raise ValueError("the table must hold tiles")
+        for r in range(size):
+            for c in range(size):
+                S.grid[1][c][r] = S.grid[0][r][c]
+                S.bval[1][c][r] = S.bval[0][r][c]
+                S.chars[1][c][r] = S.chars[0][r][c]
+                S.lm[0][r][c] = s.lm[r][c]
+                S.wm[0][r][c] = s.wm[r][c]
+                S.lm[1][c][r] = s.lm[r][c]
+                S.wm[1][c][r] = s.wm[r][c]
+        S.empty_board = 0
+        S.require_old = 1 if s.require_old else 0
+        memset(S.blank_at, 0, sizeof(S.blank_at))
+        memset(S.is_new, 0, sizeof(S.is_new))
+        for p in range(2):
+            for r in range(size):
+                for c in range(size):
+                    _cross_at(S, p, r, c)
+        memcpy(self.allowed0, S.allowed, sizeof(S.allowed))
+        memcpy(self.xsum0, S.xsum, sizeof(S.xsum))
+        _ensure_most(g)
+        self.reach = _reach_for(g)
+        S.reach_at = self.reach.m
+        S.reach_ge = self.reach.ge
+        S.reach_off = self.reach.off
+        self.S = S
+
+    def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
+        """The raw records (as :func:`search`'s) of the moves of ``rack`` on the table with
+        ``tiles`` laid (``(row, col, letter, jolly)``, 0-based, on empty squares; a Jolly's
+        letter in upper case) whose word or a contact word holds one of those tiles
+        (:func:`search` with them as ``touch``), scoring ``threshold`` or more and laying
+        ``min_tiles`` tiles or more; the table is as before afterwards.  ``cache``: as
+        :func:`search`'s."""
+        cdef _Search S = self.S
+        cdef CGraph g = S.g
+        cdef CSpec s = S.s
+        cdef int size = S.size
+        cdef int i, k, li, r, c, p, q, ntotal = 0, nt_laid = 0, a, lo, ln, pos, found_before
+        cdef int tr[MAXS]
+        cdef int tc[MAXS]
+        found = []
+        for t in tiles:
+            r = t[0]
+            c = t[1]
+            if r < 0 or c < 0 or r >= size or c >= size or S.grid[0][r][c] != EMPTY or nt_laid >= MAXS:
+                raise ValueError("tiles must go on empty squares of the table")
+            tr[nt_laid] = r
+            tc[nt_laid] = c
+            nt_laid += 1
+        if nt_laid == 0:
+            return found
+        # the rack (as search)
+        memset(S.counts, 0, sizeof(S.counts))
+        for k in range(MAXK):
+            S.bl[k] = 0
+        vals = []
+        for rch in rack:
+            if rch in s.blank_chars:
+                S.bl[s.blank_chars[rch]] += 1
+                vals.append(0)
+                ntotal += 1
+            elif rch == "*" and s.nkinds:
+                S.bl[0] += 1
+                vals.append(0)
+                ntotal += 1
+            elif rch.isalpha():
+                u = rch.upper()
+                ntotal += 1
+                li = _letter_index(g, u)
+                if li != NOLETTER:
+                    S.counts[li] += 1
+                    vals.append(self.spec.values.get(u, 0))
+        if ntotal == 0 or min_tiles > ntotal:
+            return found
+        if min_tiles and not can_lay(self.root, rack, min_tiles, self.spec, cache):
+            return found  # (search's own test, memoised under the same key)
+        S.rmask = 0
+        for i in range(g.nl):
+            if S.counts[i]:
+                S.rmask |= (<uint64_t>1) << i
+        S.pmask = S.rmask
+        for i in range(g.nl):
+            if s.kind_of[i] >= 0 and S.bl[s.kind_of[i]]:
+                S.pmask |= (<uint64_t>1) << i
+        vals.sort(reverse=True)
+        S.R = len(vals)
+        S.left = S.R
+        S.total = ntotal
+        S.nbl = 0
+        for k in range(MAXK):
+            S.nbl += S.bl[k]
+        S.P[0] = 0
+        for i in range(1, 64):
+            S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < len(vals) else 0)
+        S.maxlen = min(ntotal - 1, size - 1)
+        S.min_tiles = min_tiles
+        S.sink = found.append
+        S.thr_list = [threshold]
+        S.thr = threshold
+        parts = [[None] * size, [None] * size]
+        S.parts = parts
+        # lay the tiles, then the cross-checks next to them
+        for t in tiles:
+            r = t[0]
+            c = t[1]
+            ch = t[2]
+            li = _letter_index(g, ch)
+            S.grid[0][r][c] = S.grid[1][c][r] = li
+            S.bval[0][r][c] = S.bval[1][c][r] = 0 if t[3] else s.val[li]
+            S.chars[0][r][c] = S.chars[1][c][r] = ord(ch)
+            S.allowed[0][r][c] = S.allowed[1][c][r] = ~(<uint64_t>0)
+            S.xsum[0][r][c] = S.xsum[1][c][r] = -1
+        try:
+            for i in range(nt_laid):
+                _cross_beside(S, 0, tr[i], tc[i])
+                _cross_beside(S, 1, tc[i], tr[i])
+            # the lines to search and the squares each must reach (as search)
+            S.nxt_on = 1
+            for p in range(2):
+                for ln in range(size):
+                    S.line_on[p][ln] = 0
+                for i in range(nt_laid):
+                    ln, pos = (tc[i], tr[i]) if p else (tr[i], tc[i])
+                    self._need(p, ln, pos)
+                    q = ln - 1
+                    while q >= 0 and S.grid[p][q][pos] != EMPTY:
+                        q -= 1
+                    if q >= 0:
+                        self._need(p, q, pos)
+                    q = ln + 1
+                    while q < size and S.grid[p][q][pos] != EMPTY:
+                        q += 1
+                    if q < size:
+                        self._need(p, q, pos)
+            for p in range(2):
+                for ln in range(size):
+                    if S.line_on[p][ln]:
+                        found_before = len(found)
+                        self._line(p, ln, rack, found)
+                        if len(found) > found_before:
+                            # (what to_move reads: the cross-word parts of the line)
+                            parts[p][ln] = self._parts(p, ln)
+        finally:
+            for i in range(nt_laid):
+                r = tr[i]
+                c = tc[i]
+                S.grid[0][r][c] = S.grid[1][c][r] = EMPTY
+                S.bval[0][r][c] = S.bval[1][c][r] = 0
+                S.chars[0][r][c] = S.chars[1][c][r] = u'.'
+            memcpy(S.allowed, self.allowed0, sizeof(S.allowed))
+            memcpy(S.xsum, self.xsum0, sizeof(S.xsum))
+            S.sink = None
+            S.parts = None
+        return found
+
+    cdef int _need(self, int p, int ln, int pos) noexcept:
+        """Mark square ``pos`` of line ``ln`` (pass ``p``) as one a move must reach."""
+        cdef _Search S = self.S
+        cdef int q, size = S.size
+        if not S.line_on[p][ln]:
+            S.line_on[p][ln] = 1
+            for q in range(size + 1):
+                S.nxt[p][ln][q] = size
+        for q in range(pos, -1, -1):
+            if S.nxt[p][ln][q] <= pos:
+                break
+            S.nxt[p][ln][q] = pos
+        return 0
+
+    cdef list _parts(self, int p, int ln):
+        cdef _Search S = self.S
+        cdef int c, i, j, size = S.size
+        out = [None] * size
+        for c in range(size):
+            if S.xsum[p][ln][c] < 0:
+                continue
+            i = ln - 1
+            while i >= 0 and S.grid[p][i][c] != EMPTY:
+                i -= 1
+            j = ln + 1
+            while j < size and S.grid[p][j][c] != EMPTY:
+                j += 1
+            out[c] = (_column(S, p, c, i + 1, ln), _column(S, p, c, ln + 1, j))
+        return out
+
+    cdef int _line(self, int p, int ln, str rack, list found) except -1:
+        """Search line ``ln`` of pass ``p`` (its anchors in order), unless the memo knows
+        it finds nothing."""
+        cdef _Search S = self.S
+        cdef int size = S.size, a, lo, c, n
+        cdef char buf[MAXS * 16 + 1]
+        cdef char *b = buf
+        cdef uint64_t al
+        cdef int x
+        # the line's state: everything its search reads (a square is an anchor when it
+        # is empty next to a tile in the line or has a cross word, xsum >= 0)
+        b[0] = <char>p
+        n = 1
+        for c in range(size):
+            x = S.grid[p][ln][c]
+            b[n] = <char>x
+            b[n + 1] = <char>(S.bval[p][ln][c])
+            b[n + 2] = <char>(S.nxt[p][ln][c])
+            b[n + 3] = <char>(S.lm[p][ln][c] * 8 + S.wm[p][ln][c])
+            x = S.xsum[p][ln][c]
+            b[n + 4] = <char>(x & 255)
+            b[n + 5] = <char>((x >> 8) & 255)
+            n += 6
+            if S.xsum[p][ln][c] >= 0:
+                al = S.allowed[p][ln][c]
+                memcpy(&b[n], &al, 8)
+                n += 8
+        key = (PyBytes_FromStringAndSize(buf, n), rack)
+        hit = self.memo.get(key)
+        if hit is not None and S.min_tiles >= (<tuple>hit)[0] and S.thr >= (<tuple>hit)[1]:
+            self.lines_skipped += 1
+            return 0
+        self.lines_searched += 1
+        n = len(found)
+        cdef long long st0 = _STEPS
+        S.set_line(p, ln)
+        for a in range(size):
+            if not S.is_anchor(a):
+                continue
+            if a > 0 and S.line[a - 1] != EMPTY:
+                lo = a - 1
+                while lo > 0 and S.line[lo - 1] != EMPTY:
+                    lo -= 1
+            else:
+                lo = a
+                while lo > 0 and S.line[lo - 1] == EMPTY and not S.is_anchor(lo - 1):
+                    lo -= 1
+            if S.min_tiles and S.empties(lo, size, S.min_tiles) < S.min_tiles:
+                continue
+            if S.anchor_bound(a, lo) < S.thr:
+                continue
+            S.run_anchor(p, ln, a)
+        if self.trace is not None:
+            self.trace.append((p, ln, _STEPS - st0))
+        if len(found) == n:
+            if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
+                self.memo[key] = (S.min_tiles, S.thr)
+        return 0
