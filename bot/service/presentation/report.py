@@ -244,13 +244,16 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
             given = given or (key is not None and key in shared[-1]["txt"])
         table = _both(game, "table", lang, standings=standings, rows=rows, partien=[pr.p for pr in partien],
                       **common)
-        footer = _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
-                       partien=[pr.p for pr in partien], **common)
+        zat = next_zat(lang) if callable(next_zat) else next_zat
+        footer = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], **common)
+        # the game master's copy: the players' instructions said about them, not to them
+        footer_gm = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], gm=True, **common)
         got = per_lang[lang] = {
             "shared": [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])}
                        for x in shared],
             "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
             "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
+            "footer_gm": {"txt": mark("txt", fold_text(footer_gm["txt"].strip())), "html": mark("html", footer_gm["html"])},
             "chart": mark("html", chart) if chart else "",
             "key": None if given else key,  # the key, for a move section, when no Partie part gave it
             "pieces": pieces,
@@ -285,7 +288,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         lang = rc.lang
         audience = GM_ONLY if rc.gm else Audience(viewer=rc.key)
         got = parts(lang)
-        shared, table, footer = got["shared"], got["table"], got["footer"]
+        shared, table, footer = got["shared"], got["table"], got["footer_gm" if rc.gm else "footer"]
         blocks = []
         move_key = got["key"]  # given once, after the first move section writing the mark
         for i, pr in enumerate(partien):
