@@ -238,9 +238,13 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         # first Partie part that writes the mark (``key_given`` tells the later ones it was
         # given), else after the first of a recipient's move sections that does (below)
         key = texts(lang).gettext(game.move_key[1]) if game.move_key else None
-        shared, given = [], False
+        shared, shared_gm, given = [], [], False
         for pr in partien:
             shared.append(_both(game, "partie", lang, p=pr.p, key_given=given, **common))
+            # the game master's copy, where a game's Partie part speaks to the players
+            # (Presto's start: "Dein neuer Satz steht unten"); the same part elsewhere
+            gm_part = _both(game, "partie", lang, p=pr.p, key_given=given, gm=True, **common)
+            shared_gm.append(None if gm_part == shared[-1] else gm_part)
             given = given or (key is not None and key in shared[-1]["txt"])
         table = _both(game, "table", lang, standings=standings, rows=rows, partien=[pr.p for pr in partien],
                       **common)
@@ -248,12 +252,16 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         footer = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], **common)
         # the game master's copy: the players' instructions said about them, not to them
         footer_gm = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], gm=True, **common)
+        footer_gm = None if footer_gm == footer else footer_gm
         got = per_lang[lang] = {
             "shared": [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])}
                        for x in shared],
+            "shared_gm": [None if x is None else {"txt": mark("txt", fold_text(x["txt"].rstrip())),
+                                                  "html": mark("html", x["html"])} for x in shared_gm],
             "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
             "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
-            "footer_gm": {"txt": mark("txt", fold_text(footer_gm["txt"].strip())), "html": mark("html", footer_gm["html"])},
+            "footer_gm": None if footer_gm is None else {"txt": mark("txt", fold_text(footer_gm["txt"].strip())),
+                                                         "html": mark("html", footer_gm["html"])},
             "chart": mark("html", chart) if chart else "",
             "key": None if given else key,  # the key, for a move section, when no Partie part gave it
             "pieces": pieces,
@@ -288,7 +296,10 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         lang = rc.lang
         audience = GM_ONLY if rc.gm else Audience(viewer=rc.key)
         got = parts(lang)
-        shared, table, footer = got["shared"], got["table"], got["footer_gm" if rc.gm else "footer"]
+        shared, table, footer = got["shared"], got["table"], got["footer"]
+        if rc.gm:
+            shared = [g or x for g, x in zip(got["shared_gm"], shared)]
+            footer = got["footer_gm"] or footer
         blocks = []
         move_key = got["key"]  # given once, after the first move section writing the mark
         for i, pr in enumerate(partien):
