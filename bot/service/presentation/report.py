@@ -220,7 +220,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     common = dict(league=league, round=round)
     has_private = has_template(f"{game.name}/auswertung/private.txt.j2")
     per_lang: dict[str, dict[str, Any]] = {}
-    moves_cache: dict[tuple[str, int, str], dict[str, str]] = {}
+    moves_cache: dict[tuple[str, int, str, bool], dict[str, str]] = {}
     rows = round_rows(standings, partien)
 
     def parts(lang: str) -> dict[str, Any]:
@@ -273,11 +273,14 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         # only ever rendered for the mover or the game master: both see the whole
         if not audience.sees(key, Visibility.MOVER):
             raise PrivacyError(f"Züge von {key} als eigene Züge für einen anderen Empfänger")
-        if (lang, i, key) not in moves_cache:
+        # the game master's rendering differs from the mover's (verdicts about the mover,
+        # bot.games.verdict.about_mover): cached apart
+        at = (lang, i, key, audience.gm)
+        if at not in moves_cache:
             pr = partien[i]
-            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang),
-                                                keyed=True, **common)  # (the frame gives the move key)
-        return moves_cache[(lang, i, key)]
+            moves_cache[at] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang),
+                                    keyed=True, **common)  # (the frame gives the move key)
+        return moves_cache[at]
 
     def private(lang: str, i: int, key: str, audience: Audience) -> dict[str, str] | None:
         pr = partien[i]
