@@ -34,7 +34,8 @@ from typing import Any, Mapping
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility
 from bot.i18n import N_, translation
 
-__all__ = ["Param", "Verdict", "verdict", "about_mover", "ABOUT_MOVER", "Plurals", "PLURALS", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
+__all__ = ["Param", "Verdict", "verdict", "about_mover", "ABOUT_MOVER",
+           "Plurals", "PLURALS", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
            "VALID_UNUSED", "VerdictText", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
 
 Scalar = Any  # str | int | Verdict | list of those

@@ -77,7 +77,8 @@ about_mover(N_("Dein Wort {word} ist eine Runde lang unverändert geblieben: du 
                "werden ('FERTIG {word}')."))
 about_mover(N_("FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine Runde lang unverändert geblieben "
                "ist."),
-            N_("FERTIG gibt es nur für das eigene angesagte Wort, wenn es eine Runde lang unverändert geblieben ist."))
+            N_("FERTIG gibt es nur für das eigene angesagte Wort, wenn es eine Runde lang unverändert geblieben "
+               "ist."))
 about_mover(N_("Einen Jolly tauschen kannst du nur, wenn du danach anlegst."),
             N_("Einen Jolly tauschen kann man nur, wenn man danach anlegt."))
 about_mover(N_("Du hast schon gekauft: leg jetzt einen Stein an oder schreib PASSE."),
