@@ -93,6 +93,9 @@ about_mover(N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), de
             N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; "
                "die Bank hat {jollys} für {wanted}."))
 about_mover(N_("Kaufen kannst du 1 bis {top} Steine, nicht {n}."), N_("Kaufen kann man 1 bis {top} Steine, nicht {n}."))
+about_mover(N_("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst (z. B. 'JOLLY M13; N12s HeRZ')."),
+            N_("Nach 'JOLLY M13;' muss ein Wort folgen, das im selben Zug gelegt wird (z. B. 'JOLLY M13; N12s "
+               "HeRZ')."))
 #: The word rules in one sentence, added to a ``word`` verdict (seed 002).
 WORD_RULES = verdict("word_rules", N_("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, "
                                       "Firmen- oder Markennamen; Orts- und Vornamen sind erlaubt."),
