@@ -80,7 +80,8 @@ def test_rack_of_an_ersatzzug_stays_private(tmp_path, dovecot, smtpd, capsys):
     own = _flat(reports[k])
     assert "Nicht auf deiner Bank (JLLNNOUUU): Q." in own
     gm = _flat(reports["gm@example.org"])
-    assert "Nicht auf deiner Bank (JLLNNOUUU): Q." in gm
+    # the game master reads it about Kasimir, not in Kasimir's words
+    assert "Nicht auf der Bank (JLLNNOUUU): Q." in gm and "deiner Bank" not in gm, gm
     for e in (h, a):
         assert not _has_rack(_flat(reports[e])), _flat(reports[e])
 

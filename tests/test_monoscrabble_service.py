@@ -8,6 +8,7 @@ import re
 import pytest
 from sqlalchemy import select
 
+from bot.service.presentation.archive import build_archive, slug
 from bot.service.presentation.view import league_view
 from bot.config import embedded
 from bot.games import get_game
@@ -155,7 +156,8 @@ def test_a_blanko_in_a_move_line_gets_its_key_once(mono):
 
 @pytest.mark.parametrize("racks", [("EKMORTS",), ("EKMORTS", "EKMORT?")], ids=["one-partie", "two-partien"])
 def test_the_blanko_key_comes_once_a_mail_also_in_the_gm_copy(tmp_path, db_url, racks):
-    """The key "(*X = Blanko als X)" comes once a mail (GameRules.move_key), however many
+    """The key "(*X = Blanko als X)" comes once a mail (GameRules.move_key), and once a
+    round page of the archive, however many
     move sections write a Blanko: in the game master's copy, which shows every player's
     moves, not once per player; with two Partien not once per Partie. Partie M1's Vorgabe
     has no Blanko (the starred lines are invalid there, the board move has none), M2's has
@@ -192,4 +194,8 @@ def test_the_blanko_key_comes_once_a_mail_also_in_the_gm_copy(tmp_path, db_url, 
     # the key stands below the first lines that need it: the board move of M2, else the moves
     first_star = gm.index("MOK*IERT") if not multi else gm.index("Aufs Brett: H2s MOK*IERT")
     assert gm.index("(*X = Blanko als X)") > first_star
+    # the archive's round page, which shows every player's moves, gives the key once too
+    build_archive(db, tmp_path / "site")
+    page = (tmp_path / "site" / slug("Test-Mono") / "runde-01.html").read_text(encoding="utf-8")
+    assert "K*RT" in page and page.count("(*X = Blanko als X)") == 1, page
     db.dispose()

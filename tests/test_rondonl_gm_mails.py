@@ -172,3 +172,31 @@ def test_archive_index_counts_turns(tmp_path, env):
     build_archive(db, tmp_path / "archiv")
     index = (tmp_path / "archiv" / "index.html").read_text(encoding="utf-8")
     assert "Zug 1" in index and "Runde 2" not in index
+
+
+def test_gm_copy_says_the_reasons_about_the_player(tmp_path, env):
+    """A line with cards the player does not hold: the player's own copy says it to them
+    ("Deze kaarten heb je niet in je hand"), the game master's copy about them ("Diese
+    Karten sind nicht auf der Hand"), in the GM's language (bot.games.verdict.about_mover)."""
+    db, cfg, md = env
+    _start(tmp_path, env, "R-NL", "nl", "de", "nl")
+    st = _state(db)
+    email_of = dict(zip(st["players"], [e for _, e in PLAYERS]))
+    first = st["players"][0]
+    hand = st["hands"][first].replace("/", "").upper()
+    absent = "".join([c for c in "ZYXQWVJ" if c not in hand][:3])
+    n = len(md.sent())
+    for key, h in st["hands"].items():
+        best = best_word(Row.empty(), h.replace("/", ""), load("nl"))
+        text = best["notation"] if best else "XYZ"
+        md.deliver_to_inbox(player_mail(email_of[key], f"{absent}\n{text}" if key == first else text))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    if _state(db)["phase"] == "opening":
+        adjudicate_league(db, cfg, "R-NL", force=True)
+        deliver(db, md, cfg)
+    sent = md.sent()[n:]
+    gm = _gm_report(sent)
+    assert "Diese Karten sind nicht auf der Hand" in gm and "Diese Karten hast du" not in gm, gm
+    mine = [text_of(m) for m in sent if header(m, "To") == email_of[first] and "opening" in header(m, "Subject")]
+    assert mine and "Deze kaarten heb je niet in je hand" in mine[0], mine

@@ -34,7 +34,8 @@ def test_a_verdict_is_data_rendered_per_audience():
     assert mine["moves"][0]["message"] == "Nicht auf deiner Bank (JLLNNOUUU): Q."
     assert mine["moves"][0]["notes"] == ["n"]
     assert mine["private"]["rack"] == "JLLNNOUUU"
-    assert game.seen_by(pl, GM_ONLY, {})["moves"][0]["message"].startswith("Nicht auf deiner Bank (JLLNNOUUU)")
+    # the game master reads it whole, about the player (bot.games.verdict.about_mover)
+    assert game.seen_by(pl, GM_ONLY, {})["moves"][0]["message"] == "Nicht auf der Bank (JLLNNOUUU): Q."
     for audience in (PUBLIC, Audience(viewer="8")):
         other = game.seen_by(pl, audience, {})
         # issue 31: a line that was not played names nothing (no letter, no count, no reason)

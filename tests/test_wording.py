@@ -219,3 +219,65 @@ def test_gm_copies_speak_about_the_players():
             bad[str(path.relative_to(GALLERY))] = said
     assert not bad, bad
     assert games >= {"crossword-de", "rondonl-de", "rondonl-nl", "typdom-de", "typdom-presto-de", "typdom-wbr-de"}
+
+
+#: A word that speaks to the reader anywhere in a mail: German second person, not a word
+#: played in capitals ("DU C5-D5", "DIR 12 Punkte"); Dutch second person in a sentence.
+_YOU_DE = re.compile(r"\b(?:[Dd]u|[Dd]ir|[Dd]ich|[Dd]ein\w*|[Ee]uer|[Ee]ure\w*)\b")
+_YOU_NL = re.compile(r"\b[Jj](?:e|ij|ou|ouw|ullie) +[a-z]")
+
+
+def _plain(text: str, html: bool) -> str:
+    """The words of a gallery mail: the HTML without tags and entities."""
+    return htmllib.unescape(re.sub(r"<[^>]+>", " ", text)) if html else text
+
+
+def test_whole_gm_copies_speak_about_the_players():
+    """Not only the private parts: nothing in the game master's copy of an Auswertung
+    speaks to the reader as a player - not the shared Partie part (Presto's "Dein neuer
+    Satz steht unten"), not the moves ("Alle Züge"), not the footer ("Deinen Zug bitte
+    ...", "Dein neuer Satz steht oben"), which says the players' instructions about them
+    ("Die Spieler schicken ihre Züge bis zum ZAT ...")."""
+    assert _YOU_DE.search("Deinen Zug bitte") and not _YOU_DE.search("DU C5-D5, DIR 12 Punkte")
+    bad, seen = {}, 0
+    for path in sorted(GALLERY.rglob("auswertung-gm-*")):
+        text = _plain(path.read_text(encoding="utf-8"), path.suffix == ".html")
+        dutch = "Auswertung" not in text and "Spielleiter" not in text
+        said = sorted({m.group(0) for m in (_YOU_NL if dutch else _YOU_DE).finditer(text)})
+        seen += 1
+        if said:
+            bad[str(path.relative_to(GALLERY))] = said
+    assert not bad, bad
+    assert seen >= 30, seen
+
+
+@pytest.mark.parametrize("lang", ["de", "nl"])
+def test_gm_copy_reads_verdicts_about_the_mover(lang):
+    """Every verdict a game writes to the mover that has a sentence about the mover
+    (bot.games.verdict.about_mover: "Nicht auf deiner Bank" -> "Nicht auf der Bank",
+    "deine Bank hat" -> "die Bank hat") reads that sentence in the game master's copy
+    (the GM's audience, a verdict of another player) and speaks to no one there; the
+    mover's own copy keeps the mover's sentence. The pairs are registered when the
+    games are imported, before any stored report is rendered."""
+    import string
+
+    from bot.games import load_games
+    from bot.games.verdict import ABOUT_MOVER, GM_ONLY, Audience, mover, verdict
+    from bot.i18n import translation
+
+    load_games()  # every game's modules, as rendering a game's report has them
+    wanted = {"Nicht auf deiner Bank ({rack}): {missing}.", "Steine, die nicht in deinem Satz ({rack}) sind: {tiles}.",
+              "Diese Karten hast du nicht auf der Hand ({hand}): {missing}."}
+    assert wanted <= set(ABOUT_MOVER), wanted - set(ABOUT_MOVER)
+    you = _YOU_DE if lang == "de" else _YOU_NL
+    bad = {}
+    for msgid in ABOUT_MOVER:
+        fields = {f for _, f, _, _ in string.Formatter().parse(msgid) if f}
+        v = verdict("x", msgid, **{f: mover("AB") for f in fields})
+        for_gm = v.render(lang, GM_ONLY, "7")
+        own = v.render(lang, Audience(viewer="7"), "7")
+        assert own == translation(lang).gettext(msgid).format(**{f: "AB" for f in fields})
+        assert for_gm != own, msgid
+        if you.search(for_gm):
+            bad[msgid] = for_gm
+    assert not bad, bad

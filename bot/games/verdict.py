@@ -7,7 +7,7 @@ source language, so the ``msgid`` is the German sentence with ``{name}`` fields)
 
 >>> v = verdict("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."),
 ...             rack=mover("JLLNNOU"), missing=mover("Q"))
->>> v.render("de", GM_ONLY, owner="7")
+>>> v.render("de", Audience(viewer="7"), owner="7")
 'Nicht auf deiner Bank (JLLNNOU): Q.'
 >>> v.render("de", PUBLIC, owner="7")
 Traceback (most recent call last):
@@ -27,13 +27,15 @@ German sentences; :func:`legacy` reads them as verdicts seen by the mover alone.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility
 from bot.i18n import N_, translation
 
-__all__ = ["Param", "Verdict", "verdict", "Plurals", "PLURALS", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
+__all__ = ["Param", "Verdict", "verdict", "about_mover", "ABOUT_MOVER",
+           "Plurals", "PLURALS", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
            "VALID_UNUSED", "VerdictText", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
 
 Scalar = Any  # str | int | Verdict | list of those
@@ -123,11 +125,15 @@ class Verdict:
                                    "die ihn nicht zeigen darf")
             values[name] = _render_value(p.value, lang, audience, owner)
         t = translation(lang)
-        if self.plural is not None:
+        msgid, plural = self.msgid, self.plural
+        if audience.gm and owner is not None and audience.viewer != owner and msgid in ABOUT_MOVER:
+            # the game master's copy: the sentence about the mover, not to them
+            msgid, plural = ABOUT_MOVER[msgid]
+        if plural is not None:
             n = self.params["n"].value
-            text = t.ngettext(self.msgid, self.plural, int(n))
+            text = t.ngettext(msgid, plural, int(n))
         else:
-            text = t.gettext(self.msgid)
+            text = t.gettext(msgid)
         return text.format(**values) if values else text
 
     def text(self, lang: str = "de") -> str:
@@ -169,6 +175,29 @@ def _render_value(value: Scalar, lang: str, audience: Audience, owner: str | Non
     if isinstance(value, (list, tuple)):
         return ", ".join(_render_value(v, lang, audience, owner) for v in value)
     return str(value)
+
+
+#: A sentence written to the mover (its msgid) -> the same sentence about the mover (the
+#: msgid and the plural msgid), for the game master's copy: :meth:`Verdict.render` for an
+#: audience of the game master (not the mover) reads this one. Filled by
+#: :func:`about_mover` when a game's module is imported, so reports stored earlier are
+#: rendered with it too.
+ABOUT_MOVER: dict[str, tuple[str, str | None]] = {}
+
+
+def about_mover(msgid: str, gm_msgid: str, plural: str | None = None, gm_plural: str | None = None) -> str:
+    """Registers ``gm_msgid`` (and ``gm_plural``) as what the game master reads for the
+    sentence ``msgid`` written to the mover ("Nicht auf deiner Bank" -> "Nicht auf der
+    Bank"); returns ``msgid``. Call it at module level (both marked with ``N_``), so the
+    pair is known before any stored report is rendered. Raises ``ValueError`` when the
+    two sentences do not have the same ``{fields}``."""
+    def fields(m: str | None) -> set[str]:
+        return {f for _, f, _, _ in string.Formatter().parse(m or "") if f}
+
+    if fields(msgid) != fields(gm_msgid) or (plural is None) != (gm_plural is None):
+        raise ValueError(f"about_mover: {msgid!r} und {gm_msgid!r} passen nicht zueinander")
+    ABOUT_MOVER[msgid] = (gm_msgid, gm_plural)
+    return msgid
 
 
 def verdict(code: str, msgid: str, *, plural: str | None = None, seen: Visibility = Visibility.MOVER,

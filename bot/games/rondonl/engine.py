@@ -35,10 +35,22 @@ from bot.games.base import NotationError
 from bot.games.rondo.cards import LOESCHER, Row, Vorgabe
 from bot.games.rondo.engine import Outcome, Position, WordList, evaluate, valid_verdict
 from bot.games.rondo.movegen import best_moves, ranked_moves
-from bot.games.verdict import N_, Param, Verdict, Visibility, mover, public, verdict
+from bot.games.verdict import N_, Param, Verdict, Visibility, about_mover, mover, public, verdict
 from bot.games.rondonl.cards import (EXCHANGE_PENALTY, HAND_SIZE, OPENING_LETTERS, card_value, missing, sort_hand,
                                      take)
 from bot.games.rondonl.notation import Exchange, FaceDown, Pass, Word, parse_line
+
+# What the game master's copy reads instead of the sentences written to the mover
+# (bot.games.verdict.about_mover).
+about_mover(N_("Diese Karten hast du nicht auf der Hand ({hand}): {missing}."),
+            N_("Diese Karten sind nicht auf der Hand ({hand}): {missing}."))
+about_mover(N_("Braucht {cards}. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile der Tausch auch steht: "
+               "das Wort gilt nur, wenn du beim Tausch {cards} ziehst; sonst ein Strich und eine Karte vom Stapel."),
+            N_("Braucht {cards}. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile der Tausch auch steht: "
+               "das Wort gilt nur, wenn beim Tausch {cards} gezogen wird; sonst ein Strich und eine Karte vom "
+               "Stapel."))
+about_mover(N_("In der Eröffnung zählt nur ein Wort aus drei Karten deiner Hand."),
+            N_("In der Eröffnung zählt nur ein Wort aus drei Karten der Hand."))
 
 
 @dataclass

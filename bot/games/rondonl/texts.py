@@ -9,8 +9,13 @@ acknowledgement's picture and the standings note."""
 from __future__ import annotations
 
 from bot.games.rondonl.cards import EXCHANGE_PENALTY
-from bot.games.verdict import N_, Verdict, Visibility, mover, verdict
+from bot.games.verdict import N_, Verdict, Visibility, about_mover, mover, verdict
 from bot.i18n import texts
+
+# What the game master's copy reads instead of the sentences written to the mover
+# (bot.games.verdict.about_mover).
+about_mover(N_("Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."),
+            N_("Kein gültiges Eröffnungswort: drei Karten der Hand, die ein Wort bilden."))
 
 
 def ngettext(singular: str, plural: str) -> tuple[str, str]:

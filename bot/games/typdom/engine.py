@@ -79,9 +79,23 @@ from bot.games.typdom.notation import Placement, Token, Turn, format_placement, 
 from bot.games.typdom.outcome import Laid, Outcome, as_mover
 from bot.games.typdom.table import CENTRE, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
-from bot.games.verdict import N_, Param, Verdict, Visibility, mover, public, verdict
+from bot.games.verdict import N_, Param, Verdict, Visibility, about_mover, mover, public, verdict
 
 VARIANTS = ("kreuzwort", "point")
+
+# What the game master's copy reads instead of the sentences written to the mover
+# (bot.games.verdict.about_mover): about the player's rack, not "deine Bank".
+about_mover(N_("Nicht auf deiner Bank ({rack}): {missing}."), N_("Nicht auf der Bank ({rack}): {missing}."))
+about_mover(N_("Nicht auf deiner Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, z. B. *E."),
+            N_("Nicht auf der Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, z. B. *E."))
+about_mover(N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; "
+               "deine Bank hat {jollys} für {wanted}."),
+            N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; "
+               "die Bank hat {jollys} für {wanted}."))
+about_mover(N_("Kaufen kannst du 1 bis {top} Steine, nicht {n}."), N_("Kaufen kann man 1 bis {top} Steine, nicht {n}."))
+about_mover(N_("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst (z. B. 'JOLLY M13; N12s HeRZ')."),
+            N_("Nach 'JOLLY M13;' muss ein Wort folgen, das im selben Zug gelegt wird (z. B. 'JOLLY M13; N12s "
+               "HeRZ')."))
 #: The word rules in one sentence, added to a ``word`` verdict (seed 002).
 WORD_RULES = verdict("word_rules", N_("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, "
                                       "Firmen- oder Markennamen; Orts- und Vornamen sind erlaubt."),

@@ -50,13 +50,25 @@ from lark import Lark, Transformer, UnexpectedInput
 
 from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
-from bot.games.verdict import N_, Verdict as Said, verdict
+from bot.games.verdict import N_, Verdict as Said, about_mover, verdict
 from bot.games.grid import Placement as Tiled
 from bot.games.typdom.table import SIZE, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VOWELS, jolly_for, sort_rack
 
 __all__ = ["REASONS", "Crossword", "Problem", "Judgement", "Verdict", "parse_line", "parse_crossword",
            "format_crossword", "judge", "runs"]
+
+# What the game master's copy reads instead of the sentences written to the mover
+# (bot.games.verdict.about_mover).
+about_mover(N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}. Ein Jolly wird mit Stern geschrieben, "
+               "z. B. *E."),
+            N_("Steine, die nicht im Satz ({rack}) sind: {tiles}. Ein Jolly wird mit Stern geschrieben, z. B. *E."))
+about_mover(N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}."),
+            N_("Steine, die nicht im Satz ({rack}) sind: {tiles}."))
+about_mover(N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut: "
+               "{tiles} geht mit deinem Satz nicht."),
+            N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut: "
+               "{tiles} geht mit dem Satz nicht."))
 
 #: Reason codes in checking order, with their public gloss (a German msgid, :func:`N_`).
 REASONS: dict[str, str] = {

@@ -64,9 +64,36 @@ from bot.games.typdom.tiles import BLACK_JOLLY, JOLLYS, RED_JOLLY, VOWELS, jolly
 from bot.games.typdom.wbr_fit import STEPS, WordList, contact, cover, fits, letters_on, span_of, squares_of
 from bot.games.typdom.wbr_notation import WbrTurn, format_turn, parse_turn
 from bot.games.typdom.wbr_outcome import Outcome
-from bot.games.verdict import N_, Verdict, Visibility, verdict
+from bot.games.verdict import N_, Verdict, Visibility, about_mover, verdict
 
 __all__ = ["REASONS", "evaluate"]
+
+# What the game master's copy reads instead of the sentences written to the mover
+# (bot.games.verdict.about_mover).
+about_mover(N_("Nicht auf deiner Bank ({rack}): {missing}."), N_("Nicht auf der Bank ({rack}): {missing}."))
+about_mover(N_("Dein Wort {word} ist eine Runde lang unverändert geblieben: du musst es jetzt vollenden "
+               "('FERTIG {word}')."),
+            N_("Das angesagte Wort {word} ist eine Runde lang unverändert geblieben: es muss jetzt vollendet "
+               "werden ('FERTIG {word}')."))
+about_mover(N_("FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine Runde lang unverändert geblieben "
+               "ist."),
+            N_("FERTIG gibt es nur für das eigene angesagte Wort, wenn es eine Runde lang unverändert geblieben "
+               "ist."))
+about_mover(N_("Einen Jolly tauschen kannst du nur, wenn du danach anlegst."),
+            N_("Einen Jolly tauschen kann man nur, wenn man danach anlegt."))
+about_mover(N_("Du hast schon gekauft: leg jetzt einen Stein an oder schreib PASSE."),
+            N_("Schon gekauft: jetzt muss ein Stein angelegt werden, sonst PASSE."))
+about_mover(N_("Der Vorrat ist leer: du kannst nichts kaufen und passt."),
+            N_("Der Vorrat ist leer: es gibt nichts zu kaufen, also gilt PASSE."))
+about_mover(N_("Passen kannst du erst, wenn du gekauft hast (KAUFEN) oder der Vorrat leer ist."),
+            N_("Passen kann man erst nach dem Kaufen (KAUFEN) oder wenn der Vorrat leer ist."))
+about_mover(N_("Für den Jolly auf {coord} musst du ein {letter} legen; das hast du nicht."),
+            N_("Für den Jolly auf {coord} muss ein {letter} gelegt werden; das ist nicht auf der Bank."))
+about_mover(N_("Für {word} fehlen dir Steine: {missing}."), N_("Für {word} fehlen Steine auf der Bank: {missing}."))
+about_mover(N_("{letter} auf {coord}: dafür nimmt der Bot deinen Jolly."),
+            N_("{letter} auf {coord}: dafür nimmt der Bot den Jolly von der Bank."))
+about_mover(N_("Vollenden musst du dein angesagtes Wort {word}, nicht {written}."),
+            N_("Vollendet werden muss das angesagte Wort {word}, nicht {written}."))
 
 #: Reason codes in checking order, with their gloss (German msgids, :func:`N_`).
 REASONS: dict[str, str] = {

@@ -50,7 +50,7 @@ from sqlalchemy.orm import Session
 
 from bot import __version__
 from bot.games import get_game
-from bot.i18n import league_language
+from bot.i18n import DEFAULT, league_language, texts
 from bot.games.base import PUBLIC, GameRules
 from bot.render import format_zat, has_template, render
 from bot.service.presentation.chart import chart_title, league_chart
@@ -232,16 +232,25 @@ def _render_round(game: GameRules, league: League, r: _Round, final: bool, table
     """The HTML parts of one round page."""
     lg = _league_ctx(league, game, final)
     common = dict(league=lg, round=r.number)
-    partien = []
+    # the game's key of its move lines (GameRules.move_key, "(*X = Blanko als X)") comes
+    # once a page: in a Partie part that gives it, else once below all the moves
+    key = texts(DEFAULT).gettext(game.move_key[1]) if game.move_key else None
+    partien, given, starred = [], False, False
     for pr in r.partien:
         shared = render(part_template(game.name, "partie"), p=pr.p, **common)
+        given = given or (key is not None and key in shared)
         lot = render(part_template(game.name, "lot"), p=pr.p, **common) if pr.p.get("lot") else ""
-        moves = [{"name": pl["name"], "html": Markup(render(part_template(game.name, "moves"), p=pr.p, pl=pl, **common))}
-                 for pl in (public_player(pr, k) for k in pr.full)]
+        players = [public_player(pr, k) for k in pr.full]
+        starred = starred or (key is not None and any(game.move_key[0] in str(m.get("text") or "")
+                                                      for pl in players for m in pl.get("moves", [])))
+        moves = [{"name": pl["name"], "html": Markup(render(part_template(game.name, "moves"), p=pr.p, pl=pl,
+                                                            keyed=key is not None, **common))}
+                 for pl in players]
         partien.append({"name": pr.p["name"], "shared": Markup(shared), "lot": Markup(lot), "moves": moves})
     tbl = render(part_template(game.name, "table"), standings=table, rows=round_rows(table, r.partien),
                  partien=[pr.p for pr in r.partien], **common)
-    return {"partien": partien, "table": Markup(tbl), "chart": Markup(chart)}
+    return {"partien": partien, "table": Markup(tbl), "chart": Markup(chart),
+            "move_key": key if starred and not given else None}
 
 
 def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], Result]) -> list[dict[str, Any]]:

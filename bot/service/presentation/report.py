@@ -220,7 +220,7 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
     common = dict(league=league, round=round)
     has_private = has_template(f"{game.name}/auswertung/private.txt.j2")
     per_lang: dict[str, dict[str, Any]] = {}
-    moves_cache: dict[tuple[str, int, str], dict[str, str]] = {}
+    moves_cache: dict[tuple[str, int, str, bool], dict[str, str]] = {}
     rows = round_rows(standings, partien)
 
     def parts(lang: str) -> dict[str, Any]:
@@ -238,19 +238,30 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         # first Partie part that writes the mark (``key_given`` tells the later ones it was
         # given), else after the first of a recipient's move sections that does (below)
         key = texts(lang).gettext(game.move_key[1]) if game.move_key else None
-        shared, given = [], False
+        shared, shared_gm, given = [], [], False
         for pr in partien:
             shared.append(_both(game, "partie", lang, p=pr.p, key_given=given, **common))
+            # the game master's copy, where a game's Partie part speaks to the players
+            # (Presto's start: "Dein neuer Satz steht unten"); the same part elsewhere
+            gm_part = _both(game, "partie", lang, p=pr.p, key_given=given, gm=True, **common)
+            shared_gm.append(None if gm_part == shared[-1] else gm_part)
             given = given or (key is not None and key in shared[-1]["txt"])
         table = _both(game, "table", lang, standings=standings, rows=rows, partien=[pr.p for pr in partien],
                       **common)
-        footer = _both(game, "footer", lang, next_zat=next_zat(lang) if callable(next_zat) else next_zat,
-                       partien=[pr.p for pr in partien], **common)
+        zat = next_zat(lang) if callable(next_zat) else next_zat
+        footer = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], **common)
+        # the game master's copy: the players' instructions said about them, not to them
+        footer_gm = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], gm=True, **common)
+        footer_gm = None if footer_gm == footer else footer_gm
         got = per_lang[lang] = {
             "shared": [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])}
                        for x in shared],
+            "shared_gm": [None if x is None else {"txt": mark("txt", fold_text(x["txt"].rstrip())),
+                                                  "html": mark("html", x["html"])} for x in shared_gm],
             "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
             "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
+            "footer_gm": None if footer_gm is None else {"txt": mark("txt", fold_text(footer_gm["txt"].strip())),
+                                                         "html": mark("html", footer_gm["html"])},
             "chart": mark("html", chart) if chart else "",
             "key": None if given else key,  # the key, for a move section, when no Partie part gave it
             "pieces": pieces,
@@ -262,11 +273,14 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         # only ever rendered for the mover or the game master: both see the whole
         if not audience.sees(key, Visibility.MOVER):
             raise PrivacyError(f"Züge von {key} als eigene Züge für einen anderen Empfänger")
-        if (lang, i, key) not in moves_cache:
+        # the game master's rendering differs from the mover's (verdicts about the mover,
+        # bot.games.verdict.about_mover): cached apart
+        at = (lang, i, key, audience.gm)
+        if at not in moves_cache:
             pr = partien[i]
-            moves_cache[(lang, i, key)] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang),
-                                                keyed=True, **common)  # (the frame gives the move key)
-        return moves_cache[(lang, i, key)]
+            moves_cache[at] = _both(game, "moves", lang, p=pr.p, pl=pr.seen(key, audience, lang),
+                                    keyed=True, **common)  # (the frame gives the move key)
+        return moves_cache[at]
 
     def private(lang: str, i: int, key: str, audience: Audience) -> dict[str, str] | None:
         pr = partien[i]
@@ -286,6 +300,9 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         audience = GM_ONLY if rc.gm else Audience(viewer=rc.key)
         got = parts(lang)
         shared, table, footer = got["shared"], got["table"], got["footer"]
+        if rc.gm:
+            shared = [g or x for g, x in zip(got["shared_gm"], shared)]
+            footer = got["footer_gm"] or footer
         blocks = []
         move_key = got["key"]  # given once, after the first move section writing the mark
         for i, pr in enumerate(partien):
