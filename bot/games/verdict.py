@@ -11,12 +11,12 @@ source language, so the ``msgid`` is the German sentence with ``{name}`` fields)
 'Nicht auf deiner Bank (JLLNNOU): Q.'
 >>> v.render("de", PUBLIC, owner="7")
 Traceback (most recent call last):
-bot.games.base.PrivacyError: ...
+bot.games.visibility.PrivacyError: Urteil 'rack' ist nur für mover
 
 Who may see a rendering is decided twice: the verdict's own ``seen`` (a sentence written
 to the mover, "Nicht auf deiner Bank", is ``MOVER`` even without a parameter), and each
 :class:`Param`'s ``seen``. :meth:`Verdict.render` for an audience that may not see one of
-them raises :class:`~bot.games.base.PrivacyError`, as ``Sealed`` does: a public text can
+them raises :class:`~bot.games.visibility.PrivacyError`, as ``Sealed`` does: a public text can
 only be built from public parameters. :meth:`Verdict.visible` asks first.
 
 Stored as JSON (:meth:`Verdict.to_json`, :meth:`Verdict.from_json`) in a round's report,
