@@ -402,7 +402,7 @@ cdef class PlanListing:
             raise ValueError("call finish() first")
         # what a second placement adds at most, for the first bound: (a) the best
         # single placement, (b) the table tiles of a line plus the rack's values
-        # (movegen._line_bound)
+        # (plan_ref._line_bound)
         for i in range(bounder.size):
             sr = sc = 0
             for j in range(bounder.size):

@@ -260,12 +260,6 @@ def _seconds_reference(rows: Sequence[str], rack: str, root: dict, variant: str,
     return _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
 
 
-def _line_bound(rows: Sequence[str]) -> int:
-    """The most the table tiles of one row or column are worth."""
-    cols = ["".join(c) for c in zip(*rows)]
-    return max(sum(VALUES.get(ch, 0) for ch in line if ch.isupper()) for line in list(rows) + cols)
-
-
 def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:
     """The best turn ``rack`` allows on the table ``rows`` (25 row codes) in ``variant``
     (``"point"``: most points; ``"kreuzwort"``: most tiles laid), or None when no word
