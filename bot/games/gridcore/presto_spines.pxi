@@ -20,6 +20,24 @@ cdef struct SpineKey:
     Py_ssize_t off   # where its letters start in the buffer
 
 
+cdef int _grow_to(void **buf, Py_ssize_t *cap, Py_ssize_t need, size_t item, Py_ssize_t first) noexcept:
+    """Grow the array ``buf[0]`` of ``cap[0]`` items of ``item`` bytes to hold ``need``
+    (doubling from ``first``); -1 when memory is short (``buf`` and ``cap`` unchanged)."""
+    cdef Py_ssize_t c = cap[0]
+    cdef void *p
+    if need <= c:
+        return 0
+    c = c * 2 if c else first
+    while c < need:
+        c *= 2
+    p = realloc(buf[0], c * item)
+    if p == NULL:
+        return -1
+    buf[0] = p
+    cap[0] = c
+    return 0
+
+
 cdef class _SpineSpell(_Spell):
     """:class:`_Spell` writing each word into C arrays instead of a list."""
     cdef Py_UCS4 *buf
@@ -41,27 +59,9 @@ cdef class _SpineSpell(_Spell):
         free(self.keys)
 
     cdef int reserve(self, Py_ssize_t need_words, Py_ssize_t need_letters) noexcept:
-        cdef Py_ssize_t cap
-        cdef void *p
-        if need_words > self.cap:
-            cap = self.cap * 2 if self.cap else 1024
-            while cap < need_words:
-                cap *= 2
-            p = realloc(self.keys, cap * sizeof(SpineKey))
-            if p == NULL:
-                return -1
-            self.keys = <SpineKey *>p
-            self.cap = cap
-        if need_letters > self.capbuf:
-            cap = self.capbuf * 2 if self.capbuf else 8192
-            while cap < need_letters:
-                cap *= 2
-            p = realloc(self.buf, cap * sizeof(Py_UCS4))
-            if p == NULL:
-                return -1
-            self.buf = <Py_UCS4 *>p
-            self.capbuf = cap
-        return 0
+        if _grow_to(<void **>&self.keys, &self.cap, need_words, sizeof(SpineKey), 1024) < 0:
+            return -1
+        return _grow_to(<void **>&self.buf, &self.capbuf, need_letters, sizeof(Py_UCS4), 8192)
 
     cdef void emit(self, int k, int red, int black):
         cdef int i, d = self.depth

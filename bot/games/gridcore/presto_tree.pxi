@@ -75,30 +75,15 @@ cdef class _CandSpell(_Spell):
         free(self.cands)
 
     cdef int reserve(self, Py_ssize_t need_words, Py_ssize_t need_letters) noexcept:
-        cdef Py_ssize_t cap
-        cdef void *p
-        if need_words > self.cap:
-            cap = self.cap * 2 if self.cap else 64
-            while cap < need_words:
-                cap *= 2
-            p = realloc(self.cands, cap * sizeof(PCand))
-            if p == NULL:
-                return -1
-            self.cands = <PCand *>p
-            self.cap = cap
-        if need_letters > self.capbuf:
-            cap = self.capbuf * 2 if self.capbuf else 512
-            while cap < need_letters:
-                cap *= 2
-            p = realloc(self.cp, cap * sizeof(Py_UCS4))
-            if p == NULL:
-                return -1
-            self.cp = <Py_UCS4 *>p
-            p = realloc(self.code, cap * sizeof(int))
-            if p == NULL:
-                return -1
-            self.code = <int *>p
-            self.capbuf = cap
+        cdef Py_ssize_t cap = self.capbuf
+        if _grow_to(<void **>&self.cands, &self.cap, need_words, sizeof(PCand), 64) < 0:
+            return -1
+        if _grow_to(<void **>&self.cp, &cap, need_letters, sizeof(Py_UCS4), 512) < 0:
+            return -1
+        cap = self.capbuf  # (the codes grow with the letters: the same capacity)
+        if _grow_to(<void **>&self.code, &cap, need_letters, sizeof(int), 512) < 0:
+            return -1
+        self.capbuf = cap
         return 0
 
     cdef void emit(self, int k, int red, int black):
