@@ -253,15 +253,17 @@ def render_auswertungen(game: GameRules, *, league: dict[str, Any], round: int, 
         # the game master's copy: the players' instructions said about them, not to them
         footer_gm = _both(game, "footer", lang, next_zat=zat, partien=[pr.p for pr in partien], gm=True, **common)
         footer_gm = None if footer_gm == footer else footer_gm
+
+        def both(x: dict[str, str], trim=str.rstrip) -> dict[str, str]:
+            """A part's text (trimmed, folded) and HTML, each kept once as a piece."""
+            return {"txt": mark("txt", fold_text(trim(x["txt"]))), "html": mark("html", x["html"])}
+
         got = per_lang[lang] = {
-            "shared": [{"txt": mark("txt", fold_text(x["txt"].rstrip())), "html": mark("html", x["html"])}
-                       for x in shared],
-            "shared_gm": [None if x is None else {"txt": mark("txt", fold_text(x["txt"].rstrip())),
-                                                  "html": mark("html", x["html"])} for x in shared_gm],
-            "table": {"txt": mark("txt", fold_text(table["txt"].rstrip())), "html": mark("html", table["html"])},
-            "footer": {"txt": mark("txt", fold_text(footer["txt"].strip())), "html": mark("html", footer["html"])},
-            "footer_gm": None if footer_gm is None else {"txt": mark("txt", fold_text(footer_gm["txt"].strip())),
-                                                         "html": mark("html", footer_gm["html"])},
+            "shared": [both(x) for x in shared],
+            "shared_gm": [None if x is None else both(x) for x in shared_gm],
+            "table": both(table),
+            "footer": both(footer, str.strip),
+            "footer_gm": None if footer_gm is None else both(footer_gm, str.strip),
             "chart": mark("html", chart) if chart else "",
             "key": None if given else key,  # the key, for a move section, when no Partie part gave it
             "pieces": pieces,
