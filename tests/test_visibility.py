@@ -20,8 +20,10 @@ from tests.helpers import PLAYERS, league_toml
 
 def _typdom_round():
     game = get_game("typdom")
+    from bot.games.typdom.engine import NOT_ON_RACK  # as the engine writes it, with the GM's wording
+
     rep = MoveReport(1, "P9s QOLLeN", False, reason="rack",
-                     verdict=verdict("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."),
+                     verdict=verdict("rack", NOT_ON_RACK,
                                      rack=mover("JLLNNOUUU"), missing=mover("Q")),
                      notes=[verdict("n", "n")], detail={"picture": ["secret"]})
     pl = PlayerRound("7", True, [rep], None, 0, private={"rack": "JLLNNOUUU"}).to_json()

@@ -251,27 +251,39 @@ def test_whole_gm_copies_speak_about_the_players():
     assert seen >= 30, seen
 
 
+def _mover_sentences() -> dict[str, object]:
+    """Every sentence a game writes to the mover with its sentence about the mover
+    (``about_mover`` constants of the games' modules), by msgid."""
+    import sys
+
+    from bot.games import load_games
+    from bot.games.verdict import MoverSentence
+
+    load_games()
+    return {v: v for name, mod in list(sys.modules.items()) if name.startswith("bot.games.") and mod
+            for v in vars(mod).values() if isinstance(v, MoverSentence)}
+
+
 @pytest.mark.parametrize("lang", ["de", "nl"])
 def test_gm_copy_reads_verdicts_about_the_mover(lang):
     """Every verdict a game writes to the mover that has a sentence about the mover
     (bot.games.verdict.about_mover: "Nicht auf deiner Bank" -> "Nicht auf der Bank",
     "deine Bank hat" -> "die Bank hat") reads that sentence in the game master's copy
     (the GM's audience, a verdict of another player) and speaks to no one there; the
-    mover's own copy keeps the mover's sentence. The pairs are registered when the
-    games are imported, before any stored report is rendered."""
+    mover's own copy keeps the mover's sentence."""
     import string
 
-    from bot.games import load_games
-    from bot.games.verdict import ABOUT_MOVER, GM_ONLY, Audience, mover, verdict
+    from bot.games.verdict import GM_ONLY, Audience, mover, verdict
     from bot.i18n import translation
 
-    load_games()  # every game's modules, as rendering a game's report has them
+    sentences = _mover_sentences()
     wanted = {"Nicht auf deiner Bank ({rack}): {missing}.", "Steine, die nicht in deinem Satz ({rack}) sind: {tiles}.",
-              "Diese Karten hast du nicht auf der Hand ({hand}): {missing}."}
-    assert wanted <= set(ABOUT_MOVER), wanted - set(ABOUT_MOVER)
+              "Diese Karten hast du nicht auf der Hand ({hand}): {missing}.",
+              "Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."}
+    assert wanted <= set(sentences), wanted - set(sentences)
     you = _YOU_DE if lang == "de" else _YOU_NL
     bad = {}
-    for msgid in ABOUT_MOVER:
+    for msgid in sentences.values():
         fields = {f for _, f, _, _ in string.Formatter().parse(msgid) if f}
         v = verdict("x", msgid, **{f: mover("AB") for f in fields})
         for_gm = v.render(lang, GM_ONLY, "7")
@@ -281,3 +293,24 @@ def test_gm_copy_reads_verdicts_about_the_mover(lang):
         if you.search(for_gm):
             bad[msgid] = for_gm
     assert not bad, bad
+
+
+def test_a_stored_verdict_reads_about_the_mover_without_its_game_loaded():
+    """The game master's wording travels with the verdict (its JSON): a report stored by
+    one process and rendered by another that has not imported the game (no registry
+    filled at import) still reads "Nicht auf der Bank" for the game master."""
+    import json
+    import subprocess
+    import sys
+
+    from bot.games.typdom.engine import NOT_ON_RACK
+    from bot.games.verdict import mover, verdict
+
+    stored = json.dumps(verdict("rack", NOT_ON_RACK, rack=mover("JL"), missing=mover("Q")).to_json())
+    code = ("import json, sys\n"
+            "from bot.games.verdict import GM_ONLY, Audience, Verdict\n"
+            "v = Verdict.from_json(json.loads(sys.argv[1]))\n"
+            "assert not any(m.startswith('bot.games.typdom') for m in sys.modules), sorted(sys.modules)\n"
+            "print(v.render('de', GM_ONLY, '7')); print(v.render('de', Audience(viewer='7'), '7'))\n")
+    out = subprocess.run([sys.executable, "-c", code, stored], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["Nicht auf der Bank (JL): Q.", "Nicht auf deiner Bank (JL): Q."], out

@@ -23,6 +23,10 @@ Stored as JSON (:meth:`Verdict.to_json`, :meth:`Verdict.from_json`) in a round's
 so an Auswertung rendered later, in another language, or for the archive is rendered from
 the data, not from a sentence written at the time. Reports stored before issue 31 carry
 German sentences; :func:`legacy` reads them as verdicts seen by the mover alone.
+
+A sentence written to the mover ("Nicht auf deiner Bank") reads about the mover in the
+game master's copy ("Nicht auf der Bank") when the game wrote it with
+:func:`about_mover`: the verdict carries both wordings, and so does its JSON.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from typing import Any, Mapping
 from bot.games.visibility import GM_ONLY, PUBLIC, Audience, PrivacyError, Visibility
 from bot.i18n import N_, translation
 
-__all__ = ["Param", "Verdict", "verdict", "about_mover", "ABOUT_MOVER",
+__all__ = ["Param", "Verdict", "verdict", "about_mover", "MoverSentence",
            "Plurals", "PLURALS", "public", "mover", "gm", "legacy", "as_verdict", "INVALID", "NOT_TRIED",
            "VALID_UNUSED", "VerdictText", "render_text", "N_", "PUBLIC", "GM_ONLY", "Audience", "Visibility", "PrivacyError"]
 
@@ -95,13 +99,21 @@ class Verdict:
     ``"rack"``), ``msgid`` (the German sentence with ``{name}`` fields, marked with
     :func:`~bot.i18n.N_` where it is written so Babel extracts it), ``params`` (name ->
     :class:`Param`), ``plural`` (the plural msgid when the sentence depends on the count
-    ``params["n"]``: ``ngettext``) and ``seen`` (who the sentence itself is for)."""
+    ``params["n"]``: ``ngettext``), ``seen`` (who the sentence itself is for) and
+    ``about`` (the game master's msgid and plural msgid for a sentence written to the
+    mover, taken from a :class:`MoverSentence` msgid; ``None``: the game master reads
+    ``msgid``)."""
 
     code: str
     msgid: str
     params: Mapping[str, Param] = field(default_factory=dict)
     plural: str | None = None
     seen: Visibility = Visibility.MOVER
+    about: tuple[str, str | None] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.about is None and isinstance(self.msgid, MoverSentence):
+            object.__setattr__(self, "about", (self.msgid.gm, self.msgid.gm_plural))
 
     # -- who may see it -----------------------------------------------------------------
     def visible(self, audience: Audience, owner: str | None) -> bool:
@@ -126,9 +138,9 @@ class Verdict:
             values[name] = _render_value(p.value, lang, audience, owner)
         t = translation(lang)
         msgid, plural = self.msgid, self.plural
-        if audience.gm and owner is not None and audience.viewer != owner and msgid in ABOUT_MOVER:
+        if audience.gm and owner is not None and audience.viewer != owner and self.about is not None:
             # the game master's copy: the sentence about the mover, not to them
-            msgid, plural = ABOUT_MOVER[msgid]
+            msgid, plural = self.about
         if plural is not None:
             n = self.params["n"].value
             text = t.ngettext(msgid, plural, int(n))
@@ -147,13 +159,16 @@ class Verdict:
             out["params"] = {k: p.to_json() for k, p in self.params.items()}
         if self.plural is not None:
             out["plural"] = self.plural
+        if self.about is not None:
+            out["about"] = list(self.about)
         return out
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "Verdict":
         return cls(code=data["code"], msgid=data["msgid"],
                    params={k: Param.from_json(v) for k, v in (data.get("params") or {}).items()},
-                   plural=data.get("plural"), seen=Visibility(data.get("seen", "mover")))
+                   plural=data.get("plural"), seen=Visibility(data.get("seen", "mover")),
+                   about=tuple(data["about"]) if data.get("about") else None)
 
     def __str__(self) -> str:  # never rendered implicitly: a template must say for whom
         raise PrivacyError(f"Urteil {self.code!r} ohne Empfänger gerendert (render(lang, audience, owner))")
@@ -177,27 +192,42 @@ def _render_value(value: Scalar, lang: str, audience: Audience, owner: str | Non
     return str(value)
 
 
-#: A sentence written to the mover (its msgid) -> the same sentence about the mover (the
-#: msgid and the plural msgid), for the game master's copy: :meth:`Verdict.render` for an
-#: audience of the game master (not the mover) reads this one. Filled by
-#: :func:`about_mover` when a game's module is imported, so reports stored earlier are
-#: rendered with it too.
-ABOUT_MOVER: dict[str, tuple[str, str | None]] = {}
+class MoverSentence(str):
+    """A msgid written to the mover (the ``str`` itself) that carries the same sentence
+    about the mover for the game master's copy: :attr:`gm` (a msgid with the same
+    ``{fields}``) and :attr:`gm_plural` (the plural msgid, or ``None``). Made by
+    :func:`about_mover`; :func:`verdict` and :class:`Verdict` take it as the msgid and
+    keep the game master's wording with the verdict (:attr:`Verdict.about`)."""
+
+    gm: str
+    gm_plural: str | None
+
+    def __new__(cls, msgid: str, gm: str, gm_plural: str | None = None) -> "MoverSentence":
+        self = super().__new__(cls, msgid)
+        self.gm, self.gm_plural = gm, gm_plural
+        return self
+
+    def __getnewargs__(self) -> tuple[str, str, str | None]:  # pickled and copied whole
+        return str(self), self.gm, self.gm_plural
 
 
-def about_mover(msgid: str, gm_msgid: str, plural: str | None = None, gm_plural: str | None = None) -> str:
-    """Registers ``gm_msgid`` (and ``gm_plural``) as what the game master reads for the
-    sentence ``msgid`` written to the mover ("Nicht auf deiner Bank" -> "Nicht auf der
-    Bank"); returns ``msgid``. Call it at module level (both marked with ``N_``), so the
-    pair is known before any stored report is rendered. Raises ``ValueError`` when the
-    two sentences do not have the same ``{fields}``."""
+def about_mover(msgid: str, gm_msgid: str, plural: str | None = None, gm_plural: str | None = None) -> MoverSentence:
+    """The sentence ``msgid`` written to the mover, carrying ``gm_msgid`` (and
+    ``gm_plural``, for a verdict with ``plural``) as what the game master reads ("Nicht
+    auf deiner Bank" -> "Nicht auf der Bank"); both marked with ``N_`` where they are
+    written. A game keeps the result as a module constant and builds its verdicts from
+    it. Raises ``ValueError`` when the two sentences do not have the same ``{fields}``.
+
+    >>> s = about_mover(N_("Nicht auf deiner Bank ({rack})."), N_("Nicht auf der Bank ({rack})."))
+    >>> verdict("rack", s, rack=mover("QX")).render("de", GM_ONLY, owner="7")
+    'Nicht auf der Bank (QX).'
+    """
     def fields(m: str | None) -> set[str]:
         return {f for _, f, _, _ in string.Formatter().parse(m or "") if f}
 
     if fields(msgid) != fields(gm_msgid) or (plural is None) != (gm_plural is None):
         raise ValueError(f"about_mover: {msgid!r} und {gm_msgid!r} passen nicht zueinander")
-    ABOUT_MOVER[msgid] = (gm_msgid, gm_plural)
-    return msgid
+    return MoverSentence(msgid, gm_msgid, gm_plural)
 
 
 def verdict(code: str, msgid: str, *, plural: str | None = None, seen: Visibility = Visibility.MOVER,

@@ -42,15 +42,17 @@ from bot.games.rondonl.notation import Exchange, FaceDown, Pass, Word, parse_lin
 
 # What the game master's copy reads instead of the sentences written to the mover
 # (bot.games.verdict.about_mover).
-about_mover(N_("Diese Karten hast du nicht auf der Hand ({hand}): {missing}."),
-            N_("Diese Karten sind nicht auf der Hand ({hand}): {missing}."))
-about_mover(N_("Braucht {cards}. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile der Tausch auch steht: "
-               "das Wort gilt nur, wenn du beim Tausch {cards} ziehst; sonst ein Strich und eine Karte vom Stapel."),
-            N_("Braucht {cards}. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile der Tausch auch steht: "
-               "das Wort gilt nur, wenn beim Tausch {cards} gezogen wird; sonst ein Strich und eine Karte vom "
-               "Stapel."))
-about_mover(N_("In der Eröffnung zählt nur ein Wort aus drei Karten deiner Hand."),
-            N_("In der Eröffnung zählt nur ein Wort aus drei Karten der Hand."))
+NOT_IN_HAND = about_mover(
+    N_("Diese Karten hast du nicht auf der Hand ({hand}): {missing}."),
+    N_("Diese Karten sind nicht auf der Hand ({hand}): {missing}."))
+SWAP_NEEDS = about_mover(
+    N_("Braucht {cards}. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile der Tausch auch steht: das "
+       "Wort gilt nur, wenn du beim Tausch {cards} ziehst; sonst ein Strich und eine Karte vom Stapel."),
+    N_("Braucht {cards}. Getauscht wird vor dem Legen (Spielregel), in welcher Zeile der Tausch auch steht: das "
+       "Wort gilt nur, wenn beim Tausch {cards} gezogen wird; sonst ein Strich und eine Karte vom Stapel."))
+OPENING_FROM_HAND = about_mover(
+    N_("In der Eröffnung zählt nur ein Wort aus drei Karten deiner Hand."),
+    N_("In der Eröffnung zählt nur ein Wort aus drei Karten der Hand."))
 
 
 @dataclass
@@ -279,10 +281,7 @@ def judge_turn(row: Row, hand: str, deck: str, lines: Sequence[str] | None, lexi
             elif not commit and exchanged and out.reason == "vorgabe":
                 need = out.missing
                 results.append(LineResult(i, text, "word", False, "pending",
-                                          _mine("pending", N_("Braucht {cards}. Getauscht wird vor dem Legen "
-                                                              "(Spielregel), in welcher Zeile der Tausch auch steht: "
-                                                              "das Wort gilt nur, wenn du beim Tausch {cards} ziehst; "
-                                                              "sonst ein Strich und eine Karte vom Stapel."),
+                                          _mine("pending", SWAP_NEEDS,
                                                 cards=need),
                                           outcome=out, cards=need))
             else:
@@ -317,7 +316,7 @@ def _line_verdict(out: Outcome, hand: str) -> Verdict:
     (:func:`own`), but for cards not held, which the Rondo engine calls "not in the
     Vorgabe": in RONDO they are not in the hand."""
     if out.reason == "vorgabe":
-        return _mine("hand", N_("Diese Karten hast du nicht auf der Hand ({hand}): {missing}."), hand=hand,
+        return _mine("hand", NOT_IN_HAND, hand=hand,
                      missing=out.missing)
     assert out.verdict is not None
     return own(out.verdict)
@@ -351,8 +350,7 @@ def judge_opening(hand: str, lines: Sequence[str] | None, lexicon: WordList) -> 
             continue
         if not isinstance(line, Word):
             results.append(LineResult(i, text, "opening", False, "opening",
-                                      _mine("opening", N_("In der Eröffnung zählt nur ein Wort aus drei Karten "
-                                                          "deiner Hand."))))
+                                      _mine("opening", OPENING_FROM_HAND)))
             continue
         if op.counted is not None:
             results.append(LineResult(i, text, "word", False, "counted", _mine("counted", NOT_TRIED_LINE)))

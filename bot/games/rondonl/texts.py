@@ -14,8 +14,9 @@ from bot.i18n import texts
 
 # What the game master's copy reads instead of the sentences written to the mover
 # (bot.games.verdict.about_mover).
-about_mover(N_("Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."),
-            N_("Kein gültiges Eröffnungswort: drei Karten der Hand, die ein Wort bilden."))
+NO_OPENING_WORD = about_mover(
+    N_("Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."),
+    N_("Kein gültiges Eröffnungswort: drei Karten der Hand, die ein Wort bilden."))
 
 
 def ngettext(singular: str, plural: str) -> tuple[str, str]:
@@ -50,7 +51,7 @@ def hand(pretty: str) -> Verdict:
 
 
 def opening_none() -> Verdict:
-    return _mine("opening", N_("Kein gültiges Eröffnungswort: drei Karten deiner Hand, die ein Wort bilden."))
+    return _mine("opening", NO_OPENING_WORD)
 
 
 def opening_word(word: str, value: int) -> Verdict:

@@ -85,17 +85,20 @@ VARIANTS = ("kreuzwort", "point")
 
 # What the game master's copy reads instead of the sentences written to the mover
 # (bot.games.verdict.about_mover): about the player's rack, not "deine Bank".
-about_mover(N_("Nicht auf deiner Bank ({rack}): {missing}."), N_("Nicht auf der Bank ({rack}): {missing}."))
-about_mover(N_("Nicht auf deiner Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, z. B. *E."),
-            N_("Nicht auf der Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, z. B. *E."))
-about_mover(N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; "
-               "deine Bank hat {jollys} für {wanted}."),
-            N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; "
-               "die Bank hat {jollys} für {wanted}."))
-about_mover(N_("Kaufen kannst du 1 bis {top} Steine, nicht {n}."), N_("Kaufen kann man 1 bis {top} Steine, nicht {n}."))
-about_mover(N_("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst (z. B. 'JOLLY M13; N12s HeRZ')."),
-            N_("Nach 'JOLLY M13;' muss ein Wort folgen, das im selben Zug gelegt wird (z. B. 'JOLLY M13; N12s "
-               "HeRZ')."))
+NOT_ON_RACK = about_mover(
+    N_("Nicht auf deiner Bank ({rack}): {missing}."),
+    N_("Nicht auf der Bank ({rack}): {missing}."))
+NOT_ON_RACK_JOLLY = about_mover(
+    N_("Nicht auf deiner Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, z. B. *E."),
+    N_("Nicht auf der Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, z. B. *E."))
+JOLLY_KIND = about_mover(
+    N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; deine "
+       "Bank hat {jollys} für {wanted}."),
+    N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut; die Bank "
+       "hat {jollys} für {wanted}."))
+BUY_COUNT = about_mover(
+    N_("Kaufen kannst du 1 bis {top} Steine, nicht {n}."),
+    N_("Kaufen kann man 1 bis {top} Steine, nicht {n}."))
 #: The word rules in one sentence, added to a ``word`` verdict (seed 002).
 WORD_RULES = verdict("word_rules", N_("Typ-Dom-Wortregeln: Zeitwörter nur in der Grundform, keine Familien-, "
                                       "Firmen- oder Markennamen; Orts- und Vornamen sind erlaubt."),
@@ -203,7 +206,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             notes.append(_note("buy_one", N_("Im Kreuzwort-Spiel wird genau ein Stein gekauft.")))
             n = 1
         elif not 1 <= n <= top:
-            return _invalid("syntax", _bad("syntax", N_("Kaufen kannst du 1 bis {top} Steine, nicht {n}."),
+            return _invalid("syntax", _bad("syntax", BUY_COUNT,
                                            top=public(top), n=n), turn)
         return Outcome(valid=True, turn=turn, buy=n, buy_colour=turn.buy_colour, rack_after=sort_rack(rack),
                        notes=notes, notation=format_turn(Turn(buy=n, buy_colour=turn.buy_colour,
@@ -272,10 +275,9 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         shown = " ".join(ch * n for ch, n in sorted(missing.items()))
         held = rack or verdict("empty", N_("leer"), seen=Visibility.PUBLIC)
         if "*" not in missing and jollys_have > need["*"]:
-            msg = _bad("rack", N_("Nicht auf deiner Bank ({rack}): {missing}. Ein Jolly wird mit Stern geschrieben, "
-                                  "z. B. *E."), rack=held, missing=shown)
+            msg = _bad("rack", NOT_ON_RACK_JOLLY, rack=held, missing=shown)
         else:
-            msg = _bad("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."), rack=held, missing=shown)
+            msg = _bad("rack", NOT_ON_RACK, rack=held, missing=shown)
         return _invalid("rack", msg, turn, notes + hints)
 
     # -- off-board --------------------------------------------------------------------------
@@ -341,9 +343,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     black_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter not in VOWELS)
     if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
         bad = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
-        return _invalid("jolly", _bad("jolly", N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der "
-                                                  "schwarze nur für einen Mitlaut; deine Bank hat {jollys} für "
-                                                  "{wanted}."),
+        return _invalid("jolly", _bad("jolly", JOLLY_KIND,
                                       jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in bad)),
                         turn, notes + hints)
 

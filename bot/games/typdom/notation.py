@@ -31,7 +31,7 @@ from lark import Lark, UnexpectedInput
 
 from bot import GRAMMAR_DIR
 from bot.games.base import NotationError
-from bot.games.verdict import N_, Verdict, Visibility, mover, verdict
+from bot.games.verdict import N_, Verdict, Visibility, about_mover, mover, verdict
 from bot.games.monoscrabble.notation import Move, MoveTransformer, Token, sharp_s, tokens_text, tokens_word
 from bot.games.typdom.table import COLUMNS, coord_name
 
@@ -104,6 +104,12 @@ def _parser() -> Lark:
 _SPACES = str.maketrans({"\u00a0": " ", "\u2009": " ", "\u202f": " ", "\u2013": "-"})
 _UMLAUT = {"Ä": "AE", "Ö": "OE", "Ü": "UE", "ä": "ae", "ö": "oe", "ü": "ue"}
 
+# What the game master's copy reads instead (bot.games.verdict.about_mover).
+JOLLY_NEEDS_WORD = about_mover(
+    N_("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst (z. B. 'JOLLY M13; N12s HeRZ')."),
+    N_("Nach 'JOLLY M13;' muss ein Wort folgen, das im selben Zug gelegt wird (z. B. 'JOLLY M13; N12s HeRZ')."))
+
+
 def _syntax(msgid: str, **params: object) -> Verdict:
     """The verdict of an unreadable line, to its mover (code ``syntax``)."""
     return verdict("syntax", msgid, seen=Visibility.MOVER, **{k: mover(v) for k, v in params.items()})
@@ -134,8 +140,7 @@ def parse_turn(text: str) -> Turn:
         raise NotationError(_syntax(N_("Leere Zeile: kein Zug.")), text)
     src = _umlauts(sharp_s(src))
     if re.fullmatch(r"(?i)jolly\s*[A-Ya-y0-9]{2,3}\s*;?\s*\.?", src):
-        raise NotationError(_syntax(N_("Nach 'JOLLY M13;' muss ein Wort folgen, das du in diesem Zug legst "
-                                       "(z. B. 'JOLLY M13; N12s HeRZ').")), text)
+        raise NotationError(_syntax(JOLLY_NEEDS_WORD), text)
     try:
         tree = _parser().parse(src)
     except UnexpectedInput as exc:

@@ -60,15 +60,17 @@ __all__ = ["REASONS", "Crossword", "Problem", "Judgement", "Verdict", "parse_lin
 
 # What the game master's copy reads instead of the sentences written to the mover
 # (bot.games.verdict.about_mover).
-about_mover(N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}. Ein Jolly wird mit Stern geschrieben, "
-               "z. B. *E."),
-            N_("Steine, die nicht im Satz ({rack}) sind: {tiles}. Ein Jolly wird mit Stern geschrieben, z. B. *E."))
-about_mover(N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}."),
-            N_("Steine, die nicht im Satz ({rack}) sind: {tiles}."))
-about_mover(N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut: "
-               "{tiles} geht mit deinem Satz nicht."),
-            N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut: "
-               "{tiles} geht mit dem Satz nicht."))
+FOREIGN_JOLLY = about_mover(
+    N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}. Ein Jolly wird mit Stern geschrieben, z. B. *E."),
+    N_("Steine, die nicht im Satz ({rack}) sind: {tiles}. Ein Jolly wird mit Stern geschrieben, z. B. *E."))
+FOREIGN = about_mover(
+    N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}."),
+    N_("Steine, die nicht im Satz ({rack}) sind: {tiles}."))
+JOLLY_KIND = about_mover(
+    N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut: {tiles} "
+       "geht mit deinem Satz nicht."),
+    N_("Der rote Jolly steht nur für einen Selbstlaut (A E I O U Y), der schwarze nur für einen Mitlaut: {tiles} "
+       "geht mit dem Satz nicht."))
 
 #: Reason codes in checking order, with their public gloss (a German msgid, :func:`N_`).
 REASONS: dict[str, str] = {
@@ -355,19 +357,16 @@ def judge(crossword: Crossword | str, rack: str, lexicon: WordList, *, one_left:
         shown = _tiles(Counter({k: v for k, v in foreign.items() if k != "*"})) + [_JOLLY] * foreign["*"]
         own = sort_rack(rack) or _EMPTY_SET
         if jollys_have and not foreign["*"]:
-            said = verdict("foreign", N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}. Ein Jolly wird "
-                                         "mit Stern geschrieben, z. B. *E."), rack=own, tiles=shown)
+            said = verdict("foreign", FOREIGN_JOLLY, rack=own, tiles=shown)
         else:
-            said = verdict("foreign", N_("Steine, die nicht in deinem Satz ({rack}) sind: {tiles}."),
+            said = verdict("foreign", FOREIGN,
                            rack=own, tiles=shown)
         problems.append(Problem("foreign", said))
     elif used[RED_JOLLY] > have[RED_JOLLY] or used[BLACK_JOLLY] > have[BLACK_JOLLY]:
         bad = [f"*{letter}" for _, _, letter, j in cw.tiles() if j
                and ((letter in VOWELS and used[RED_JOLLY] > have[RED_JOLLY])
                     or (letter not in VOWELS and used[BLACK_JOLLY] > have[BLACK_JOLLY]))]
-        problems.append(Problem("jolly", verdict("jolly", N_("Der rote Jolly steht nur für einen Selbstlaut "
-                                                             "(A E I O U Y), der schwarze nur für einen Mitlaut: "
-                                                             "{tiles} geht mit deinem Satz nicht."), tiles=bad)))
+        problems.append(Problem("jolly", verdict("jolly", JOLLY_KIND, tiles=bad)))
     # what is left: the set less the tiles used; a Jolly used for the wrong kind of
     # letter is taken from the other colour, so it is not reported twice
     left = Counter(have)

@@ -70,30 +70,41 @@ __all__ = ["REASONS", "evaluate"]
 
 # What the game master's copy reads instead of the sentences written to the mover
 # (bot.games.verdict.about_mover).
-about_mover(N_("Nicht auf deiner Bank ({rack}): {missing}."), N_("Nicht auf der Bank ({rack}): {missing}."))
-about_mover(N_("Dein Wort {word} ist eine Runde lang unverändert geblieben: du musst es jetzt vollenden "
-               "('FERTIG {word}')."),
-            N_("Das angesagte Wort {word} ist eine Runde lang unverändert geblieben: es muss jetzt vollendet "
-               "werden ('FERTIG {word}')."))
-about_mover(N_("FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine Runde lang unverändert geblieben "
-               "ist."),
-            N_("FERTIG gibt es nur für das eigene angesagte Wort, wenn es eine Runde lang unverändert geblieben "
-               "ist."))
-about_mover(N_("Einen Jolly tauschen kannst du nur, wenn du danach anlegst."),
-            N_("Einen Jolly tauschen kann man nur, wenn man danach anlegt."))
-about_mover(N_("Du hast schon gekauft: leg jetzt einen Stein an oder schreib PASSE."),
-            N_("Schon gekauft: jetzt muss ein Stein angelegt werden, sonst PASSE."))
-about_mover(N_("Der Vorrat ist leer: du kannst nichts kaufen und passt."),
-            N_("Der Vorrat ist leer: es gibt nichts zu kaufen, also gilt PASSE."))
-about_mover(N_("Passen kannst du erst, wenn du gekauft hast (KAUFEN) oder der Vorrat leer ist."),
-            N_("Passen kann man erst nach dem Kaufen (KAUFEN) oder wenn der Vorrat leer ist."))
-about_mover(N_("Für den Jolly auf {coord} musst du ein {letter} legen; das hast du nicht."),
-            N_("Für den Jolly auf {coord} muss ein {letter} gelegt werden; das ist nicht auf der Bank."))
-about_mover(N_("Für {word} fehlen dir Steine: {missing}."), N_("Für {word} fehlen Steine auf der Bank: {missing}."))
-about_mover(N_("{letter} auf {coord}: dafür nimmt der Bot deinen Jolly."),
-            N_("{letter} auf {coord}: dafür nimmt der Bot den Jolly von der Bank."))
-about_mover(N_("Vollenden musst du dein angesagtes Wort {word}, nicht {written}."),
-            N_("Vollendet werden muss das angesagte Wort {word}, nicht {written}."))
+NOT_ON_RACK = about_mover(
+    N_("Nicht auf deiner Bank ({rack}): {missing}."),
+    N_("Nicht auf der Bank ({rack}): {missing}."))
+DUTY_FINISH = about_mover(
+    N_("Dein Wort {word} ist eine Runde lang unverändert geblieben: du musst es jetzt vollenden "
+       "('FERTIG {word}')."),
+    N_("Das angesagte Wort {word} ist eine Runde lang unverändert geblieben: es muss jetzt vollendet werden "
+       "('FERTIG {word}')."))
+FINISH_OWN_ONLY = about_mover(
+    N_("FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine Runde lang unverändert geblieben ist."),
+    N_("FERTIG gibt es nur für das eigene angesagte Wort, wenn es eine Runde lang unverändert geblieben ist."))
+SWAP_FIRST = about_mover(
+    N_("Einen Jolly tauschen kannst du nur, wenn du danach anlegst."),
+    N_("Einen Jolly tauschen kann man nur, wenn man danach anlegt."))
+BOUGHT = about_mover(
+    N_("Du hast schon gekauft: leg jetzt einen Stein an oder schreib PASSE."),
+    N_("Schon gekauft: jetzt muss ein Stein angelegt werden, sonst PASSE."))
+POOL_EMPTY = about_mover(
+    N_("Der Vorrat ist leer: du kannst nichts kaufen und passt."),
+    N_("Der Vorrat ist leer: es gibt nichts zu kaufen, also gilt PASSE."))
+PASS_AFTER_BUYING = about_mover(
+    N_("Passen kannst du erst, wenn du gekauft hast (KAUFEN) oder der Vorrat leer ist."),
+    N_("Passen kann man erst nach dem Kaufen (KAUFEN) oder wenn der Vorrat leer ist."))
+JOLLY_LETTER = about_mover(
+    N_("Für den Jolly auf {coord} musst du ein {letter} legen; das hast du nicht."),
+    N_("Für den Jolly auf {coord} muss ein {letter} gelegt werden; das ist nicht auf der Bank."))
+MISSING_FOR = about_mover(
+    N_("Für {word} fehlen dir Steine: {missing}."),
+    N_("Für {word} fehlen Steine auf der Bank: {missing}."))
+JOLLY_TAKEN = about_mover(
+    N_("{letter} auf {coord}: dafür nimmt der Bot deinen Jolly."),
+    N_("{letter} auf {coord}: dafür nimmt der Bot den Jolly von der Bank."))
+FINISH_WHICH = about_mover(
+    N_("Vollenden musst du dein angesagtes Wort {word}, nicht {written}."),
+    N_("Vollendet werden muss das angesagte Wort {word}, nicht {written}."))
 
 #: Reason codes in checking order, with their gloss (German msgids, :func:`N_`).
 REASONS: dict[str, str] = {
@@ -169,26 +180,22 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
 
     # -- duty ------------------------------------------------------------------------------
     if duty == "complete" and turn.kind != "fertig":
-        return _invalid("duty", _say("duty", N_("Dein Wort {word} ist eine Runde lang unverändert geblieben: du musst "
-                                                "es jetzt vollenden ('FERTIG {word}')."), word=word['announced']))
+        return _invalid("duty", _say("duty", DUTY_FINISH, word=word['announced']))
     if turn.kind == "fertig" and duty != "complete":
-        return _invalid("duty", _say("duty", N_("FERTIG gibt es nur für dein eigenes angesagtes Wort, wenn es eine "
-                                                "Runde lang unverändert geblieben ist.")))
-    swap_first = _say("duty", N_("Einen Jolly tauschen kannst du nur, wenn du danach anlegst."))
+        return _invalid("duty", _say("duty", FINISH_OWN_ONLY))
+    swap_first = _say("duty", SWAP_FIRST)
     if turn.kind == "kaufen":
         if duty == "after_buy":
-            return _invalid("duty", _say("duty", N_("Du hast schon gekauft: leg jetzt einen Stein an oder schreib "
-                                                    "PASSE.")))
+            return _invalid("duty", _say("duty", BOUGHT))
         if turn.take:
             return _invalid("duty", swap_first)
         if not pool:
-            notes.append(_say("pool", N_("Der Vorrat ist leer: du kannst nichts kaufen und passt.")))
+            notes.append(_say("pool", POOL_EMPTY))
             return Outcome(True, "passe", notes=notes, rack_after=rack, notation="PASSE")
         return Outcome(True, "kaufen", colour=turn.colour, rack_after=rack, notation=format_turn(turn))
     if turn.kind == "passe":
         if duty != "after_buy" and pool:
-            return _invalid("duty", _say("duty", N_("Passen kannst du erst, wenn du gekauft hast (KAUFEN) oder der "
-                                                    "Vorrat leer ist.")))
+            return _invalid("duty", _say("duty", PASS_AFTER_BUYING))
         if turn.take:
             return _invalid("duty", swap_first)
         return Outcome(True, "passe", rack_after=rack, notation="PASSE")
@@ -202,8 +209,7 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
         if jt is not None and jt.blank:
             take = {"row": jr, "col": jc, "coord": coord_name(jr, jc), "letter": jt.letter}
             if not have[jt.letter]:
-                return _invalid("rack", _say("rack", N_("Für den Jolly auf {coord} musst du ein {letter} legen; das "
-                                                        "hast du nicht."), coord=coord_name(jr, jc), letter=jt.letter))
+                return _invalid("rack", _say("rack", JOLLY_LETTER, coord=coord_name(jr, jc), letter=jt.letter))
             have[jt.letter] -= 1
             have[jolly_for(jt.letter)] += 1
 
@@ -217,7 +223,7 @@ def evaluate(state: Mapping[str, Any], player: str, turn: WbrTurn | str, lexicon
     if missing or jollys_need > have[RED_JOLLY] + have[BLACK_JOLLY]:
         shown = " ".join(sorted(missing.elements())) + (" *" * max(0, jollys_need - have[RED_JOLLY]
                                                                   - have[BLACK_JOLLY]))
-        return _invalid("rack", _say("rack", N_("Nicht auf deiner Bank ({rack}): {missing}."),
+        return _invalid("rack", _say("rack", NOT_ON_RACK,
                                      rack=rack or _EMPTY, missing=shown.strip()))
 
     # -- off-board -----------------------------------------------------------------------------
@@ -384,8 +390,7 @@ def _fertig(state: Mapping[str, Any], table: Table, turn: WbrTurn, have: Counter
             return _invalid("off-board", _no_jolly_square(turn.take))
         return _invalid("position", _no_jolly_there(turn.take))
     if turn.word != named:
-        return _invalid("fragment", _say("fragment", N_("Vollenden musst du dein angesagtes Wort {word}, nicht "
-                                                        "{written}."), word=named, written=turn.word or ""))
+        return _invalid("fragment", _say("fragment", FINISH_WHICH, word=named, written=turn.word or ""))
     board = table if take is None else table.replace(take["row"], take["col"], Table.TILE(take["letter"], False))
     ways, why = fits(board, squares_of(word["squares"]), word.get("direction"), named, lexicon)
     if turn.at is not None:
@@ -415,12 +420,12 @@ def _fertig(state: Mapping[str, Any], table: Table, turn: WbrTurn, have: Counter
     if best is None:
         need = Counter(letter for _, _, letter in ways[0].missing)
         lack = need - Counter({k: v for k, v in have.items() if k not in JOLLYS})
-        return _invalid("rack", _say("rack", N_("Für {word} fehlen dir Steine: {missing}."), word=named,
+        return _invalid("rack", _say("rack", MISSING_FOR, word=named,
                                      missing=" ".join(sorted(lack.elements())) or verdict("tile", N_("Jolly"))))
     f, (tiles, left) = best
     for t in tiles:
         if t.blank and f.squares.index((t.row, t.col)) not in turn.jollys:
-            notes.append(_say("jolly_taken", N_("{letter} auf {coord}: dafür nimmt der Bot deinen Jolly."),
+            notes.append(_say("jolly_taken", JOLLY_TAKEN,
                               letter=t.letter, coord=coord_name(t.row, t.col)))
     for i in turn.jollys:
         if i < len(f.squares) and board.get(*f.squares[i]) is not None:
