@@ -33,6 +33,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.i18n import N_
 from bot.mail.compose import compose
 from bot.render import wrap
 from bot.service.conversations.identity import check_code, take_code
@@ -186,7 +187,7 @@ def _on_off(value: str) -> bool:
     raise GMError(f"'{value}': bitte 'an' oder 'aus'.")
 
 
-@_gm_command("ZAT", "DEADLINE", help="ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]")
+@_gm_command("ZAT", "DEADLINE", help=N_("ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]"))
 def _m_zat(s, cfg, lg, rest, body, ctx):
     rest, alle = _take_word(rest, "ALLE")
     if not rest:
@@ -194,37 +195,37 @@ def _m_zat(s, cfg, lg, rest, body, ctx):
     return set_zat(s, cfg, lg, rest, now=ctx.now, alle=alle)
 
 
-@_gm_command("STATUS", help="STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT")
+@_gm_command("STATUS", help=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT"))
 def _m_status(s, cfg, lg, rest, body, ctx):
     return status(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help="PAUSE <Liga>")
+@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help=N_("PAUSE <Liga>"))
 def _m_pause(s, cfg, lg, rest, body, ctx):
     return pause(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("WEITER", "RESUME", "FORTSETZEN", help="WEITER <Liga>")
+@_gm_command("WEITER", "RESUME", "FORTSETZEN", help=N_("WEITER <Liga>"))
 def _m_weiter(s, cfg, lg, rest, body, ctx):
     return resume(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help="AUSWERTEN <Liga>: die offene Runde jetzt")
+@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"))
 def _m_auswerten(s, cfg, lg, rest, body, ctx):
     return process_now(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", help="ERLAUBE <Liga> <WORT>")
+@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", help=N_("ERLAUBE <Liga> <WORT>"))
 def _m_erlaube(s, cfg, lg, rest, body, ctx):
     return allow_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", help="VERBIETE <Liga> <WORT>")
+@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", help=N_("VERBIETE <Liga> <WORT>"))
 def _m_verbiete(s, cfg, lg, rest, body, ctx):
     return deny_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("SETZE", "SETZEN", "SET", help="SETZE <Liga> <Spieler> <Partie>, die Züge darunter")
+@_gm_command("SETZE", "SETZEN", "SET", help=N_("SETZE <Liga> <Spieler> <Partie>, die Züge darunter"))
 def _m_setze(s, cfg, lg, rest, body, ctx):
     who, partie = _player_partie(lg, rest)
     moves: list[str] = []
@@ -246,32 +247,32 @@ def _player_partie(league: League, rest: str) -> tuple[str, str]:
                   f"(Partien: {', '.join(p.name for p in league.partien)}), die Züge in den Zeilen darunter.")
 
 
-@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help="ENTFERNE <Liga> <Spieler>")
+@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help=N_("ENTFERNE <Liga> <Spieler>"))
 def _m_entferne(s, cfg, lg, rest, body, ctx):
     return remove_player(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", help="ZURUECK <Liga>: die letzte Auswertung zurücknehmen")
+@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
 def _m_zurueck(s, cfg, lg, rest, body, ctx):
     return rollback(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", help="NACHRICHT <Liga>, der Text darunter")
+@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", help=N_("NACHRICHT <Liga>, der Text darunter"))
 def _m_nachricht(s, cfg, lg, rest, body, ctx):
     return message(s, cfg, lg, "\n".join(x for x in (rest, body) if x), now=ctx.now)
 
 
-@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", help="REVIEW <Liga> an|aus")
+@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", help=N_("REVIEW <Liga> an|aus"))
 def _m_review(s, cfg, lg, rest, body, ctx):
     return set_review(s, cfg, lg, _on_off(rest), now=ctx.now)
 
 
-@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", help="FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden")
+@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
 def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung",
+@_gm_command("ADRESSE-GM", help=N_("ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung"),
              shown="ADRESSE")
 def _m_adresse(s, cfg, lg, rest, body, ctx):
     # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.registry)

@@ -24,7 +24,7 @@ from sqlalchemy import select
 from bot.config import Config
 from bot.mail.transport import ServerFailure
 from bot.i18n import gm_language, texts
-from bot.render import format_zat, render, wrap
+from bot.render import format_zat, nobreak, render, wrap
 from bot.service.stages.outbox import queue_mail
 from bot.storage.db import Database
 from bot.storage.models import League, OutboxMail
@@ -123,12 +123,18 @@ class Outage:
         :func:`~bot.service.stages.rounds.adjudicate_league`); None while the inbox works."""
         if not self.failing or self.last is None:
             return None
-        line, down = self.last.line(), duration(self.down_for())
+        last, down = self.last, nobreak(duration(self.down_for()))
         return lambda lang: texts(lang).gettext(
             "Der Posteingang konnte vor dem ZAT nicht gelesen werden ({error}; gestört seit {down}). Ausgewertet "
             "wurde, was bis dahin gespeichert war; Züge, die noch auf dem Server liegen, fehlen in dieser "
             "Auswertung. Wenn nötig nach dem nächsten Abruf mit ZURUECK zurücknehmen und neu auswerten.",
-            error=line, down=down)
+            error=error_line(last, lang), down=down)
+
+
+def error_line(exc, lang: str) -> str:
+    """``exc.line()`` (a failure of :class:`Outage`) with its kind in ``lang`` where it
+    can give it (:meth:`~bot.mail.transport.ServerFailure.line`)."""
+    return exc.line(lang) if isinstance(exc, ServerFailure) else exc.line()
 
 
 def _gm_addresses(db: Database) -> list[tuple[int, str, str, str]]:
@@ -153,8 +159,8 @@ def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
         body = wrap(t.ngettext(
             "der Posteingang des Spielleiter-Bots kann seit {since} nicht gelesen werden ({n} Versuch).",
             "der Posteingang des Spielleiter-Bots kann seit {since} nicht gelesen werden ({n} Versuche).",
-            outage.attempts, since=format_zat(outage.since, tz, lang))) + "\n\n" + wrap(t.gettext(
-                "Letzter Fehler: {error}", error=outage.last.line())) + "\n\n" + wrap(t.gettext(
+            outage.attempts, since=nobreak(format_zat(outage.since, tz, lang)))) + "\n\n" + wrap(t.gettext(
+                "Letzter Fehler: {error}", error=error_line(outage.last, lang))) + "\n\n" + wrap(t.gettext(
                     "Züge, die Spieler jetzt schicken, bleiben auf dem Server liegen und werden gelesen, sobald er "
                     "wieder erreichbar ist; ZATs werden trotzdem pünktlich ausgewertet (mit dem, was gespeichert "
                     "ist). Bitte Server, Zugangsdaten und Konfiguration prüfen (spielleiter check)."))
@@ -182,7 +188,7 @@ def inbox_recovered(db: Database, cfg: Config, since: datetime, seconds: float, 
                 "liegengebliebenen Mails werden jetzt gelesen und bestätigt.",
                 "der Posteingang ist wieder lesbar (gestört seit {since}, {down}, {n} Versuche). Die "
                 "liegengebliebenen Mails werden jetzt gelesen und bestätigt.",
-                attempts, since=format_zat(since, tz, lang), down=duration(seconds))
+                attempts, since=nobreak(format_zat(since, tz, lang)), down=nobreak(duration(seconds)))
             queue_mail(s, cfg, key=f"ops:imap-up:{since.isoformat()}:{gm.lower()}", kind="gm-notice", to=gm,
                        subject=t.gettext("Spielleiter-Bot: Posteingang wieder lesbar"),
                        text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body)),

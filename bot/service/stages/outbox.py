@@ -20,7 +20,7 @@ from bot.mail.compose import compose, make_message_id
 from bot.mail.transport import PermanentFailure, ServerFailure, TemporaryFailure
 from bot.games import get_game
 from bot.i18n import Texts, gm_language, texts
-from bot.render import format_zat, render, wrap
+from bot.render import format_zat, nobreak, render, wrap
 from bot.service.domain.league import find_league
 from bot.service.stages.quota import BULK, SLOW, Budget, Limits, order_key
 from bot.storage.db import Database
@@ -358,7 +358,7 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
         n = sum(1 for r in waiting if (r.league_id, r.round_number) == (league_id, number) and r.kind == "auswertung")
         lang = gm_language(league.options)
         t = texts(lang)
-        when = format_zat(eta, league.timezone or cfg.timezone, lang)
+        when = nobreak(format_zat(eta, league.timezone or cfg.timezone, lang))
         game = get_game(league.game)
         # a game of turns names the turn (RONDO's opening is no turn), as its subjects do
         turn = game.shown_number(number) if game.turn_rounds else None
@@ -374,15 +374,15 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
             subject = t.gettext("{league}: Auswertungen der Eröffnung brauchen länger", league=league.name)
             which = t.gettext("die Auswertungen der Eröffnung")
         body = t.ngettext(
-            "{which} ({n} Mail wartet noch) gehen wegen der Versandgrenzen des Mail-Anbieters ({limits}; "
-            "[smtp] max_per_minute, max_per_hour, max_per_day) nach und nach hinaus; die letzte "
-            "voraussichtlich am {when}.",
-            "{which} ({n} Mails warten noch) gehen wegen der Versandgrenzen des Mail-Anbieters ({limits}; "
-            "[smtp] max_per_minute, max_per_hour, max_per_day) nach und nach hinaus; die letzte "
-            "voraussichtlich am {when}.", n, which=which, limits=budget.limits.text(lang), when=when)
+            "{which} ({n} Mail wartet noch) gehen wegen der Versandgrenzen des Mail-Anbieters ({limits}) nach "
+            "und nach hinaus; die letzte voraussichtlich am {when}.",
+            "{which} ({n} Mails warten noch) gehen wegen der Versandgrenzen des Mail-Anbieters ({limits}) nach "
+            "und nach hinaus; die letzte voraussichtlich am {when}.", n, which=which, limits=budget.limits.text(lang),
+            when=when)
         body += " " + t.gettext(
             "Antworten auf Züge gehen vor. Es geht keine Mail verloren; du musst nichts tun. Erlaubt der "
-            "Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden.")
+            "Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden ([smtp] max_per_minute, "
+            "max_per_hour, max_per_day).")
         queue_mail(s, cfg, key=key, kind="gm-notice", to=league.gm_email, subject=subject,
                    text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body),
                                league=league.name), league_id=league_id)
