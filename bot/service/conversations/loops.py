@@ -38,6 +38,7 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
+import textwrap
 import re
 from collections import Counter
 from datetime import datetime, timedelta
@@ -151,8 +152,9 @@ def _bounce_notice(ctx: Incoming, league: League, first: int, summary: bool) -> 
         parse = m.parse or {}
         to = ", ".join(parse.get("recipients") or []) or "?"
         report = str(parse.get("report") or m.flagged.partition(": ")[2])[:400]
-        return t.gettext("  - {when}: Mail an {to} kam zurück: {report}", when=_when(m.received_at, league.timezone,
-                                                                                    lang), to=to, report=report)
+        return textwrap.fill(t.gettext("  - {when}: Mail an {to} kam zurück: {report}", when=_when(
+            m.received_at, league.timezone, lang), to=to, report=report), 72, subsequent_indent="    ",
+            break_long_words=False, break_on_hyphens=False)
 
     bouncing = list(s.scalars(select(PlayerAddress).join(Player).where(
         Player.league_id == league.id, Player.active, PlayerAddress.bounced_at.is_not(None))))
