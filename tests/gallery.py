@@ -16,7 +16,10 @@ RONDO's ("Lauf-<demo league's name>"; RONDO's are the GM leagues) an invalid
 move, a move out of turn (turn games) and the GM's notices - named ``*-probe-<what>``; the
 German RONDO league plays on to its end (:func:`_play_to_end`), and a "Wer behält recht?"
 league has a player drop out and mail again (:func:`_player_out`). RONDO's reminders (the
-opening's and a turn's) are sent an hour before the ZAT.
+opening's and a turn's) are sent an hour before the ZAT. The service's own notices to the
+game master, in German and in Dutch (a refused mail, Auswertungen slowed by the send
+limits, the inbox alarm and its all-clear, the GM copy's outage remark), come from four
+small leagues of their own (:func:`_ops`, :data:`OPS`).
 :data:`KINDS` and :data:`SKIPPED` are the coverage matrix tests/test_gallery.py asserts.
 Of every league and kind of mail the gallery keeps the first and the last round's
 mail to one player, and the game master's copy; times of day are replaced by ``<ZAT>``
