@@ -236,3 +236,27 @@ def test_bounce_notice_in_the_gms_language(env):
     assert "een mail van de bot kwam terug als onbestelbaar" in text and "anna@comp-nl.example" in text
     assert not GERMAN.search(text), text
     assert text.strip().endswith("Spelleider-bot (Comp-Nl)") and _lines_ok(text)
+
+
+def test_refused_gm_command_is_told_to_the_gm_in_the_gms_language(env):
+    """A GM command with a wrong code: the GM (``gm_language = "nl"``) is told in Dutch, the
+    reason too, signed with the league's name; nothing is executed."""
+    from tests.helpers import player_mail
+
+    db, cfg, md = env
+    _league(env, "Comp-Nl", "rondonl", "nl", "gm@nl.example", language="nl")
+    with db.session() as s:
+        from bot.service.conversations.identity import hash_code
+        s.scalar(select(League).where(League.name == "Comp-Nl")).gm_code_hash = hash_code("Geheim-4711")
+    deliver(db, md, cfg)
+    md.deliver_to_inbox(player_mail("gm@nl.example", "Code: Falsch-0000\n", subject="PAUSE Comp-Nl"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    (notice,) = [m for m in _to(md, "gm@nl.example") if "geweigerd" in header(m, "Subject")]
+    assert header(notice, "Subject") == "Comp-Nl: spelleidersopdracht geweigerd"
+    text = text_of(notice)
+    assert "met een verkeerde spelleiderscode" in " ".join(text.split())
+    assert not GERMAN.search(text), text
+    assert text.strip().endswith("Spelleider-bot (Comp-Nl)") and _lines_ok(text)
+    with db.session() as s:
+        assert not s.scalar(select(League).where(League.name == "Comp-Nl")).paused

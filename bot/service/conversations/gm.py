@@ -33,7 +33,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import N_
+from bot.i18n import N_, gm_language, texts
 from bot.mail.compose import compose
 from bot.render import wrap
 from bot.service.conversations.identity import check_code, take_code
@@ -122,17 +122,22 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         ctx.record("rejected", "command", command=name, league=league.name, reason=reason)
         ctx.mail.flagged = f"GM command {name} for {league.name}: {reason} (from {sender})"
         log.warning("Spielleiter-Befehl %s für %s abgelehnt: %s (von %s)", name, league.name, reason, sender)
-        why = {"wrong sender address": f"von {sender}, nicht von der Adresse des Spielleiters",
-               "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
-               "GM code missing": "ohne den Spielleiter-Code",
-               "GM code wrong": "mit einem falschen Spielleiter-Code"}[reason]
         if league.gm_email:  # at most one notice an hour, however many arrive (bot.service.conversations.loops)
-            auth_failure(ctx, owner=f"gm:{league.id}", to=league.gm_email, name="Spielleiter",
-                         subject=f"{league.name}: Spielleiter-Befehl abgelehnt",
-                         first_text=f"ein Spielleiter-Befehl {name} für {league.name} kam {why} und wurde nicht "
-                         "ausgeführt; nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und "
-                         "den Code in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den "
-                         "Code kennt.", what=f"Spielleiter-Befehle für {league.name}")
+            t = texts(gm_language(league.options))  # the GM's language
+            why = {"wrong sender address": t.gettext("von {sender}, nicht von der Adresse des Spielleiters",
+                                                     sender=sender),
+                   "GM code not set for league": t.gettext("an eine Liga ohne Spielleiter-Code (gm_code in der "
+                                                           "Ligadatei)"),
+                   "GM code missing": t.gettext("ohne den Spielleiter-Code"),
+                   "GM code wrong": t.gettext("mit einem falschen Spielleiter-Code")}[reason]
+            auth_failure(ctx, owner=f"gm:{league.id}", to=league.gm_email, name=t.gettext("Spielleiter"),
+                         subject=t.gettext("{league}: Spielleiter-Befehl abgelehnt", league=league.name),
+                         first_text=wrap(t.gettext(
+                             "ein Spielleiter-Befehl {command} für {league} kam {why} und wurde nicht ausgeführt; "
+                             "nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und den Code "
+                             "in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den Code "
+                             "kennt.", command=name, league=league.name, why=why)),
+                         what=t.gettext("Spielleiter-Befehle für {league}", league=league.name))
         return None
     proven(ctx, f"gm:{league.id}")
     rest, quiet = _take_word(rest, "STILL")
