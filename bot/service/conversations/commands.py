@@ -397,10 +397,11 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     named = [lg for lg in open_leagues if lg.name.lower() in text]
     choice = named or open_leagues
     if len(choice) != 1:
-        names = ", ".join(lg.name for lg in open_leagues) or "keine"
-        return ctx.reply("Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben (" + names + "). "
-                         "Bitte den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.",
-                         kind="command")
+        t = texts(ctx.lang)
+        names = ", ".join(lg.name for lg in open_leagues) or tr(ctx.lang, "none")
+        return ctx.reply(t.gettext("Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben ({names}). Bitte "
+                                   "den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.",
+                                   names=names), kind="command")
     league = choice[0]
     name = _join_name(ctx, league, re.sub(re.escape(league.name), "", arg, flags=re.I).strip(" ,:-")
                       or ctx.rm.from_name or "")

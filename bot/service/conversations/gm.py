@@ -106,12 +106,16 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         league = choice[0] if len(choice) == 1 else None
     if league is None:
         ctx.record("rejected", "command", command=name, reason="league unknown")
-        if gm_of:
-            return ctx.reply(f"für welche Liga? Bitte so: {name} <Liga> ... (deine Ligen: "
-                             f"{', '.join(lg.name for lg in gm_of)}). Nichts wurde verändert.", name="Spielleiter")
+        if gm_of:  # in the language of the GM's first league
+            g = texts(gm_language(gm_of[0].options))
+            return ctx.reply(g.gettext("für welche Liga? Bitte so: {command} <Liga> ... (deine Ligen: {leagues}). "
+                                       "Nichts wurde verändert.", command=name,
+                                       leagues=", ".join(lg.name for lg in gm_of)),
+                             name=g.gettext("Spielleiter"), lang=g.lang)
         ctx.mail.flagged = f"GM command {name} from {sender}: no league of this GM"
-        return ctx.reply("Spielleiter-Befehle nimmt der Bot nur von der Adresse des Spielleiters einer Liga an; "
-                         "deine Mail wurde nicht ausgeführt und hat nichts verändert.")
+        return ctx.reply(texts(ctx.lang).gettext(
+            "Spielleiter-Befehle nimmt der Bot nur von der Adresse des Spielleiters einer Liga an; deine Mail "
+            "wurde nicht ausgeführt und hat nichts verändert."))
     ctx.league = league
     ctx.mail.league_id = league.id
     ok_addr = bool(league.gm_email) and sender == league.gm_email.lower()

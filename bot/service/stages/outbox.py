@@ -331,7 +331,10 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
 def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: list[OutboxMail]) -> list[int]:
     """Queue one notice to the GM of each league whose round's mails in ``waiting`` (the
     pending rows in send order) will take longer than :data:`~bot.service.stages.quota.SLOW` from their queueing
-    to go out at the pace of ``budget``; once per league and round (the notice's key).
+    to go out at the pace of ``budget``; once per league and round (the notice's key). The
+    notice is in the GM's language (``gm_language``) and names the period as the game's
+    subjects do: "Runde 3", in a game of turns "Zug 3" or the opening
+    (:attr:`~bot.games.base.GameRules.turn_rounds`, :meth:`~bot.games.base.GameRules.shown_number`).
     Returns the ids of the leagues told now."""
     last: dict[tuple[int, int], int] = {}
     first: dict[tuple[int, int], datetime] = {}
