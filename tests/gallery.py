@@ -46,6 +46,9 @@ _DAYS = ("Montag|Dienstag|Mittwoch|Donnerstag|Freitag|Samstag|Sonntag|"
 # (a wrapped line may break a ZAT anywhere: any white space between its parts)
 _ZAT = re.compile(rf"(?:{_DAYS}),?\s+\d\d[.-]\d\d[.-]\d{{4}},\s+\d\d:\d\d\s+(?:Uhr|uur)\s+\(UTC[+-]\d\d:\d\d\)")
 _TIME = re.compile(r"\d\d[.-]\d\d[.-]\d{4},\s+\d\d:\d\d(?::\d\d)?\s+(?:Uhr|uur)")
+# a short time of day without the year, as the notices' lists give it ("27.11. 06:53 Uhr",
+# Dutch "27-11 06:53")
+_CLOCK = re.compile(r"\b\d\d(?:\.\d\d\.|-\d\d)\s\d\d:\d\d(?:\s+Uhr)?")
 
 
 #: the kinds of mail kept per round (the first and the last); of the others one per subject
@@ -58,6 +61,7 @@ def normalize(text: str, html: bool = False) -> str:
     lt, gt = ("&lt;", "&gt;") if html else ("<", ">")
     text = _ZAT.sub(f"{lt}ZAT{gt}", text)
     text = _TIME.sub(f"{lt}Zeit{gt}", text)
+    text = _CLOCK.sub(f"{lt}Zeit{gt}", text)
     return text.replace("\r\n", "\n")
 
 
@@ -431,7 +435,8 @@ DUTCH_GM = {_slug(name) for name, _, _, gm_lang, _, _ in OPS if gm_lang == "nl"}
 def _ops(work: Path) -> dict[int, str]:
     """The service's own notices to the game master, in a German and a Dutch game
     master's language (``gm_language``), through the real stages: a mail the recipient's
-    server refuses (a player's address with a typo: "Mail nicht zustellbar"), the
+    server refuses (a player's address with a typo: "Mail nicht zustellbar"), a bounce of
+    a start mail (a DSN in the inbox), a GM command with a wrong code, the
     Auswertungen that take longer for the send limits (a game of rounds, Rondo, and games
     of turns: "Wer behält recht?", RONDO's opening and its turn 1;
     :func:`bot.service.stages.outbox.warn_slow` at 2 mails an hour), the inbox that cannot
@@ -486,6 +491,8 @@ def _ops(work: Path) -> dict[int, str]:
                 "gm_email": gm, "require_code": False, "players": [{"name": n, "email": e} for n, e in players]}
         if game != "rondo":
             spec["turn_hours"] = 48
+        if gm in INBOX_GMS:
+            spec["gm_code"] = "Geheim-4711"
         with db.session() as s:
             create_league(s, spec, cfg)
     outbox_log = logging.getLogger("bot.service.stages.outbox")
@@ -498,6 +505,21 @@ def _ops(work: Path) -> dict[int, str]:
     # kept: the GMs' notices about the refused mails, and the Dutch GM's "Liga angelegt"
     keep(before, lambda m: m.kind == "gm-notice" and ("zustellbar" in m.subject or "bestelbaar" in m.subject
                                                        or m.to_addr == "gm@melding.invalid"))
+    # a player's start mail comes back (a DSN in the inbox), and a GM command comes with a
+    # wrong code: the GM is told of both
+    from bot.service.operations.runner import poll_once
+    from tests.helpers import player_mail
+    from tests.test_loops import postfix_dsn
+    before = top()
+    for name, gm in (("Hinweis-Liga", "gm@hinweis.invalid"), ("Melding-Competitie", "gm@melding.invalid")):
+        anna = next(e for n, e in next(o for o in OPS if o[0] == name)[5] if n.startswith("Anna"))
+        with db.session() as s:
+            mid = s.scalar(select(OutboxMail.message_id).where(OutboxMail.to_addr == anna, OutboxMail.kind == "start"))
+        sender.md.deliver_to_inbox(postfix_dsn(mid, rcpt=anna).replace(b"spielleiter@example.org",
+                                                                       b"spielleiter@demo.invalid"))
+        sender.md.deliver_to_inbox(player_mail(gm, "Code: Falsch-0000\n", subject=f"PAUSE {name}"))
+        poll_once(db, cfg)
+    keep(before, lambda m: m.to_addr in INBOX_GMS)
     # the inbox fails from now on: after two hours every GM is told
     clock = [start]
     quiet = logging.getLogger("tests.gallery.ops")

@@ -162,13 +162,14 @@ def _bounce_notice(ctx: Incoming, league: League, first: int, summary: bool) -> 
                            "{n} Mails des Bots kamen seit dem letzten Hinweis als unzustellbar zurück:", len(mails)))
     body += "\n\n" + "\n".join(line(m) for m in mails[-10:])
     if bouncing:
-        body += "\n\n" + wrap(t.gettext(
-            "Diese Adressen gelten als dauerhaft unzustellbar; Auswertungen gehen an eine andere Adresse des "
-            "Spielers, wenn er eine hat (schreibt er wieder von der Adresse, gilt sie wieder):")) + "\n" + "\n".join(
+        body += "\n\n" + t.gettext("Diese Adressen gelten als dauerhaft unzustellbar:") + "\n" + "\n".join(
             t.gettext("  - {name}: {addr} (seit {when})", name=a.player.name, addr=a.email,
                       when=_when(a.bounced_at, league.timezone, lang)) for a in bouncing)
+        body += "\n\n" + wrap(t.gettext(
+            "Auswertungen gehen an eine andere Adresse des Spielers, wenn er eine hat; schreibt er wieder von der "
+            "Adresse, gilt sie wieder."))
     body += "\n\n" + wrap(t.gettext(
-        "Bitte prüf die Adressen (die Rückmeldungen sind im Bot gespeichert und markiert). Weitere Hinweise "
+        "Bitte prüf die Adressen; die Rückmeldungen sind im Bot gespeichert und markiert. Weitere Hinweise "
         "dieser Art kommen höchstens einmal am Tag."))
     who = ", ".join(sorted({r for m in mails for r in ((m.parse or {}).get("recipients") or [])})) or "?"
     subject = (t.gettext("{league}: Mail an {who} unzustellbar", league=league.name, who=who) if not summary
