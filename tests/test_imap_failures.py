@@ -97,7 +97,9 @@ def test_adjudicate_while_imap_fails_says_so_in_the_gm_copy(tmp_path, dovecot, s
     reports = {m.rcpt_tos[0]: m.raw for m in smtpd.messages if "Auswertung Runde 1" in header(m.raw, "Subject")}
     assert len(reports) == 4
     gm = text_of(reports["sl@example.org"])
-    assert gm.startswith("Hinweis für den Spielleiter: Der Posteingang konnte vor der Auswertung nicht gelesen")
+    assert " ".join(gm.split()).startswith(
+        "Hinweis für den Spielleiter: Der Posteingang konnte vor der Auswertung nicht gelesen")
+    assert max(len(line) for line in gm.splitlines()) <= 76  # the remark is wrapped like the mail
     assert "Anmeldung abgelehnt" in gm
     assert all("Hinweis für den Spielleiter" not in text_of(raw) for a, raw in reports.items() if a != "sl@example.org")
 
@@ -177,7 +179,8 @@ def test_run_during_an_imap_outage(tmp_path, dovecot, smtpd, caplog):
         assert _wait(lambda: any("Auswertung Runde 1" in x for x in _subjects(smtpd, "sl@example.org")))
         gm = next(text_of(m.raw) for m in smtpd.messages
                   if m.rcpt_tos == ["sl@example.org"] and "Auswertung Runde 1" in header(m.raw, "Subject"))
-        assert gm.startswith("Hinweis für den Spielleiter: Der Posteingang konnte vor dem ZAT nicht gelesen werden")
+        assert " ".join(gm.split()).startswith(
+            "Hinweis für den Spielleiter: Der Posteingang konnte vor dem ZAT nicht gelesen werden")
         anna = next(text_of(m.raw) for m in smtpd.messages
                     if m.rcpt_tos == ["anna@example.org"] and "Auswertung Runde 1" in header(m.raw, "Subject"))
         assert "Hinweis für den Spielleiter" not in anna

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gallery import GALLERY
+from tests.gallery import DUTCH_GM, GALLERY
 from tests.wording_terms import DEBUG_MARK, FORBIDDEN, GERMAN, markdown_table, variant
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,8 +76,10 @@ def violations(name: str, text: str, html: bool = False) -> set[str]:
     if DEBUG_MARK.search(text):
         found.add("debug mark")
     to_gm = "-gm-" in name.rsplit("/", 1)[-1]
-    lang = "de" if to_gm else key[1]   # the GM's copy is in the GM's language (German)
-    if key[1] == "nl" and not to_gm and GERMAN.search(text):
+    # a mail to the game master is in the GM's language: German, but Dutch in the leagues
+    # of tests.gallery.DUTCH_GM (gm_language = "nl")
+    lang = ("nl" if name.split("/")[1] in DUTCH_GM else "de") if to_gm else key[1]
+    if lang == "nl" and GERMAN.search(text):
         found.add("German in Dutch")
     for rule, rx in FORBIDDEN.get((key[0], lang), FORBIDDEN.get(key, [])):
         if re.search(rx, text):

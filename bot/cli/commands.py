@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from bot.errors import ConfigError
+from bot.i18n import texts
 from bot.render import format_zat
 from bot.crash import crashpoint
 from bot.mail.transport import ServerFailure
@@ -136,9 +137,10 @@ def cmd_adjudicate(args, cfg) -> int:
         status, note = 0, None
     except ServerFailure as exc:
         status = report_failure(exc, args)
-        note = (f"Der Posteingang konnte vor der Auswertung nicht gelesen werden ({exc.line()}). Ausgewertet "
-                "wurde, was bis dahin gespeichert war; Züge, die noch auf dem Server liegen, fehlen. Wenn nötig "
-                "nach dem nächsten Abruf mit ZURUECK zurücknehmen und neu auswerten.")
+        note = lambda lang, exc=exc: texts(lang).gettext(  # noqa: E731 (in the GM's language)
+            "Der Posteingang konnte vor der Auswertung nicht gelesen werden ({error}). Ausgewertet wurde, was "
+            "bis dahin gespeichert war; Züge, die noch auf dem Server liegen, fehlen. Wenn nötig nach dem "
+            "nächsten Abruf mit ZURUECK zurücknehmen und neu auswerten.", error=exc.line(lang))
     res = adjudicate_league(db, cfg, args.name, datetime.now(timezone.utc), force=args.now, gm_note=note)
     if res is None:
         print(f"{args.name}: der ZAT ist noch nicht erreicht (mit --now sofort auswerten).")

@@ -13,6 +13,8 @@ import ssl
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+from bot.i18n import DEFAULT, N_, texts
+
 __all__ = [
     "tls_context",
     "tls_problem",
@@ -67,16 +69,17 @@ class ServerFailure(TemporaryFailure):
     #: failure kinds, in the order of the exit statuses (``bot.cli``: IMAP 10 + index,
     #: SMTP 20 + index)
     KINDS = ("login", "unreachable", "tls", "folder", "config", "temporary", "protocol", "quota")
-    #: the kinds in the operator's words (German, like the rest of the CLI)
+    #: the kinds in the operator's words (German, like the rest of the CLI; msgids: a
+    #: notice to a game master gives them in the GM's language, :meth:`line`)
     KIND_TEXT = {
-        "login": "Anmeldung abgelehnt",
-        "unreachable": "Server nicht erreichbar",
-        "tls": "TLS-Fehler",
-        "folder": "Ordner fehlt",
-        "config": "Einstellung passt nicht zum Server",
-        "temporary": "Server lehnt vorübergehend ab",
-        "protocol": "unerwartete Antwort des Servers",
-        "quota": "Versandgrenze des Anbieters erreicht",
+        "login": N_("Anmeldung abgelehnt"),
+        "unreachable": N_("Server nicht erreichbar"),
+        "tls": N_("TLS-Fehler"),
+        "folder": N_("Ordner fehlt"),
+        "config": N_("Einstellung passt nicht zum Server"),
+        "temporary": N_("Server lehnt vorübergehend ab"),
+        "protocol": N_("unerwartete Antwort des Servers"),
+        "quota": N_("Versandgrenze des Anbieters erreicht"),
     }
 
     def __init__(self, service: str, kind: str, message: str, *, host: str = "", code: int | None = None):
@@ -92,11 +95,13 @@ class ServerFailure(TemporaryFailure):
         settings) or the server said something unexpected."""
         return self.kind in ("unreachable", "temporary")
 
-    def line(self) -> str:
+    def line(self, lang: str = DEFAULT) -> str:
         """One line for the operator: ``IMAP imap.example.org:993: Anmeldung abgelehnt:
-        [AUTHENTICATIONFAILED] Authentication failed.``"""
+        [AUTHENTICATIONFAILED] Authentication failed.``; the kind in ``lang`` (German by
+        default; a game master's language in a notice to them), the server's words as
+        they came."""
         where = f" {self.host}" if self.host else ""
-        return f"{self.service.upper()}{where}: {self.KIND_TEXT[self.kind]}: {self}"
+        return f"{self.service.upper()}{where}: {texts(lang).gettext(self.KIND_TEXT[self.kind])}: {self}"
 
 
 class StoreUnavailable(Exception):

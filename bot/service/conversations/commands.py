@@ -337,7 +337,7 @@ def gm_address_notice(s, cfg, league: League, player: Player, change: AddressCha
         f"'{player.name}'\n" + t.gettext("(per Mail mit deinem Spielleiter-Code in einer eigenen Zeile)")
     queue_mail(s, cfg, key=f"gm-notice:adresse:{change.id}", kind="gm-notice", to=league.gm_email,
                subject=t.gettext("{league}: Adressänderung wartet auf dich", league=league.name),
-               text=render("notice.txt.j2", t.lang, name=t.gettext("Spielleiter"), body=text),
+               text=render("notice.txt.j2", t.lang, name=t.gettext("Spielleiter"), body=text, league=league.name),
                league_id=league.id)
 
 
@@ -360,7 +360,8 @@ def _adresse_nein(ctx: Incoming) -> None:
                    to=league.gm_email, subject=g.gettext("{league}: Adressänderung abgelehnt", league=league.name),
                    text=render("notice.txt.j2", g.lang, name=g.gettext("Spielleiter"), body=wrap(g.gettext(
                        "{name} hat die Adressänderung an {new} selbst abgelehnt (ADRESSE NEIN von {sender}); "
-                       "du musst nichts mehr tun.", name=ctx.player.name, new=new, sender=ctx.rm.from_addr))),
+                       "du musst nichts mehr tun.", name=ctx.player.name, new=new, sender=ctx.rm.from_addr)),
+                                   league=league.name),
                    league_id=league.id)
 
 
@@ -396,10 +397,11 @@ def _anmelden(ctx: Incoming, arg: str) -> None:
     named = [lg for lg in open_leagues if lg.name.lower() in text]
     choice = named or open_leagues
     if len(choice) != 1:
-        names = ", ".join(lg.name for lg in open_leagues) or "keine"
-        return ctx.reply("Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben (" + names + "). "
-                         "Bitte den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.",
-                         kind="command")
+        t = texts(ctx.lang)
+        names = ", ".join(lg.name for lg in open_leagues) or tr(ctx.lang, "none")
+        return ctx.reply(t.gettext("Anmelden geht nur bei Ligen, die jederzeit Einstieg erlauben ({names}). Bitte "
+                                   "den Namen der Liga in den Betreff schreiben: 'ANMELDEN <Liga> <Dein Name>'.",
+                                   names=names), kind="command")
     league = choice[0]
     name = _join_name(ctx, league, re.sub(re.escape(league.name), "", arg, flags=re.I).strip(" ,:-")
                       or ctx.rm.from_name or "")

@@ -33,6 +33,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.i18n import N_, gm_language, texts
 from bot.mail.compose import compose
 from bot.render import wrap
 from bot.service.conversations.identity import check_code, take_code
@@ -105,12 +106,16 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         league = choice[0] if len(choice) == 1 else None
     if league is None:
         ctx.record("rejected", "command", command=name, reason="league unknown")
-        if gm_of:
-            return ctx.reply(f"für welche Liga? Bitte so: {name} <Liga> ... (deine Ligen: "
-                             f"{', '.join(lg.name for lg in gm_of)}). Nichts wurde verändert.", name="Spielleiter")
+        if gm_of:  # in the language of the GM's first league
+            g = texts(gm_language(gm_of[0].options))
+            return ctx.reply(g.gettext("für welche Liga? Bitte so: {command} <Liga> ... (deine Ligen: {leagues}). "
+                                       "Nichts wurde verändert.", command=name,
+                                       leagues=", ".join(lg.name for lg in gm_of)),
+                             name=g.gettext("Spielleiter"), lang=g.lang)
         ctx.mail.flagged = f"GM command {name} from {sender}: no league of this GM"
-        return ctx.reply("Spielleiter-Befehle nimmt der Bot nur von der Adresse des Spielleiters einer Liga an; "
-                         "deine Mail wurde nicht ausgeführt und hat nichts verändert.")
+        return ctx.reply(texts(ctx.lang).gettext(
+            "Spielleiter-Befehle nimmt der Bot nur von der Adresse des Spielleiters einer Liga an; deine Mail "
+            "wurde nicht ausgeführt und hat nichts verändert."))
     ctx.league = league
     ctx.mail.league_id = league.id
     ok_addr = bool(league.gm_email) and sender == league.gm_email.lower()
@@ -121,17 +126,22 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         ctx.record("rejected", "command", command=name, league=league.name, reason=reason)
         ctx.mail.flagged = f"GM command {name} for {league.name}: {reason} (from {sender})"
         log.warning("Spielleiter-Befehl %s für %s abgelehnt: %s (von %s)", name, league.name, reason, sender)
-        why = {"wrong sender address": f"von {sender}, nicht von der Adresse des Spielleiters",
-               "GM code not set for league": "an eine Liga ohne Spielleiter-Code (gm_code in der Ligadatei)",
-               "GM code missing": "ohne den Spielleiter-Code",
-               "GM code wrong": "mit einem falschen Spielleiter-Code"}[reason]
         if league.gm_email:  # at most one notice an hour, however many arrive (bot.service.conversations.loops)
-            auth_failure(ctx, owner=f"gm:{league.id}", to=league.gm_email, name="Spielleiter",
-                         subject=f"{league.name}: Spielleiter-Befehl abgelehnt",
-                         first_text=f"ein Spielleiter-Befehl {name} für {league.name} kam {why} und wurde nicht "
-                         "ausgeführt; nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und "
-                         "den Code in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den "
-                         "Code kennt.", what=f"Spielleiter-Befehle für {league.name}")
+            t = texts(gm_language(league.options))  # the GM's language
+            why = {"wrong sender address": t.gettext("von {sender}, nicht von der Adresse des Spielleiters",
+                                                     sender=sender),
+                   "GM code not set for league": t.gettext("an eine Liga ohne Spielleiter-Code (gm_code in der "
+                                                           "Ligadatei)"),
+                   "GM code missing": t.gettext("ohne den Spielleiter-Code"),
+                   "GM code wrong": t.gettext("mit einem falschen Spielleiter-Code")}[reason]
+            auth_failure(ctx, owner=f"gm:{league.id}", to=league.gm_email, name=t.gettext("Spielleiter"),
+                         subject=t.gettext("{league}: Spielleiter-Befehl abgelehnt", league=league.name),
+                         first_text=wrap(t.gettext(
+                             "ein Spielleiter-Befehl {command} für {league} kam {why} und wurde nicht ausgeführt; "
+                             "nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und den Code "
+                             "in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den Code "
+                             "kennt.", command=name, league=league.name, why=why)),
+                         what=t.gettext("Spielleiter-Befehle für {league}", league=league.name))
         return None
     proven(ctx, f"gm:{league.id}")
     rest, quiet = _take_word(rest, "STILL")
@@ -186,7 +196,7 @@ def _on_off(value: str) -> bool:
     raise GMError(f"'{value}': bitte 'an' oder 'aus'.")
 
 
-@_gm_command("ZAT", "DEADLINE", help="ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]")
+@_gm_command("ZAT", "DEADLINE", help=N_("ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]"))
 def _m_zat(s, cfg, lg, rest, body, ctx):
     rest, alle = _take_word(rest, "ALLE")
     if not rest:
@@ -194,37 +204,37 @@ def _m_zat(s, cfg, lg, rest, body, ctx):
     return set_zat(s, cfg, lg, rest, now=ctx.now, alle=alle)
 
 
-@_gm_command("STATUS", help="STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT")
+@_gm_command("STATUS", help=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT"))
 def _m_status(s, cfg, lg, rest, body, ctx):
     return status(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help="PAUSE <Liga>")
+@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help=N_("PAUSE <Liga>"))
 def _m_pause(s, cfg, lg, rest, body, ctx):
     return pause(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("WEITER", "RESUME", "FORTSETZEN", help="WEITER <Liga>")
+@_gm_command("WEITER", "RESUME", "FORTSETZEN", help=N_("WEITER <Liga>"))
 def _m_weiter(s, cfg, lg, rest, body, ctx):
     return resume(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help="AUSWERTEN <Liga>: die offene Runde jetzt")
+@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"))
 def _m_auswerten(s, cfg, lg, rest, body, ctx):
     return process_now(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", help="ERLAUBE <Liga> <WORT>")
+@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", help=N_("ERLAUBE <Liga> <WORT>"))
 def _m_erlaube(s, cfg, lg, rest, body, ctx):
     return allow_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", help="VERBIETE <Liga> <WORT>")
+@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", help=N_("VERBIETE <Liga> <WORT>"))
 def _m_verbiete(s, cfg, lg, rest, body, ctx):
     return deny_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("SETZE", "SETZEN", "SET", help="SETZE <Liga> <Spieler> <Partie>, die Züge darunter")
+@_gm_command("SETZE", "SETZEN", "SET", help=N_("SETZE <Liga> <Spieler> <Partie>, die Züge darunter"))
 def _m_setze(s, cfg, lg, rest, body, ctx):
     who, partie = _player_partie(lg, rest)
     moves: list[str] = []
@@ -246,32 +256,32 @@ def _player_partie(league: League, rest: str) -> tuple[str, str]:
                   f"(Partien: {', '.join(p.name for p in league.partien)}), die Züge in den Zeilen darunter.")
 
 
-@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help="ENTFERNE <Liga> <Spieler>")
+@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help=N_("ENTFERNE <Liga> <Spieler>"))
 def _m_entferne(s, cfg, lg, rest, body, ctx):
     return remove_player(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", help="ZURUECK <Liga>: die letzte Auswertung zurücknehmen")
+@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
 def _m_zurueck(s, cfg, lg, rest, body, ctx):
     return rollback(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", help="NACHRICHT <Liga>, der Text darunter")
+@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", help=N_("NACHRICHT <Liga>, der Text darunter"))
 def _m_nachricht(s, cfg, lg, rest, body, ctx):
     return message(s, cfg, lg, "\n".join(x for x in (rest, body) if x), now=ctx.now)
 
 
-@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", help="REVIEW <Liga> an|aus")
+@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", help=N_("REVIEW <Liga> an|aus"))
 def _m_review(s, cfg, lg, rest, body, ctx):
     return set_review(s, cfg, lg, _on_off(rest), now=ctx.now)
 
 
-@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", help="FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden")
+@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
 def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ADRESSE-GM", help="ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung",
+@_gm_command("ADRESSE-GM", help=N_("ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung"),
              shown="ADRESSE")
 def _m_adresse(s, cfg, lg, rest, body, ctx):
     # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.registry)

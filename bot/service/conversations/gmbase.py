@@ -107,7 +107,7 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
         own = wrap(body(t, p).strip() + pause) if per_player else text  # type: ignore[call-arg,operator]
         if window <= 0:
             queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email, subject=subj,
-                       text=render("notice.txt.j2", lang, name=p.name, body=own), league_id=league.id,
+                       text=render("notice.txt.j2", lang, name=p.name, body=own, league=league.name), league_id=league.id,
                        round_number=rnd.number if rnd else None)
             continue
         parts, due = [{"subject": subj, "body": own}], now + timedelta(seconds=window)
@@ -121,7 +121,8 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
             s.flush()
         row = queue_mail(s, cfg, key=f"gm:{league.id}:{tag}:{uid}:{p.id}", kind="gm", to=p.email,
                          subject=_merged_subject(t, league, parts),
-                         text=render("notice.txt.j2", lang, name=p.name, body=_merged_body(t, league, parts)),
+                         text=render("notice.txt.j2", lang, name=p.name, body=_merged_body(t, league, parts),
+                                     league=league.name),
                          league_id=league.id, round_number=rnd.number if rnd else None)
         row.notices, row.next_attempt_at = parts, due
         s.info["gm_notice_due"] = due.astimezone(ZoneInfo(league.timezone)).strftime("%H:%M Uhr")

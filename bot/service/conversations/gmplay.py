@@ -369,7 +369,7 @@ def decide_address(s: Session, cfg: Config, league: League | str, player: str, o
         if role == "alt" and to == targets.get("neu"):
             continue
         queue_mail(s, cfg, key=f"adresse:{change.id}:{change.status}:{role}", kind="gm", to=to, subject=subject,
-                   text=render("notice.txt.j2", lang, name=p.name, body=body), league_id=league.id)
+                   text=render("notice.txt.j2", lang, name=p.name, body=body, league=league.name), league_id=league.id)
     if ok:
         return done(league, "ADRESSE", f"{p.name}: Auswertungen gehen ab jetzt an {change.email} (bisher "
                      f"{change.old_email}); beide Adressen sind benachrichtigt.")

@@ -184,9 +184,10 @@ def _tell_failed(db: Database, cfg: Config, mail_id: int, now: datetime) -> None
                     _auth(rm, mail.raw, cfg).failed or not _registered(ctx):
                 return
             with _answers(s) as queued:
-                ctx.reply("deine Mail konnte ich nicht lesen: beim Lesen ist ein Fehler aufgetreten. Sie wurde "
-                          "nicht gewertet und hat nichts verändert; sie bleibt für den Spielleiter gespeichert, der "
-                          "Bescheid bekommt. Bitte schick deine Züge noch einmal als einfache Textmail.")
+                ctx.reply(texts(ctx.lang).gettext(
+                    "deine Mail konnte ich nicht lesen: beim Lesen ist ein Fehler aufgetreten. Sie wurde nicht "
+                    "gewertet und hat nichts verändert; sie bleibt für den Spielleiter gespeichert, der Bescheid "
+                    "bekommt. Bitte schick deine Züge noch einmal als einfache Textmail."))
                 s.flush()
                 gate_answers(ctx, queued)
     except Exception:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
+import textwrap
 import re
 from collections import Counter
 from datetime import datetime, timedelta
@@ -48,10 +49,10 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import gm_language, league_language, texts, tr
+from bot.i18n import N_, gm_language, league_language, texts, tr
 from bot.mail.bounce import find_bounce
 from bot.mail.compose import compose
-from bot.render import render
+from bot.render import render, wrap
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
 from bot.storage.models import InboundMail, League, OutboxMail, Player, PlayerAddress
@@ -138,27 +139,43 @@ def _mark_bouncing(ctx: Incoming, bounce) -> list[PlayerAddress]:
 
 
 def _bounce_notice(ctx: Incoming, league: League, first: int, summary: bool) -> tuple[str, str]:
-    s = ctx.s
+    """The GM's notice about bounces of the bot's mails (in the GM's language,
+    ``gm_language``): each bounce with when, to whom and the report (the server's own
+    words, as they came), the addresses now held undeliverable. Returns (subject, text)."""
+    s, lang = ctx.s, gm_language(league.options)
+    t = texts(lang)
     mails = list(s.scalars(select(InboundMail).where(
         InboundMail.id >= first, InboundMail.flagged.like("Unzustellbar / bounced:%")).order_by(InboundMail.id)))
     mails = [m for m in mails if m.id == ctx.mail.id or m.league_id == league.id]
-    lines = [f"  - {_when(m.received_at, league.timezone)}: {m.flagged.partition(': ')[2][:400]}" for m in mails[-10:]]
+
+    def line(m: InboundMail) -> str:
+        parse = m.parse or {}
+        to = ", ".join(parse.get("recipients") or []) or "?"
+        report = str(parse.get("report") or m.flagged.partition(": ")[2])[:400]
+        return textwrap.fill(t.gettext("  - {when}: Mail an {to} kam zurück: {report}", when=_when(
+            m.received_at, league.timezone, lang), to=to, report=report), 72, subsequent_indent="    ",
+            break_long_words=False, break_on_hyphens=False)
+
     bouncing = list(s.scalars(select(PlayerAddress).join(Player).where(
         Player.league_id == league.id, Player.active, PlayerAddress.bounced_at.is_not(None))))
-    body = (("eine Mail des Bots kam als unzustellbar zurück" if len(mails) <= 1 else
-             f"{len(mails)} Mails des Bots kamen seit dem letzten Hinweis als unzustellbar zurück")
-            + ":\n\n" + "\n".join(lines))
+    body = wrap(t.ngettext("eine Mail des Bots kam als unzustellbar zurück:",
+                           "{n} Mails des Bots kamen seit dem letzten Hinweis als unzustellbar zurück:", len(mails)))
+    body += "\n\n" + "\n".join(line(m) for m in mails[-10:])
     if bouncing:
-        body += ("\n\nDiese Adressen gelten als dauerhaft unzustellbar; Auswertungen gehen an eine andere "
-                 "Adresse des Spielers, wenn er eine hat (schreibt er wieder von der Adresse, gilt sie wieder):\n"
-                 + "\n".join(f"  - {a.player.name}: {a.email} (seit {_when(a.bounced_at, league.timezone)})"
-                             for a in bouncing))
-    body += ("\n\nBitte prüf die Adressen (die Rückmeldungen sind im Bot gespeichert und markiert). "
-             "Weitere Hinweise dieser Art kommen höchstens einmal am Tag.")
+        body += "\n\n" + t.gettext("Diese Adressen gelten als dauerhaft unzustellbar:") + "\n" + "\n".join(
+            t.gettext("  - {name}: {addr} (seit {when})", name=a.player.name, addr=a.email,
+                      when=_when(a.bounced_at, league.timezone, lang)) for a in bouncing)
+        body += "\n\n" + wrap(t.gettext(
+            "Auswertungen gehen an eine andere Adresse des Spielers, wenn er eine hat; schreibt er wieder von der "
+            "Adresse, gilt sie wieder."))
+    body += "\n\n" + wrap(t.gettext(
+        "Bitte prüf die Adressen; die Rückmeldungen sind im Bot gespeichert und markiert. Weitere Hinweise "
+        "dieser Art kommen höchstens einmal am Tag."))
     who = ", ".join(sorted({r for m in mails for r in ((m.parse or {}).get("recipients") or [])})) or "?"
-    subject = (f"{league.name}: Mail an {who} unzustellbar" if not summary
-               else f"{league.name}: {len(mails)} unzustellbare Mails ({who})")
-    return subject, render("notice.txt.j2", name=None, body=body)
+    subject = (t.gettext("{league}: Mail an {who} unzustellbar", league=league.name, who=who) if not summary
+               else t.ngettext("{league}: {n} unzustellbare Mail ({who})", "{league}: {n} unzustellbare Mails ({who})",
+                               len(mails), league=league.name, who=who))
+    return subject, render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=body, league=league.name)
 
 
 # -- at once, then at most one summary per window ----------------------------------------
@@ -369,24 +386,27 @@ def _cap_summary(ctx: Incoming, addr: str, first: int, limit: int) -> tuple[str,
             f"> {ln}" if ln else ">" for ln in _text_of(rows[-1].raw).rstrip().splitlines())
     subject = f"{league.name + ': ' if league else ''}" + t.ngettext("{n} zurückgehaltene Antwort",
                                                                      "{n} zurückgehaltene Antworten", n)
-    return subject, render("notice.txt.j2", lang, name=player.name if player else None, body=body)
+    return subject, render("notice.txt.j2", lang, name=player.name if player else None, body=body,
+                           league=league.name if league else None)
 
 
 # -- codes: wrong ones change nothing, the owner is told at most once an hour --------------
 
-_WHY = {"code missing": "ohne Code", "code wrong": "falscher Code", "GM code missing": "ohne Spielleiter-Code",
-        "GM code wrong": "falscher Spielleiter-Code", "wrong sender address": "nicht von der Adresse des Spielleiters",
-        "GM code not set for league": "Liga ohne Spielleiter-Code"}
+_WHY = {"code missing": N_("ohne Code"), "code wrong": N_("falscher Code"),
+        "GM code missing": N_("ohne Spielleiter-Code"), "GM code wrong": N_("falscher Spielleiter-Code"),
+        "wrong sender address": N_("nicht von der Adresse des Spielleiters"),
+        "GM code not set for league": N_("Liga ohne Spielleiter-Code")}
 
 
 def _why_german(reason: str | None, lang: str = "de") -> str:
+    """Why a mail failed its code (a stored ``reason``), in ``lang``."""
     if reason and reason.startswith("sender ambiguous"):
         return tr(lang, "why_ambiguous", why=reason.partition(": ")[2])
     if reason and reason.startswith("sender not authenticated"):
         return tr(lang, "why_sender", why=reason.partition(": ")[2])
-    if lang != "de" and reason in ("code missing", "code wrong"):
-        return tr(lang, f"why_{reason}")
-    return _WHY.get(reason or "", reason or "abgelehnt")
+    if reason in _WHY:
+        return texts(lang).gettext(_WHY[reason])
+    return reason or texts(lang).gettext("abgelehnt")
 
 
 def recent_failures(s: Session, owner: str, now: datetime) -> int:
@@ -412,11 +432,12 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
     tz = ctx.league.timezone if ctx.league else ctx.cfg.timezone
 
     lang = ctx.lang if owner.startswith("player:") else gm_language(ctx.league.options if ctx.league else None)
+    league_name = ctx.league.name if ctx.league else None
 
     def render_mail(first: int, summary: bool) -> tuple[str, str]:
         if not summary:
             return subject, render("notice.txt.j2", lang, name=name,
-                                   body=first_text + "\n\n" + tr(lang, "more_in_summary"))
+                                   body=first_text + "\n\n" + tr(lang, "more_in_summary"), league=league_name)
         where = (InboundMail.auth_failure == owner, InboundMail.id >= first)
         n = s.scalar(select(func.count()).select_from(InboundMail).where(*where)) or 0
         senders = Counter(dict(s.execute(select(InboundMail.from_addr, func.count()).where(*where)
@@ -433,7 +454,7 @@ def auth_failure(ctx: Incoming, *, owner: str, to: str, name: str | None, subjec
                   senders=", ".join(f"{a or '?'} ({c})" for a, c in senders.most_common(10))) + "\n\n" + "\n".join(lines)
         if n > GUESS_LIMIT:
             body += "\n\n" + tr(lang, "auth_guessing")
-        return f"{subject} ({n})", render("notice.txt.j2", lang, name=name, body=body)
+        return f"{subject} ({n})", render("notice.txt.j2", lang, name=name, body=body, league=league_name)
 
     throttled_notice(s, ctx.cfg, topic=f"auth:{owner}", item=mail.id, to=to, now=now, window=HOUR, kind="auth",
                      render_mail=render_mail, league_id=ctx.league.id if ctx.league else None)

@@ -66,5 +66,6 @@ class Incoming:
         queue_mail(self.s, self.cfg, key=f"{kind}:{self.mail.id}:{self.answers}", kind=kind,
                    to=to or self.rm.from_addr, subject=subject or self.reply_subject,
                    text=render("notice.txt.j2", lang or self.lang, name=name if name is not None else
-                               (self.player.name if self.player else None), body=body),
+                               (self.player.name if self.player else None), body=body,
+                               league=self.league.name if self.league else None),
                    league_id=self.league.id if self.league else None, in_reply_to=self.rm.message_id)

@@ -128,7 +128,7 @@ def _tell_player(ctx: Incoming, player: Player) -> None:
             body += " " + t.gettext("Weitere solche Mails fasse ich höchstens einmal am Tag in einem Hinweis "
                                     "zusammen.")
         return tr(lang, "subject_notice", league=league.name), render("notice.txt.j2", lang, name=player.name,
-                                                                       body=wrap(body))
+                                                                       body=wrap(body), league=league.name)
 
     throttled_notice(s, ctx.cfg, topic=f"named:{player.id}", item=ctx.mail.id, to=player.email, now=ctx.now,
                      window=DAY, kind="auth", render_mail=render_mail, league_id=league.id)
@@ -163,7 +163,8 @@ def _tell_gm(ctx: Incoming, league: League, to: str) -> None:
             "einmal am Tag.")
         subject = t.ngettext("{league}: Mail von unbekannter Adresse", "{league}: {n} Mails von unbekannten "
                              "Adressen", n, league=league.name)
-        return subject, render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body))
+        return subject, render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body),
+                               league=league.name)
 
     throttled_notice(s, ctx.cfg, topic=f"unknown:{league.id}", item=ctx.mail.id, to=to, now=ctx.now, window=DAY,
                      kind="gm-notice", render_mail=render_mail, league_id=league.id)

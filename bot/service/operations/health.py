@@ -23,7 +23,8 @@ from sqlalchemy import select
 
 from bot.config import Config
 from bot.mail.transport import ServerFailure
-from bot.render import format_zat, render
+from bot.i18n import gm_language, texts
+from bot.render import format_zat, nobreak, render, wrap
 from bot.service.stages.outbox import queue_mail
 from bot.storage.db import Database
 from bot.storage.models import League, OutboxMail
@@ -116,59 +117,81 @@ class Outage:
         self.since, self.attempts, self.last = None, 0, None
         return since, secs, attempts
 
-    def note(self) -> str | None:
-        """What the GM copy of an Auswertung says when the inbox could not be read."""
+    def note(self) -> Callable[[str], str] | None:
+        """What the GM copy of an Auswertung says when the inbox could not be read, as a
+        function of the GM's language (``gm_note`` of
+        :func:`~bot.service.stages.rounds.adjudicate_league`); None while the inbox works."""
         if not self.failing or self.last is None:
             return None
-        return (f"Der Posteingang konnte vor dem ZAT nicht gelesen werden ({self.last.line()}; gestört seit "
-                f"{duration(self.down_for())}). Ausgewertet wurde, was bis dahin gespeichert war; Züge, die "
-                "noch auf dem Server liegen, fehlen in dieser Auswertung. Wenn nötig nach dem nächsten Abruf "
-                "mit ZURUECK zurücknehmen und neu auswerten.")
+        last, down = self.last, nobreak(duration(self.down_for()))
+        return lambda lang: texts(lang).gettext(
+            "Der Posteingang konnte vor dem ZAT nicht gelesen werden ({error}; gestört seit {down}). Ausgewertet "
+            "wurde, was bis dahin gespeichert war; Züge, die noch auf dem Server liegen, fehlen in dieser "
+            "Auswertung. Wenn nötig nach dem nächsten Abruf mit ZURUECK zurücknehmen und neu auswerten.",
+            error=error_line(last, lang), down=down)
 
 
-def _gm_addresses(db: Database) -> list[tuple[int, str, str]]:
-    """``(league id, league time zone, gm_email)`` of every running league with a GM,
-    one per address (the first league of each)."""
-    seen: dict[str, tuple[int, str, str]] = {}
+def error_line(exc, lang: str) -> str:
+    """``exc.line()`` (a failure of :class:`Outage`) with its kind in ``lang`` where it
+    can give it (:meth:`~bot.mail.transport.ServerFailure.line`)."""
+    return exc.line(lang) if isinstance(exc, ServerFailure) else exc.line()
+
+
+def _gm_addresses(db: Database) -> list[tuple[int, str, str, str]]:
+    """``(league id, league time zone, gm_email, GM's language)`` of every running league
+    with a GM, one per address (the first league of each: its ``gm_language``)."""
+    seen: dict[str, tuple[int, str, str, str]] = {}
     with db.session() as s:
         for lg in s.scalars(select(League).where(League.status == "running").order_by(League.id)):
             if lg.gm_email and lg.gm_email.lower() not in seen:
-                seen[lg.gm_email.lower()] = (lg.id, lg.timezone, lg.gm_email)
+                seen[lg.gm_email.lower()] = (lg.id, lg.timezone, lg.gm_email, gm_language(lg.options))
     return list(seen.values())
 
 
 def inbox_alarm(db: Database, cfg: Config, outage: Outage) -> int:
-    """Queue one mail to every GM: the inbox cannot be read, since when, why. Keyed by the
-    outage's start, so it is queued once. Returns the number of mails queued."""
+    """Queue one mail to every GM, in the language of the GM's first running league: the
+    inbox cannot be read, since when, why. Keyed by the outage's start, so it is queued
+    once. Returns the number of mails queued. The mail is about no one league: it is
+    signed by the bot alone."""
     n = 0
-    for league_id, tz, gm in _gm_addresses(db):
-        body = (f"der Posteingang des Spielleiter-Bots kann seit {format_zat(outage.since, tz)} nicht gelesen "
-                f"werden ({outage.attempts} Versuche).\n\nLetzter Fehler: {outage.last.line()}\n\n"
-                "Züge, die Spieler jetzt schicken, bleiben auf dem Server liegen und werden gelesen, sobald er "
-                "wieder erreichbar ist; ZATs werden trotzdem pünktlich ausgewertet (mit dem, was gespeichert "
-                "ist). Bitte Server, Zugangsdaten und Konfiguration prüfen (spielleiter check).")
+    for league_id, tz, gm, lang in _gm_addresses(db):
+        t = texts(lang)
+        body = wrap(t.ngettext(
+            "der Posteingang des Spielleiter-Bots kann seit {since} nicht gelesen werden ({n} Versuch).",
+            "der Posteingang des Spielleiter-Bots kann seit {since} nicht gelesen werden ({n} Versuche).",
+            outage.attempts, since=nobreak(format_zat(outage.since, tz, lang)))) + "\n\n" + wrap(t.gettext(
+                "Letzter Fehler: {error}", error=error_line(outage.last, lang))) + "\n\n" + wrap(t.gettext(
+                    "Züge, die Spieler jetzt schicken, bleiben auf dem Server liegen und werden gelesen, sobald er "
+                    "wieder erreichbar ist; ZATs werden trotzdem pünktlich ausgewertet (mit dem, was gespeichert "
+                    "ist). Bitte Server, Zugangsdaten und Konfiguration prüfen (spielleiter check)."))
         with db.session() as s:
             queue_mail(s, cfg, key=f"ops:imap-down:{outage.since.isoformat()}:{gm.lower()}", kind="gm-notice",
-                       to=gm, subject="Spielleiter-Bot: Posteingang nicht lesbar",
-                       text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
+                       to=gm, subject=t.gettext("Spielleiter-Bot: Posteingang nicht lesbar"),
+                       text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=body),
+                       league_id=league_id)
         n += 1
     return n
 
 
 def inbox_recovered(db: Database, cfg: Config, since: datetime, seconds: float, attempts: int) -> int:
     """Queue the all-clear to every GM who got :func:`inbox_alarm` for the outage that
-    began at ``since``. Returns the number of mails queued."""
+    began at ``since`` (in the same language). Returns the number of mails queued."""
     n = 0
-    for league_id, tz, gm in _gm_addresses(db):
+    for league_id, tz, gm, lang in _gm_addresses(db):
         key = f"ops:imap-down:{since.isoformat()}:{gm.lower()}"
         with db.session() as s:
             if s.scalar(select(OutboxMail.id).where(OutboxMail.key == key)) is None:
                 continue
-            body = (f"der Posteingang ist wieder lesbar (gestört seit {format_zat(since, tz)}, "
-                    f"{duration(seconds)}, {attempts} Versuche). Die liegengebliebenen Mails werden jetzt gelesen "
-                    "und bestätigt.")
+            t = texts(lang)
+            body = t.ngettext(
+                "der Posteingang ist wieder lesbar (gestört seit {since}, {down}, {n} Versuch). Die "
+                "liegengebliebenen Mails werden jetzt gelesen und bestätigt.",
+                "der Posteingang ist wieder lesbar (gestört seit {since}, {down}, {n} Versuche). Die "
+                "liegengebliebenen Mails werden jetzt gelesen und bestätigt.",
+                attempts, since=nobreak(format_zat(since, tz, lang)), down=nobreak(duration(seconds)))
             queue_mail(s, cfg, key=f"ops:imap-up:{since.isoformat()}:{gm.lower()}", kind="gm-notice", to=gm,
-                       subject="Spielleiter-Bot: Posteingang wieder lesbar",
-                       text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
+                       subject=t.gettext("Spielleiter-Bot: Posteingang wieder lesbar"),
+                       text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body)),
+                       league_id=league_id)
         n += 1
     return n

@@ -18,11 +18,13 @@ from bot.config import Config
 from bot.crash import crashpoint
 from bot.mail.compose import compose, make_message_id
 from bot.mail.transport import PermanentFailure, ServerFailure, TemporaryFailure
-from bot.render import format_zat, render
+from bot.games import get_game
+from bot.i18n import Texts, gm_language, texts
+from bot.render import format_zat, nobreak, render, wrap
 from bot.service.domain.league import find_league
 from bot.service.stages.quota import BULK, SLOW, Budget, Limits, order_key
 from bot.storage.db import Database
-from bot.storage.models import League, OutboxMail, SendAttempt
+from bot.storage.models import League, OutboxMail, Player, PlayerAddress, SendAttempt
 
 log = logging.getLogger(__name__)
 #: a mail the recipient's server keeps refusing for now (4xx) is given up after this long
@@ -290,7 +292,7 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                 row.status, row.last_error = "failed", str(error)
                 failed += 1
                 log.error("Postausgang %s an %s endgültig gescheitert: %s", row.key, row.to_addr, error)
-                _tell_gm(s, cfg, row, str(error))
+                _tell_gm(s, cfg, row, lambda t, e=str(error): e)
             elif isinstance(error, ServerFailure):
                 # a server that failed before it could take the mail (refused login,
                 # unreachable, TLS, its quota answer): nothing was sent, the attempt does not
@@ -306,7 +308,8 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
                 if now - created >= GIVE_UP_AFTER:
                     row.status = "failed"
                     failed += 1
-                    _tell_gm(s, cfg, row, f"nach {row.attempts} Versuchen: {error}")
+                    _tell_gm(s, cfg, row, lambda t, n=row.attempts, e=str(error): t.ngettext(
+                        "nach {n} Versuch: {error}", "nach {n} Versuchen: {error}", n, error=e))
                 else:
                     row.next_attempt_at = now + min(RETRY_MAX, RETRY_FIRST * 2 ** min(row.attempts - 1, 20))
                 log.warning("Postausgang %s an %s: %s (Versuch %d)", row.key, row.to_addr, error, row.attempts)
@@ -328,7 +331,10 @@ def deliver(db: Database, sender, cfg: Config, now: datetime | None = None, *,
 def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: list[OutboxMail]) -> list[int]:
     """Queue one notice to the GM of each league whose round's mails in ``waiting`` (the
     pending rows in send order) will take longer than :data:`~bot.service.stages.quota.SLOW` from their queueing
-    to go out at the pace of ``budget``; once per league and round (the notice's key).
+    to go out at the pace of ``budget``; once per league and round (the notice's key). The
+    notice is in the GM's language (``gm_language``) and names the period as the game's
+    subjects do: "Runde 3", in a game of turns "Zug 3" or the opening
+    (:attr:`~bot.games.base.GameRules.turn_rounds`, :meth:`~bot.games.base.GameRules.shown_number`).
     Returns the ids of the leagues told now."""
     last: dict[tuple[int, int], int] = {}
     first: dict[tuple[int, int], datetime] = {}
@@ -353,15 +359,36 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
         if league is None or not (league.gm_email or "").strip():
             continue
         n = sum(1 for r in waiting if (r.league_id, r.round_number) == (league_id, number) and r.kind == "auswertung")
-        when = format_zat(eta, league.timezone or cfg.timezone)
-        body = (f"die Auswertungen der Runde {number} ({n} Mails warten noch) gehen wegen der Versandgrenzen "
-                f"des Mail-Anbieters ({Limits.from_config(cfg).text()}, [smtp] max_per_minute, max_per_hour, "
-                f"max_per_day) nach und nach hinaus; die letzte voraussichtlich am {when}. "
-                "Antworten auf Züge gehen vor. Es geht keine Mail verloren; mehr ist nicht zu tun. "
-                "Erlaubt der Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden.")
-        queue_mail(s, cfg, key=key, kind="gm-notice", to=league.gm_email,
-                   subject=f"{league.name}: Auswertungen von Runde {number} brauchen länger",
-                   text=render("notice.txt.j2", name="Spielleiter", body=body), league_id=league_id)
+        lang = gm_language(league.options)
+        t = texts(lang)
+        when = nobreak(format_zat(eta, league.timezone or cfg.timezone, lang))
+        game = get_game(league.game)
+        # a game of turns names the turn (RONDO's opening is no turn), as its subjects do
+        turn = game.shown_number(number) if game.turn_rounds else None
+        if turn is None:
+            subject = t.gettext("{league}: Auswertungen der Runde {round} brauchen länger", league=league.name,
+                                round=number)
+            which = t.gettext("die Auswertungen der Runde {round}", round=number)
+        elif turn >= 1:
+            subject = t.gettext("{league}: Auswertungen von Zug {turn} brauchen länger", league=league.name,
+                                turn=turn)
+            which = t.gettext("die Auswertungen von Zug {turn}", turn=turn)
+        else:
+            subject = t.gettext("{league}: Auswertungen der Eröffnung brauchen länger", league=league.name)
+            which = t.gettext("die Auswertungen der Eröffnung")
+        body = t.ngettext(
+            "{which} ({n} Mail wartet noch) gehen wegen der Versandgrenzen des Mail-Anbieters ({limits}) nach "
+            "und nach hinaus; die letzte voraussichtlich am {when}.",
+            "{which} ({n} Mails warten noch) gehen wegen der Versandgrenzen des Mail-Anbieters ({limits}) nach "
+            "und nach hinaus; die letzte voraussichtlich am {when}.", n, which=which, limits=budget.limits.text(lang),
+            when=when)
+        body += " " + t.gettext(
+            "Antworten auf Züge gehen vor. Es geht keine Mail verloren; du musst nichts tun. Erlaubt der "
+            "Anbieter mehr, können die Grenzen in der Konfiguration erhöht werden ([smtp] max_per_minute, "
+            "max_per_hour, max_per_day).")
+        queue_mail(s, cfg, key=key, kind="gm-notice", to=league.gm_email, subject=subject,
+                   text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body),
+                               league=league.name), league_id=league_id)
         told.append(league_id)
     return told
 
@@ -412,15 +439,26 @@ def requeue(db: Database, ids: list[int] | None = None, *, all_failed: bool = Fa
         return [r.id for r in rows]
 
 
-def _tell_gm(s: Session, cfg: Config, row: OutboxMail, why: str) -> None:
-    """Queue one notice to the league's game master about a mail that could not be sent
-    (never about a mail to the GM or about such a notice itself, so it cannot loop)."""
+def _tell_gm(s: Session, cfg: Config, row: OutboxMail, why: Callable[[Texts], str]) -> None:
+    """Queue one notice to the league's game master, in the GM's language (``gm_language``),
+    about a mail that could not be sent: ``why(texts)`` gives the reason (the server's
+    answer as it came); the player it was for is named, if it was for one. Never about a
+    mail to the GM or about such a notice itself, so it cannot loop."""
     league = s.get(League, row.league_id) if row.league_id else None
     if league is None or not league.gm_email or row.kind == "gm-notice" \
             or row.to_addr.lower() == league.gm_email.lower():
         return
-    body = (f"die Mail \"{row.subject}\" an {row.to_addr} konnte nicht zugestellt werden ({why}). "
-            "Bitte die Adresse prüfen; der Spieler hat sie nicht bekommen.")
+    lang = gm_language(league.options)
+    t = texts(lang)
+    body = t.gettext("die Mail \"{subject}\" an {to} konnte nicht zugestellt werden ({why}).", subject=row.subject,
+                     to=row.to_addr, why=why(t))
+    player = s.scalar(select(Player).join(PlayerAddress).where(
+        Player.league_id == league.id, func.lower(PlayerAddress.email) == row.to_addr.lower()).limit(1))
+    if player is not None:
+        body += " " + t.gettext("{name} hat sie nicht bekommen; bitte die Adresse prüfen.", name=player.name)
+    else:
+        body += " " + t.gettext("Sie ist nicht angekommen; bitte die Adresse prüfen.")
     queue_mail(s, cfg, key=f"gm-notice:undeliverable:{row.id}", kind="gm-notice", to=league.gm_email,
-               subject=f"{league.name}: Mail nicht zustellbar", text=render("notice.txt.j2", name="Spielleiter",
-                                                                          body=body), league_id=league.id)
+               subject=t.gettext("{league}: Mail nicht zustellbar", league=league.name),
+               text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body), league=league.name),
+               league_id=league.id)

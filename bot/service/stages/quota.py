@@ -31,6 +31,7 @@ from sqlalchemy import case, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
+from bot.i18n import DEFAULT, texts
 from bot.storage.models import OutboxMail, SendAttempt
 
 #: defaults of ``[smtp] max_per_minute``, ``max_per_hour``, ``max_per_day``: below Gmail's
@@ -82,10 +83,12 @@ class Limits:
     def __bool__(self) -> bool:
         return bool(self.windows)
 
-    def text(self) -> str:
-        """``10/min, 100/h, 300/Tag`` (German, for the GM and the log)."""
-        names = {timedelta(minutes=1): "min", timedelta(hours=1): "h", timedelta(days=1): "Tag"}
-        return ", ".join(f"{n}/{names.get(w, w)}" for w, n in self.windows) or "keine Grenze"
+    def text(self, lang: str = DEFAULT) -> str:
+        """``10/min, 100/h, 300/Tag`` in ``lang`` (German by default, for the log; the GM's
+        language in a notice to the GM)."""
+        t = texts(lang)
+        names = {timedelta(minutes=1): "min", timedelta(hours=1): "h", timedelta(days=1): t.gettext("Tag")}
+        return ", ".join(f"{n}/{names.get(w, w)}" for w, n in self.windows) or t.gettext("keine Grenze")
 
 
 class Budget:

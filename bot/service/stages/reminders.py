@@ -59,7 +59,7 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
                 queue_mail(s, cfg, key=f"reminder:{league.id}:{rnd.number}:{p.id}", kind="reminder", to=p.email,
                            subject=tr(lang, "subject_reminder" + which_text, league=league.name,
                                       round=rnd.number if turn is None else turn),
-                           text=render("notice.txt.j2", lang, name=p.name, body=body), league_id=league.id,
+                           text=render("notice.txt.j2", lang, name=p.name, body=body, league=league.name), league_id=league.id,
                            round_number=rnd.number)
                 queued += 1
             rnd.reminded_at = now

@@ -16,7 +16,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from markupsafe import escape
 from sqlalchemy import bindparam, func, insert, select, update
@@ -27,7 +27,7 @@ from bot.games import get_game
 from bot.games.base import GameRules
 from bot.games.verdict import Verdict  # noqa: F401 (the closed note's type)
 from bot.i18n import gm_language, league_language, texts, tr
-from bot.render import format_zat
+from bot.render import format_zat, wrap
 from bot.service.domain.league import find_league, league_lexicon, open_round, playing, vorgabe_text, zat_of
 from bot.service.stages.outbox import queue_mails
 from bot.service.presentation.chart import MAIL_LINES, league_chart
@@ -245,12 +245,13 @@ def next_round_zat(league: League, game: GameRules, number: int, now: datetime, 
     return zat
 
 
-def with_gm_note(text: str, html: str | None, note: str) -> tuple[str, str | None]:
-    """The GM's copy of an Auswertung with ``note`` (German, one paragraph) on top of the
-    text part and right after ``<body>`` of the HTML part; no game template is involved."""
+def with_gm_note(text: str, html: str | None, note: str, lang: str = "de") -> tuple[str, str | None]:
+    """The GM's copy of an Auswertung with ``note`` (one paragraph in ``lang``, the GM's
+    language) on top of the text part, wrapped, and right after ``<body>`` of the HTML
+    part; no game template is involved."""
 
-    head = "Hinweis für den Spielleiter: "
-    text = f"{head}{note}\n\n{text}"
+    head = texts(lang).gettext("Hinweis für den Spielleiter:") + " "
+    text = f"{wrap(head + note)}\n\n{text}"
     if html is not None:
         para = f'<p class="gm-hinweis" style="border:1px solid #c60;padding:.5em"><strong>{escape(head)}</strong>' \
                f"{escape(note)}</p>"
@@ -270,13 +271,14 @@ def turn_subject(lang: str, league: str, turn: int, last: bool) -> str:
 
 
 def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime | None = None,
-                      force: bool = False, session: Session | None = None, gm_note: str | None = None) -> dict | None:
+                      force: bool = False, session: Session | None = None,
+                      gm_note: Callable[[str], str] | None = None) -> dict | None:
     """Adjudicate the open round of league ``name`` if its ZAT has passed, or every game
     of it says the round is complete (:func:`round_complete`), or with ``force``. A paused
     league is adjudicated only with ``force``. With ``session`` the work joins that
     session's transaction (the GM commands) instead of opening one on ``db``.
-    ``gm_note``: a paragraph put on top of the GM's copy only (e.g. that the inbox could not
-    be read before the ZAT).
+    ``gm_note``: a function of the GM's language (``gm_language``) giving a paragraph put
+    on top of the GM's copy only (e.g. that the inbox could not be read before the ZAT).
 
     Returns a summary ``{"league", "round", "partien": {name: board word}, "standings"}``
     or None when nothing was due. Raises ``LeagueError`` for an unknown league."""
@@ -356,7 +358,7 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         for rc in recipients:
             text, html = mails[rc.ident]  # by role and player, never by address (issue 31)
             if gm_note and rc.gm:
-                text, html = with_gm_note(text.text(), html.text(), gm_note)
+                text, html = with_gm_note(text.text(), html.text(), gm_note(rc.lang), rc.lang)
             pid = "gm" if rc.gm else rc.key
             if turn is None:
                 subject = tr(rc.lang, "subject_final" if last else "subject_auswertung", league=league.name,
@@ -405,7 +407,8 @@ def adjudicate_complete(db: Database, cfg: Config, now: datetime | None = None) 
     return [res for name in complete_leagues(db, cfg) if (res := adjudicate_league(db, cfg, name, now))]
 
 
-def adjudicate_due(db: Database, cfg: Config, now: datetime | None = None, gm_note: str | None = None) -> list[dict]:
+def adjudicate_due(db: Database, cfg: Config, now: datetime | None = None,
+                   gm_note: Callable[[str], str] | None = None) -> list[dict]:
     """Adjudicate every league whose ZAT has passed (also ZATs missed while the bot was
     down) or whose open round is complete before its ZAT (a turn's valid move);
     ``gm_note`` as in :func:`adjudicate_league`."""
