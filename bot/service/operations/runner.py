@@ -21,7 +21,8 @@ The database may fail like a mail server: every stage treats an unreachable data
 (:func:`bot.storage.db.database_failure`) as an outage (:class:`Outage` "Datenbank": one
 line when it begins, backoff, one line when it is back, no tracebacks) and carries on
 where it stopped once it is back. SIGTERM (systemd's stop) ends the service like Ctrl+C:
-the passes under way finish, then it exits with status 0.
+the passes under way finish (a ZAT job with the delivery of its Auswertungen), then it
+gives up the lease and exits with status 0.
 """
 
 from __future__ import annotations
@@ -378,13 +379,15 @@ class Service:
             self.stopping.set()
             self.wake_outbox.set()
             self.wake_inbox.set()
-            if self.scheduler.running:  # no ZAT starts any more: paused, its jobs dropped (under
-                self.scheduler.pause()  # its lock, so a submission under way completes first:
-                self.scheduler.remove_all_jobs()  # a shutdown amid one fails in APScheduler's
-                self.scheduler.shutdown(wait=False)  # thread), then shut down ...
-            # ... and the one under way finishes, its Auswertungen delivered, before the lease
-            # is given up (waited for here, not by shutdown(wait=True): that holds the
-            # scheduler's locks, which the job's schedule_zats needs)
+            # No ZAT job starts any more: the scheduler paused and its jobs dropped (under its
+            # lock, so a submission under way completes first; a shutdown in the middle of
+            # one fails in APScheduler's thread), then shut down. The job under way finishes,
+            # its Auswertungen delivered, before the lease is given up: waited for here, not
+            # by shutdown(wait=True), which holds the locks the job's schedule_zats needs.
+            if self.scheduler.running:
+                self.scheduler.pause()
+                self.scheduler.remove_all_jobs()
+                self.scheduler.shutdown(wait=False)
             self.zat_jobs.shutdown(wait=True)
             for t in loops:  # so does the pass under way
                 t.join(timeout=STOP_WAIT)
