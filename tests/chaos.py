@@ -80,6 +80,9 @@ class Chaos:
         self.sent = 0
         self.figures = Figures()
         self.db_down = False
+        #: when :meth:`settle` saw the service caught up, and when it sent SIGTERM (aware UTC)
+        self.settled_at: datetime | None = None
+        self.stopped_at: datetime | None = None
 
     # -- the pieces ---------------------------------------------------------------------
     def _cli(self, *args: str) -> None:
@@ -204,7 +207,9 @@ class Chaos:
 
     def settle(self, timeout: float = 120.0) -> None:
         """Wait until the service has caught up: every mail stored and read, the inbox
-        empty, every due round adjudicated, the outbox empty; then stop it (SIGTERM)."""
+        empty, every due round adjudicated, the outbox empty, all seen in one snapshot of
+        the database (:meth:`_state`); then stop it (SIGTERM). Nothing is left for it to
+        do then, so nothing is queued after it: :meth:`check` finds every mail sent."""
         t0 = time.monotonic()
         last = None
         while time.monotonic() - t0 < timeout:
@@ -216,23 +221,33 @@ class Chaos:
         else:
             raise AssertionError(f"the service did not catch up in {timeout:.0f} s: {last}\n{self.log_tail()}")
         self.figures.catch_up = time.monotonic() - t0
+        self.settled_at = datetime.now(timezone.utc)
         self.proc.send_signal(signal.SIGTERM)
+        self.stopped_at = datetime.now(timezone.utc)
         assert self.proc.wait(timeout=60) == 0, self.log_tail()
         self.imap.down()
         self.smtp.stop()
 
     def _state(self):
-        inbox = len(self.dovecot.fetch_all(user=self.user))
+        """``("done",)`` when the service has caught up, else what it still has to do. The
+        database is read in ONE statement, one snapshot (SQLite and PostgreSQL alike):
+        counted one after another, a round adjudicated between the outbox count and the
+        round count passed for done with its Auswertungen still queued."""
+        inbox = len(self.dovecot.fetch_all(user=self.user))  # a mail leaves it once stored
+        now = datetime.now(timezone.utc)
+
+        def count(model, *where):
+            return select(_count()).select_from(model).where(*where).scalar_subquery()
         db = self._db()
         try:
             with db.session() as s:
-                stored = s.scalar(select(_count()).select_from(InboundMail))
-                unread = s.scalar(select(_count()).select_from(InboundMail).where(InboundMail.status == "stored"))
-                waiting = s.scalar(select(_count()).select_from(OutboxMail).where(
-                    OutboxMail.status.in_(["pending", "failed"])))
-                # a ZAT the GM moved a few seconds ahead must pass and run first
-                due = s.scalar(select(_count()).select_from(Round).where(
-                    Round.status == "open", Round.zat <= datetime.now(timezone.utc) + timedelta(seconds=3 * ZAT_STEP)))
+                stored, unread, waiting, due = s.execute(select(
+                    count(InboundMail),
+                    count(InboundMail, InboundMail.status == "stored"),
+                    count(OutboxMail, OutboxMail.status.in_(["pending", "failed"])),
+                    # a ZAT the GM moved a few seconds ahead must pass and run first
+                    count(Round, Round.status == "open", Round.zat <= now + timedelta(seconds=3 * ZAT_STEP)),
+                )).one()
         finally:
             db.dispose()
         if inbox == 0 and stored == self.sent and unread == 0 and waiting == 0 and due == 0:
@@ -280,8 +295,8 @@ class Chaos:
             delivered[email.message_from_bytes(msg.raw, policy=email.policy.compat32)["Message-ID"]] += 1
         acks = Counter(r.key for r in outbox if r.kind == "ack")
         assert set(acks) == {f"ack:{m.id}" for m in mails} and max(acks.values()) == 1
-        assert all(r.status == "sent" for r in outbox if r.status not in ("suppressed",)), \
-            Counter(r.status for r in outbox)
+        unsent = [r for r in outbox if r.status not in ("sent", "suppressed")]
+        assert not unsent, self._unsent(unsent, outbox)
         missing = [r.key for r in outbox if r.status == "sent" and not delivered.get(r.message_id)]
         assert not missing, missing[:5]
         # every mail counted for a round (none answered as late), once
@@ -301,6 +316,20 @@ class Chaos:
         f.acks, f.resent = sum(acks.values()), sum(n - 1 for n in delivered.values() if n > 1)
         f.log_lines, f.tracebacks = len(text.splitlines()), text.count("Traceback")
         return f
+
+    def _unsent(self, unsent: list, outbox: list) -> str:
+        """What a failed "every mail sent" says: the statuses, each unsent row (kind, key,
+        recipient, created time against settle's end and its SIGTERM, attempts, error) and
+        the end of the service's log."""
+        def at(t):
+            if t is None:
+                return "-"
+            t = t if t.tzinfo else t.replace(tzinfo=timezone.utc)
+            return t.isoformat(timespec="milliseconds")
+        rows = [f"  {r.status} {r.kind} {r.key} an {r.to_addr}: created {at(r.created_at)}, attempts {r.attempts}, "
+                f"next {at(r.next_attempt_at)}, claimed {r.claimed_by}, error {r.last_error!r}" for r in unsent]
+        return "\n".join([f"{Counter(r.status for r in outbox)}; settle saw done at {at(self.settled_at)}, "
+                           f"SIGTERM at {at(self.stopped_at)}; unsent:", *rows, self.log_tail(40)])
 
 
 def _count():

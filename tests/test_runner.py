@@ -59,11 +59,37 @@ def test_service_fires_the_zat_and_catches_up(tmp_path, db_url):
             r2.zat = datetime.now(timezone.utc) + timedelta(seconds=1)  # GM moved the ZAT forward
         assert _wait(lambda: _statuses(db) == ["adjudicated", "adjudicated"]), _statuses(db)
     finally:
-        svc.scheduler.shutdown(wait=False)
-        t.join(5)
+        svc.stop()
+        t.join(30)
     with db.session() as s:
         sent = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung")).all()
         assert len(sent) == 6 and all(m.status == "sent" for m in sent)
+
+
+def test_a_stop_while_the_zat_job_runs_lets_the_job_finish_first(tmp_path, db_url):
+    """SIGTERM (:meth:`Service.stop`) while the ZAT's job is under way: the service ends
+    only after the job has adjudicated the round and delivered its Auswertungen. Before
+    the fix it ended at once and the job ran on alone, after the lease was given up (in
+    ``spielleiter run``: into the interpreter's shutdown, where its delivery failed with a
+    traceback and the Auswertungen stayed in the outbox; found by the chaos run)."""
+    db, cfg = _league(tmp_path, datetime.now(timezone.utc) + timedelta(seconds=3), db_url)
+    cfg.poll_interval = 60  # no inbox or outbox pass meanwhile: the round and its mails are the job's
+    svc = Service(db, cfg)
+    fire = svc._fire
+
+    def stopped_while_firing(league: str) -> None:
+        svc.stop()       # what SIGTERM does, right as the job starts
+        time.sleep(0.5)  # a job takes its time (the poll before the ZAT, a big league)
+        fire(league)
+    svc._fire = stopped_while_firing
+    t = threading.Thread(target=svc.start, daemon=True)
+    t.start()
+    t.join(60)
+    assert not t.is_alive()
+    assert _statuses(db) == ["adjudicated", "open"]
+    with db.session() as s:
+        rows = s.scalars(select(OutboxMail).where(OutboxMail.kind == "auswertung")).all()
+        assert [r.status for r in rows] == ["sent"] * 3, [(r.key, r.status) for r in rows]
 
 
 def test_outbox_retries_then_fails_permanently(tmp_path, smtpd, db_url):

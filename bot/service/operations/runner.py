@@ -21,7 +21,8 @@ The database may fail like a mail server: every stage treats an unreachable data
 (:func:`bot.storage.db.database_failure`) as an outage (:class:`Outage` "Datenbank": one
 line when it begins, backoff, one line when it is back, no tracebacks) and carries on
 where it stopped once it is back. SIGTERM (systemd's stop) ends the service like Ctrl+C:
-the passes under way finish, then it exits with status 0.
+the passes under way finish (a ZAT job with the delivery of its Auswertungen), then it
+gives up the lease and exits with status 0.
 """
 
 from __future__ import annotations
@@ -147,7 +148,7 @@ class Service:
     def __init__(self, db: Database, cfg: Config) -> None:
         # deferred on purpose: APScheduler loads only for the long-running service
         from apscheduler.executors.pool import ThreadPoolExecutor
-        from apscheduler.schedulers.blocking import BlockingScheduler
+        from apscheduler.schedulers.background import BackgroundScheduler
         self.db, self.cfg = db, cfg
         self.lock = threading.Lock()          # inbox, reminders and ZATs: one at a time
         self.outbox_lock = threading.Lock()   # one delivery at a time: a mail is sent once
@@ -160,10 +161,11 @@ class Service:
         self.wake_inbox = threading.Event()  # set by the IMAP IDLE watch (bot.service.stages.idle)
         self.idle = None
         quiet_apscheduler()
-        self.scheduler = BlockingScheduler(timezone=timezone.utc,
-                                           executors={"default": ThreadPoolExecutor(1)},
-                                           job_defaults={"coalesce": True, "misfire_grace_time": None,
-                                                         "max_instances": 1})
+        # the ZAT jobs' thread; a stop waits for the job under way on it (:meth:`_run`)
+        self.zat_jobs = ThreadPoolExecutor(1)
+        self.scheduler = BackgroundScheduler(timezone=timezone.utc, executors={"default": self.zat_jobs},
+                                             job_defaults={"coalesce": True, "misfire_grace_time": None,
+                                                           "max_instances": 1})
 
     # -- the stages ----------------------------------------------------------------------
     def poll(self) -> bool:
@@ -369,15 +371,24 @@ class Service:
         start_idle(self)  # IMAP IDLE: the inbox loop is woken as mail arrives
         try:
             if not self.stopping.is_set():
-                self.scheduler.start()
+                self.scheduler.start()  # the ZAT jobs, in threads of their own
+            self.stopping.wait()  # until stop(): SIGTERM, the lease lost, or another thread
         except (KeyboardInterrupt, SystemExit):
             pass
         finally:
             self.stopping.set()
             self.wake_outbox.set()
             self.wake_inbox.set()
+            # No ZAT job starts any more: the scheduler paused and its jobs dropped (under its
+            # lock, so a submission under way completes first; a shutdown in the middle of
+            # one fails in APScheduler's thread), then shut down. The job under way finishes,
+            # its Auswertungen delivered, before the lease is given up: waited for here, not
+            # by shutdown(wait=True), which holds the locks the job's schedule_zats needs.
             if self.scheduler.running:
-                self.scheduler.shutdown(wait=True)  # a ZAT under way finishes
+                self.scheduler.pause()
+                self.scheduler.remove_all_jobs()
+                self.scheduler.shutdown(wait=False)
+            self.zat_jobs.shutdown(wait=True)
             for t in loops:  # so does the pass under way
                 t.join(timeout=STOP_WAIT)
 
@@ -389,9 +400,9 @@ class Service:
 
     def stop(self) -> None:
         """End :meth:`start` (from another thread or a signal handler): the passes under
-        way finish first."""
+        way and a ZAT job under way (with its delivery) finish first. Only sets events:
+        :meth:`_run` stops the scheduler (a shutdown from the signal handler could land
+        inside the scheduler's own work)."""
         self.stopping.set()
         self.wake_outbox.set()
         self.wake_inbox.set()
-        if self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
