@@ -246,7 +246,7 @@ def find_player(s: Session, league: League, spec: str) -> Player:
         if len(hits) > 1:
             raise GMError(N_("'{spec}' passt auf mehrere Spieler: {names}."), spec=spec,
                               names=", ".join(p.name for p in hits))
-    raise GMError(N_("einen Spieler '{spec}' gibt es in {league} nicht (Spieler: {names})."), spec=spec,
+    raise GMError(N_("einen Spieler '{spec}' gibt es in {league} nicht. Spieler in {league}: {names}."), spec=spec,
                   league=league.name, names=", ".join(p.name for p in players))
 
 
@@ -254,7 +254,7 @@ def find_partie(s: Session, league: League, name: str) -> Partie:
     for p in league.partien:
         if p.name.lower() == name.strip().lower():
             return p
-    raise GMError(N_("eine Partie '{partie}' gibt es in {league} nicht (Partien: {names})."), partie=name,
+    raise GMError(N_("eine Partie '{partie}' gibt es in {league} nicht. Partien in {league}: {names}."), partie=name,
                   league=league.name, names=", ".join(p.name for p in league.partien))
 
 
