@@ -3,9 +3,11 @@
 The operations are plain functions over a session (one transaction, the caller's), so
 mail commands and the CLI (``spielleiter gm ...``) share them. Each one changes the
 league, is announced to the players by mail (queued in the outbox, in the league's
-language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns a German sentence saying what
-was done (the answer to the GM). A request that cannot be done raises :class:`GMError`
-before anything is changed.
+language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns what was done (the answer to the GM): a
+:class:`~bot.service.conversations.gmbase.Said`, German as a ``str`` (the CLI), in the GM's
+language (``gm_language``) by ``render`` (the mail). A request that cannot be done raises
+:class:`GMError` before anything is changed; it too is German as a ``str`` and renders in
+the GM's language for the mail.
 
 By mail a GM command must come from the league's ``gm_email`` AND carry the GM's code
 (``Code: ...`` in a line of its own); otherwise nothing changes, the mail is flagged and

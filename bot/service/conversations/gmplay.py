@@ -3,7 +3,9 @@
 player removed (:func:`remove_player`), the last round taken back (:func:`rollback`), a
 message to all (:func:`message`), the review of Auswertungen (:func:`set_review`,
 :func:`release`) and an address change decided (:func:`decide_address`). Each is announced
-and returns the German answer to the GM; a request that cannot be done raises GMError."""
+and returns the answer to the GM (a :class:`~bot.service.conversations.gmbase.Said`:
+German, or in the GM's language by ``render``), naming the game's period (Runde, Zug, the
+opening); a request that cannot be done raises GMError."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """The game master's operations on the schedule of a league: a new ZAT (:func:`set_zat`,
 the later ones moved with ``alle``), :func:`pause`, :func:`resume`, :func:`status` and
 :func:`process_now` (adjudicate the open round now). Each is announced to the players and
-returns the German answer to the GM; a request that cannot be done raises GMError."""
+returns the answer to the GM (a :class:`~bot.service.conversations.gmbase.Said`: German, or
+in the GM's language by ``render``), naming the game's period (Runde, Zug, the opening);
+a request that cannot be done raises GMError."""
 
 from __future__ import annotations
 
