@@ -3,9 +3,10 @@
 The operations are plain functions over a session (one transaction, the caller's), so
 mail commands and the CLI (``spielleiter gm ...``) share them. Each one changes the
 league, is announced to the players by mail (queued in the outbox, in the league's
-language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns what was done (the answer to the GM): a
-:class:`~bot.service.conversations.gmbase.Said`, German as a ``str`` (the CLI), in the GM's
-language (``gm_language``) by ``render`` (the mail). A request that cannot be done raises
+language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns what
+was done (the answer to the GM): a :class:`~bot.service.conversations.gmbase.Said`,
+German as a ``str`` (the CLI), in the GM's language (``gm_language``) by ``render`` (the
+mail). A request that cannot be done raises
 :class:`GMError` before anything is changed; it too is German as a ``str`` and renders in
 the GM's language for the mail.
 

@@ -65,12 +65,14 @@ def _list_word(s: Session, cfg: Config, league: League, word: str, *, allow: boo
                   league=league.name, word=word)), tag="erlaube" if allow else "verbiete",
         subject=lambda t: (t.gettext("{league}: Wort {word} erlaubt", league=league.name, word=word) if allow else
                            t.gettext("{league}: Wort {word} gesperrt", league=league.name, word=word)))
+
     def answer(t: Texts) -> str:
         out = [t.gettext("{word} ist in {league} erlaubt.", word=word, league=league.name) if allow else
                t.gettext("{word} ist in {league} gesperrt.", word=word, league=league.name)]
         if redone:
             out.append(t.gettext("{period} war ausgewertet, aber noch nicht freigegeben, und ist mit der neuen "
-                                 "Liste neu ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN).", period=cap(period(t, league, redone))))
+                                 "Liste neu ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN).",
+                                 period=cap(period(t, league, redone))))
         return " ".join(out + [told(t, s, n)])
     return done(league, "ERLAUBE" if allow else "VERBIETE", answer)
 
