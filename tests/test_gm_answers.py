@@ -64,6 +64,13 @@ def test_a_dutch_gm_of_rondo_reads_beurt_in_the_answers(env):
     back = _answer(env, "gm@beurt.example", "ZURUECK Beurt-Comp")
     assert "Beurt 1 van Beurt-Comp is teruggedraaid en weer open" in back
     assert "Runde" not in back and not GERMAN.search(back)
+    status = _answer(env, "gm@beurt.example", "STATUS Beurt-Comp")
+    assert "Beurt-Comp (rondonl): gepauzeerd sinds" in status and "Beurt 1: deadline" in status
+    assert "zetten ontvangen van 0 van de 3 spelers" in status and not GERMAN.search(status)
+    later = _answer(env, "gm@beurt.example", "DEADLINE Beurt-Comp +1d")
+    assert "Deadline van beurt 1 in Beurt-Comp:" in later and not GERMAN.search(later)
+    again = _answer(env, "gm@beurt.example", "WEITER Beurt-Comp")
+    assert "Beurt-Comp loopt weer. Volgende deadline:" in again and not GERMAN.search(again)
 
 
 def test_the_opening_is_named_as_such(env):
