@@ -108,3 +108,15 @@ def test_a_refusal_is_in_the_gms_language_and_the_cli_stays_german(env):
             assert str(exc).startswith("einen Spieler 'Xaver' gibt es in Fout-Comp nicht")
         else:  # pragma: no cover
             raise AssertionError("ENTFERNE of an unknown player must fail")
+
+
+def test_review_and_release_name_the_turn(env):
+    db, cfg, md = env
+    _league(env, "Vrij-Comp", "rondonl", "nl", "gm@vrij.example", language="nl")
+    on = _answer(env, "gm@vrij.example", "REVIEW Vrij-Comp an")
+    assert "Controle van de uitslagen in Vrij-Comp: aan." in on and not GERMAN.search(on)
+    done = _answer(env, "gm@vrij.example", "AUSWERTEN Vrij-Comp")
+    assert "De opening van Vrij-Comp uitgewerkt" in done and "wachten op vrijgave (FREIGEBEN)" in done
+    free = _answer(env, "gm@vrij.example", "FREIGEBEN Vrij-Comp")
+    assert "uitslagen van Vrij-Comp (de opening) vrijgegeven; ze gaan nu de deur uit." in free
+    assert "Runde" not in free and not GERMAN.search(free)
