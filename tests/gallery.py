@@ -552,6 +552,15 @@ def _ops(work: Path) -> dict[int, str]:
     before = top()
     inbox_recovered(db, cfg, *inbox.succeeded())
     keep(before, lambda m: m.to_addr in INBOX_GMS)
+    # the game masters' commands with the right code: the answers in the GM's language,
+    # naming the game's period (Rondo: Runde; RONDO: beurt), and a refused one
+    before = top()
+    for name, gm in (("Hinweis-Liga", "gm@hinweis.invalid"), ("Melding-Competitie", "gm@melding.invalid")):
+        for command in ("PAUSE", "AUSWERTEN", "ZURUECK", "ENTFERNE"):
+            subject = f"{command} {name} Xaver" if command == "ENTFERNE" else f"{command} {name}"
+            sender.md.deliver_to_inbox(player_mail(gm, "Code: Geheim-4711\n", subject=subject))
+            poll_once(db, cfg)
+    keep(before, lambda m: m.to_addr in INBOX_GMS and m.subject.startswith("Re:"))
     db.dispose()
     return labels
 

@@ -297,12 +297,12 @@ def test_still_by_mail_and_by_cli_tells_no_player(env, tmp_path, capsys):
     gm_mail(md, f"ZAT {LIGA} +1d", "STILL\n")            # STILL in a line of its own
     poll_once(db, cfg)
     assert league_view(db, LIGA)["paused"]
-    assert "still: kein Spieler benachrichtigt" in answer(md, "ist angehalten")
-    assert "still: kein Spieler benachrichtigt" in answer(md, "ZAT der Runde 1")
+    assert "Still: kein Spieler benachrichtigt" in answer(md, "ist angehalten")
+    assert "Still: kein Spieler benachrichtigt" in answer(md, "ZAT der Runde 1")
     from bot.service.conversations.gm import run_cli
     with db.session() as s:
         out = run_cli(s, cfg, "weiter", LIGA, still=True)
-    assert "still: kein Spieler benachrichtigt" in out
+    assert "Still: kein Spieler benachrichtigt" in out
     deliver(db, md, cfg, now=later(10))
     for email in EMAILS:
         assert to(new_sent(md), email) == []
@@ -314,7 +314,7 @@ def test_still_by_mail_and_by_cli_tells_no_player(env, tmp_path, capsys):
     conf.write_text(f'[database]\nurl = "{cfg.database_url}"\n[maildir]\npath = "{cfg.maildir}"\n'
                     '[bot]\nsender = "spielleiter@example.org"\n', encoding="utf-8")
     assert main(["gm", "pause", LIGA, "--still", "--config", str(conf)]) == 0
-    assert "still: kein Spieler benachrichtigt" in capsys.readouterr().out
+    assert "Still: kein Spieler benachrichtigt" in capsys.readouterr().out
     with db.session() as s:
         assert s.scalars(select(OutboxMail).where(OutboxMail.kind == "gm")).all() == []
 
@@ -413,7 +413,7 @@ def test_cli_zat_back_with_alle(env, tmp_path, capsys):
     capsys.readouterr()
     assert main(["gm", "zat", LIGA, "-3d", "--alle", "--still", "--config", str(conf)]) == 0
     out = " ".join(capsys.readouterr().out.split())
-    assert "Die späteren ZATs sind mitverschoben" in out and "still: kein Spieler benachrichtigt" in out
+    assert "Die späteren ZATs sind mitverschoben" in out and "Still: kein Spieler benachrichtigt" in out
     with db.session() as s:
         lg = s.scalar(select(League))
         assert s.scalar(select(Round).where(Round.status == "open")).zat == r1 - timedelta(days=3)

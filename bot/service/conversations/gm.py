@@ -3,9 +3,12 @@
 The operations are plain functions over a session (one transaction, the caller's), so
 mail commands and the CLI (``spielleiter gm ...``) share them. Each one changes the
 league, is announced to the players by mail (queued in the outbox, in the league's
-language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns a German sentence saying what
-was done (the answer to the GM). A request that cannot be done raises :class:`GMError`
-before anything is changed.
+language: bot.i18n, through ``notice.txt.j2``), is written to the log, and returns what
+was done (the answer to the GM): a :class:`~bot.service.conversations.gmbase.Said`,
+German as a ``str`` (the CLI), in the GM's language (``gm_language``) by ``render`` (the
+mail). A request that cannot be done raises
+:class:`GMError` before anything is changed; it too is German as a ``str`` and renders in
+the GM's language for the mail.
 
 By mail a GM command must come from the league's ``gm_email`` AND carry the GM's code
 (``Code: ...`` in a line of its own); otherwise nothing changes, the mail is flagged and
@@ -45,7 +48,7 @@ from bot.storage.models import (InboundMail, League, Player, PlayerAddress)
 
 log = logging.getLogger(__name__)
 
-from bot.service.conversations.gmbase import (GMError, utcnow)
+from bot.service.conversations.gmbase import (GMError, said, utcnow)
 from bot.service.conversations.gmplay import (allow_word, decide_address, deny_word, message, release,
                                               remove_player, rollback, set_move, set_review)
 from bot.service.conversations.gmschedule import pause, process_now, resume, set_zat, status
@@ -59,7 +62,8 @@ def _decision(rest: str, league: League) -> tuple[bool, str]:
         return True, who.strip()
     if w in ("nein", "nee", "no") and who.strip():
         return False, who.strip()
-    raise GMError(f"bitte so: ADRESSE {league.name} OK <Spieler> oder ADRESSE {league.name} NEIN <Spieler>.")
+    raise GMError(N_("bitte so: ADRESSE {league} OK <Spieler> oder ADRESSE {league} NEIN <Spieler>."),
+                  league=league.name)
 
 
 # -- by mail -----------------------------------------------------------------------------
@@ -148,14 +152,16 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
     if not quiet:  # STILL also in a line of its own below the command
         quiet = any(ln.strip().upper() == "STILL" for ln in _body(ctx, name).splitlines())
     s.info.update(gm_still=quiet, gm_by=f"mail {sender}", gm_now=ctx.now, gm_notice_due=None)
+    g = texts(gm_language(league.options))  # the answer is in the GM's language; the record German
     try:
         done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
     except LeagueError as exc:
         ctx.record("processed", "command", command=name, league=league.name, arg=rest, error=str(exc))
-        return ctx.reply(wrap(f"{name} {league.name}: nicht ausgeführt: {exc}"), name="Spielleiter",
-                         kind="command")
-    ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=done)
-    ctx.reply(wrap(done), name="Spielleiter", kind="command")
+        return ctx.reply(wrap(g.gettext("{command} {league}: nicht ausgeführt: {why}", command=name,
+                                        league=league.name, why=exc.render(g.lang))),
+                         name=g.gettext("Spielleiter"), kind="command", lang=g.lang)
+    ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=str(done))
+    ctx.reply(wrap(said(done, g.lang)), name=g.gettext("Spielleiter"), kind="command", lang=g.lang)
     return None
 
 
@@ -193,14 +199,15 @@ def _on_off(value: str) -> bool:
         return True
     if v in ("aus", "off", "nein", "no", "0", "false"):
         return False
-    raise GMError(f"'{value}': bitte 'an' oder 'aus'.")
+    raise GMError(N_("'{value}': bitte 'an' oder 'aus'."), value=value)
 
 
 @_gm_command("ZAT", "DEADLINE", help=N_("ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]"))
 def _m_zat(s, cfg, lg, rest, body, ctx):
     rest, alle = _take_word(rest, "ALLE")
     if not rest:
-        raise GMError("welcher ZAT? Bitte so: ZAT <Liga> +2d oder ZAT <Liga> 13.12.2026 20:00")
+        raise GMError(N_("welcher ZAT? Bitte so: ZAT {league} +2d oder ZAT {league} 13.12.2026 20:00."),
+                      league=lg.name)
     return set_zat(s, cfg, lg, rest, now=ctx.now, alle=alle)
 
 
@@ -252,8 +259,8 @@ def _player_partie(league: League, rest: str) -> tuple[str, str]:
         return " ".join(words[:-1]), words[-1].rstrip(":")
     if len(league.partien) == 1:
         return rest, league.partien[0].name
-    raise GMError(f"welche Partie? Bitte so: SETZE {league.name} <Spieler> <Partie> "
-                  f"(Partien: {', '.join(p.name for p in league.partien)}), die Züge in den Zeilen darunter.")
+    raise GMError(N_("welche Partie? Bitte so: SETZE {league} <Spieler> <Partie> (Partien: {names}), die Züge "
+                     "in den Zeilen darunter."), league=league.name, names=", ".join(p.name for p in league.partien))
 
 
 @_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help=N_("ENTFERNE <Liga> <Spieler>"))
@@ -286,7 +293,7 @@ def _m_freigeben(s, cfg, lg, rest, body, ctx):
 def _m_adresse(s, cfg, lg, rest, body, ctx):
     # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.registry)
     ok, who = _decision(rest, lg)
-    return wrap(decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now))
+    return decide_address(s, cfg, lg, who, ok, by="gm", now=ctx.now)
 
 
 # -- by CLI ------------------------------------------------------------------------------
@@ -348,6 +355,6 @@ def run_cli(s: Session, cfg: Config, op: str, name: str, *, now: datetime | None
         done = decide_address(s, cfg, league, kw["player"], kw["decision"].lower() in ("ok", "ja", "yes"),
                               by="cli", now=now)
     else:
-        raise GMError(f"unbekannter Spielleiter-Befehl {op!r}.")
-    rec.parse = dict(rec.parse or {}, done=done)
+        raise GMError(N_("unbekannter Spielleiter-Befehl {op!r}."), op=op)
+    rec.parse = dict(rec.parse or {}, done=str(done))
     return done

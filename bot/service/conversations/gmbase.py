@@ -16,7 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import Texts, league_language, texts
+from bot.i18n import DEFAULT, N_, Texts, league_language, texts
+from bot.games import get_game
 from bot.render import render, wrap
 from bot.service.domain.league import LeagueError, find_league, open_round
 from bot.service.stages.outbox import queue_mail
@@ -27,7 +28,42 @@ log = logging.getLogger(__name__)
 
 
 class GMError(LeagueError):
-    """A GM request that cannot be done (German message); nothing was changed."""
+    """A GM request that cannot be done; nothing was changed. ``GMError(N_("... {name} ..."),
+    name=...)`` (a German msgid with named fields) or ``GMError(lambda t: ...)`` (a text of
+    the :class:`~bot.i18n.Texts` of a language): ``str()`` is the German text (the CLI, the
+    log), :meth:`render` the text in another language (the answer mailed to a GM in
+    ``gm_language``)."""
+
+    def __init__(self, msgid: str | Callable[[Texts], str], /, **params: object) -> None:
+        self.say: Callable[[Texts], str] = msgid if callable(msgid) else (
+            lambda t: t.gettext(msgid, **params))
+        super().__init__(self.say(texts(DEFAULT)))
+
+    def render(self, lang: str) -> str:
+        return self.say(texts(lang))
+
+
+class Said(str):
+    """The answer to a GM action: the German text (what the CLI prints; a ``str``) that can
+    be said in another language (:meth:`render`), from ``say``, a function of the
+    :class:`~bot.i18n.Texts` of a language."""
+
+    say: Callable[[Texts], str]
+
+    def __new__(cls, say: Callable[[Texts], str]) -> "Said":
+        obj = super().__new__(cls, say(texts(DEFAULT)))
+        obj.say = say
+        return obj
+
+    def render(self, lang: str) -> str:
+        """The answer in ``lang``."""
+        return self.say(texts(lang))
+
+
+def said(answer: str, lang: str) -> str:
+    """``answer`` in ``lang`` when it is a :class:`Said` (or an error that renders), else as it is."""
+    render = getattr(answer, "render", None)
+    return render(lang) if callable(render) else str(answer)
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -53,15 +89,37 @@ def still(s: Session) -> bool:
     return bool(s.info.get("gm_still"))
 
 
-def told(s: Session, n: int) -> str:
-    """The end of a GM answer: how many players are told, or that none is (STILL), and
-    when a notice waits to be merged with the next ones (:func:`announce`)."""
+def told(t: Texts, s: Session, n: int) -> str:
+    """The end of a GM answer in the language of ``t``: how many players are told, or that
+    none is (STILL), and when a notice waits to be merged with the next ones
+    (:func:`announce`)."""
     if still(s):
-        return "still: kein Spieler benachrichtigt"
+        return t.gettext("Still: kein Spieler benachrichtigt.")
     wait = s.info.get("gm_notice_due")
     if n and wait:
-        return f"{n} Spieler benachrichtigt (die Mitteilung geht um {wait} hinaus, mit weiteren bis dahin in einer Mail)"
-    return f"{n} Spieler benachrichtigt"
+        return t.ngettext("{n} Spieler benachrichtigt (die Mitteilung geht um {time} Uhr hinaus, mit weiteren "
+                          "bis dahin in einer Mail).",
+                          "{n} Spieler benachrichtigt (die Mitteilung geht um {time} Uhr hinaus, mit weiteren "
+                          "bis dahin in einer Mail).", n, time=wait)
+    return t.ngettext("{n} Spieler benachrichtigt.", "{n} Spieler benachrichtigt.", n)
+
+
+def period(t: Texts, league: League, number: int) -> str:
+    """The period ``number`` (a round's number) as the game names it to its players, in
+    the language of ``t``, as a noun phrase inside a sentence: "Runde 3"; in a game of
+    turns "Zug 2" or "die Eröffnung" (Dutch "ronde 3", "beurt 2", "de opening";
+    :attr:`~bot.games.base.GameRules.turn_rounds`, :meth:`~bot.games.base.GameRules.shown_number`,
+    issue 32). :func:`cap` puts it at the start of a sentence."""
+    game = get_game(league.game)
+    if not game.turn_rounds:
+        return t.gettext("Runde {round}", round=number)
+    turn = game.shown_number(number)
+    return t.gettext("Zug {turn}", turn=turn) if turn >= 1 else t.gettext("die Eröffnung")
+
+
+def cap(text: str) -> str:
+    """``text`` with a capital first letter (a sentence that starts with :func:`period`)."""
+    return text[:1].upper() + text[1:]
 
 
 #: The notices that speak of the pause themselves (a new ZAT and a set move add the
@@ -125,7 +183,7 @@ def announce(s: Session, cfg: Config, league: League, body: Text, *, tag: str,
                                      league=league.name),
                          league_id=league.id, round_number=rnd.number if rnd else None)
         row.notices, row.next_attempt_at = parts, due
-        s.info["gm_notice_due"] = due.astimezone(ZoneInfo(league.timezone)).strftime("%H:%M Uhr")
+        s.info["gm_notice_due"] = due.astimezone(ZoneInfo(league.timezone)).strftime("%H:%M")
     return len(targets)
 
 
@@ -148,21 +206,27 @@ def _merged_body(t: Texts, league: League, parts: list[dict]) -> str:
     return "\n\n".join(out)
 
 
-def partien_words(partien: dict[str, str | None]) -> str:
+def partien_words(partien: dict[str, str | None], t: Texts | None = None) -> str:
     """``Partie K1 (HAUS), Partie K2``: the Partien of an adjudicated round with the word
-    laid where the game lays one (the answer to AUSWERTEN and ``spielleiter adjudicate``)."""
-    return ", ".join(f"Partie {k} ({v})" if v else f"Partie {k}" for k, v in partien.items())
+    laid where the game lays one (the answer to AUSWERTEN and ``spielleiter adjudicate``),
+    in the language of ``t`` (German without)."""
+    t = t or texts(DEFAULT)
+    return ", ".join(t.gettext("Partie {partie} ({word})", partie=k, word=v) if v else
+                     t.gettext("Partie {partie}", partie=k) for k, v in partien.items())
 
 
-def done(league: League, op: str, text: str) -> str:
-    log.info("GM %s %s: %s", league.name, op, text)
-    return text
+def done(league: League, op: str, say: Callable[[Texts], str]) -> Said:
+    """The answer to GM action ``op``, ``say`` a function of the :class:`~bot.i18n.Texts` of
+    a language (German for the CLI and the log, the GM's language for a mail); logged."""
+    answer = Said(say)
+    log.info("GM %s %s: %s", league.name, op, answer)
+    return answer
 
 
 def open_round_of(s: Session, league: League) -> Round:
     rnd = open_round(s, league)
     if rnd is None:
-        raise GMError(f"{league.name} hat keine offene Runde (beendet).")
+        raise GMError(N_("{league} hat keine offene Runde mehr (die Liga ist beendet)."), league=league.name)
     return rnd
 
 
@@ -170,7 +234,7 @@ def find_player(s: Session, league: League, spec: str) -> Player:
     """A player of ``league`` by full name, address, or a unique first name/prefix."""
     want = spec.strip().lower()
     if not want:
-        raise GMError("Welcher Spieler? Bitte den Namen angeben.")
+        raise GMError(N_("welcher Spieler? Bitte den Namen angeben."))
     players = list(league.players)
     for test in (lambda p: p.name.lower() == want,
                  lambda p: any(a.email == want for a in p.addresses),
@@ -180,17 +244,18 @@ def find_player(s: Session, league: League, spec: str) -> Player:
         if len(hits) == 1:
             return hits[0]
         if len(hits) > 1:
-            raise GMError(f"'{spec}' passt auf mehrere Spieler: {', '.join(p.name for p in hits)}.")
-    raise GMError(f"Einen Spieler '{spec}' gibt es in {league.name} nicht "
-                  f"(Spieler: {', '.join(p.name for p in players)}).")
+            raise GMError(N_("'{spec}' passt auf mehrere Spieler: {names}."), spec=spec,
+                              names=", ".join(p.name for p in hits))
+    raise GMError(N_("einen Spieler '{spec}' gibt es in {league} nicht. Spieler in {league}: {names}."), spec=spec,
+                  league=league.name, names=", ".join(p.name for p in players))
 
 
 def find_partie(s: Session, league: League, name: str) -> Partie:
     for p in league.partien:
         if p.name.lower() == name.strip().lower():
             return p
-    raise GMError(f"Eine Partie '{name}' gibt es in {league.name} nicht "
-                  f"(Partien: {', '.join(p.name for p in league.partien)}).")
+    raise GMError(N_("eine Partie '{partie}' gibt es in {league} nicht. Partien in {league}: {names}."), partie=name,
+                  league=league.name, names=", ".join(p.name for p in league.partien))
 
 
 _UNITS = {"d": "days", "t": "days", "tag": "days", "tage": "days", "day": "days", "days": "days",
@@ -210,11 +275,11 @@ def parse_zat(text: str, league: League, current: datetime, now: datetime | None
     if t[:1] in "+-":
         parts = re.findall(r"(\d+)\s*([a-zäöü]+)", t[1:].lower())
         if not parts or re.sub(r"[\d\sa-zäöü]", "", t[1:].lower()):
-            raise GMError(f"'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00.")
+            raise GMError(N_("'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00."), text=text)
         delta = timedelta()
         for n, unit in parts:
             if unit not in _UNITS:
-                raise GMError(f"Einheit '{unit}' verstehe ich nicht (d, h, min).")
+                raise GMError(N_("die Einheit '{unit}' verstehe ich nicht (d, h, min)."), unit=unit)
             delta += timedelta(**{_UNITS[unit]: int(n)})
         # add in local wall-clock time, so "+7d" keeps 20:00 across a DST change
         local = cur_local.replace(tzinfo=None) + delta if t[0] == "+" else cur_local.replace(tzinfo=None) - delta
@@ -227,15 +292,15 @@ def parse_zat(text: str, league: League, current: datetime, now: datetime | None
         try:
             local = datetime(year, int(mo), int(d), hour, minute, tzinfo=tz)
         except ValueError:
-            raise GMError(f"'{text}' ist kein gültiges Datum.") from None
+            raise GMError(N_("'{text}' ist kein gültiges Datum."), text=text) from None
         if not y and local < utcnow(now):
             local = local.replace(year=year + 1)
         return local.astimezone(timezone.utc)
     try:
         when = datetime.fromisoformat(t)
     except ValueError:
-        raise GMError(f"'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00, "
-                      "2026-12-13T20:00.") from None
+        raise GMError(N_("'{text}' verstehe ich nicht; Beispiele: +2d, +12h, 13.12.2026 20:00, "
+                         "2026-12-13T20:00."), text=text) from None
     if len(t) <= 10:  # a date only
         when = when.replace(hour=cur_local.hour, minute=cur_local.minute)
     if when.tzinfo is None:

@@ -3,7 +3,9 @@
 player removed (:func:`remove_player`), the last round taken back (:func:`rollback`), a
 message to all (:func:`message`), the review of Auswertungen (:func:`set_review`,
 :func:`release`) and an address change decided (:func:`decide_address`). Each is announced
-and returns the German answer to the GM; a request that cannot be done raises GMError."""
+and returns the answer to the GM (a :class:`~bot.service.conversations.gmbase.Said`:
+German, or in the GM's language by ``render``), naming the game's period (Runde, Zug, the
+opening); a request that cannot be done raises GMError."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import Texts, gm_language, league_language, texts
+from bot.i18n import N_, Texts, league_language, texts
 from bot.games import get_game
 from bot.render import format_zat, render, wrap
 from bot.service.conversations.commands import address_refusal, pending_change, set_address
@@ -28,14 +30,14 @@ from bot.storage.models import (Adjudication, League, OutboxMail, Partie, Result
 
 log = logging.getLogger(__name__)
 
-from bot.service.conversations.gmbase import (GMError, active_players, announce, done, find_partie, find_player,
-                                              get_league, open_round_of, paused_note, still, told,
-                                              utcnow)
+from bot.service.conversations.gmbase import (GMError, active_players, announce, cap, done, find_partie,
+                                              find_player, get_league, open_round_of, paused_note, period, still,
+                                              told, utcnow)
 
 def _word(word: str) -> str:
     w = word.strip().upper()
     if not w or not re.fullmatch(r"[A-ZÄÖÜß]+", w):
-        raise GMError(f"'{word}' ist kein Wort (nur Buchstaben).")
+        raise GMError(N_("'{word}' ist kein Wort (nur Buchstaben)."), word=word)
     return w
 
 
@@ -56,7 +58,6 @@ def _list_word(s: Session, cfg: Config, league: League, word: str, *, allow: boo
     league.allow_words, league.deny_words = allow_l, deny_l  # new lists: the JSON change is seen
     s.flush()
     redone = _readjudicate_held(s, cfg, league, now)
-    what = "erlaubt" if allow else "gesperrt"
     n = announce(s, cfg, league, lambda t: (
         t.gettext("der Spielleiter hat in {league} das Wort {word} erlaubt. Das gilt ab der nächsten Auswertung.",
                   league=league.name, word=word) if allow else
@@ -64,10 +65,16 @@ def _list_word(s: Session, cfg: Config, league: League, word: str, *, allow: boo
                   league=league.name, word=word)), tag="erlaube" if allow else "verbiete",
         subject=lambda t: (t.gettext("{league}: Wort {word} erlaubt", league=league.name, word=word) if allow else
                            t.gettext("{league}: Wort {word} gesperrt", league=league.name, word=word)))
-    again = (f" Runde {redone} war ausgewertet, aber noch nicht freigegeben: sie ist mit der neuen Liste neu "
-             "ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN)." if redone else "")
-    return done(league, "ERLAUBE" if allow else "VERBIETE",
-                 f"{word} ist in {league.name} {what}.{again} {told(s, n)}.")
+
+    def answer(t: Texts) -> str:
+        out = [t.gettext("{word} ist in {league} erlaubt.", word=word, league=league.name) if allow else
+               t.gettext("{word} ist in {league} gesperrt.", word=word, league=league.name)]
+        if redone:
+            out.append(t.gettext("{period} war ausgewertet, aber noch nicht freigegeben, und ist mit der neuen "
+                                 "Liste neu ausgewertet (die neuen Auswertungen warten wieder auf FREIGEBEN).",
+                                 period=cap(period(t, league, redone))))
+        return " ".join(out + [told(t, s, n)])
+    return done(league, "ERLAUBE" if allow else "VERBIETE", answer)
 
 
 def _last_adjudicated(s: Session, league: League) -> Round | None:
@@ -112,10 +119,11 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
     rnd = open_round_of(s, league)
     pl = find_player(s, league, player)
     if not pl.active:
-        raise GMError(f"{pl.name} spielt in {league.name} nicht mehr mit.")
+        raise GMError(N_("{name} spielt in {league} nicht mehr mit."), name=pl.name, league=league.name)
     if pl.joined_round > rnd.number:  # joined after the open round (it was rolled back): NMR there
-        raise GMError(f"{pl.name} spielt erst ab Runde {pl.joined_round} mit; Runde {rnd.number} zählt für "
-                      f"{pl.name} als NMR.")
+        raise GMError(lambda t: t.gettext("{name} spielt erst ab {joined} mit; {period} zählt für {name} als NMR.",
+                                          name=pl.name, joined=period(t, league, pl.joined_round),
+                                          period=period(t, league, rnd.number)))
     pt = find_partie(s, league, partie)
     if isinstance(lines, str):
         lines = lines.splitlines()
@@ -128,7 +136,7 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
         if ln:
             moves.append(ln)
     if not moves:
-        raise GMError("kein Zug angegeben (die Zugzeilen gehören unter die Befehlszeile).")
+        raise GMError(N_("kein Zug angegeben (die Zugzeilen gehören unter die Befehlszeile)."))
     game = get_game(league.game)
     moves = [game.spell(m, league.options).text for m in moves]  # ÖLE as OELE, as a player's mail
     if game.multiline:  # one move of several lines (Crossword, Presto)
@@ -162,9 +170,11 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
         tag="setze", players=[pl],
         subject=lambda t: t.gettext("{league}: Züge für Partie {partie} eingetragen", league=league.name,
                                     partie=pt.name))
-    listing = listing_of(texts(gm_language(league.options)))
-    return done(league, "SETZE", f"Für {pl.name} in Partie {pt.name}, Runde {rnd.number} eingetragen:\n{listing}\n"
-                 + (f"{pl.name} ist benachrichtigt." if not still(s) else "Still: nicht benachrichtigt."))
+    return done(league, "SETZE", lambda t: t.gettext(
+        "Für {name} in Partie {partie}, {period} eingetragen:", name=pl.name, partie=pt.name,
+        period=period(t, league, rnd.number)) + "\n" + listing_of(t) + "\n" + (
+        t.gettext("{name} ist benachrichtigt.", name=pl.name) if not still(s) else
+        t.gettext("Still: nicht benachrichtigt.")))
 
 
 def remove_player(s: Session, cfg: Config, league: League | str, player: str, *, now: datetime | None = None) -> str:
@@ -172,7 +182,7 @@ def remove_player(s: Session, cfg: Config, league: League | str, player: str, *,
     league = get_league(s, league)
     pl = find_player(s, league, player)
     if not pl.active:
-        raise GMError(f"{pl.name} spielt in {league.name} schon nicht mehr mit.")
+        raise GMError(N_("{name} spielt in {league} schon nicht mehr mit."), name=pl.name, league=league.name)
     pl.active = False
     s.flush()
     n = announce(s, cfg, league, lambda t: t.gettext(
@@ -180,7 +190,8 @@ def remove_player(s: Session, cfg: Config, league: League | str, player: str, *,
         "Auswertung nur noch die übrigen Spieler.", name=pl.name, league=league.name),
         tag="entferne", players=[*active_players(league), pl],
         subject=lambda t: t.gettext("{league}: {name} ausgetragen", league=league.name, name=pl.name))
-    return done(league, "ENTFERNE", f"{pl.name} ist aus {league.name} ausgetragen; {told(s, n)}.")
+    return done(league, "ENTFERNE", lambda t: t.gettext("{name} ist aus {league} ausgetragen.", name=pl.name,
+                                                        league=league.name) + " " + told(t, s, n))
 
 
 def _rollback_rows(s: Session, league: League, rnd: Round) -> tuple[int, int]:
@@ -234,10 +245,11 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
     league = get_league(s, league)
     last = _last_adjudicated(s, league)
     if last is None:
-        raise GMError(f"in {league.name} ist noch keine Runde ausgewertet.")
+        raise GMError(N_("in {league} ist noch nichts ausgewertet."), league=league.name)
     later = s.scalar(select(Round).where(Round.league_id == league.id, Round.number > last.number + 1))
     if later is not None:  # pragma: no cover - rounds are only ever opened one after another
-        raise GMError(f"nach Runde {last.number} gibt es schon Runde {later.number}.")
+        raise GMError(lambda t: t.gettext("nach {period} gibt es schon {later}.", period=period(t, league, last.number),
+                                          later=period(t, league, later.number)))
     n = last.number
     ahead = s.scalar(select(Submission.id).join(Partie, Partie.id == Submission.partie_id).where(
         Partie.league_id == league.id, Submission.round_number == n + 1).limit(1)) is not None
@@ -273,12 +285,17 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
             "gespeichert; prüfe sie nach der neuen Auswertung. Züge für Runde {joined} nimmt der Bot an, sobald "
             "die Runde offen ist.", joined=p.joined_round, n=n) + " " + tail(t), tag="zurueck", players=[p],
             subject=subject)
-    later = (f" Nach Runde {n} angemeldet: {', '.join(p.name for p in joiners)}; ihre NMR-Zeilen der Runde {n} "
-             "bleiben und werden bei der neuen Auswertung neu gewertet." if joiners else "")
-    return done(league, "ZURUECK", f"Runde {n} von {league.name} ist zurückgesetzt und wieder offen; die Liga ist "
-                 f"angehalten (AUSWERTEN wertet neu aus, WEITER setzt fort). Auswertungen: {withdrawn} "
-                 f"zurückgezogen, {sent} schon verschickt (nicht zurückholbar). {told(s, count)}."
-                 f"{later}")
+    def answer(t: Texts) -> str:
+        out = [t.gettext("{period} von {league} ist zurückgesetzt und wieder offen; die Liga ist angehalten "
+                         "(AUSWERTEN wertet neu aus, WEITER setzt fort). Auswertungen: {withdrawn} zurückgezogen, "
+                         "{sent} schon verschickt (nicht zurückholbar).", period=cap(period(t, league, n)),
+                         league=league.name, withdrawn=withdrawn, sent=sent), told(t, s, count)]
+        if joiners:
+            out.append(t.gettext("Nach {period} angemeldet: {names}; ihre NMR-Zeilen von {period} bleiben und "
+                                 "werden bei der neuen Auswertung neu gewertet.", period=period(t, league, n),
+                                 names=", ".join(p.name for p in joiners)))
+        return " ".join(out)
+    return done(league, "ZURUECK", answer)
 
 
 def message(s: Session, cfg: Config, league: League | str, text: str, *, now: datetime | None = None) -> str:
@@ -286,23 +303,28 @@ def message(s: Session, cfg: Config, league: League | str, text: str, *, now: da
     league = get_league(s, league)
     text = text.strip()
     if not text:
-        raise GMError("die Nachricht ist leer.")
+        raise GMError(N_("die Nachricht ist leer."))
     if still(s):
-        raise GMError("eine Nachricht an alle lässt sich nicht still verschicken (STILL weglassen).")
+        raise GMError(N_("eine Nachricht an alle lässt sich nicht still verschicken (STILL weglassen)."))
     n = announce(s, cfg, league, lambda t: t.gettext("eine Nachricht des Spielleiters an alle in {league}:",
                                                      league=league.name) + "\n\n" + text,
                  tag="nachricht", subject=lambda t: t.gettext("{league}: Nachricht des Spielleiters",
                                                               league=league.name))
-    return done(league, "NACHRICHT", f"Nachricht an {n} Spieler von {league.name} verschickt" + (
-        f" (geht um {s.info['gm_notice_due']} hinaus, mit weiteren Mitteilungen bis dahin in einer Mail)."
-        if s.info.get("gm_notice_due") else "."))
+    due = s.info.get("gm_notice_due")
+    return done(league, "NACHRICHT", lambda t: t.ngettext(
+        "Nachricht an {n} Spieler von {league} verschickt (geht um {time} Uhr hinaus, mit weiteren Mitteilungen "
+        "bis dahin in einer Mail).", "Nachricht an {n} Spieler von {league} verschickt (geht um {time} Uhr hinaus, "
+        "mit weiteren Mitteilungen bis dahin in einer Mail).", n, league=league.name, time=due) if due else
+        t.ngettext("Nachricht an {n} Spieler von {league} verschickt.",
+                   "Nachricht an {n} Spieler von {league} verschickt.", n, league=league.name))
 
 
 def set_review(s: Session, cfg: Config, league: League | str, on: bool, *, now: datetime | None = None) -> str:
     """Review mode on (Auswertungen wait for :func:`release`) or off."""
     league = get_league(s, league)
     if bool(league.review) == bool(on):
-        raise GMError(f"die Prüfung der Auswertungen ist in {league.name} schon {'an' if on else 'aus'}.")
+        raise GMError(N_("die Prüfung der Auswertungen ist in {league} schon an.") if on else
+                      N_("die Prüfung der Auswertungen ist in {league} schon aus."), league=league.name)
     league.review = bool(on)
     held = s.scalars(select(OutboxMail.id).where(OutboxMail.league_id == league.id,
                                                  OutboxMail.status == "held")).all()
@@ -313,9 +335,14 @@ def set_review(s: Session, cfg: Config, league: League | str, on: bool, *, now: 
                   league=league.name)), tag="review",
         subject=lambda t: (t.gettext("{league}: Auswertungen mit Prüfung", league=league.name) if on else
                            t.gettext("{league}: Auswertungen ohne Prüfung", league=league.name)))
-    rest = f" {len(held)} zurückgehaltene Mails warten noch auf FREIGEBEN." if held and not on else ""
-    return done(league, "REVIEW", f"Prüfung der Auswertungen in {league.name}: {'an' if on else 'aus'}.{rest} "
-                 f"{told(s, n)}.")
+    def answer(t: Texts) -> str:
+        out = [t.gettext("Prüfung der Auswertungen in {league}: an.", league=league.name) if on else
+               t.gettext("Prüfung der Auswertungen in {league}: aus.", league=league.name)]
+        if held and not on:
+            out.append(t.ngettext("{n} zurückgehaltene Mail wartet noch auf FREIGEBEN.",
+                                  "{n} zurückgehaltene Mails warten noch auf FREIGEBEN.", len(held)))
+        return " ".join(out + [told(t, s, n)])
+    return done(league, "REVIEW", answer)
 
 
 def release(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -323,12 +350,14 @@ def release(s: Session, cfg: Config, league: League | str, *, now: datetime | No
     league = get_league(s, league)
     rows = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id, OutboxMail.status == "held")).all()
     if not rows:
-        raise GMError(f"in {league.name} wartet keine Auswertung auf Freigabe.")
+        raise GMError(N_("in {league} wartet keine Auswertung auf Freigabe."), league=league.name)
     for r in rows:
         r.status = "pending"
     rounds = sorted({r.round_number for r in rows if r.round_number is not None})
-    return done(league, "FREIGEBEN", f"{len(rows)} Auswertungen von {league.name} (Runde "
-                 f"{', '.join(map(str, rounds))}) freigegeben; sie gehen jetzt hinaus.")
+    return done(league, "FREIGEBEN", lambda t: t.ngettext(
+        "{n} Auswertung von {league} ({periods}) freigegeben; sie geht jetzt hinaus.",
+        "{n} Auswertungen von {league} ({periods}) freigegeben; sie gehen jetzt hinaus.", len(rows),
+        league=league.name, periods=", ".join(period(t, league, r) for r in rounds)))
 
 
 def decide_address(s: Session, cfg: Config, league: League | str, player: str, ok: bool, *, by: str = "gm",
@@ -344,13 +373,12 @@ def decide_address(s: Session, cfg: Config, league: League | str, player: str, o
     p = find_player(s, league, player)
     change = pending_change(s, p)
     if change is None:
-        raise GMError(f"für {p.name} wartet keine Adressänderung.")
+        raise GMError(N_("für {name} wartet keine Adressänderung."), name=p.name)
     lang = league_language(league.options)
     t = texts(lang)
     if ok:
-        why = address_refusal(s, cfg, p, change.email, "de")
-        if why:
-            raise GMError(why)
+        if address_refusal(s, cfg, p, change.email, "de"):
+            raise GMError(lambda t: address_refusal(s, cfg, p, change.email, t.lang) or "")
         set_address(s, p, change.email)
         change.status = "confirmed"
         body = wrap(t.gettext("der Spielleiter hat deine neue Adresse bestätigt.") + " " + t.gettext(
@@ -371,7 +399,9 @@ def decide_address(s: Session, cfg: Config, league: League | str, player: str, o
         queue_mail(s, cfg, key=f"adresse:{change.id}:{change.status}:{role}", kind="gm", to=to, subject=subject,
                    text=render("notice.txt.j2", lang, name=p.name, body=body, league=league.name), league_id=league.id)
     if ok:
-        return done(league, "ADRESSE", f"{p.name}: Auswertungen gehen ab jetzt an {change.email} (bisher "
-                     f"{change.old_email}); beide Adressen sind benachrichtigt.")
-    return done(league, "ADRESSE", f"{p.name}: die Adressänderung an {change.email} ist abgelehnt; alles geht "
-                 f"weiter an {p.email}, die Adresse ist benachrichtigt.")
+        return done(league, "ADRESSE", lambda t: t.gettext(
+            "{name}: Auswertungen gehen ab jetzt an {new} (bisher {old}); beide Adressen sind benachrichtigt.",
+            name=p.name, new=change.email, old=change.old_email))
+    return done(league, "ADRESSE", lambda t: t.gettext(
+        "{name}: die Adressänderung an {new} ist abgelehnt; alles geht weiter an {old}, die Adresse ist "
+        "benachrichtigt.", name=p.name, new=change.email, old=p.email))

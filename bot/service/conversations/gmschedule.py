@@ -1,7 +1,9 @@
 """The game master's operations on the schedule of a league: a new ZAT (:func:`set_zat`,
 the later ones moved with ``alle``), :func:`pause`, :func:`resume`, :func:`status` and
 :func:`process_now` (adjudicate the open round now). Each is announced to the players and
-returns the German answer to the GM; a request that cannot be done raises GMError."""
+returns the answer to the GM (a :class:`~bot.service.conversations.gmbase.Said`: German, or
+in the GM's language by ``render``), naming the game's period (Runde, Zug, the opening);
+a request that cannot be done raises GMError."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import Texts
+from bot.i18n import N_, Texts
 from bot.games import get_game
 from bot.render import format_zat
 from bot.service.domain.league import open_round, paused_text, zat_of, zat_waits_text
@@ -22,8 +24,9 @@ from bot.storage.models import (League, OutboxMail, Partie, Player, Round, Submi
 
 log = logging.getLogger(__name__)
 
-from bot.service.conversations.gmbase import (GMError, active_players, announce, done, get_league, open_round_of,
-                                              parse_zat, partien_words, paused_note, told, utcnow)
+from bot.service.conversations.gmbase import (GMError, active_players, announce, cap, done, get_league,
+                                              open_round_of, parse_zat, partien_words, paused_note, period, Said, told,
+                                              utcnow)
 
 def _later_zat(s: Session, league: League, rnd: Round) -> datetime | None:
     """The scheduled ZAT of the round after ``rnd`` (None when the game sets it from the
@@ -45,8 +48,9 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
     rnd = open_round_of(s, league)
     new = parse_zat(when, league, rnd.zat, now) if isinstance(when, str) else when.astimezone(timezone.utc)
     if new <= now:
-        raise GMError(f"der neue ZAT {format_zat(new, league.timezone)} liegt nicht in der Zukunft "
-                      f"(sofort auswerten: AUSWERTEN {league.name}).")
+        raise GMError(lambda t: t.gettext("der neue ZAT {zat} liegt nicht in der Zukunft (sofort auswerten: "
+                                          "AUSWERTEN {league}).", zat=format_zat(new, league.timezone, t.lang),
+                                          league=league.name))
     tz = league.timezone
     zone = ZoneInfo(tz)
     old, rnd.zat = rnd.zat, new
@@ -111,18 +115,21 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
                                              round=rnd.number) if turn is None else
                  t.gettext("{league}: neuer ZAT für Zug {turn}", league=league.name, turn=turn) if turn >= 1 else
                  t.gettext("{league}: neuer ZAT der Eröffnung", league=league.name))
-    unit = f"der Runde {rnd.number}" if turn is None else f"von Zug {turn}" if turn >= 1 else "der Eröffnung"
-    nxt = f"Runde {rnd.number + 1}" if turn is None else f"Zug {turn + 1}"
-    if later is None:
-        rest = ""
-    elif alle:
-        rest = f" Die späteren ZATs sind mitverschoben ({nxt}: {format_zat(later, tz)})."
-    else:
-        rest = (f" Die späteren ZATs bleiben ({nxt}: {format_zat(later, tz)}); alle mitverschieben: "
-                f"ZAT {league.name} <Zeit> ALLE (CLI: --alle).")
-    paused = f" {league.name} ist angehalten (WEITER setzt fort)." if league.paused else ""
-    return done(league, "ZAT", f"ZAT {unit} in {league.name}: {format_zat(new, tz)} "
-                 f"(bisher {format_zat(old, tz)}).{rest}{paused} {told(s, n)}.")
+    def answer(t: Texts) -> str:
+        zats = dict(league=league.name, new=format_zat(new, tz, t.lang), old=format_zat(old, tz, t.lang))
+        out = [t.gettext("ZAT der Runde {round} in {league}: {new} (bisher {old}).", round=rnd.number, **zats)
+               if turn is None else
+               t.gettext("ZAT von Zug {turn} in {league}: {new} (bisher {old}).", turn=turn, **zats) if turn >= 1 else
+               t.gettext("ZAT der Eröffnung in {league}: {new} (bisher {old}).", **zats)]
+        if later is not None:
+            nxt = dict(period=period(t, league, rnd.number + 1), zat=format_zat(later, tz, t.lang))
+            out.append(t.gettext("Die späteren ZATs sind mitverschoben ({period}: {zat}).", **nxt) if alle else
+                       t.gettext("Die späteren ZATs bleiben ({period}: {zat}); alle mitverschieben: ZAT {league} "
+                                 "<Zeit> ALLE (CLI: --alle).", league=league.name, **nxt))
+        if league.paused:
+            out.append(t.gettext("{league} ist angehalten (WEITER setzt fort).", league=league.name))
+        return " ".join(out + [told(t, s, n)])
+    return done(league, "ZAT", answer)
 
 
 def _by(s: Session) -> str:
@@ -135,7 +142,8 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
     ``paused_by`` record since when and by whom."""
     league, now = get_league(s, league), utcnow(now)
     if league.paused:
-        raise GMError(f"{league.name} ist schon {paused_text(league)}.")
+        raise GMError(lambda t: t.gettext("{league} ist schon {state}.", league=league.name,
+                                          state=paused_text(league, t.lang)))
     league.paused, league.paused_at, league.paused_by = True, now, _by(s)
     rnd = open_round(s, league)
     game = get_game(league.game)
@@ -152,7 +160,12 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
         t.gettext("der Spielleiter hat {league} angehalten. Ausgewertet wird erst wieder, wenn es "
                   "weitergeht; du bekommst dann Bescheid.", league=league.name)),
         tag="pause", subject=lambda t: t.gettext("{league}: angehalten", league=league.name))
-    return done(league, "PAUSE", f"{league.name} ist angehalten; {told(s, n)}.")
+    def answer(t: Texts) -> str:
+        what = (t.gettext("{league} ist angehalten; {period} wird erst ausgewertet, wenn WEITER kommt (oder "
+                          "AUSWERTEN).", league=league.name, period=period(t, league, rnd.number)) if rnd else
+                t.gettext("{league} ist angehalten.", league=league.name))
+        return what + " " + told(t, s, n)
+    return done(league, "PAUSE", answer)
 
 
 def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -162,7 +175,7 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
     with ZAT before WEITER. Otherwise the answer names the next ZAT."""
     league, now = get_league(s, league), utcnow(now)
     if not league.paused:
-        raise GMError(f"{league.name} ist nicht angehalten.")
+        raise GMError(N_("{league} ist nicht angehalten."), league=league.name)
     league.paused, league.paused_at, league.paused_by = False, None, None
     rnd = open_round(s, league)
     passed = rnd is not None and rnd.zat <= now
@@ -173,23 +186,37 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
         t.gettext("{league} geht weiter.\n\nNächster ZAT: {zat}", league=league.name,
                   zat=format_zat(rnd.zat, league.timezone, t.lang) if rnd else "–")),
         tag="weiter", subject=lambda t: t.gettext("{league}: es geht weiter", league=league.name))
+    tz = league.timezone
     if passed:
-        zat, number = format_zat(rnd.zat, league.timezone), rnd.number
+        zat, number = rnd.zat, rnd.number
         s.flush()
         res = adjudicate_league(None, cfg, league.name, now, session=s)
-        if res is not None:
-            nxt = open_round(s, league)
-            after = (f" Nächster ZAT: Runde {nxt.number} am {format_zat(nxt.zat, league.timezone)}."
-                     if nxt is not None else " Die Liga ist damit beendet.")
-            held = " Die Auswertungen warten auf die Freigabe (FREIGEBEN)." if league.review else \
-                " Die Auswertungen gehen jetzt hinaus."
-            warn = (f" Der ZAT der Runde {number} ({zat}) war schon vorbei: die Runde ist jetzt ausgewertet "
-                    f"({partien_words(res['partien'])}).{held}{after}")
-        else:  # pragma: no cover - an open round whose ZAT passed is adjudicated
-            warn = f" Der ZAT {zat} ist schon vorbei; die Runde wird beim nächsten Abruf ausgewertet."
+        nxt = open_round(s, league)
+
+        def warn(t: Texts) -> str:
+            if res is None:  # pragma: no cover - an open round whose ZAT passed is adjudicated
+                return t.gettext("Der ZAT {zat} ist schon vorbei; {period} wird beim nächsten Abruf ausgewertet.",
+                                 zat=format_zat(zat, tz, t.lang), period=period(t, league, number))
+            game = get_game(league.game)
+            turn = game.shown_number(number) if game.turn_rounds else None
+            what = dict(zat=format_zat(zat, tz, t.lang), partien=partien_words(res["partien"], t))
+            out = [t.gettext("Der ZAT der Runde {round} ({zat}) war schon vorbei: die Runde ist jetzt ausgewertet "
+                             "({partien}).", round=number, **what) if turn is None else
+                   t.gettext("Der ZAT von Zug {turn} ({zat}) war schon vorbei: der Zug ist jetzt ausgewertet "
+                             "({partien}).", turn=turn, **what) if turn >= 1 else
+                   t.gettext("Der ZAT der Eröffnung ({zat}) war schon vorbei: die Eröffnung ist jetzt ausgewertet "
+                             "({partien}).", **what)]
+            out.append(t.gettext("Die Auswertungen warten auf die Freigabe (FREIGEBEN).") if league.review else
+                       t.gettext("Die Auswertungen gehen jetzt hinaus."))
+            out.append(t.gettext("Nächster ZAT: {period} am {zat}.", period=period(t, league, nxt.number),
+                                 zat=format_zat(nxt.zat, tz, t.lang)) if nxt is not None else
+                       t.gettext("Die Liga ist damit beendet."))
+            return " ".join(out)
     else:
-        warn = f" Nächster ZAT: {format_zat(rnd.zat, league.timezone) if rnd else '–'}."
-    return done(league, "WEITER", f"{league.name} läuft wieder.{warn} {told(s, n)}.")
+        def warn(t: Texts) -> str:
+            return t.gettext("Nächster ZAT: {zat}.", zat=format_zat(rnd.zat, tz, t.lang) if rnd else "–")
+    return done(league, "WEITER", lambda t: " ".join((t.gettext("{league} läuft wieder.", league=league.name),
+                                                      warn(t), told(t, s, n))))
 
 
 def status(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -198,32 +225,42 @@ def status(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
     notices waiting to be merged. Changes nothing and tells no player."""
     league, now = get_league(s, league), utcnow(now)
     rnd = open_round(s, league)
-    if league.status == "finished":
-        state = "beendet"
-    else:
-        state = paused_text(league) or "läuft"
-    lines = [f"{league.name} ({league.game}): {state}."]
+    subs = players = 0
     if rnd is not None:
         subs = s.scalar(select(func.count(func.distinct(Submission.player_id))).join(
             Partie, Partie.id == Submission.partie_id).where(Partie.league_id == league.id,
                                                              Submission.round_number == rnd.number)) or 0
-        zat = format_zat(rnd.zat, league.timezone)
-        if league.paused and rnd.zat <= now:
-            when = f"ZAT {zat} ist vorbei; die Runde wird ausgewertet, sobald WEITER kommt (oder AUSWERTEN)"
-        elif league.paused:
-            when = f"ZAT {zat} ({zat_waits_text(league)})"
-        else:
-            when = f"ZAT {zat}"
-        lines.append(f"Runde {rnd.number}: {when}; Züge von {subs} von {len(active_players(league))} Spielern.")
+        players = len(active_players(league))
     waiting = s.scalars(select(OutboxMail).where(OutboxMail.league_id == league.id, OutboxMail.kind == "gm",
                                                  OutboxMail.status == "pending",
                                                  OutboxMail.notices.is_not(None))).all()
-    if waiting:
-        due = min(r.next_attempt_at for r in waiting if r.next_attempt_at) if any(
-            r.next_attempt_at for r in waiting) else now
-        lines.append(f"Mitteilungen an {len(waiting)} Spieler warten bis {format_zat(due, league.timezone)} "
-                     "(weitere bis dahin kommen in dieselbe Mail).")
-    return "\n".join(lines)
+    due = (min(r.next_attempt_at for r in waiting if r.next_attempt_at) if any(
+        r.next_attempt_at for r in waiting) else now) if waiting else None
+    tz = league.timezone
+
+    def answer(t: Texts) -> str:
+        state = (t.gettext("beendet") if league.status == "finished" else
+                 paused_text(league, t.lang) or t.gettext("läuft"))
+        lines = [t.gettext("{league} ({game}): {state}.", league=league.name, game=league.game, state=state)]
+        if rnd is not None:
+            zat = format_zat(rnd.zat, tz, t.lang)
+            if league.paused and rnd.zat <= now:
+                when = t.gettext("ZAT {zat} ist vorbei; {period} wird ausgewertet, sobald WEITER kommt (oder "
+                                 "AUSWERTEN)", zat=zat, period=period(t, league, rnd.number))
+            elif league.paused:
+                when = t.gettext("ZAT {zat} ({waits})", zat=zat, waits=zat_waits_text(league, t.lang))
+            else:
+                when = t.gettext("ZAT {zat}", zat=zat)
+            lines.append(t.ngettext("{period}: {when}; Züge von {subs} von {n} Spieler.",
+                                    "{period}: {when}; Züge von {subs} von {n} Spielern.", players,
+                                    period=cap(period(t, league, rnd.number)), when=when, subs=subs))
+        if waiting:
+            lines.append(t.ngettext("Mitteilungen an {n} Spieler warten bis {due} (weitere bis dahin kommen in "
+                                    "dieselbe Mail).",
+                                    "Mitteilungen an {n} Spieler warten bis {due} (weitere bis dahin kommen in "
+                                    "dieselbe Mail).", len(waiting), due=format_zat(due, tz, t.lang)))
+        return "\n".join(lines)
+    return Said(answer)
 
 
 def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime | None = None) -> str:
@@ -232,10 +269,16 @@ def process_now(s: Session, cfg: Config, league: League | str, *, now: datetime 
     rnd = open_round_of(s, league)
     res = adjudicate_league(None, cfg, league.name, now, force=True, session=s)
     if res is None:  # pragma: no cover - an open round is always adjudicated with force
-        raise GMError(f"Runde {rnd.number} von {league.name} konnte nicht ausgewertet werden.")
+        raise GMError(lambda t: t.gettext("{period} von {league} konnte nicht ausgewertet werden.",
+                                          period=cap(period(t, league, rnd.number)), league=league.name))
     # no notice of its own: the Auswertung is the players' news (issue 24)
-    words = partien_words(res["partien"])
-    extra = (" Die Auswertungen warten auf die Freigabe (FREIGEBEN)." if league.review else
-             " Die Auswertungen gehen jetzt hinaus.") + \
-        (f" {league.name} bleibt angehalten (WEITER setzt fort)." if league.paused else "")
-    return done(league, "AUSWERTEN", f"Runde {res['round']} von {league.name} ausgewertet ({words}).{extra}")
+
+    def answer(t: Texts) -> str:
+        out = [t.gettext("{period} von {league} ausgewertet ({partien}).", period=cap(period(t, league, res["round"])),
+                         league=league.name, partien=partien_words(res["partien"], t)),
+               t.gettext("Die Auswertungen warten auf die Freigabe (FREIGEBEN).") if league.review else
+               t.gettext("Die Auswertungen gehen jetzt hinaus.")]
+        if league.paused:
+            out.append(t.gettext("{league} bleibt angehalten (WEITER setzt fort).", league=league.name))
+        return " ".join(out)
+    return done(league, "AUSWERTEN", answer)

@@ -21,7 +21,13 @@ from bot.storage.models import League, Partie, Player, Round
 
 
 class LeagueError(ValueError):
-    """A league file or a league name that does not work (German message)."""
+    """A league file or a league name that does not work (German message).
+    :meth:`render` says it in another language where a subclass knows how
+    (:class:`~bot.service.conversations.gmbase.GMError`); here it is the German text."""
+
+    def render(self, lang: str) -> str:
+        """The message in ``lang`` (``"de"``, ``"nl"``); a plain LeagueError stays German."""
+        return str(self)
 
 
 def vorgabe_text(state: dict[str, Any]) -> str:
@@ -90,16 +96,18 @@ def playing(league: League, partien: Iterable[Partie]) -> list[Partie]:
 
 
 def paused_text(league: League, lang: str | None = None) -> str | None:
-    """``angehalten seit Donnerstag, 26.11.2026, 20:00 Uhr, vom Spielleiter per CLI`` for a paused league (German; for
-    ``show``, ``gm status`` and the archive), None for a running one."""
+    """``angehalten seit Donnerstag, 26.11.2026, 20:00 Uhr, vom Spielleiter per CLI`` for a paused league (in
+    ``lang``, German by default; for ``show``, ``gm status`` and the archive), None for a running one."""
     if not league.paused:
         return None
-    since = format_zat(league.paused_at, league.timezone) if league.paused_at else "?"
+    t = texts(lang or "de")
+    since = format_zat(league.paused_at, league.timezone, t.lang) if league.paused_at else "?"
     by = league.paused_by or ""
-    who = ("vom Spielleiter per CLI" if by == "cli" else "durch die Rücknahme einer Runde (ZURUECK)"
-           if by == "zurueck" else f"vom Spielleiter per Mail ({by[5:]})" if by.startswith("mail ")
-           else "vom Spielleiter")
-    return f"angehalten seit {since}, {who}"
+    who = (t.gettext("vom Spielleiter per CLI") if by == "cli" else
+           t.gettext("durch die Rücknahme einer Auswertung (ZURUECK)") if by == "zurueck" else
+           t.gettext("vom Spielleiter per Mail ({address})", address=by[5:]) if by.startswith("mail ") else
+           t.gettext("vom Spielleiter"))
+    return t.gettext("angehalten seit {since}, {who}", since=since, who=who)
 
 
 def zat_waits_text(league: League, lang: str = "de") -> str | None:

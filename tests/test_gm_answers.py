@@ -1,0 +1,122 @@
+"""The answers the bot mails to a game master for a mailed GM command (PAUSE, AUSWERTEN,
+ZURUECK, ...) and its refusals (an unknown player) are in the GM's language
+(``gm_language``) and name the game's period: "Runde 3", in a game of turns (RONDO) "Zug 2"
+or the opening; Dutch "ronde", "beurt", "de opening". The CLI, the operator's tool, stays
+German. Through the real service: league data, GM mails with address and code into the
+Maildir inbox, ``poll_once``, the answer out of the outbox."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from bot.service.conversations.gm import run_cli
+from bot.service.operations.league import create_league
+from bot.service.operations.runner import poll_once
+from bot.service.stages.outbox import deliver
+from bot.service.stages.rounds import adjudicate_league
+from tests.helpers import header, player_mail
+from tests.test_gm_notices import GERMAN, text_of
+
+CODE = "Geheim-4711"
+
+
+def _league(env, name: str, game: str, gm_language: str, gm: str, language: str = "de") -> None:
+    db, cfg, md = env
+    cfg.gm_notice_window = 0  # each notice at once (the merging: tests/test_gm_pause.py)
+    zat = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
+    spec = {"name": name, "game": game, "partien": ["R1"], "first_zat": zat.isoformat(), "zat_interval_days": 7,
+            "seed": "answers", "gm_email": gm, "gm_code": CODE, "language": language, "gm_language": gm_language,
+            "require_code": False,
+            "players": [{"name": n, "email": f"{n.split()[0].lower()}@{name.lower()}.example"}
+                        for n in ("Anna Albers", "Bernd Becker", "Clara Conrad")]}
+    if game == "rondonl":
+        spec["turn_hours"] = 48
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    deliver(db, md, cfg)
+
+
+def _answer(env, gm: str, subject: str) -> str:
+    """Mail GM command ``subject`` from ``gm`` with the code; the answer's text, one line."""
+    db, cfg, md = env
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail(gm, f"Code: {CODE}\n", subject=subject))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    (answer,) = [m for m in md.sent()[n:] if header(m, "To") == gm and header(m, "Subject").startswith("Re:")]
+    text = text_of(answer)
+    assert max(len(line) for line in text.splitlines()) <= 72
+    return " ".join(text.split())
+
+
+def test_a_dutch_gm_of_rondo_reads_beurt_in_the_answers(env):
+    db, cfg, md = env
+    _league(env, "Beurt-Comp", "rondonl", "nl", "gm@beurt.example", language="nl")
+    adjudicate_league(db, cfg, "Beurt-Comp", force=True)  # the opening; now turn 1
+    deliver(db, md, cfg)
+    pause = _answer(env, "gm@beurt.example", "PAUSE Beurt-Comp")
+    assert "Beurt-Comp is gepauzeerd; beurt 1 wordt pas uitgewerkt na WEITER" in pause
+    assert "3 spelers op de hoogte gebracht." in pause and not GERMAN.search(pause)
+    assert pause.startswith("Hallo Spelleider,")
+    done = _answer(env, "gm@beurt.example", "AUSWERTEN Beurt-Comp")
+    assert done.startswith("Hallo Spelleider, Beurt 1 van Beurt-Comp uitgewerkt (partij R1")
+    assert "Runde" not in done and "ronde" not in done and not GERMAN.search(done)
+    back = _answer(env, "gm@beurt.example", "ZURUECK Beurt-Comp")
+    assert "Beurt 1 van Beurt-Comp is teruggedraaid en weer open" in back
+    assert "Runde" not in back and not GERMAN.search(back)
+    status = _answer(env, "gm@beurt.example", "STATUS Beurt-Comp")
+    assert "Beurt-Comp (rondonl): gepauzeerd sinds" in status and "Beurt 1: deadline" in status
+    assert "zetten ontvangen van 0 van de 3 spelers" in status and not GERMAN.search(status)
+    later = _answer(env, "gm@beurt.example", "DEADLINE Beurt-Comp +1d")
+    assert "Deadline van beurt 1 in Beurt-Comp:" in later and not GERMAN.search(later)
+    again = _answer(env, "gm@beurt.example", "WEITER Beurt-Comp")
+    assert "Beurt-Comp loopt weer. Volgende deadline:" in again and not GERMAN.search(again)
+
+
+def test_the_opening_is_named_as_such(env):
+    db, cfg, md = env
+    _league(env, "Opening-Comp", "rondonl", "nl", "gm@opening.example", language="nl")
+    _league(env, "Eroeffnung-Liga", "rondonl", "de", "gm@eroeffnung.example")
+    assert "de opening wordt pas uitgewerkt" in _answer(env, "gm@opening.example", "PAUSE Opening-Comp")
+    done = _answer(env, "gm@eroeffnung.example", "AUSWERTEN Eroeffnung-Liga")
+    assert "Die Eröffnung von Eroeffnung-Liga ausgewertet" in done and "Runde" not in done
+
+
+def test_a_german_gm_of_a_round_game_reads_runde(env):
+    db, cfg, md = env
+    _league(env, "Runden-Liga", "rondo", "de", "gm@runden.example")
+    pause = _answer(env, "gm@runden.example", "PAUSE Runden-Liga")
+    assert "Runden-Liga ist angehalten; Runde 1 wird erst ausgewertet, wenn WEITER kommt" in pause
+    done = _answer(env, "gm@runden.example", "AUSWERTEN Runden-Liga")
+    assert "Runde 1 von Runden-Liga ausgewertet (Partie R1" in done
+    back = _answer(env, "gm@runden.example", "ZURUECK Runden-Liga")
+    assert "Runde 1 von Runden-Liga ist zurückgesetzt und wieder offen" in back
+    assert "3 Spieler benachrichtigt." in back
+
+
+def test_a_refusal_is_in_the_gms_language_and_the_cli_stays_german(env):
+    db, cfg, md = env
+    _league(env, "Fout-Comp", "rondo", "nl", "gm@fout.example")  # German players, a Dutch GM
+    nl = _answer(env, "gm@fout.example", "ENTFERNE Fout-Comp Xaver")
+    assert ("ENTFERNE Fout-Comp: niet uitgevoerd: een speler 'Xaver' is er in Fout-Comp niet. Spelers in "
+            "Fout-Comp: Anna Albers, Bernd Becker, Clara Conrad.") in nl
+    assert not GERMAN.search(nl)
+    with db.session() as s:
+        try:
+            run_cli(s, cfg, "entferne", "Fout-Comp", player="Xaver")
+        except Exception as exc:  # the operator's tool: German
+            assert str(exc).startswith("einen Spieler 'Xaver' gibt es in Fout-Comp nicht")
+        else:  # pragma: no cover
+            raise AssertionError("ENTFERNE of an unknown player must fail")
+
+
+def test_review_and_release_name_the_turn(env):
+    db, cfg, md = env
+    _league(env, "Vrij-Comp", "rondonl", "nl", "gm@vrij.example", language="nl")
+    on = _answer(env, "gm@vrij.example", "REVIEW Vrij-Comp an")
+    assert "Controle van de uitslagen in Vrij-Comp: aan." in on and not GERMAN.search(on)
+    done = _answer(env, "gm@vrij.example", "AUSWERTEN Vrij-Comp")
+    assert "De opening van Vrij-Comp uitgewerkt" in done and "wachten op vrijgave (FREIGEBEN)" in done
+    free = _answer(env, "gm@vrij.example", "FREIGEBEN Vrij-Comp")
+    assert "uitslagen van Vrij-Comp (de opening) vrijgegeven; ze gaan nu de deur uit." in free
+    assert "Runde" not in free and not GERMAN.search(free)
