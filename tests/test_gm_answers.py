@@ -98,7 +98,7 @@ def test_a_refusal_is_in_the_gms_language_and_the_cli_stays_german(env):
     db, cfg, md = env
     _league(env, "Fout-Comp", "rondo", "nl", "gm@fout.example")  # German players, a Dutch GM
     nl = _answer(env, "gm@fout.example", "ENTFERNE Fout-Comp Xaver")
-    assert ("ENTFERNE Fout-Comp: niet uitgevoerd: een speler 'Xaver' is er in Fout-Comp niet. Spelers in "
+    assert ("ENTFERNE Fout-Comp: niet uitgevoerd: er is geen speler 'Xaver' in Fout-Comp. Spelers in "
             "Fout-Comp: Anna Albers, Bernd Becker, Clara Conrad.") in nl
     assert not GERMAN.search(nl)
     with db.session() as s:
