@@ -47,6 +47,7 @@ cdef enum:
 END = "$"
 
 cdef long long _STEPS = 0   # search steps (extend and left-part calls), for benches
+cdef long long _LAY_STEPS = 0   # can_lay's graph walk steps, for benches
 
 
 def steps():
@@ -55,7 +56,13 @@ def steps():
     return _STEPS
 
 
-__all__ = ["steps", "search", "can_lay", "compiled_graph", "TouchBound", "MultisetIndex", "PlanListing", "spellings", "sort_spines", "rondo_moves"]
+def lay_steps():
+    """How many nodes ``can_lay``'s graph walks (its own and the search's) have visited in
+    this process: a load-independent measure of their work, for benches."""
+    return _LAY_STEPS
+
+
+__all__ = ["steps", "lay_steps", "search", "can_lay", "compiled_graph", "TouchBound", "MultisetIndex", "PlanListing", "spellings", "sort_spines", "rondo_moves"]
 
 # The core's parts, in this order (Cython's include: one module, one compilation unit).
 include "gridcore/graph.pxi"

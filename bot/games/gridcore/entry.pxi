@@ -9,6 +9,8 @@ cdef int _can_lay(_Search S, int32_t node, int depth, int used, int extra, int n
     is taken from the rack before a Jolly, and once a word has a letter from elsewhere,
     a letter is taken from elsewhere only when neither rack nor Jolly has it (any word
     the other choices find is found with the same count or more)."""
+    global _LAY_STEPS
+    _LAY_STEPS += 1
     cdef CGraph g = S.g
     cdef int li, k, took
     cdef int32_t e, ch
