@@ -23,6 +23,7 @@ word-end flag and the height (the most letters a path can still add).
 from libc.stdlib cimport malloc, free, qsort, realloc
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int32_t, uint64_t, uint8_t
+from cpython.bytes cimport PyBytes_FromStringAndSize
 
 cdef extern from *:
     """
@@ -68,6 +69,7 @@ __all__ = ["steps", "lay_steps", "search", "can_lay", "compiled_graph", "TouchBo
 include "gridcore/graph.pxi"
 include "gridcore/search.pxi"
 include "gridcore/entry.pxi"
+include "gridcore/touch_parts.pxi"
 include "gridcore/touch.pxi"
 include "gridcore/presto_spell.pxi"
 include "gridcore/rondo.pxi"
