@@ -88,6 +88,7 @@ cdef class TouchSearcher:
     that can lay every move this rack can (:c:func:`_dominated`: each Jolly of it, each
     letter itself or in a Jolly left over) finds nothing either and is not searched: the
     Kreuzwort-Spiel's first placements laying a Jolly where another laid the letter.
+    The same holds per line (its state without values, as the memo's key then is).
     Raises ValueError for a malformed or empty table or a board larger than 32 squares
     a side."""
     cdef _Search S
@@ -97,6 +98,7 @@ cdef class TouchSearcher:
     cdef int xsum0[2][MAXS][MAXS]
     cdef dict memo
     cdef dict failed         # (tiles as (row, col, letter), min_tiles) -> racks that found nothing (threshold <= 0)
+    cdef dict line_failed    # (a line's state without values, min_tiles) -> the same per line
     cdef _ReachAt reach
     cdef public long long lines_searched, lines_skipped, queries_skipped
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
@@ -112,6 +114,7 @@ cdef class TouchSearcher:
         self.spec = spec
         self.memo = {}
         self.failed = {}
+        self.line_failed = {}
         self.lines_searched = 0
         self.lines_skipped = 0
         self.queries_skipped = 0
@@ -356,17 +359,21 @@ cdef class TouchSearcher:
         cdef char *b = buf
         cdef uint64_t al
         cdef int x
+        cdef int values = S.thr > 0
         # the line's state: everything its search reads (a square is an anchor when it
-        # is empty next to a tile in the line or has a cross word, xsum >= 0)
+        # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
+        # threshold, the values do not change what it finds
         b[0] = <char>p
         n = 1
         for c in range(size):
             x = S.grid[p][ln][c]
             b[n] = <char>x
-            b[n + 1] = <char>(S.bval[p][ln][c])
+            b[n + 1] = <char>(S.bval[p][ln][c] if values else 0)
             b[n + 2] = <char>(S.nxt[p][ln][c])
             b[n + 3] = <char>(S.lm[p][ln][c] * 8 + S.wm[p][ln][c])
             x = S.xsum[p][ln][c]
+            if not values and x > 0:
+                x = 0  # (only whether there is a cross word)
             b[n + 4] = <char>(x & 255)
             b[n + 5] = <char>((x >> 8) & 255)
             n += 6
@@ -374,11 +381,20 @@ cdef class TouchSearcher:
                 al = S.allowed[p][ln][c]
                 memcpy(&b[n], &al, 8)
                 n += 8
-        key = (PyBytes_FromStringAndSize(buf, n), rack)
+        state = PyBytes_FromStringAndSize(buf, n)
+        key = (state, rack)
         hit = self.memo.get(key)
         if hit is not None and S.min_tiles >= (<tuple>hit)[0] and S.thr >= (<tuple>hit)[1]:
             self.lines_skipped += 1
             return 0
+        dkey = None
+        if not values:
+            # a rack that can lay every move this one can found nothing here (as in search)
+            dkey = (state, S.min_tiles)
+            fails = self.line_failed.get(dkey)
+            if fails is not None and _dominated(S, fails):
+                self.lines_skipped += 1
+                return 0
         self.lines_searched += 1
         n = len(found)
         cdef long long st0 = _STEPS
@@ -404,4 +420,6 @@ cdef class TouchSearcher:
         if len(found) == n:
             if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
                 self.memo[key] = (S.min_tiles, S.thr)
+            if dkey is not None:
+                self.line_failed.setdefault(dkey, []).append(_rack_code(S))
         return 0
