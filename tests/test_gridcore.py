@@ -274,6 +274,45 @@ def test_can_lay_equals_a_scan_of_the_word_list(td_lex):
     assert found
 
 
+def test_can_lay_with_a_shared_cache_equals_a_scan_of_the_word_list(td_lex):
+    """``_gridcore.can_lay`` with one cache for many racks (issue 35: a plan asks about
+    the rack less each first placement's tiles; the words that said yes are tried first,
+    before the graph walk): racks of 8-19 tiles with both Jollys and their sub-racks less
+    1-6 tiles, ``min_tiles`` all their tiles or up to three fewer, in random order, against
+    a scan of the whole word list; both answers occur, and some yes comes from a word
+    found for another rack."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import VOWELS
+    root = gridgen.graph_root(td_lex)
+    words = [(len(w), Counter(w)) for w in td_lex.words() if 2 <= len(w) <= td.SIZE]
+    bag = [t for t in full_set() if t.isalpha()]
+    rng = random.Random(353)
+    queries = []
+    for _ in range(3 if CASES < 100 else 6):
+        full = [RED_JOLLY, BLACK_JOLLY] + rng.sample(bag, rng.randrange(6, 18))
+        for _ in range(12):
+            sub = rng.sample(full, len(full) - rng.randrange(1, 7))
+            rack = "".join(sorted(sub))
+            queries.append((rack, max(1, len(rack) - rng.randrange(0, 4))))
+    rng.shuffle(queries)
+    cache: dict = {}
+    seen = set()
+    walks = 0
+    real = _gridcore.can_lay
+    for rack, k in queries:
+        counts = Counter(ch for ch in rack if ch.isalpha())
+        red, black = rack.count(RED_JOLLY), rack.count(BLACK_JOLLY)
+        want = any(n > k and _lays(wc, n, counts, red, black, VOWELS) >= k for n, wc in words)
+        before = len(cache.get(("can_lay witnesses", True, td.SIZE), ()))
+        assert real(root, rack, k, td.SPEC, cache) is want, (rack, k)
+        walks += len(cache.get(("can_lay witnesses", True, td.SIZE), ())) > before
+        seen.add(want)
+    assert seen == {True, False}
+    yes = sum(1 for key, v in cache.items() if key[0] == "can_lay" and v)
+    assert yes > walks  # (some yes answered by a word found for another rack)
+
+
 def test_typdom_kreuzwort_best_turn_with_large_racks_equals_the_reference(td_lex, monkeypatch):
     """The Kreuzwort-Spiel's whole best turn with racks of 9-11 tiles holding a Q (no U)
     or both Jollys, compiled vs reference: the plan search skips the second placements for which

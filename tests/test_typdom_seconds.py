@@ -123,6 +123,53 @@ def test_touch_searcher_lists_the_touch_search(lexicon, tables):
     assert seen >= 200
 
 
+def test_touch_searcher_skips_racks_a_failed_search_dominates(lexicon, tables):
+    """With every move counting (threshold -1), a query whose tiles lie on the same squares
+    with the same letters as one that found nothing, with a rack that rack can lay every
+    move of (here: a first placement laying a Jolly where the other laid the letter, so
+    the rack left holds the letter instead of the Jolly), is answered without a search
+    (issue 35); the answers stay those of ``gridgen.search`` with ``touch`` (also for
+    racks in between that no other dominates: one tile another letter), and such skips
+    happen."""
+    root = gridgen.graph_root(lexicon)
+    rng = random.Random("dominated")
+    asked = found = skipped = 0
+    for rows, dealt in tables[4::3]:
+        for rack in _large_racks(dealt, rng)[:2]:
+            ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
+            for m_tiles, _s, m_nt, rack2 in _queries(rows, rack, root, rng, 8):
+                variants = [(m_tiles, rack2)]
+                for i, (r, c, ch, b) in enumerate(m_tiles):
+                    if not b and jolly_for(ch) in rack2:
+                        left = list(rack2)
+                        left.remove(jolly_for(ch))
+                        tiles2 = list(m_tiles)
+                        tiles2[i] = (r, c, ch, True)
+                        variants.append((tiles2, sort_rack(left + [ch])))
+                letters = [c for c in full_set() if c.isalpha()]
+                for _ in range(3):  # (racks neither dominates: one tile another letter)
+                    left = list(rack2)
+                    left[rng.randrange(len(left))] = rng.choice(letters)
+                    variants.append((m_tiles, sort_rack(left)))
+                for k in (len(rack2) - 2, len(rack2) - 4, 3):
+                    # (either order: the rack with the Jolly can lay the other's moves,
+                    # not the other way round)
+                    rng.shuffle(variants)
+                    for tiles, left in variants:
+                        rows2 = list(rows)
+                        for r, c, ch, b in tiles:
+                            rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
+                        touch = [(r + 1, c + 1) for r, c, _ch, _b in tiles]
+                        want = mg._search(rows2, left, root, touch, threshold=-1, min_tiles=max(k, 0))
+                        got = ts.search(tiles, left, -1, max(k, 0), None)
+                        assert sorted(map(gridgen.to_move, got), key=repr) == \
+                            sorted(map(gridgen.to_move, want), key=repr), (rows, tiles, left, k)
+                        asked += 1
+                        found += bool(want)
+            skipped += ts.queries_skipped
+    assert asked >= 100 and found >= 20 and skipped >= 5, (asked, found, skipped)
+
+
 def test_reference_path(lexicon, tables):
     """Inside ``gridgen.reference_search()`` the pure-Python search answers (the same)."""
     root = gridgen.graph_root(lexicon)

@@ -23,6 +23,7 @@ word-end flag and the height (the most letters a path can still add).
 from libc.stdlib cimport malloc, free, qsort, realloc
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int32_t, uint64_t, uint8_t
+from cpython.bytes cimport PyBytes_FromStringAndSize
 
 cdef extern from *:
     """
@@ -47,6 +48,7 @@ cdef enum:
 END = "$"
 
 cdef long long _STEPS = 0   # search steps (extend and left-part calls), for benches
+cdef long long _LAY_STEPS = 0   # can_lay's graph walk steps, for benches
 
 
 def steps():
@@ -55,12 +57,19 @@ def steps():
     return _STEPS
 
 
-__all__ = ["steps", "search", "can_lay", "compiled_graph", "TouchBound", "MultisetIndex", "PlanListing", "spellings", "sort_spines", "rondo_moves"]
+def lay_steps():
+    """How many nodes ``can_lay``'s graph walks (its own and the search's) have visited in
+    this process: a load-independent measure of their work, for benches."""
+    return _LAY_STEPS
+
+
+__all__ = ["steps", "lay_steps", "search", "can_lay", "compiled_graph", "TouchBound", "MultisetIndex", "PlanListing", "spellings", "sort_spines", "rondo_moves"]
 
 # The core's parts, in this order (Cython's include: one module, one compilation unit).
 include "gridcore/graph.pxi"
 include "gridcore/search.pxi"
 include "gridcore/entry.pxi"
+include "gridcore/touch_parts.pxi"
 include "gridcore/touch.pxi"
 include "gridcore/presto_spell.pxi"
 include "gridcore/rondo.pxi"
@@ -69,3 +78,4 @@ include "gridcore/presto_spines.pxi"
 include "gridcore/presto_tree.pxi"
 include "gridcore/plan_records.pxi"
 include "gridcore/plan.pxi"
+include "gridcore/plan_loop.pxi"

@@ -9,11 +9,14 @@ cdef int _can_lay(_Search S, int32_t node, int depth, int used, int extra, int n
     is taken from the rack before a Jolly, and once a word has a letter from elsewhere,
     a letter is taken from elsewhere only when neither rack nor Jolly has it (any word
     the other choices find is found with the same count or more)."""
+    global _LAY_STEPS
+    _LAY_STEPS += 1
     cdef CGraph g = S.g
     cdef int li, k, took
     cdef int32_t e, ch
     cdef uint64_t m, bit
     if g.term[node] and depth >= 2 and used >= S.min_tiles and (extra or not need_extra):
+        S.wlen = depth  # (the word: S.wpath[:depth])
         return 1
     if depth >= S.size:
         return 0
@@ -28,6 +31,7 @@ cdef int _can_lay(_Search S, int32_t node, int depth, int used, int extra, int n
         ch = g.child[e]
         e += 1
         took = 0
+        S.wpath[depth] = li
         if S.counts[li]:
             took = 1
             S.counts[li] -= 1
@@ -103,10 +107,71 @@ def can_lay(root, rack, int min_tiles, spec, cache=None):
         can = True
     else:
         _ensure_most(g)
-        can = _can_lay(S, 0, 0, 0, 0, s.require_old) != 0
+        # words that said yes before (in this cache) first: the racks asked about in a
+        # plan differ by a few tiles, so one word often answers many of them
+        wl = None
+        can = False
+        if cache is not None:
+            wkey = ("can_lay witnesses", bool(s.require_old), s.size)
+            wl = cache.get(wkey)
+            if wl is None:
+                wl = cache[wkey] = []
+            for i in range(len(wl)):
+                if _witness_fits(S, wl[i], min_tiles, s.require_old):
+                    can = True
+                    if i:
+                        wl.insert(0, wl.pop(i))
+                    break
+        if not can:
+            can = _can_lay(S, 0, 0, 0, 0, s.require_old) != 0
+            if can and wl is not None:
+                wl.insert(0, _witness_code(S))
+                if len(wl) > 64:
+                    wl.pop()
     if cache is not None:
         cache[fkey] = can
     return can
+
+
+cdef bytes _witness_code(_Search S):
+    """The word ``_can_lay`` said yes with (``S.wpath[:S.wlen]``) as bytes: its length,
+    then per letter index how often it holds the letter."""
+    cdef unsigned char buf[65]
+    cdef int i
+    memset(buf, 0, sizeof(buf))
+    buf[0] = <unsigned char>S.wlen
+    for i in range(S.wlen):
+        buf[1 + S.wpath[i]] += 1
+    return PyBytes_FromStringAndSize(<char *>buf, 1 + S.g.nl)
+
+
+cdef int _witness_fits(_Search S, bytes code, int need, int need_extra) except -1:
+    """Whether the word of ``code`` (:func:`_witness_code`) holds at least ``need`` tiles
+    of the rack in ``S`` (``counts``, ``bl``) and, with ``need_extra``, a letter more:
+    each of its letters taken from the rack if it holds the letter, else from a Jolly of
+    the letter's kind while there is one (the most tiles such a word can hold; the
+    answer :func:`_can_lay` would give for this one word)."""
+    cdef const unsigned char *w = code
+    cdef int n = w[0], li, x, k, used = 0
+    cdef int rem[MAXK]
+    for k in range(MAXK):
+        rem[k] = 0
+    for li in range(S.g.nl):
+        x = w[1 + li]
+        if x == 0:
+            continue
+        if x <= S.counts[li]:
+            used += x
+        else:
+            used += S.counts[li]
+            k = S.s.kind_of[li]
+            if k >= 0:
+                rem[k] += x - S.counts[li]
+    for k in range(MAXK):
+        used += rem[k] if rem[k] < S.bl[k] else S.bl[k]
+    if need_extra and used > n - 1:
+        used = n - 1  # (one letter must come from the table)
+    return 1 if (n >= 2 and used >= need) else 0
 
 
 cdef str _column(_Search S, int p, int c, int lo, int hi):

@@ -49,6 +49,8 @@ cdef class _Search:
     cdef uint64_t *reach_at  # TouchSearcher only (NULL otherwise): per node and depth, the letters a word can hold there
     cdef uint64_t *reach_ge  # (and at that depth or deeper)
     cdef Py_ssize_t *reach_off  # (where a node's depths start in both)
+    cdef int wpath[MAXS + 1]  # _can_lay: the letters of the path it is on (the witness word when it says yes)
+    cdef int wlen
 
     cdef int set_line(self, int p, int r) except -1:
         self.p = p

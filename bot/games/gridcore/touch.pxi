@@ -3,131 +3,7 @@
 # --- Typ-Dom's plan search, phase (b) (bot.games.typdom.movegen._Seconds): the touch
 # searches after joining placements on one table, without re-parsing it (issue 35)
 
-from cpython.bytes cimport PyBytes_FromStringAndSize
 from libc.string cimport memcpy
-
-
-cdef class _ReachAt:
-    """Per node of a graph and depth ``j`` (below the node's height): the letters a path
-    from the node to a word's end holds as its ``j``-th letter (``j`` = 0: the next one),
-    ``m``, and as its ``j``-th letter or a later one, ``ge``; a node's entries start at
-    ``off[node]``."""
-    cdef uint64_t *m
-    cdef uint64_t *ge
-    cdef Py_ssize_t *off
-    cdef object graph
-
-    def __dealloc__(self):
-        free(self.m)
-        free(self.ge)
-        free(self.off)
-
-
-cdef int _fill_reach(CGraph g, uint64_t *R, Py_ssize_t *off, uint8_t *state, int32_t node) noexcept:
-    """Fill ``R`` for ``node`` and below; 1 when a word's end is reachable from it."""
-    cdef int32_t e, c
-    cdef uint64_t mm
-    cdef int li, j, alive
-    if state[node]:
-        return state[node] == 2
-    alive = g.term[node]
-    mm = g.mask[node]
-    e = g.first[node]
-    while mm:
-        li = sl_ctz(mm)
-        mm &= mm - 1
-        c = g.child[e]
-        e += 1
-        if _fill_reach(g, R, off, state, c):
-            alive = 1
-            R[off[node]] |= (<uint64_t>1) << li
-            for j in range(1, g.height[c] + 1):  # (a node is higher than its children)
-                R[off[node] + j] |= R[off[c] + j - 1]
-    state[node] = 2 if alive else 1
-    return alive
-
-
-_REACH = {}
-
-
-cdef _ReachAt _reach_for(CGraph g):
-    """The :class:`_ReachAt` of ``g`` (built on first use, memoised per graph)."""
-    hit = _REACH.get(id(g))
-    if hit is not None and (<_ReachAt>hit).graph is g:
-        return hit
-    cdef _ReachAt out = _ReachAt()
-    cdef uint8_t *state = <uint8_t *>malloc(g.n)
-    cdef int32_t i
-    cdef int j
-    cdef uint64_t acc
-    cdef Py_ssize_t total = 0
-    out.off = <Py_ssize_t *>malloc((g.n + 1) * sizeof(Py_ssize_t))
-    if out.off == NULL or state == NULL:
-        free(state)
-        raise MemoryError()
-    for i in range(g.n):
-        out.off[i] = total
-        total += g.height[i]
-    out.off[g.n] = total
-    out.m = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
-    out.ge = <uint64_t *>malloc((total + 1) * sizeof(uint64_t))
-    if out.m == NULL or out.ge == NULL:
-        free(state)
-        raise MemoryError()
-    memset(out.m, 0, (total + 1) * sizeof(uint64_t))
-    memset(state, 0, g.n)
-    for i in range(g.n):
-        _fill_reach(g, out.m, out.off, state, i)
-    free(state)
-    for i in range(g.n):
-        acc = 0
-        for j in range(g.height[i] - 1, -1, -1):
-            acc |= out.m[out.off[i] + j]
-            out.ge[out.off[i] + j] = acc
-    out.graph = g
-    if len(_REACH) >= 4:
-        _REACH.pop(next(iter(_REACH)))
-    _REACH[id(g)] = out
-    return out
-
-
-cdef inline int _reach_ok(_Search S, int32_t node, int col, int s, int deeper) noexcept:
-    """Whether a word at ``node`` whose next letter goes on square ``col`` can still hold
-    square ``s`` (the first square it must reach, ``s >= col``): the tile there, or a
-    letter its cross-check allows and the rack can lay.  True when ``s < col``.  With
-    ``deeper``: whether a word reading on from ``node`` with one letter or more before
-    the one on ``col`` can (a longer left part)."""
-    cdef uint64_t want
-    cdef uint64_t *R
-    cdef int j, hi, h = S.g.height[node]
-    if s < col:
-        return 1
-    if s - col >= h or s >= S.size:
-        return 0  # (no path is that long)
-    if S.line[s] != EMPTY:
-        want = (<uint64_t>1) << S.line[s]
-    else:
-        want = S.lok[s] & S.pmask
-    if not deeper:
-        R = &S.reach_at[S.reach_off[node]]
-        if not (R[s - col] & want):
-            return 0
-        # the word covers every square up to s: each must take a letter a path holds
-        # at that depth (the tile there, or one its cross-check allows and the rack can
-        # lay); the first few are checked
-        hi = s if s < col + 6 else col + 6
-        for j in range(col, hi):
-            if S.line[j] != EMPTY:
-                want = (<uint64_t>1) << S.line[j]
-            else:
-                want = S.lok[j] & S.pmask
-            if not (R[j - col] & want):
-                return 0
-        return 1
-    j = s - col + 1
-    if j >= h:
-        return 0
-    return (S.reach_ge[S.reach_off[node] + j] & want) != 0
 
 
 cdef int _cross_at(_Search S, int p, int r, int c) noexcept:
@@ -207,6 +83,12 @@ cdef class TouchSearcher:
     plan search, phase (b), issue 35).  On top of :func:`search`'s cuts, a word is cut
     when no path of the graph from its node holds, at the right depth, a letter the
     square it must reach takes (and the first squares before it: :c:func:`_reach_ok`).
+    With a threshold of 0 or less (every move counts, whatever its value), a query whose
+    tiles lie on the squares and with the letters of one that found nothing with a rack
+    that can lay every move this rack can (:c:func:`_dominated`: each Jolly of it, each
+    letter itself or in a Jolly left over) finds nothing either and is not searched: the
+    Kreuzwort-Spiel's first placements laying a Jolly where another laid the letter.
+    The same holds per line (its state without values, as the memo's key then is).
     Raises ValueError for a malformed or empty table or a board larger than 32 squares
     a side."""
     cdef _Search S
@@ -215,8 +97,10 @@ cdef class TouchSearcher:
     cdef uint64_t allowed0[2][MAXS][MAXS]
     cdef int xsum0[2][MAXS][MAXS]
     cdef dict memo
+    cdef dict failed         # (tiles as (row, col, letter), min_tiles) -> racks that found nothing (threshold <= 0)
+    cdef dict line_failed    # (a line's state without values, min_tiles) -> the same per line
     cdef _ReachAt reach
-    cdef public long long lines_searched, lines_skipped
+    cdef public long long lines_searched, lines_skipped, queries_skipped
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
 
     def __init__(self, rows, root, spec):
@@ -229,8 +113,11 @@ cdef class TouchSearcher:
         self.root = root
         self.spec = spec
         self.memo = {}
+        self.failed = {}
+        self.line_failed = {}
         self.lines_searched = 0
         self.lines_skipped = 0
+        self.queries_skipped = 0
         S.g = g
         S.s = s
         S.size = size
@@ -341,6 +228,17 @@ cdef class TouchSearcher:
             return found
         if min_tiles and not can_lay(self.root, rack, min_tiles, self.spec, cache):
             return found  # (search's own test, memoised under the same key)
+        dkey = code = None
+        if threshold <= 0:
+            # every move counts, whatever its value: a rack that can lay every move this
+            # one can (_dominated) and found nothing with the same tiles laid finds nothing
+            # here either (the Jolly flags of the tiles only change values)
+            dkey = (tuple([(t[0], t[1], t[2]) for t in tiles]), min_tiles)
+            fails = self.failed.get(dkey)
+            if fails is not None and _dominated(S, fails):
+                self.queries_skipped += 1
+                return found
+            code = _rack_code(S)
         S.rmask = 0
         for i in range(g.nl):
             if S.counts[i]:
@@ -418,6 +316,8 @@ cdef class TouchSearcher:
             memcpy(S.xsum, self.xsum0, sizeof(S.xsum))
             S.sink = None
             S.parts = None
+        if dkey is not None and not found:
+            self.failed.setdefault(dkey, []).append(code)
         return found
 
     cdef int _need(self, int p, int ln, int pos) noexcept:
@@ -459,17 +359,21 @@ cdef class TouchSearcher:
         cdef char *b = buf
         cdef uint64_t al
         cdef int x
+        cdef int values = S.thr > 0
         # the line's state: everything its search reads (a square is an anchor when it
-        # is empty next to a tile in the line or has a cross word, xsum >= 0)
+        # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
+        # threshold, the values do not change what it finds
         b[0] = <char>p
         n = 1
         for c in range(size):
             x = S.grid[p][ln][c]
             b[n] = <char>x
-            b[n + 1] = <char>(S.bval[p][ln][c])
+            b[n + 1] = <char>(S.bval[p][ln][c] if values else 0)
             b[n + 2] = <char>(S.nxt[p][ln][c])
             b[n + 3] = <char>(S.lm[p][ln][c] * 8 + S.wm[p][ln][c])
             x = S.xsum[p][ln][c]
+            if not values and x > 0:
+                x = 0  # (only whether there is a cross word)
             b[n + 4] = <char>(x & 255)
             b[n + 5] = <char>((x >> 8) & 255)
             n += 6
@@ -477,11 +381,20 @@ cdef class TouchSearcher:
                 al = S.allowed[p][ln][c]
                 memcpy(&b[n], &al, 8)
                 n += 8
-        key = (PyBytes_FromStringAndSize(buf, n), rack)
+        state = PyBytes_FromStringAndSize(buf, n)
+        key = (state, rack)
         hit = self.memo.get(key)
         if hit is not None and S.min_tiles >= (<tuple>hit)[0] and S.thr >= (<tuple>hit)[1]:
             self.lines_skipped += 1
             return 0
+        dkey = None
+        if not values:
+            # a rack that can lay every move this one can found nothing here (as in search)
+            dkey = (state, S.min_tiles)
+            fails = self.line_failed.get(dkey)
+            if fails is not None and _dominated(S, fails):
+                self.lines_skipped += 1
+                return 0
         self.lines_searched += 1
         n = len(found)
         cdef long long st0 = _STEPS
@@ -507,4 +420,6 @@ cdef class TouchSearcher:
         if len(found) == n:
             if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
                 self.memo[key] = (S.min_tiles, S.thr)
+            if dkey is not None:
+                self.line_failed.setdefault(dkey, []).append(_rack_code(S))
         return 0
