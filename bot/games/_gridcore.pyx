@@ -68,6 +68,7 @@ __all__ = ["steps", "lay_steps", "search", "can_lay", "compiled_graph", "TouchBo
 # The core's parts, in this order (Cython's include: one module, one compilation unit).
 include "gridcore/graph.pxi"
 include "gridcore/search.pxi"
+include "gridcore/canlay.pxi"
 include "gridcore/entry.pxi"
 include "gridcore/touch_parts.pxi"
 include "gridcore/touch.pxi"
