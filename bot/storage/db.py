@@ -15,6 +15,12 @@ from bot import MIGRATIONS_DIR
 from bot.errors import ConfigError
 from bot.mail.transport import StoreUnavailable
 
+#: The key in ``Session.info`` of the lookups shared by the mails of a batch read in one
+#: transaction (:class:`bot.service.operations.ingest.OneTransaction`): a dict the
+#: readers fill, emptied whenever a mail may change what it holds. A session without it
+#: (the poller's, one transaction a mail) queries every time.
+BATCH = "spielleiter.batch"
+
 #: Exit status of a command that found the database unreachable (IMAP failures are
 #: 10-16, SMTP 20-26, see :func:`bot.mail.transport.exit_status`).
 EXIT_DATABASE = 30

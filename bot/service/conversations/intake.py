@@ -40,13 +40,13 @@ from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.service.conversations.moves import PLAIN, take_moves
 from bot.service.conversations.quoted import remember
 from bot.service.stages.readpool import pool_for
-from bot.service.stages.store import identify, identify_stored
+from bot.service.stages.store import SAME_ID, identify, identify_stored
 from bot.storage.db import Database, database_failure
 from bot.service.conversations.commands import standings_text
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
-from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.mailctx import Incoming, batch_of, forget_batch
 from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import (InboundMail, League, OutboxMail, Player, PlayerAddress)
 from bot.service.conversations.routing import routed
@@ -108,7 +108,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             mail = s.get(InboundMail, mail_id)
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
-            first = identify(s, mail)
+            batch = batch_of(s)
+            first = identify(s, mail, known=batch.get(SAME_ID) if batch is not None else None)
             if first is not None:  # a re-delivery: read once, answered once
                 mail.status, mail.kind = "ignored", "ignored"
                 mail.parse = {"reason": f"duplicate of mail {first}", "duplicate_of": first}
@@ -129,6 +130,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         if failure is not None:  # the database went away: still stored, read again once it is back
             raise failure from exc
         log.exception("Lesen der Mail %s gescheitert", mail_id)
+        if isinstance(getattr(db, "batch", None), dict):  # what the failed mail read is not trusted
+            db.batch.clear()
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
             if mail is not None:
@@ -263,6 +266,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return _unreadable(ctx, auth)
     code, text = take_code(rm.new_text)
     found = find_command(rm.subject, text)
+    if found:  # a command may change what the batch's shared lookups hold (rounds, Partien)
+        forget_batch(s)
     if found and found[0].gm:
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
             return

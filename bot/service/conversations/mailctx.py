@@ -15,7 +15,21 @@ from bot.mail.message import ReadMail
 from bot.i18n import DEFAULT, league_language
 from bot.render import render
 from bot.service.stages.outbox import queue_mail
+from bot.storage.db import BATCH
 from bot.storage.models import InboundMail, League, Player
+
+
+def batch_of(s: Session) -> dict | None:
+    """The shared lookups of the batch ``s`` reads in (:data:`BATCH`), or None."""
+    return s.info.get(BATCH)
+
+
+def forget_batch(s: Session) -> None:
+    """Empty the batch's shared lookups: the mail being read may change what they hold (a
+    command: a league's rounds or Partien), so the next mail queries again."""
+    batch = s.info.get(BATCH)
+    if batch:
+        batch.clear()
 
 
 @dataclass

@@ -22,7 +22,7 @@ from bot.render import format_zat, nobreak, render
 from bot.service.domain.league import league_lexicon, playing
 from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
-from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.mailctx import Incoming, batch_of
 from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
@@ -68,12 +68,33 @@ _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id 
 PLAIN = "spielleiter.plain"
 
 
-def _delayed_zat(conn, league_id: int, number: int, arrived: datetime) -> datetime | None:
-    """The ZAT of round ``number - 1`` when a mail that ``arrived`` after it was read only
-    after that round's (delayed) adjudication; else None."""
+def _league_rows(conn, batch: dict | None, league_id: int):
+    """``(open round, previous round, Partien)`` of league ``league_id``: the open round's
+    ``(number, zat)`` row (:data:`_OPEN_ROUND`, None when there is none), the round
+    before it (:data:`_PREVIOUS_ROUND`, None for the first), and every Partie's row
+    (:data:`_PARTIEN`). Read once a batch (``batch``, the shared lookups of
+    :class:`~bot.service.operations.ingest.OneTransaction`: reading moves changes none
+    of them, a command empties it); without a batch, queried each time. The rows are
+    shared by the batch's mails and never changed."""
+    key = ("league", league_id)
+    got = batch.get(key) if batch is not None else None
+    if got is None:
+        rnd = conn.execute(_OPEN_ROUND, {"league": league_id}).first()
+        prev = None if rnd is None or rnd.number <= 1 else \
+            conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": rnd.number - 1}).first()
+        partien = conn.execute(_PARTIEN, {"league": league_id}).all() if rnd is not None else []
+        got = (rnd, prev, partien)
+        if batch is not None:
+            batch[key] = got
+    return got
+
+
+def _delayed_zat(row, number: int, arrived: datetime) -> datetime | None:
+    """The ZAT of round ``number - 1`` (its row of :data:`_PREVIOUS_ROUND`, None when there
+    is none) when a mail that ``arrived`` after it was read only after that round's
+    (delayed) adjudication; else None."""
     if number <= 1:
         return None
-    row = conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": number - 1}).first()
     if row is None or row.adjudicated_at is None:
         return None
     zat, done = (t if t.tzinfo else t.replace(tzinfo=timezone.utc) for t in (row.zat, row.adjudicated_at))
@@ -183,7 +204,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     game = get_game(league.game)
     lang = league_language(league.options)
     conn = s.connection()
-    rnd = conn.execute(_OPEN_ROUND, {"league": league.id}).first()  # (number, zat) of the open round
+    # (number, zat) of the open round, the round before, the Partien (id, name, finished, state)
+    rnd, previous, all_partien = _league_rows(conn, batch_of(s), league.id)
     if rnd is None:
         ctx.record("ignored", "ignored", reason="league finished")
         return ctx.reply(tr(lang, "league_over", league=league.name))
@@ -201,8 +223,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if closed:
         ctx.record("late", "submission", reason="round decided", round=rnd.number)
         return ctx.reply(render_text(closed, lang, Audience(viewer=str(player.id)), str(player.id)))
-    delayed = _delayed_zat(conn, league.id, rnd.number, mail.received_at)
-    all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
+    delayed = _delayed_zat(previous, rnd.number, mail.received_at)
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],

@@ -24,9 +24,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot.config import Config
 from bot.crash import crashpoint
 from bot.service.conversations.intake import process_mail
+from bot.service.stages.outbox import FREE_KEYS, free_keys
 from bot.service.stages.readpool import pool_for
-from bot.service.stages.store import RawMail, identify_stored, store_raw_many
-from bot.storage.db import Database, make_engine
+from bot.service.stages.store import SAME_ID, RawMail, identify_stored, same_ids, store_raw_many
+from bot.storage.db import BATCH as SHARED, Database, make_engine
 from bot.storage.models import InboundMail, OutboxMail
 
 __all__ = ["ingest", "report_of", "print_reports", "OneTransaction", "RollbackDatabase"]
@@ -61,21 +62,27 @@ class OneTransaction:
                 conn.exec_driver_sql(self.BEGIN)
         self.conn = self.engine.connect()
         self.outer = None
+        #: lookups shared by the mails of the batch (:data:`bot.storage.db.BATCH`):
+        #: emptied at :meth:`begin` and whenever a mail may change them (a command, a failure)
+        self.batch: dict = {}
         self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
                                      join_transaction_mode="create_savepoint")
 
     def begin(self) -> None:
         """Open the outer transaction (the sessions are savepoints in it)."""
+        self.batch.clear()
         self.outer = self.conn.begin()
 
     def commit(self) -> None:
         """Commit the outer transaction."""
+        self.batch.clear()
         self.outer.commit()
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session in a SAVEPOINT of the outer transaction."""
-        with self.sessions() as s:
+        """A session in a SAVEPOINT of the outer transaction, with the batch's shared
+        lookups (``info[bot.storage.db.BATCH]``)."""
+        with self.sessions(info={SHARED: self.batch}) as s:
             with s.begin():
                 yield s
 
@@ -167,9 +174,16 @@ BATCH = 200
 
 
 def _top(db) -> int:
-    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it)."""
+    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it:
+    asked on its driver connection directly, once a mail, without the statement machinery
+    around it)."""
     if isinstance(db, OneTransaction):
-        return db.conn.execute(_TOP).scalar() or 0
+        cur = db.conn.connection.cursor()
+        try:
+            cur.execute("SELECT max(id) FROM outbox")
+            return cur.fetchone()[0] or 0
+        finally:
+            cur.close()
     with db.engine.connect() as conn:
         return conn.execute(_TOP).scalar() or 0
 
@@ -191,6 +205,8 @@ def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, b
     reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
     if rdb is not db:
         rdb.begin()
+    rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
+    rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
     top = _top(rdb)
     for mid, rm in reads:
         process_mail(rdb, cfg, mid, now, read=rm)
