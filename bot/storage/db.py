@@ -20,6 +20,9 @@ from bot.mail.transport import StoreUnavailable
 #: readers fill, emptied whenever a mail may change what it holds. A session without it
 #: (the poller's, one transaction a mail) queries every time.
 BATCH = "spielleiter.batch"
+#: Set in a batch's shared lookups by a mail that may have changed what they (and the
+#: objects loaded for the batch) hold: they are dropped once the mail is done.
+STALE = "stale"
 
 #: Exit status of a command that found the database unreachable (IMAP failures are
 #: 10-16, SMTP 20-26, see :func:`bot.mail.transport.exit_status`).

@@ -130,8 +130,6 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         if failure is not None:  # the database went away: still stored, read again once it is back
             raise failure from exc
         log.exception("Lesen der Mail %s gescheitert", mail_id)
-        if isinstance(getattr(db, "batch", None), dict):  # what the failed mail read is not trusted
-            db.batch.clear()
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
             if mail is not None:

@@ -15,7 +15,7 @@ from bot.mail.message import ReadMail
 from bot.i18n import DEFAULT, league_language
 from bot.render import render
 from bot.service.stages.outbox import queue_mail
-from bot.storage.db import BATCH
+from bot.storage.db import BATCH, STALE
 from bot.storage.models import InboundMail, League, Player
 
 
@@ -26,10 +26,12 @@ def batch_of(s: Session) -> dict | None:
 
 def forget_batch(s: Session) -> None:
     """Empty the batch's shared lookups: the mail being read may change what they hold (a
-    command: a league's rounds or Partien), so the next mail queries again."""
+    command: a league's rounds or Partien), so it and the next mail query again; the
+    objects the batch keeps loaded are expired once the mail is done (:data:`STALE`)."""
     batch = s.info.get(BATCH)
-    if batch:
+    if batch is not None:
         batch.clear()
+        batch[STALE] = True
 
 
 @dataclass

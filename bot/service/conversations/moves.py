@@ -58,6 +58,9 @@ _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
                .order_by(Round.number).limit(1))  # as bot.service.domain.league.open_round, without the ORM
+#: :data:`_OPEN_ROUND` and :data:`_PARTIEN` for a batch's shared lookups (moves.``_league_rows``)
+_OPEN_ROUND_HELD = _OPEN_ROUND.with_for_update(read=True)
+_PARTIEN_HELD = _PARTIEN.with_for_update(read=True)
 _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
                                                                Round.number == bindparam("number"))
 
@@ -75,14 +78,20 @@ def _league_rows(conn, batch: dict | None, league_id: int):
     (:data:`_PARTIEN`). Read once a batch (``batch``, the shared lookups of
     :class:`~bot.service.operations.ingest.OneTransaction`: reading moves changes none
     of them, a command empties it); without a batch, queried each time. The rows are
-    shared by the batch's mails and never changed."""
+    shared by the batch's mails and never changed. Kept for a batch, the open round's
+    row and the Partien's are read ``FOR SHARE`` (PostgreSQL; SQLite's batch holds the
+    write lock anyway): an adjudication in another process, which changes them, waits
+    for the batch's commit, so no mail of the batch is read against a round that has
+    been adjudicated meanwhile."""
     key = ("league", league_id)
     got = batch.get(key) if batch is not None else None
     if got is None:
-        rnd = conn.execute(_OPEN_ROUND, {"league": league_id}).first()
+        held = batch is not None  # kept for the batch: held against a concurrent change (below)
+        rnd = conn.execute(_OPEN_ROUND_HELD if held else _OPEN_ROUND, {"league": league_id}).first()
         prev = None if rnd is None or rnd.number <= 1 else \
             conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": rnd.number - 1}).first()
-        partien = conn.execute(_PARTIEN, {"league": league_id}).all() if rnd is not None else []
+        partien = conn.execute(_PARTIEN_HELD if held else _PARTIEN, {"league": league_id}).all() \
+            if rnd is not None else []
         got = (rnd, prev, partien)
         if batch is not None:
             batch[key] = got

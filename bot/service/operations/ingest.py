@@ -27,7 +27,7 @@ from bot.service.conversations.intake import process_mail
 from bot.service.stages.outbox import FREE_KEYS, free_keys
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.store import SAME_ID, RawMail, identify_stored, same_ids, store_raw_many
-from bot.storage.db import BATCH as SHARED, Database, make_engine
+from bot.storage.db import BATCH as SHARED, STALE, Database, make_engine
 from bot.storage.models import InboundMail, OutboxMail
 
 __all__ = ["ingest", "report_of", "print_reports", "OneTransaction", "RollbackDatabase"]
@@ -41,7 +41,15 @@ class OneTransaction:
     :meth:`commit` commits it, :meth:`close` rolls back whatever is left uncommitted and
     releases the connection. On SQLite the driver's own transaction handling is switched
     off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
-    which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager."""
+    which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager.
+
+    The savepoints of one outer transaction are one ORM session's (``begin_nested``): the
+    objects a mail loaded stay loaded for the next (the batch's mails, loaded at once with
+    :meth:`hold`; the senders' leagues and players), since every change of the batch goes
+    through that session. Whatever a mail may have changed otherwise -- a command, which
+    may change rounds and Partien with plain statements (it calls
+    :func:`~bot.service.conversations.mailctx.forget_batch`), or a failed mail rolled back
+    -- expires them all once the mail is done, and empties the shared lookups."""
 
     #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
     #: waiting for another writer as any write does), so a batch that has read can always
@@ -67,6 +75,8 @@ class OneTransaction:
         self.batch: dict = {}
         self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
                                      join_transaction_mode="create_savepoint")
+        self._shared: Session | None = None  # the ORM session of the outer transaction
+        self._held: list = []  # objects kept loaded for the batch (hold)
 
     def begin(self) -> None:
         """Open the outer transaction (the sessions are savepoints in it)."""
@@ -74,21 +84,53 @@ class OneTransaction:
         self.outer = self.conn.begin()
 
     def commit(self) -> None:
-        """Commit the outer transaction."""
+        """Commit the outer transaction (the ORM session's work in it first)."""
         self.batch.clear()
+        self._held.clear()
+        if self._shared is not None:
+            s, self._shared = self._shared, None
+            s.commit()  # releases the session's own savepoint; nothing is left to flush
+            s.close()
         self.outer.commit()
+
+    def hold(self, objects: list) -> None:
+        """Keep ``objects`` (loaded in a :meth:`session`) loaded for the batch (instead of
+        those held before): the
+        session's identity map holds only what is referenced (until :meth:`commit`, or
+        until a mail expires everything)."""
+        self._held = list(objects)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session in a SAVEPOINT of the outer transaction, with the batch's shared
-        lookups (``info[bot.storage.db.BATCH]``)."""
-        with self.sessions(info={SHARED: self.batch}) as s:
-            with s.begin():
+        """The outer transaction's ORM session in a SAVEPOINT of its own, with the batch's
+        shared lookups (``info[bot.storage.db.BATCH]``)."""
+        if self._shared is None:
+            self._shared = self.sessions(info={SHARED: self.batch})
+        s = self._shared
+        try:
+            with s.begin_nested():
                 yield s
+        except BaseException:
+            self._forget(s)
+            for key in [k for k in s.info if k != SHARED]:  # what the failed reading left behind
+                del s.info[key]
+            raise
+        if self.batch.get(STALE):
+            self._forget(s)
+
+    def _forget(self, s: Session) -> None:
+        """A mail may have changed what the batch keeps (a command; a failure rolled back):
+        every loaded object expired (read again when used), the shared lookups emptied."""
+        self.batch.clear()
+        self._held.clear()
+        s.expire_all()
 
     def close(self) -> None:
         """Roll back what is not committed and release the connection."""
         try:
+            if self._shared is not None:
+                self._shared.close()
+                self._shared = None
             if self.outer is not None and self.outer.is_active:
                 self.outer.rollback()
         finally:
@@ -205,6 +247,8 @@ def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, b
     reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
     if rdb is not db:
         rdb.begin()
+    with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
+        rdb.hold(s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all())
     rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
     rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
     top = _top(rdb)
