@@ -159,6 +159,29 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
     return text
 
 
+#: Rendered moves of an acknowledgement (``ack_move.txt.j2``) by language, the game's
+#: ``multiline``, whether it is the mail's last move, and the move report (as JSON).
+_MOVE_BLOCKS: dict[tuple[str, bool, bool, str], str] = {}
+
+
+def _move_block(lang: str, multiline: bool, move: dict, last: bool) -> str:
+    """One move of the acknowledgement (``ack_move.txt.j2``: the move as read, its verdict,
+    the notes, a picture), remembered for the next mail with the same report: the good
+    moves of a round recur in many mails."""
+    try:
+        key = (lang, multiline, last, json.dumps(move, sort_keys=True))
+    except (TypeError, ValueError):  # not JSON after all: rendered every time
+        key = None
+    text = _MOVE_BLOCKS.get(key) if key else None
+    if text is None:
+        text = render("ack_move.txt.j2", lang, m=move, multiline=multiline, last=last)
+        if key:
+            if len(_MOVE_BLOCKS) >= 4096:
+                _MOVE_BLOCKS.clear()
+            _MOVE_BLOCKS[key] = text
+    return text
+
+
 def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, sender: str,
                  player_id: int, in_reply_to: str | None = None) -> list[str]:
     """Take a block pasted from one of the bot's mails to this player in this league (to
@@ -332,6 +355,9 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
+    for k, sec in enumerate(sections):  # each move rendered on its own (remembered: _move_block)
+        last = len(sec["moves"]) - 1 if k == len(sections) - 1 else -1
+        sec["blocks"] = [_move_block(lang, game.multiline, m, i == last) for i, m in enumerate(sec["moves"])]
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
