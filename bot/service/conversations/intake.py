@@ -129,6 +129,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         failure = database_failure(exc, db.url)
         if failure is not None:  # the database went away: still stored, read again once it is back
             raise failure from exc
+        if getattr(db, "savepoints", True) is False:  # a batch read without savepoints: it is read again
+            raise
         log.exception("Lesen der Mail %s gescheitert", mail_id)
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)

@@ -13,7 +13,9 @@ row before the rollback.
 from __future__ import annotations
 
 import json
+import logging
 from bisect import bisect_right
+from itertools import chain
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, Iterator, TextIO
@@ -29,6 +31,8 @@ from bot.service.stages.readpool import pool_for
 from bot.service.stages.store import SAME_ID, RawMail, identify_stored, same_ids, store_raw_many
 from bot.storage.db import BATCH as SHARED, STALE, Database, make_engine
 from bot.storage.models import InboundMail, OutboxMail
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ingest", "report_of", "print_reports", "OneTransaction", "RollbackDatabase"]
 
@@ -76,6 +80,9 @@ class OneTransaction:
         self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
                                      join_transaction_mode="create_savepoint")
         self._shared: Session | None = None  # the ORM session of the outer transaction
+        #: each :meth:`session` in a SAVEPOINT of its own; False: in the outer transaction
+        #: itself, a failure leaves it to the caller to roll back (``ingest``'s first pass)
+        self.savepoints = True
         self._held: list = []  # objects kept loaded for the batch (hold)
 
     def begin(self) -> None:
@@ -93,6 +100,18 @@ class OneTransaction:
             s.close()
         self.outer.commit()
 
+    def rollback(self) -> None:
+        """Roll the outer transaction back (the ORM session's work with it); :meth:`begin`
+        opens the next."""
+        self.batch.clear()
+        self._held = []
+        try:
+            if self._shared is not None:
+                self._shared.close()
+        finally:
+            self._shared = None
+            self.outer.rollback()
+
     def hold(self, objects: list) -> None:
         """Keep ``objects`` (loaded in a :meth:`session`) loaded for the batch (instead of
         those held before): the
@@ -108,8 +127,12 @@ class OneTransaction:
             self._shared = self.sessions(info={SHARED: self.batch})
         s = self._shared
         try:
-            with s.begin_nested():
+            if self.savepoints:
+                with s.begin_nested():
+                    yield s
+            else:
                 yield s
+                s.flush()
         except BaseException:
             self._forget(s)
             for key in [k for k in s.info if k != SHARED]:  # what the failed reading left behind
@@ -230,6 +253,32 @@ def _top(db) -> int:
         return conn.execute(_TOP).scalar() or 0
 
 
+def _read(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: list, now: datetime | None, *,
+          savepoints: bool) -> dict[int, tuple[int, int]]:
+    """Read the batch's mails ``todo`` (``reads``: ``(id, ReadMail or None)`` each, in
+    order, appended to ``seen`` as they are taken) in ``rdb``'s open transaction; returns
+    each mail's outbox ids ``(above, up to)``, those queued while it was read.
+
+    With ``savepoints`` each mail is read in a savepoint of its own (a mail whose reading
+    fails is rolled back alone and recorded, :func:`process_mail`); without, the mails
+    are read one after the other in the one transaction, and the first failure raises:
+    the caller rolls the pass back and reads the batch again with savepoints (mails
+    rarely fail; the savepoints cost two statements and their bookkeeping a mail)."""
+    rdb.savepoints = savepoints
+    with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
+        rdb.hold(s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all())
+    rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
+    rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
+    tops: dict[int, tuple[int, int]] = {}
+    top = _top(rdb)
+    for mid, rm in reads:
+        seen.append((mid, rm))
+        process_mail(rdb, cfg, mid, now, read=rm)
+        after = _top(rdb)
+        tops[mid], top = (top, after), after
+    return tops
+
+
 def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime | None,
            read_ahead: bool) -> list[dict[str, Any]]:
     """Store ``batch`` raw in one transaction of ``db`` (committed before any of it is
@@ -242,20 +291,21 @@ def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, b
     # every mail of the batch still waiting to be read: the new ones, and one stored by an
     # earlier run that ended before reading it (process_mail leaves a mail read before as it is)
     todo = list(dict.fromkeys(mid for mid, _ in stored))
-    tops: dict[int, tuple[int, int]] = {}  # mail id -> outbox ids (above, up to) queued while it was read
     identify_stored(db, todo)  # the headers of the batch, in one UPDATE
     reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
-    if rdb is not db:
+    seen: list = []  # what the reading workers gave, kept for a second pass
+    pending = iter(reads)
+    if rdb is not db:  # first without savepoints: a mail that fails ends the pass (see _read)
         rdb.begin()
-    with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
-        rdb.hold(s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all())
-    rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
-    rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
-    top = _top(rdb)
-    for mid, rm in reads:
-        process_mail(rdb, cfg, mid, now, read=rm)
-        after = _top(rdb)
-        tops[mid], top = (top, after), after
+        try:
+            tops = _read(rdb, cfg, todo, pending, seen, now, savepoints=False)
+        except Exception:  # nothing of the pass stays; read again with a savepoint a mail
+            log.info("Ingest: eine Mail des Stapels scheiterte, der Stapel wird mit Sicherungspunkten neu gelesen")
+            rdb.rollback()
+            rdb.begin()
+            tops = _read(rdb, cfg, todo, chain(list(seen), pending), [], now, savepoints=True)
+    else:
+        tops = _read(rdb, cfg, todo, pending, seen, now, savepoints=True)
     with rdb.session() as s:
         mails = {m.id: m for m in s.execute(_REPORTED.where(_MAILS.c.id.in_({mid for mid, _ in stored})))}
         answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))
