@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from itertools import chain, islice
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Iterator, Sequence
@@ -40,8 +41,9 @@ from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.service.conversations.moves import PLAIN, take_moves
 from bot.service.conversations.quoted import remember
 from bot.service.stages.readpool import pool_for
-from bot.service.stages.store import SAME_ID, identify, identify_stored
-from bot.storage.db import Database, database_failure
+from bot.service.stages.outbox import FREE_KEYS, free_keys
+from bot.service.stages.store import SAME_ID, identify, identify_stored, same_ids
+from bot.storage.db import Database, OneTransaction, database_failure
 from bot.service.conversations.commands import standings_text
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
@@ -71,17 +73,98 @@ def stored_mails(db: Database) -> list[int]:
 def process_pending(db: Database, cfg: Config, now: datetime | None = None, *,
                     ids: Sequence[int] | None = None) -> int:
     """Read the stored mails ``ids`` (default: every one, :func:`stored_mails`) in that
-    order, each in its own transaction. The MIME front of reading
-    (:func:`~bot.mail.message.read_mail`) is done ahead in worker processes for a batch
-    (``[bot] read_workers``, :mod:`bot.service.stages.readpool`). Adjudicates nothing: a
-    ZAT that passed before a mail arrived is put before it by the runner
-    (:func:`bot.service.operations.runner.read_stored`). Returns how many."""
+    order, :data:`READ_BATCH` at a time in one transaction each (:func:`read_batch`: a
+    mail whose reading fails is rolled back alone and recorded; a crash before a batch's
+    commit leaves it stored, read again, answered once; crash point ``after-read`` after
+    each batch's commit). The mails were stored, and committed, before. The MIME front
+    of reading (:func:`~bot.mail.message.read_mail`) is done ahead in worker processes
+    for a batch (``[bot] read_workers``, :mod:`bot.service.stages.readpool`).
+    Adjudicates nothing: a ZAT that passed before a mail arrived is put before it by the
+    runner (:func:`bot.service.operations.runner.read_stored`). Returns how many."""
     if ids is None:
         ids = stored_mails(db)
-    for mid, rm in pool_for(cfg.read_workers).read(db, ids):
-        process_mail(db, cfg, mid, now, read=rm)
-        crashpoint("after-read")
+    ids = list(ids)
+    if not ids:
+        return 0
+    reads = iter(pool_for(cfg.read_workers).read(db, ids))
+    with OneTransaction(db.url) as rdb:
+        for k in range(0, len(ids), READ_BATCH):
+            chunk = ids[k:k + READ_BATCH]
+            read_batch(rdb, cfg, chunk, islice(reads, len(chunk)), now)
+            rdb.commit()  # the batch read: a crash before this reads it all again, answered once
+            crashpoint("after-read")
     return len(ids)
+
+
+#: Mails read in one transaction (:func:`read_batch`) by :func:`process_pending`.
+READ_BATCH = 200
+
+
+def outbox_top(db) -> int:
+    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it:
+    asked on its driver connection directly, once a mail, without the statement machinery
+    around it)."""
+    if isinstance(db, OneTransaction):
+        cur = db.conn.connection.cursor()
+        try:
+            cur.execute("SELECT max(id) FROM outbox")
+            return cur.fetchone()[0] or 0
+        finally:
+            cur.close()
+    with db.engine.connect() as conn:
+        return conn.execute(select(func.max(OutboxMail.id))).scalar() or 0
+
+
+def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: list, now: datetime | None, *,
+          savepoints: bool) -> dict[int, tuple[int, int]]:
+    """Read the batch's mails ``todo`` (``reads``: ``(id, ReadMail or None)`` each, in
+    order, appended to ``seen`` as they are taken) in ``rdb``'s open transaction; returns
+    each mail's outbox ids ``(above, up to)``, those queued while it was read.
+
+    With ``savepoints`` each mail is read in a savepoint of its own (a mail whose reading
+    fails is rolled back alone and recorded, :func:`process_mail`); without, the mails
+    are read one after the other in the one transaction, and the first failure raises:
+    the caller rolls the pass back and reads the batch again with savepoints
+    (:func:`read_batch`: mails rarely fail; the savepoints cost two statements and their
+    bookkeeping a mail). The batch's shared lookups are read first: its mails (loaded at
+    once), the re-delivery check (:func:`~bot.service.stages.store.same_ids`) and the
+    outbox keys of their acknowledgements (:func:`~bot.service.stages.outbox.free_keys`)."""
+    rdb.savepoints = savepoints
+    with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
+        rdb.hold(s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all())
+    rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
+    rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
+    tops: dict[int, tuple[int, int]] = {}
+    top = outbox_top(rdb)
+    for mid, rm in reads:
+        seen.append((mid, rm))
+        process_mail(rdb, cfg, mid, now, read=rm)
+        after = outbox_top(rdb)
+        tops[mid], top = (top, after), after
+    return tops
+
+
+def read_batch(rdb: OneTransaction, cfg: Config, ids: list[int], reads, now: datetime | None) -> dict[int, tuple[int, int]]:
+    """Read the stored mails ``ids`` (``reads``: ``(id, ReadMail or None)`` each, in
+    order) in ONE transaction of ``rdb``, opened here and left open for the caller to
+    commit: first without savepoints (:func:`read_pass`); should a mail fail, that pass
+    is rolled back and the batch read again with a savepoint a mail, so the failed mail
+    is rolled back alone and recorded (:func:`process_mail`), the others read as usual.
+    Returns :func:`read_pass`' outbox ids a mail."""
+    seen: list = []  # what the reading workers gave, kept for the second pass
+    pending = iter(reads)
+    rdb.begin()
+    try:
+        return read_pass(rdb, cfg, ids, pending, seen, now, savepoints=False)
+    except Exception as exc:
+        failure = database_failure(exc, rdb.url)
+        if failure is not None:  # the database went away: the batch stays stored, read once it is back
+            rdb.rollback()
+            raise failure from exc
+        log.info("Eine Mail des Stapels scheiterte beim Lesen: der Stapel wird mit Sicherungspunkten neu gelesen")
+        rdb.rollback()
+    rdb.begin()
+    return read_pass(rdb, cfg, ids, chain(list(seen), pending), [], now, savepoints=True)
 
 
 def arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:

@@ -13,158 +13,22 @@ row before the rollback.
 from __future__ import annotations
 
 import json
-import logging
 from bisect import bisect_right
-from itertools import chain
-from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
-from sqlalchemy import event, func, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.crash import crashpoint
-from bot.service.conversations.intake import process_mail
-from bot.service.stages.outbox import FREE_KEYS, free_keys
+from bot.service.conversations.intake import read_batch, read_pass
 from bot.service.stages.readpool import pool_for
-from bot.service.stages.store import SAME_ID, RawMail, identify_stored, same_ids, store_raw_many
-from bot.storage.db import BATCH as SHARED, STALE, Database, make_engine
+from bot.service.stages.store import RawMail, identify_stored, store_raw_many
+from bot.storage.db import Database, OneTransaction
 from bot.storage.models import InboundMail, OutboxMail
 
-log = logging.getLogger(__name__)
-
 __all__ = ["ingest", "report_of", "print_reports", "OneTransaction", "RollbackDatabase"]
-
-
-class OneTransaction:
-    """A stand-in for :class:`~bot.storage.db.Database` whose sessions all live in one
-    outer transaction on one connection: each ``session()`` is a SAVEPOINT (committed =
-    released, failed = rolled back to the savepoint, so one mail that cannot be read
-    loses nothing of the others). :meth:`begin` opens the outer transaction,
-    :meth:`commit` commits it, :meth:`close` rolls back whatever is left uncommitted and
-    releases the connection. On SQLite the driver's own transaction handling is switched
-    off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
-    which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager.
-
-    The savepoints of one outer transaction are one ORM session's (``begin_nested``): the
-    objects a mail loaded stay loaded for the next (the batch's mails, loaded at once with
-    :meth:`hold`; the senders' leagues and players), since every change of the batch goes
-    through that session. Whatever a mail may have changed otherwise -- a command, which
-    may change rounds and Partien with plain statements (it calls
-    :func:`~bot.service.conversations.mailctx.forget_batch`), or a failed mail rolled back
-    -- expires them all once the mail is done, and empties the shared lookups."""
-
-    #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
-    #: waiting for another writer as any write does), so a batch that has read can always
-    #: write (a deferred transaction whose snapshot another process has written past
-    #: would fail at its first write instead of waiting).
-    BEGIN = "BEGIN IMMEDIATE"
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.engine = make_engine(url)
-        if url.startswith("sqlite"):
-            @event.listens_for(self.engine, "connect")
-            def _no_pysqlite_tx(dbapi_conn, _rec):  # pragma: no cover - trivial
-                dbapi_conn.isolation_level = None
-
-            @event.listens_for(self.engine, "begin")
-            def _begin(conn):  # pragma: no cover - trivial
-                conn.exec_driver_sql(self.BEGIN)
-        self.conn = self.engine.connect()
-        self.outer = None
-        #: lookups shared by the mails of the batch (:data:`bot.storage.db.BATCH`):
-        #: emptied at :meth:`begin` and whenever a mail may change them (a command, a failure)
-        self.batch: dict = {}
-        self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
-                                     join_transaction_mode="create_savepoint")
-        self._shared: Session | None = None  # the ORM session of the outer transaction
-        #: each :meth:`session` in a SAVEPOINT of its own; False: in the outer transaction
-        #: itself, a failure leaves it to the caller to roll back (``ingest``'s first pass)
-        self.savepoints = True
-        self._held: list = []  # objects kept loaded for the batch (hold)
-
-    def begin(self) -> None:
-        """Open the outer transaction (the sessions are savepoints in it)."""
-        self.batch.clear()
-        self.outer = self.conn.begin()
-
-    def commit(self) -> None:
-        """Commit the outer transaction (the ORM session's work in it first)."""
-        self.batch.clear()
-        self._held.clear()
-        if self._shared is not None:
-            s, self._shared = self._shared, None
-            s.commit()  # releases the session's own savepoint; nothing is left to flush
-            s.close()
-        self.outer.commit()
-
-    def rollback(self) -> None:
-        """Roll the outer transaction back (the ORM session's work with it); :meth:`begin`
-        opens the next."""
-        self.batch.clear()
-        self._held = []
-        try:
-            if self._shared is not None:
-                self._shared.close()
-        finally:
-            self._shared = None
-            self.outer.rollback()
-
-    def hold(self, objects: list) -> None:
-        """Keep ``objects`` (loaded in a :meth:`session`) loaded for the batch (instead of
-        those held before): the
-        session's identity map holds only what is referenced (until :meth:`commit`, or
-        until a mail expires everything)."""
-        self._held = list(objects)
-
-    @contextmanager
-    def session(self) -> Iterator[Session]:
-        """The outer transaction's ORM session in a SAVEPOINT of its own, with the batch's
-        shared lookups (``info[bot.storage.db.BATCH]``)."""
-        if self._shared is None:
-            self._shared = self.sessions(info={SHARED: self.batch})
-        s = self._shared
-        try:
-            if self.savepoints:
-                with s.begin_nested():
-                    yield s
-            else:
-                yield s
-                s.flush()
-        except BaseException:
-            self._forget(s)
-            for key in [k for k in s.info if k != SHARED]:  # what the failed reading left behind
-                del s.info[key]
-            raise
-        if self.batch.get(STALE):
-            self._forget(s)
-
-    def _forget(self, s: Session) -> None:
-        """A mail may have changed what the batch keeps (a command; a failure rolled back):
-        every loaded object expired (read again when used), the shared lookups emptied."""
-        self.batch.clear()
-        self._held.clear()
-        s.expire_all()
-
-    def close(self) -> None:
-        """Roll back what is not committed and release the connection."""
-        try:
-            if self._shared is not None:
-                self._shared.close()
-                self._shared = None
-            if self.outer is not None and self.outer.is_active:
-                self.outer.rollback()
-        finally:
-            self.conn.close()
-            self.engine.dispose()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 class RollbackDatabase(OneTransaction):
@@ -209,7 +73,6 @@ _REPORTED = select(_MAILS.c.id, _MAILS.c.from_addr, _MAILS.c.subject, _MAILS.c.k
                    _MAILS.c.parse, _MAILS.c.error, _MAILS.c.flagged)
 #: The columns of the outbox a report shows (plain rows, not ORM objects).
 _ANSWERS = select(OutboxMail.id, OutboxMail.to_addr, OutboxMail.kind, OutboxMail.subject, OutboxMail.status)
-_TOP = select(func.max(OutboxMail.id))
 
 
 def _report(mail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
@@ -234,58 +97,18 @@ def _report(mail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
             "withheld": withheld}
 
 
-#: Mails stored in one transaction, then read in one more (a savepoint each).
+#: Mails stored in one transaction, then read in one more.
 BATCH = 200
-
-
-def _top(db) -> int:
-    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it:
-    asked on its driver connection directly, once a mail, without the statement machinery
-    around it)."""
-    if isinstance(db, OneTransaction):
-        cur = db.conn.connection.cursor()
-        try:
-            cur.execute("SELECT max(id) FROM outbox")
-            return cur.fetchone()[0] or 0
-        finally:
-            cur.close()
-    with db.engine.connect() as conn:
-        return conn.execute(_TOP).scalar() or 0
-
-
-def _read(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: list, now: datetime | None, *,
-          savepoints: bool) -> dict[int, tuple[int, int]]:
-    """Read the batch's mails ``todo`` (``reads``: ``(id, ReadMail or None)`` each, in
-    order, appended to ``seen`` as they are taken) in ``rdb``'s open transaction; returns
-    each mail's outbox ids ``(above, up to)``, those queued while it was read.
-
-    With ``savepoints`` each mail is read in a savepoint of its own (a mail whose reading
-    fails is rolled back alone and recorded, :func:`process_mail`); without, the mails
-    are read one after the other in the one transaction, and the first failure raises:
-    the caller rolls the pass back and reads the batch again with savepoints (mails
-    rarely fail; the savepoints cost two statements and their bookkeeping a mail)."""
-    rdb.savepoints = savepoints
-    with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
-        rdb.hold(s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all())
-    rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
-    rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
-    tops: dict[int, tuple[int, int]] = {}
-    top = _top(rdb)
-    for mid, rm in reads:
-        seen.append((mid, rm))
-        process_mail(rdb, cfg, mid, now, read=rm)
-        after = _top(rdb)
-        tops[mid], top = (top, after), after
-    return tops
 
 
 def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime | None,
            read_ahead: bool) -> list[dict[str, Any]]:
     """Store ``batch`` raw in one transaction of ``db`` (committed before any of it is
     read), read each newly stored mail in order in ONE transaction of ``rdb``
-    (:func:`process_mail`, each mail in a savepoint of it; the MIME front in the reading
-    workers when ``read_ahead``), report them all from it, then commit it (``rdb`` is
-    ``db`` itself for a dry run: nothing is committed)."""
+    (:func:`~bot.service.conversations.intake.read_batch`: without savepoints, and again
+    with a savepoint a mail should one fail; the MIME front in the reading workers when
+    ``read_ahead``), report them all from it, then commit it (``rdb`` is ``db`` itself
+    for a dry run: a savepoint a mail, nothing committed)."""
     stored = store_raw_many(db, [RawMail(raw, "ingest") for _, raw in batch], max_bytes=cfg.max_mail_bytes)
     crashpoint("after-store")  # committed: a crash from here on leaves the batch to the next poll (or ingest)
     # every mail of the batch still waiting to be read: the new ones, and one stored by an
@@ -293,19 +116,10 @@ def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, b
     todo = list(dict.fromkeys(mid for mid, _ in stored))
     identify_stored(db, todo)  # the headers of the batch, in one UPDATE
     reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
-    seen: list = []  # what the reading workers gave, kept for a second pass
-    pending = iter(reads)
-    if rdb is not db:  # first without savepoints: a mail that fails ends the pass (see _read)
-        rdb.begin()
-        try:
-            tops = _read(rdb, cfg, todo, pending, seen, now, savepoints=False)
-        except Exception:  # nothing of the pass stays; read again with a savepoint a mail
-            log.info("Ingest: eine Mail des Stapels scheiterte, der Stapel wird mit Sicherungspunkten neu gelesen")
-            rdb.rollback()
-            rdb.begin()
-            tops = _read(rdb, cfg, todo, chain(list(seen), pending), [], now, savepoints=True)
-    else:
-        tops = _read(rdb, cfg, todo, pending, seen, now, savepoints=True)
+    if rdb is not db:  # one transaction: without savepoints first, again with them should a mail fail
+        tops = read_batch(rdb, cfg, todo, reads, now)
+    else:  # the dry run's one transaction holds the stored mails too: a savepoint a mail
+        tops = read_pass(rdb, cfg, todo, reads, [], now, savepoints=True)
     with rdb.session() as s:
         mails = {m.id: m for m in s.execute(_REPORTED.where(_MAILS.c.id.in_({mid for mid, _ in stored})))}
         answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))
