@@ -328,3 +328,29 @@ def test_a_command_in_a_batch_is_seen_by_the_mails_after_it(tmp_path, db_url):
         assert reports[3]["duplicate"] and reports[3]["status"] == "ignored" and not reports[3]["replies"]
     finally:
         db.dispose()
+
+
+def test_a_repeated_mail_is_answered_once_within_a_batch_and_across_batches(tmp_path, db_url):
+    """The repeat check (the same sender, subject and text within the hour: answered
+    once) asks the database only for a key a batch has seen (issue 35: the keys of the
+    hour before a batch read once, each mail's own added as it is read): a repeat in the
+    same batch and one in the next are both recognised and not answered again (SQLite
+    and PostgreSQL)."""
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+        same = [player_mail("anna@example.org", "Partie R1:\nTOR") for _ in range(3)]  # three Message-IDs
+        first = ingest(db, cfg, [("a1.eml", same[0]), ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+                                 ("a2.eml", same[1])])
+        second = ingest(db, cfg, [("a3.eml", same[2])])
+        assert [(r["status"], len(r["replies"]), len(r["withheld"])) for r in first + second] == [
+            ("processed", 1, 0), ("processed", 1, 0), ("processed", 0, 1), ("processed", 0, 1)]
+        with db.session() as s:
+            parses = s.scalars(select(InboundMail.parse).where(InboundMail.from_addr == "anna@example.org")
+                               .order_by(InboundMail.id)).all()
+        assert "repeat_of" not in parses[0] and parses[1]["repeat_of"] == parses[2]["repeat_of"]
+    finally:
+        db.dispose()

@@ -47,7 +47,8 @@ from bot.storage.db import Database, OneTransaction, database_failure
 from bot.service.conversations.commands import standings_text
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
+from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, auth_failure, gate_answers, handle_bounce, proven,
+                                             repeat_key, repeat_keys)
 from bot.service.conversations.mailctx import Incoming, batch_of, forget_batch
 from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import (InboundMail, League, OutboxMail, Player, PlayerAddress)
@@ -127,13 +128,18 @@ def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: li
     the caller rolls the pass back and reads the batch again with savepoints
     (:func:`read_batch`: mails rarely fail; the savepoints cost two statements and their
     bookkeeping a mail). The batch's shared lookups are read first: its mails (loaded at
-    once), the re-delivery check (:func:`~bot.service.stages.store.same_ids`) and the
-    outbox keys of their acknowledgements (:func:`~bot.service.stages.outbox.free_keys`)."""
+    once), the re-delivery check (:func:`~bot.service.stages.store.same_ids`), the
+    outbox keys of their acknowledgements (:func:`~bot.service.stages.outbox.free_keys`)
+    and the repeat keys of the hour before (:func:`~bot.service.conversations.loops.repeat_keys`,
+    each mail's own added once it is read)."""
     rdb.savepoints = savepoints
     with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
-        rdb.hold(s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all())
+        mails = s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all()
+        rdb.hold(mails)
     rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
     rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
+    if mails:  # the repeat keys of the hour before the batch's earliest mail (answered_repeat)
+        rdb.batch[REPEAT_KEYS] = repeat_keys(rdb.conn, min(m.received_at for m in mails) - HOUR)
     tops: dict[int, tuple[int, int]] = {}
     top = outbox_top(rdb)
     for mid, rm in reads:
@@ -203,6 +209,9 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                     row.created_at = now
                 s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
+            keys = batch.get(REPEAT_KEYS) if batch is not None else None
+            if keys is not None and mail.repeat_key:  # a later mail of the batch may repeat it
+                keys.add(mail.repeat_key)
             plain = s.info.pop(PLAIN, [])
             status = mail.status
         if plain:  # committed: a later reply quoting them is compared without parsing their bytes
