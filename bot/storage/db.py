@@ -16,9 +16,9 @@ from bot.errors import ConfigError
 from bot.mail.transport import StoreUnavailable
 
 #: The key in ``Session.info`` of the lookups shared by the mails of a batch read in one
-#: transaction (:class:`bot.service.operations.ingest.OneTransaction`): a dict the
+#: transaction (:class:`OneTransaction`: the poll and ``spielleiter ingest``): a dict the
 #: readers fill, emptied whenever a mail may change what it holds. A session without it
-#: (the poller's, one transaction a mail) queries every time.
+#: (a mail read on its own, :class:`Database`) queries every time.
 BATCH = "spielleiter.batch"
 #: Set in a batch's shared lookups by a mail that may have changed what they (and the
 #: objects loaded for the batch) hold: they are dropped once the mail is done.
@@ -203,13 +203,18 @@ class OneTransaction:
     releases the connection. On SQLite the driver's own transaction handling is switched
     off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
     which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager.
+    With :attr:`savepoints` False a ``session()`` is no savepoint but the outer
+    transaction itself (flushed at its end): a failure is left to the caller, who rolls
+    the whole transaction back (:meth:`rollback`;
+    ``bot.service.conversations.intake.read_batch`` then reads the batch again with
+    savepoints).
 
     The savepoints of one outer transaction are one ORM session's (``begin_nested``): the
     objects a mail loaded stay loaded for the next (the batch's mails, loaded at once with
     :meth:`hold`; the senders' leagues and players), since every change of the batch goes
     through that session. Whatever a mail may have changed otherwise -- a command, which
     may change rounds and Partien with plain statements (it calls
-    :func:`~bot.service.conversations.mailctx.forget_batch`), or a failed mail rolled back
+    ``bot.service.conversations.mailctx.forget_batch``), or a failed mail rolled back
     -- expires them all once the mail is done, and empties the shared lookups."""
 
     #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
@@ -270,10 +275,9 @@ class OneTransaction:
             self.outer.rollback()
 
     def hold(self, objects: list) -> None:
-        """Keep ``objects`` (loaded in a :meth:`session`) loaded for the batch (instead of
-        those held before): the
-        session's identity map holds only what is referenced (until :meth:`commit`, or
-        until a mail expires everything)."""
+        """Keep ``objects`` (loaded in a :meth:`session`) loaded for the batch, instead of
+        those held before: the session's identity map holds only what is referenced
+        (until :meth:`commit`, or until a mail expires everything)."""
         self._held = list(objects)
 
     @contextmanager
@@ -321,4 +325,10 @@ class OneTransaction:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.close()
+        if exc[0] is None:
+            self.close()
+            return
+        try:  # an error is on its way out (e.g. the database went away): it is the one to see
+            self.close()
+        except Exception:
+            pass

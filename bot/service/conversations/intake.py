@@ -165,7 +165,12 @@ def read_batch(rdb: OneTransaction, cfg: Config, ids: list[int], reads, now: dat
     except Exception as exc:
         failure = database_failure(exc, rdb.url)
         if failure is not None:  # the database went away: the batch stays stored, read once it is back
-            rdb.rollback()
+            try:
+                rdb.rollback()
+            except Exception:  # the connection is gone with it
+                log.debug("Zurückrollen des Stapels gescheitert", exc_info=True)
+            if failure is exc:
+                raise
             raise failure from exc
         log.info("Eine Mail des Stapels scheiterte beim Lesen: der Stapel wird mit Sicherungspunkten neu gelesen")
         rdb.rollback()
