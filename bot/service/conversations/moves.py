@@ -76,7 +76,7 @@ def _league_rows(conn, batch: dict | None, league_id: int):
     ``(number, zat)`` row (:data:`_OPEN_ROUND`, None when there is none), the round
     before it (:data:`_PREVIOUS_ROUND`, None for the first), and every Partie's row
     (:data:`_PARTIEN`). Read once a batch (``batch``, the shared lookups of
-    :class:`~bot.service.operations.ingest.OneTransaction`: reading moves changes none
+    :class:`~bot.storage.db.OneTransaction`: reading moves changes none
     of them, a command empties it); without a batch, queried each time. The rows are
     shared by the batch's mails and never changed. Kept for a batch, the open round's
     row and the Partien's are read ``FOR SHARE`` (PostgreSQL; SQLite's batch holds the

@@ -111,13 +111,13 @@ def free_keys(conn, cfg: Config, keys: Sequence[str]) -> set[str]:
     :func:`queue_mail` in the batch's transaction queues such a key without asking again
     (only the reading of its own mail queues it, once)."""
     mids = {k: make_message_id(k, cfg.sender_domain) for k in keys}
+    by_mid = {mid: k for k, mid in mids.items()}
     taken: set[str] = set()
     keys = list(mids)
     for i in range(0, len(keys), 500):
         chunk = keys[i:i + 500]
         rows = conn.execute(select(OutboxMail.key, OutboxMail.message_id).where(
             or_(OutboxMail.key.in_(chunk), OutboxMail.message_id.in_([mids[k] for k in chunk])))).all()
-        by_mid = {mid: k for k, mid in mids.items()}
         for key, mid in rows:
             taken.add(key)
             if mid in by_mid:

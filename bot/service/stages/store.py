@@ -284,7 +284,7 @@ _SAME_ID = (select(InboundMail.__table__.c.id, InboundMail.__table__.c.content_s
 
 
 #: The key of :func:`same_ids`' rows among a batch's shared lookups
-#: (:data:`bot.service.conversations.mailctx.BATCH`).
+#: (:data:`bot.storage.db.BATCH`).
 SAME_ID = "same_id"
 
 
