@@ -13,9 +13,9 @@ The crash points (the seams between two stages of the mail flow):
     ``bot/service/operations/ingest.py`` (``spielleiter ingest``: a batch stored).
 ``after-read``
     ``bot/service/conversations/intake.py`` (``process_pending``): the reading transaction
-    of one mail (submission, acknowledgement in the outbox) is committed, before the next
-    one; ``bot/service/operations/ingest.py``: the reading transaction of one batch (a
-    savepoint a mail) is committed, before the next batch is stored.
+    of one batch of stored mails (their submissions, acknowledgements in the outbox) is
+    committed, before the next batch; ``bot/service/operations/ingest.py``: the reading
+    transaction of one batch is committed, before the next batch is stored.
 ``before-move``
     ``bot/mail/imap.py`` (``tidy``): the mails are stored, made durable, the poll state
     advanced and the mails read, right before the stored mails are moved to the

@@ -82,9 +82,16 @@ def wrap(text: str, width: int = 72) -> str:
     indented or quoted (``>``) line is left alone) but never inside a short parenthesis or
     a list of letters, and never with a short last word alone on the last line (template
     filter ``wrap``)."""
+    return _wrapped(str(text), width)
+
+
+@lru_cache(maxsize=8192)
+def _wrapped(text: str, width: int) -> str:
+    """:func:`wrap` of a string, remembered: the same notes and verdicts are wrapped for
+    many mails of a round (an acknowledgement's moves, its fixed paragraphs)."""
     lines = [line if line[:1].isspace() or line[:1] == ">" else  # a listing, a board, a quote stay as they are
              textwrap.fill(_kept(line), width, break_long_words=False, break_on_hyphens=False) or ""
-             for line in str(text).split("\n")]
+             for line in text.split("\n")]
     return "\n".join(lines).replace("\u00a0", " ")
 
 
@@ -135,7 +142,7 @@ def _environment(lang: str) -> Environment:
     env = Environment(loader=FileSystemLoader(str(TEMPLATE_DIR)), undefined=StrictUndefined,
                       autoescape=lambda name: bool(name) and name.endswith(".html.j2"),
                       trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                      extensions=["jinja2.ext.i18n"])
+                      extensions=["jinja2.ext.i18n"], auto_reload=False)  # a template is read once a process
     env.install_gettext_translations(translation(lang), newstyle=True)
     env.globals["_"] = env.globals["gettext"]  # the same function, without the extension's alias around it
     env.filters["cell"] = _cell

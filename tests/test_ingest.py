@@ -288,3 +288,69 @@ def test_a_batch_that_has_read_can_always_write_beside_another_writer(tmp_path):
             assert sorted(s.execute(select(OutboxMail.key, OutboxMail.status)).all()) == [("k0", "sent"), ("k1", "sent")]
     finally:
         db.dispose()
+
+
+def test_a_command_in_a_batch_is_seen_by_the_mails_after_it(tmp_path, db_url):
+    """A batch reads a league's open round and Partien once for all its mails, and
+    re-delivery checks and acknowledgement keys once (issue 35); a command in the batch
+    ends what was read (here the GM's ``ZAT +2d`` moves the open round's ZAT): a player's
+    mail before it is acknowledged with the old ZAT, one after it with the new one, a
+    re-delivery of the first in the same batch is recognised and not answered
+    (SQLite and PostgreSQL)."""
+    from bot.render import format_zat
+    from bot.storage.models import Round
+    code, gm = "Geheim-4711", "gm@example.org"
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml",
+                                                          extra=f'gm_email = "{gm}"\ngm_code = "{code}"')), cfg)
+            rnd = s.scalar(select(Round).where(Round.status == "open"))
+            tz, zat0 = rnd.league.timezone, rnd.zat
+        anna = player_mail("anna@example.org", "Partie R1:\nTOR")
+        raws = [("anna.eml", anna),
+                ("zat.eml", player_mail(gm, f"Code: {code}\n", subject="ZAT Test-Rondo +2d")),
+                ("bernd.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+                ("anna-again.eml", b"Received: from mx2.example.org by mx.example.org;\r\n" + anna)]  # re-delivered
+        reports = ingest(db, cfg, raws)
+        assert [(r["from"], r["status"]) for r in reports][:3] == [
+            ("anna@example.org", "processed"), (gm, "processed"), ("bernd@example.org", "processed")]
+        with db.session() as s:
+            zat1 = s.scalar(select(Round.zat).where(Round.status == "open"))
+            acks = {to: text_of(raw) for to, raw in s.execute(
+                select(OutboxMail.to_addr, OutboxMail.raw).where(OutboxMail.kind == "ack"))}
+        assert zat1 != zat0
+        old, new = (f"ZAT: {format_zat(z, tz)}" for z in (zat0, zat1))
+        assert old in acks["anna@example.org"] and new not in acks["anna@example.org"]
+        assert new in acks["bernd@example.org"] and old not in acks["bernd@example.org"]
+        assert reports[3]["duplicate"] and reports[3]["status"] == "ignored" and not reports[3]["replies"]
+    finally:
+        db.dispose()
+
+
+def test_a_repeated_mail_is_answered_once_within_a_batch_and_across_batches(tmp_path, db_url):
+    """The repeat check (the same sender, subject and text within the hour: answered
+    once) asks the database only for a key a batch has seen (issue 35: the keys of the
+    hour before a batch read once, each mail's own added as it is read): a repeat in the
+    same batch and one in the next are both recognised and not answered again (SQLite
+    and PostgreSQL)."""
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+        same = [player_mail("anna@example.org", "Partie R1:\nTOR") for _ in range(3)]  # three Message-IDs
+        first = ingest(db, cfg, [("a1.eml", same[0]), ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+                                 ("a2.eml", same[1])])
+        second = ingest(db, cfg, [("a3.eml", same[2])])
+        assert [(r["status"], len(r["replies"]), len(r["withheld"])) for r in first + second] == [
+            ("processed", 1, 0), ("processed", 1, 0), ("processed", 0, 1), ("processed", 0, 1)]
+        with db.session() as s:
+            parses = s.scalars(select(InboundMail.parse).where(InboundMail.from_addr == "anna@example.org")
+                               .order_by(InboundMail.id)).all()
+        assert "repeat_of" not in parses[0] and parses[1]["repeat_of"] == parses[2]["repeat_of"]
+    finally:
+        db.dispose()

@@ -199,6 +199,67 @@ def test_a_mail_after_a_passed_zat_counts_for_the_next_round(env):
     assert "nach dem ZAT der Runde 1" in ack and "für Runde 2" in " ".join(ack.split())
 
 
+def test_the_poll_reads_a_batch_in_one_transaction_and_a_failing_mail_loses_nothing_of_the_others(env, monkeypatch):
+    """The poll reads its stored mails a batch at a time in one transaction (issue 35):
+    a mail whose reading fails after it has written its submission is rolled back alone
+    (status ``error``, its sender told, none of its moves kept); the mails before and
+    after it are read and answered as usual, each once (SQLite and PostgreSQL)."""
+    import bot.service.conversations.intake as intake
+    db, cfg, md = env
+    real = intake.take_moves
+
+    def half(ctx, text):  # the submission written, then the reading fails
+        real(ctx, text)
+        if ctx.rm.from_addr == "bernd@example.org":
+            raise RuntimeError("kaputt nach dem Schreiben")
+    monkeypatch.setattr(intake, "take_moves", half)
+    ids = [store_raw(db, player_mail(f"{who}@example.org", f"Partie R1:\n{move}"), source="imap", uidvalidity=7,
+                     uid=n)[0] for n, (who, move) in enumerate((("anna", "TOR"), ("bernd", "ROT"), ("clara", "MOND")))]
+    assert read_stored(db, cfg) == 3
+    with db.session() as s:
+        got = [(m.from_addr, m.status) for m in s.scalars(select(InboundMail).where(InboundMail.id.in_(ids))
+                                                             .order_by(InboundMail.id))]
+        moves = s.execute(select(InboundMail.from_addr, Submission.id).join(Submission, Submission.mail_id == InboundMail.id)
+                          .order_by(InboundMail.id)).all()
+    assert got == [("anna@example.org", "processed"), ("bernd@example.org", "error"), ("clara@example.org", "processed")]
+    assert sorted({a for a, _ in moves}) == ["anna@example.org", "clara@example.org"]
+    answers = [o.to_addr for o in outbox(db) if o.kind in ("ack", "notice")]
+    assert sorted(answers) == ["anna@example.org", "bernd@example.org", "clara@example.org"]  # each once
+    assert "nicht lesen" in text_of([o for o in outbox(db) if o.to_addr == "bernd@example.org"][-1].raw)
+
+
+def test_a_database_outage_while_a_batch_is_read_leaves_it_stored(env, monkeypatch):
+    """The database going away while the poll reads a batch (one transaction, issue 35)
+    raises :class:`DatabaseUnavailable` (the service waits and tries again), not an
+    error recorded on a mail: the whole batch stays stored, nothing is answered, and the
+    next read answers each mail once."""
+    from sqlalchemy.exc import OperationalError
+
+    import bot.service.conversations.intake as intake
+    from bot.storage.db import DatabaseUnavailable
+    db, cfg, md = env
+    real = intake.take_moves
+
+    def gone(ctx, text):
+        if ctx.rm.from_addr == "bernd@example.org":
+            raise OperationalError("INSERT", {}, Exception("server closed the connection unexpectedly"))
+        real(ctx, text)
+    monkeypatch.setattr(intake, "take_moves", gone)
+    for n, (who, move) in enumerate((("anna", "TOR"), ("bernd", "ROT"))):
+        store_raw(db, player_mail(f"{who}@example.org", f"Partie R1:\n{move}"), source="imap", uidvalidity=7, uid=n)
+    acks = len(outbox(db, "ack"))
+    with pytest.raises(DatabaseUnavailable):
+        read_stored(db, cfg)
+    with db.session() as s:
+        assert set(s.scalars(select(InboundMail.status))) == {"stored"}
+    assert len(outbox(db, "ack")) == acks
+    monkeypatch.setattr(intake, "take_moves", real)
+    assert read_stored(db, cfg) == 2
+    with db.session() as s:
+        assert set(s.scalars(select(InboundMail.status))) == {"processed"}
+    assert sorted(o.to_addr for o in outbox(db, "ack")[acks:]) == ["anna@example.org", "bernd@example.org"]
+
+
 def test_stored_mail_survives_a_crash_before_reading(env):
     db, cfg, md = env
     raw = player_mail("anna@example.org", "Partie R1:\nXQZ")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from sqlalchemy import create_engine, event
 from sqlalchemy.engine import Engine, make_url
@@ -14,6 +14,15 @@ from sqlalchemy.orm import Session, sessionmaker
 from bot import MIGRATIONS_DIR
 from bot.errors import ConfigError
 from bot.mail.transport import StoreUnavailable
+
+#: The key in ``Session.info`` of the lookups shared by the mails of a batch read in one
+#: transaction (:class:`OneTransaction`: the poll and ``spielleiter ingest``): a dict the
+#: readers fill, emptied whenever a mail may change what it holds. A session without it
+#: (a mail read on its own, :class:`Database`) queries every time.
+BATCH = "spielleiter.batch"
+#: Set in a batch's shared lookups by a mail that may have changed what they (and the
+#: objects loaded for the batch) hold: they are dropped once the mail is done.
+STALE = "stale"
 
 #: Exit status of a command that found the database unreachable (IMAP failures are
 #: 10-16, SMTP 20-26, see :func:`bot.mail.transport.exit_status`).
@@ -183,3 +192,143 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+class OneTransaction:
+    """A stand-in for :class:`~bot.storage.db.Database` whose sessions all live in one
+    outer transaction on one connection: each ``session()`` is a SAVEPOINT (committed =
+    released, failed = rolled back to the savepoint, so one mail that cannot be read
+    loses nothing of the others). :meth:`begin` opens the outer transaction,
+    :meth:`commit` commits it, :meth:`close` rolls back whatever is left uncommitted and
+    releases the connection. On SQLite the driver's own transaction handling is switched
+    off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
+    which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager.
+    With :attr:`savepoints` False a ``session()`` is no savepoint but the outer
+    transaction itself (flushed at its end): a failure is left to the caller, who rolls
+    the whole transaction back (:meth:`rollback`;
+    ``bot.service.conversations.intake.read_batch`` then reads the batch again with
+    savepoints).
+
+    The savepoints of one outer transaction are one ORM session's (``begin_nested``): the
+    objects a mail loaded stay loaded for the next (the batch's mails, loaded at once with
+    :meth:`hold`; the senders' leagues and players), since every change of the batch goes
+    through that session. Whatever a mail may have changed otherwise -- a command, which
+    may change rounds and Partien with plain statements (it calls
+    ``bot.service.conversations.mailctx.forget_batch``), or a failed mail rolled back
+    -- expires them all once the mail is done, and empties the shared lookups."""
+
+    #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
+    #: waiting for another writer as any write does), so a batch that has read can always
+    #: write (a deferred transaction whose snapshot another process has written past
+    #: would fail at its first write instead of waiting).
+    BEGIN = "BEGIN IMMEDIATE"
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.engine = make_engine(url)
+        if url.startswith("sqlite"):
+            @event.listens_for(self.engine, "connect")
+            def _no_pysqlite_tx(dbapi_conn, _rec):  # pragma: no cover - trivial
+                dbapi_conn.isolation_level = None
+
+            @event.listens_for(self.engine, "begin")
+            def _begin(conn):  # pragma: no cover - trivial
+                conn.exec_driver_sql(self.BEGIN)
+        self.conn = self.engine.connect()
+        self.outer = None
+        #: lookups shared by the mails of the batch (:data:`bot.storage.db.BATCH`):
+        #: emptied at :meth:`begin` and whenever a mail may change them (a command, a failure)
+        self.batch: dict = {}
+        self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
+                                     join_transaction_mode="create_savepoint")
+        self._shared: Session | None = None  # the ORM session of the outer transaction
+        #: each :meth:`session` in a SAVEPOINT of its own; False: in the outer transaction
+        #: itself, a failure leaves it to the caller to roll back (``ingest``'s first pass)
+        self.savepoints = True
+        self._held: list = []  # objects kept loaded for the batch (hold)
+
+    def begin(self) -> None:
+        """Open the outer transaction (the sessions are savepoints in it)."""
+        self.batch.clear()
+        self.outer = self.conn.begin()
+
+    def commit(self) -> None:
+        """Commit the outer transaction (the ORM session's work in it first)."""
+        self.batch.clear()
+        self._held.clear()
+        if self._shared is not None:
+            s, self._shared = self._shared, None
+            s.commit()  # releases the session's own savepoint; nothing is left to flush
+            s.close()
+        self.outer.commit()
+
+    def rollback(self) -> None:
+        """Roll the outer transaction back (the ORM session's work with it); :meth:`begin`
+        opens the next."""
+        self.batch.clear()
+        self._held = []
+        try:
+            if self._shared is not None:
+                self._shared.close()
+        finally:
+            self._shared = None
+            self.outer.rollback()
+
+    def hold(self, objects: list) -> None:
+        """Keep ``objects`` (loaded in a :meth:`session`) loaded for the batch, instead of
+        those held before: the session's identity map holds only what is referenced
+        (until :meth:`commit`, or until a mail expires everything)."""
+        self._held = list(objects)
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """The outer transaction's ORM session in a SAVEPOINT of its own, with the batch's
+        shared lookups (``info[bot.storage.db.BATCH]``)."""
+        if self._shared is None:
+            self._shared = self.sessions(info={BATCH: self.batch})
+        s = self._shared
+        try:
+            if self.savepoints:
+                with s.begin_nested():
+                    yield s
+            else:
+                yield s
+                s.flush()
+        except BaseException:
+            self._forget(s)
+            for key in [k for k in s.info if k != BATCH]:  # what the failed reading left behind
+                del s.info[key]
+            raise
+        if self.batch.get(STALE):
+            self._forget(s)
+
+    def _forget(self, s: Session) -> None:
+        """A mail may have changed what the batch keeps (a command; a failure rolled back):
+        every loaded object expired (read again when used), the shared lookups emptied."""
+        self.batch.clear()
+        self._held.clear()
+        s.expire_all()
+
+    def close(self) -> None:
+        """Roll back what is not committed and release the connection."""
+        try:
+            if self._shared is not None:
+                self._shared.close()
+                self._shared = None
+            if self.outer is not None and self.outer.is_active:
+                self.outer.rollback()
+        finally:
+            self.conn.close()
+            self.engine.dispose()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if exc[0] is None:
+            self.close()
+            return
+        try:  # an error is on its way out (e.g. the database went away): it is the one to see
+            self.close()
+        except Exception:
+            pass

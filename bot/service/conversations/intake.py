@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import traceback
+from itertools import chain, islice
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Iterator, Sequence
@@ -40,13 +41,15 @@ from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
 from bot.service.conversations.moves import PLAIN, take_moves
 from bot.service.conversations.quoted import remember
 from bot.service.stages.readpool import pool_for
-from bot.service.stages.store import identify, identify_stored
-from bot.storage.db import Database, database_failure
+from bot.service.stages.outbox import FREE_KEYS, free_keys
+from bot.service.stages.store import SAME_ID, identify, identify_stored, same_ids
+from bot.storage.db import Database, OneTransaction, database_failure
 from bot.service.conversations.commands import standings_text
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.conversations.loops import auth_failure, gate_answers, handle_bounce, proven, repeat_key
-from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, auth_failure, gate_answers, handle_bounce, proven,
+                                             repeat_key, repeat_keys)
+from bot.service.conversations.mailctx import Incoming, batch_of, forget_batch
 from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import (InboundMail, League, OutboxMail, Player, PlayerAddress)
 from bot.service.conversations.routing import routed
@@ -71,17 +74,108 @@ def stored_mails(db: Database) -> list[int]:
 def process_pending(db: Database, cfg: Config, now: datetime | None = None, *,
                     ids: Sequence[int] | None = None) -> int:
     """Read the stored mails ``ids`` (default: every one, :func:`stored_mails`) in that
-    order, each in its own transaction. The MIME front of reading
-    (:func:`~bot.mail.message.read_mail`) is done ahead in worker processes for a batch
-    (``[bot] read_workers``, :mod:`bot.service.stages.readpool`). Adjudicates nothing: a
-    ZAT that passed before a mail arrived is put before it by the runner
-    (:func:`bot.service.operations.runner.read_stored`). Returns how many."""
+    order, :data:`READ_BATCH` at a time in one transaction each (:func:`read_batch`: a
+    mail whose reading fails is rolled back alone and recorded; a crash before a batch's
+    commit leaves it stored, read again, answered once; crash point ``after-read`` after
+    each batch's commit). The mails were stored, and committed, before. The MIME front
+    of reading (:func:`~bot.mail.message.read_mail`) is done ahead in worker processes
+    for a batch (``[bot] read_workers``, :mod:`bot.service.stages.readpool`).
+    Adjudicates nothing: a ZAT that passed before a mail arrived is put before it by the
+    runner (:func:`bot.service.operations.runner.read_stored`). Returns how many."""
     if ids is None:
         ids = stored_mails(db)
-    for mid, rm in pool_for(cfg.read_workers).read(db, ids):
-        process_mail(db, cfg, mid, now, read=rm)
-        crashpoint("after-read")
+    ids = list(ids)
+    if not ids:
+        return 0
+    reads = iter(pool_for(cfg.read_workers).read(db, ids))
+    with OneTransaction(db.url) as rdb:
+        for k in range(0, len(ids), READ_BATCH):
+            chunk = ids[k:k + READ_BATCH]
+            read_batch(rdb, cfg, chunk, islice(reads, len(chunk)), now)
+            rdb.commit()  # the batch read: a crash before this reads it all again, answered once
+            crashpoint("after-read")
     return len(ids)
+
+
+#: Mails read in one transaction (:func:`read_batch`) by :func:`process_pending`.
+READ_BATCH = 200
+
+
+def outbox_top(db) -> int:
+    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it:
+    asked on its driver connection directly, once a mail, without the statement machinery
+    around it)."""
+    if isinstance(db, OneTransaction):
+        cur = db.conn.connection.cursor()
+        try:
+            cur.execute("SELECT max(id) FROM outbox")
+            return cur.fetchone()[0] or 0
+        finally:
+            cur.close()
+    with db.engine.connect() as conn:
+        return conn.execute(select(func.max(OutboxMail.id))).scalar() or 0
+
+
+def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: list, now: datetime | None, *,
+          savepoints: bool) -> dict[int, tuple[int, int]]:
+    """Read the batch's mails ``todo`` (``reads``: ``(id, ReadMail or None)`` each, in
+    order, appended to ``seen`` as they are taken) in ``rdb``'s open transaction; returns
+    each mail's outbox ids ``(above, up to)``, those queued while it was read.
+
+    With ``savepoints`` each mail is read in a savepoint of its own (a mail whose reading
+    fails is rolled back alone and recorded, :func:`process_mail`); without, the mails
+    are read one after the other in the one transaction, and the first failure raises:
+    the caller rolls the pass back and reads the batch again with savepoints
+    (:func:`read_batch`: mails rarely fail; the savepoints cost two statements and their
+    bookkeeping a mail). The batch's shared lookups are read first: its mails (loaded at
+    once), the re-delivery check (:func:`~bot.service.stages.store.same_ids`), the
+    outbox keys of their acknowledgements (:func:`~bot.service.stages.outbox.free_keys`)
+    and the repeat keys of the hour before (:func:`~bot.service.conversations.loops.repeat_keys`,
+    each mail's own added once it is read)."""
+    rdb.savepoints = savepoints
+    with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
+        mails = s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all()
+        rdb.hold(mails)
+    rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
+    rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
+    if mails:  # the repeat keys of the hour before the batch's earliest mail (answered_repeat)
+        rdb.batch[REPEAT_KEYS] = repeat_keys(rdb.conn, min(m.received_at for m in mails) - HOUR)
+    tops: dict[int, tuple[int, int]] = {}
+    top = outbox_top(rdb)
+    for mid, rm in reads:
+        seen.append((mid, rm))
+        process_mail(rdb, cfg, mid, now, read=rm)
+        after = outbox_top(rdb)
+        tops[mid], top = (top, after), after
+    return tops
+
+
+def read_batch(rdb: OneTransaction, cfg: Config, ids: list[int], reads, now: datetime | None) -> dict[int, tuple[int, int]]:
+    """Read the stored mails ``ids`` (``reads``: ``(id, ReadMail or None)`` each, in
+    order) in ONE transaction of ``rdb``, opened here and left open for the caller to
+    commit: first without savepoints (:func:`read_pass`); should a mail fail, that pass
+    is rolled back and the batch read again with a savepoint a mail, so the failed mail
+    is rolled back alone and recorded (:func:`process_mail`), the others read as usual.
+    Returns :func:`read_pass`' outbox ids a mail."""
+    seen: list = []  # what the reading workers gave, kept for the second pass
+    pending = iter(reads)
+    rdb.begin()
+    try:
+        return read_pass(rdb, cfg, ids, pending, seen, now, savepoints=False)
+    except Exception as exc:
+        failure = database_failure(exc, rdb.url)
+        if failure is not None:  # the database went away: the batch stays stored, read once it is back
+            try:
+                rdb.rollback()
+            except Exception:  # the connection is gone with it
+                log.debug("Zurückrollen des Stapels gescheitert", exc_info=True)
+            if failure is exc:
+                raise
+            raise failure from exc
+        log.info("Eine Mail des Stapels scheiterte beim Lesen: der Stapel wird mit Sicherungspunkten neu gelesen")
+        rdb.rollback()
+    rdb.begin()
+    return read_pass(rdb, cfg, ids, chain(list(seen), pending), [], now, savepoints=True)
 
 
 def arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:
@@ -108,7 +202,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             mail = s.get(InboundMail, mail_id)
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
-            first = identify(s, mail)
+            batch = batch_of(s)
+            first = identify(s, mail, known=batch.get(SAME_ID) if batch is not None else None)
             if first is not None:  # a re-delivery: read once, answered once
                 mail.status, mail.kind = "ignored", "ignored"
                 mail.parse = {"reason": f"duplicate of mail {first}", "duplicate_of": first}
@@ -119,6 +214,9 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                     row.created_at = now
                 s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
+            keys = batch.get(REPEAT_KEYS) if batch is not None else None
+            if keys is not None and mail.repeat_key:  # a later mail of the batch may repeat it
+                keys.add(mail.repeat_key)
             plain = s.info.pop(PLAIN, [])
             status = mail.status
         if plain:  # committed: a later reply quoting them is compared without parsing their bytes
@@ -128,6 +226,8 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
         failure = database_failure(exc, db.url)
         if failure is not None:  # the database went away: still stored, read again once it is back
             raise failure from exc
+        if getattr(db, "savepoints", True) is False:  # a batch read without savepoints: it is read again
+            raise
         log.exception("Lesen der Mail %s gescheitert", mail_id)
         with db.session() as s:
             mail = s.get(InboundMail, mail_id)
@@ -264,6 +364,8 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         return _unreadable(ctx, auth)
     code, text = take_code(rm.new_text)
     found = find_command(rm.subject, text)
+    if found:  # a command may change what the batch's shared lookups hold (rounds, Partien)
+        forget_batch(s)
     if found and found[0].gm:
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
             return

@@ -55,6 +55,7 @@ from bot.mail.compose import compose
 from bot.render import render, wrap
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
+from bot.storage.db import BATCH
 from bot.storage.models import InboundMail, League, OutboxMail, Player, PlayerAddress
 
 #: Default of ``[bot] rate_limit_per_hour``.
@@ -272,6 +273,9 @@ def answered_repeat(ctx: Incoming) -> int | None:
     mail = ctx.mail
     if not mail.repeat_key:
         return None
+    keys = (ctx.s.info.get(BATCH) or {}).get(REPEAT_KEYS)
+    if keys is not None and mail.repeat_key not in keys:  # no mail of the hour before has it
+        return None
     rows = ctx.s.connection().execute(_SAME_KEY, {"key": mail.repeat_key, "since": mail.received_at - HOUR,
                                                   "id": mail.id}).all()
     answered = [i for i, parse in rows if "repeat_of" not in (parse or {})]
@@ -282,6 +286,21 @@ def answered_repeat(ctx: Incoming) -> int | None:
     between = ctx.s.connection().execute(_OTHER_BETWEEN, {"first": answered[-1], "id": mail.id,
                                                           "addr": mail.from_addr, "key": mail.repeat_key}).first()
     return answered[-1] if between is None else None
+
+
+#: The key of :func:`repeat_keys`' set among a batch's shared lookups (:data:`bot.storage.db.BATCH`).
+REPEAT_KEYS = "repeat_keys"
+
+
+def repeat_keys(conn, since: datetime) -> set[str]:
+    """The repeat keys (:func:`repeat_key`) of the stored mails that arrived after
+    ``since`` (for a batch: an hour before its earliest mail), in one statement: a mail
+    of the batch whose key is not among them (nor among the keys of the batch's mails
+    read before it, which the reader adds) repeats no mail, and :func:`answered_repeat`
+    need not ask."""
+    t = InboundMail.__table__
+    return set(conn.execute(select(t.c.repeat_key).where(t.c.repeat_key.is_not(None), t.c.received_at > since)
+                            .distinct()).scalars())
 
 
 #: A mail from the same sender with another repeat key read between two (built once).

@@ -15,7 +15,23 @@ from bot.mail.message import ReadMail
 from bot.i18n import DEFAULT, league_language
 from bot.render import render
 from bot.service.stages.outbox import queue_mail
+from bot.storage.db import BATCH, STALE
 from bot.storage.models import InboundMail, League, Player
+
+
+def batch_of(s: Session) -> dict | None:
+    """The shared lookups of the batch ``s`` reads in (:data:`BATCH`), or None."""
+    return s.info.get(BATCH)
+
+
+def forget_batch(s: Session) -> None:
+    """Empty the batch's shared lookups: the mail being read may change what they hold (a
+    command: a league's rounds or Partien), so it and the next mail query again; the
+    objects the batch keeps loaded are expired once the mail is done (:data:`STALE`)."""
+    batch = s.info.get(BATCH)
+    if batch is not None:
+        batch.clear()
+        batch[STALE] = True
 
 
 @dataclass

@@ -22,7 +22,7 @@ from bot.render import format_zat, nobreak, render
 from bot.service.domain.league import league_lexicon, playing
 from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
-from bot.service.conversations.mailctx import Incoming
+from bot.service.conversations.mailctx import Incoming, batch_of
 from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
@@ -58,6 +58,9 @@ _PARTIEN = (select(Partie.id, Partie.name, Partie.finished, Partie.state)
             .where(Partie.league_id == bindparam("league")).order_by(Partie.id))
 _OPEN_ROUND = (select(Round.number, Round.zat).where(Round.league_id == bindparam("league"), Round.status == "open")
                .order_by(Round.number).limit(1))  # as bot.service.domain.league.open_round, without the ORM
+#: :data:`_OPEN_ROUND` and :data:`_PARTIEN` for a batch's shared lookups (moves.``_league_rows``)
+_OPEN_ROUND_HELD = _OPEN_ROUND.with_for_update(read=True)
+_PARTIEN_HELD = _PARTIEN.with_for_update(read=True)
 _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id == bindparam("league"),
                                                                Round.number == bindparam("number"))
 
@@ -68,12 +71,39 @@ _PREVIOUS_ROUND = select(Round.zat, Round.adjudicated_at).where(Round.league_id 
 PLAIN = "spielleiter.plain"
 
 
-def _delayed_zat(conn, league_id: int, number: int, arrived: datetime) -> datetime | None:
-    """The ZAT of round ``number - 1`` when a mail that ``arrived`` after it was read only
-    after that round's (delayed) adjudication; else None."""
+def _league_rows(conn, batch: dict | None, league_id: int):
+    """``(open round, previous round, Partien)`` of league ``league_id``: the open round's
+    ``(number, zat)`` row (:data:`_OPEN_ROUND`, None when there is none), the round
+    before it (:data:`_PREVIOUS_ROUND`, None for the first), and every Partie's row
+    (:data:`_PARTIEN`). Read once a batch (``batch``, the shared lookups of
+    :class:`~bot.storage.db.OneTransaction`: reading moves changes none
+    of them, a command empties it); without a batch, queried each time. The rows are
+    shared by the batch's mails and never changed. Kept for a batch, the open round's
+    row and the Partien's are read ``FOR SHARE`` (PostgreSQL; SQLite's batch holds the
+    write lock anyway): an adjudication in another process, which changes them, waits
+    for the batch's commit, so no mail of the batch is read against a round that has
+    been adjudicated meanwhile."""
+    key = ("league", league_id)
+    got = batch.get(key) if batch is not None else None
+    if got is None:
+        held = batch is not None  # kept for the batch: held against a concurrent change (below)
+        rnd = conn.execute(_OPEN_ROUND_HELD if held else _OPEN_ROUND, {"league": league_id}).first()
+        prev = None if rnd is None or rnd.number <= 1 else \
+            conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": rnd.number - 1}).first()
+        partien = conn.execute(_PARTIEN_HELD if held else _PARTIEN, {"league": league_id}).all() \
+            if rnd is not None else []
+        got = (rnd, prev, partien)
+        if batch is not None:
+            batch[key] = got
+    return got
+
+
+def _delayed_zat(row, number: int, arrived: datetime) -> datetime | None:
+    """The ZAT of round ``number - 1`` (its row of :data:`_PREVIOUS_ROUND`, None when there
+    is none) when a mail that ``arrived`` after it was read only after that round's
+    (delayed) adjudication; else None."""
     if number <= 1:
         return None
-    row = conn.execute(_PREVIOUS_ROUND, {"league": league_id, "number": number - 1}).first()
     if row is None or row.adjudicated_at is None:
         return None
     zat, done = (t if t.tzinfo else t.replace(tzinfo=timezone.utc) for t in (row.zat, row.adjudicated_at))
@@ -126,6 +156,29 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
             if len(_SITUATIONS) >= 512:
                 _SITUATIONS.clear()
             _SITUATIONS[key] = text
+    return text
+
+
+#: Rendered moves of an acknowledgement (``ack_move.txt.j2``) by language, the game's
+#: ``multiline``, whether it is the mail's last move, and the move report (as JSON).
+_MOVE_BLOCKS: dict[tuple[str, bool, bool, str], str] = {}
+
+
+def _move_block(lang: str, multiline: bool, move: dict, last: bool) -> str:
+    """One move of the acknowledgement (``ack_move.txt.j2``: the move as read, its verdict,
+    the notes, a picture), remembered for the next mail with the same report: the good
+    moves of a round recur in many mails."""
+    try:
+        key = (lang, multiline, last, json.dumps(move, sort_keys=True))
+    except (TypeError, ValueError):  # not JSON after all: rendered every time
+        key = None
+    text = _MOVE_BLOCKS.get(key) if key else None
+    if text is None:
+        text = render("ack_move.txt.j2", lang, m=move, multiline=multiline, last=last)
+        if key:
+            if len(_MOVE_BLOCKS) >= 4096:
+                _MOVE_BLOCKS.clear()
+            _MOVE_BLOCKS[key] = text
     return text
 
 
@@ -183,7 +236,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     game = get_game(league.game)
     lang = league_language(league.options)
     conn = s.connection()
-    rnd = conn.execute(_OPEN_ROUND, {"league": league.id}).first()  # (number, zat) of the open round
+    # (number, zat) of the open round, the round before, the Partien (id, name, finished, state)
+    rnd, previous, all_partien = _league_rows(conn, batch_of(s), league.id)
     if rnd is None:
         ctx.record("ignored", "ignored", reason="league finished")
         return ctx.reply(tr(lang, "league_over", league=league.name))
@@ -201,8 +255,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     if closed:
         ctx.record("late", "submission", reason="round decided", round=rnd.number)
         return ctx.reply(render_text(closed, lang, Audience(viewer=str(player.id)), str(player.id)))
-    delayed = _delayed_zat(conn, league.id, rnd.number, mail.received_at)
-    all_partien = conn.execute(_PARTIEN, {"league": league.id}).all()  # rows: id, name, finished, state
+    delayed = _delayed_zat(previous, rnd.number, mail.received_at)
     partien = {p.name: p for p in all_partien}
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
@@ -302,6 +355,9 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
+    for k, sec in enumerate(sections):  # each move rendered on its own (remembered: _move_block)
+        last = len(sec["moves"]) - 1 if k == len(sections) - 1 else -1
+        sec["blocks"] = [_move_block(lang, game.multiline, m, i == last) for i, m in enumerate(sec["moves"])]
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,

@@ -14,85 +14,21 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
-from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Iterator, TextIO
+from typing import Any, TextIO
 
-from sqlalchemy import event, func, select
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.crash import crashpoint
-from bot.service.conversations.intake import process_mail
+from bot.service.conversations.intake import read_batch, read_pass
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.store import RawMail, identify_stored, store_raw_many
-from bot.storage.db import Database, make_engine
+from bot.storage.db import Database, OneTransaction
 from bot.storage.models import InboundMail, OutboxMail
 
 __all__ = ["ingest", "report_of", "print_reports", "OneTransaction", "RollbackDatabase"]
-
-
-class OneTransaction:
-    """A stand-in for :class:`~bot.storage.db.Database` whose sessions all live in one
-    outer transaction on one connection: each ``session()`` is a SAVEPOINT (committed =
-    released, failed = rolled back to the savepoint, so one mail that cannot be read
-    loses nothing of the others). :meth:`begin` opens the outer transaction,
-    :meth:`commit` commits it, :meth:`close` rolls back whatever is left uncommitted and
-    releases the connection. On SQLite the driver's own transaction handling is switched
-    off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
-    which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager."""
-
-    #: How SQLite opens the outer transaction: with the write lock at once (``IMMEDIATE``,
-    #: waiting for another writer as any write does), so a batch that has read can always
-    #: write (a deferred transaction whose snapshot another process has written past
-    #: would fail at its first write instead of waiting).
-    BEGIN = "BEGIN IMMEDIATE"
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.engine = make_engine(url)
-        if url.startswith("sqlite"):
-            @event.listens_for(self.engine, "connect")
-            def _no_pysqlite_tx(dbapi_conn, _rec):  # pragma: no cover - trivial
-                dbapi_conn.isolation_level = None
-
-            @event.listens_for(self.engine, "begin")
-            def _begin(conn):  # pragma: no cover - trivial
-                conn.exec_driver_sql(self.BEGIN)
-        self.conn = self.engine.connect()
-        self.outer = None
-        self.sessions = sessionmaker(bind=self.conn, expire_on_commit=False,
-                                     join_transaction_mode="create_savepoint")
-
-    def begin(self) -> None:
-        """Open the outer transaction (the sessions are savepoints in it)."""
-        self.outer = self.conn.begin()
-
-    def commit(self) -> None:
-        """Commit the outer transaction."""
-        self.outer.commit()
-
-    @contextmanager
-    def session(self) -> Iterator[Session]:
-        """A session in a SAVEPOINT of the outer transaction."""
-        with self.sessions() as s:
-            with s.begin():
-                yield s
-
-    def close(self) -> None:
-        """Roll back what is not committed and release the connection."""
-        try:
-            if self.outer is not None and self.outer.is_active:
-                self.outer.rollback()
-        finally:
-            self.conn.close()
-            self.engine.dispose()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
 
 
 class RollbackDatabase(OneTransaction):
@@ -137,7 +73,6 @@ _REPORTED = select(_MAILS.c.id, _MAILS.c.from_addr, _MAILS.c.subject, _MAILS.c.k
                    _MAILS.c.parse, _MAILS.c.error, _MAILS.c.flagged)
 #: The columns of the outbox a report shows (plain rows, not ORM objects).
 _ANSWERS = select(OutboxMail.id, OutboxMail.to_addr, OutboxMail.kind, OutboxMail.subject, OutboxMail.status)
-_TOP = select(func.max(OutboxMail.id))
 
 
 def _report(mail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
@@ -162,40 +97,29 @@ def _report(mail, rows, name: str | None, duplicate: bool) -> dict[str, Any]:
             "withheld": withheld}
 
 
-#: Mails stored in one transaction, then read in one more (a savepoint each).
+#: Mails stored in one transaction, then read in one more.
 BATCH = 200
-
-
-def _top(db) -> int:
-    """The highest outbox id committed (or, in a :class:`OneTransaction`, written in it)."""
-    if isinstance(db, OneTransaction):
-        return db.conn.execute(_TOP).scalar() or 0
-    with db.engine.connect() as conn:
-        return conn.execute(_TOP).scalar() or 0
 
 
 def _batch(db, rdb: OneTransaction, cfg: Config, batch: list[tuple[str | None, bytes]], now: datetime | None,
            read_ahead: bool) -> list[dict[str, Any]]:
     """Store ``batch`` raw in one transaction of ``db`` (committed before any of it is
     read), read each newly stored mail in order in ONE transaction of ``rdb``
-    (:func:`process_mail`, each mail in a savepoint of it; the MIME front in the reading
-    workers when ``read_ahead``), report them all from it, then commit it (``rdb`` is
-    ``db`` itself for a dry run: nothing is committed)."""
+    (:func:`~bot.service.conversations.intake.read_batch`: without savepoints, and again
+    with a savepoint a mail should one fail; the MIME front in the reading workers when
+    ``read_ahead``), report them all from it, then commit it (``rdb`` is ``db`` itself
+    for a dry run: a savepoint a mail, nothing committed)."""
     stored = store_raw_many(db, [RawMail(raw, "ingest") for _, raw in batch], max_bytes=cfg.max_mail_bytes)
     crashpoint("after-store")  # committed: a crash from here on leaves the batch to the next poll (or ingest)
     # every mail of the batch still waiting to be read: the new ones, and one stored by an
     # earlier run that ended before reading it (process_mail leaves a mail read before as it is)
     todo = list(dict.fromkeys(mid for mid, _ in stored))
-    tops: dict[int, tuple[int, int]] = {}  # mail id -> outbox ids (above, up to) queued while it was read
     identify_stored(db, todo)  # the headers of the batch, in one UPDATE
     reads = pool_for(cfg.read_workers).read(db, todo) if read_ahead else ((i, None) for i in todo)
-    if rdb is not db:
-        rdb.begin()
-    top = _top(rdb)
-    for mid, rm in reads:
-        process_mail(rdb, cfg, mid, now, read=rm)
-        after = _top(rdb)
-        tops[mid], top = (top, after), after
+    if rdb is not db:  # one transaction: without savepoints first, again with them should a mail fail
+        tops = read_batch(rdb, cfg, todo, reads, now)
+    else:  # the dry run's one transaction holds the stored mails too: a savepoint a mail
+        tops = read_pass(rdb, cfg, todo, reads, [], now, savepoints=True)
     with rdb.session() as s:
         mails = {m.id: m for m in s.execute(_REPORTED.where(_MAILS.c.id.in_({mid for mid, _ in stored})))}
         answers = list(s.execute(_ANSWERS.where(OutboxMail.id > min(lo for lo, _ in tops.values()))

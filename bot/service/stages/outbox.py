@@ -23,7 +23,7 @@ from bot.i18n import Texts, gm_language, texts
 from bot.render import format_zat, nobreak, render, wrap
 from bot.service.domain.league import find_league
 from bot.service.stages.quota import BULK, SLOW, Budget, Limits, order_key
-from bot.storage.db import Database
+from bot.storage.db import BATCH, Database
 from bot.storage.models import League, OutboxMail, Player, PlayerAddress, SendAttempt
 
 log = logging.getLogger(__name__)
@@ -80,9 +80,14 @@ def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, s
     key's Message-ID is taken (a withdrawn mail of a rolled-back round keeps its own), a
     numbered variant is used, so the new mail is never mistaken for the old one."""
     mid, n = make_message_id(key, cfg.sender_domain), 1
-    if session.autoflush:  # as a session query would; on the connection, without the ORM's overhead
-        session.flush()
-    taken = session.connection().execute(_TAKEN, {"key": key, "mid": mid}).all()  # one query in the usual case
+    free = (session.info.get(BATCH) or {}).get(FREE_KEYS)
+    if free is not None and key in free:  # known to be free when the batch began (free_keys)
+        free.discard(key)  # queued now (or rolled back with the mail: then a query tells)
+        taken = []
+    else:
+        if session.autoflush:  # as a session query would; on the connection, without the ORM's overhead
+            session.flush()
+        taken = session.connection().execute(_TAKEN, {"key": key, "mid": mid}).all()  # one query in the usual case
     existing = next((i for i, k in taken if k == key), None)
     if existing is not None:
         return session.get(OutboxMail, existing)  # type: ignore[return-value]
@@ -96,6 +101,30 @@ def queue_mail(session: Session, cfg: Config, *, key: str, kind: str, to: str, s
                      subject=subject, message_id=mid, raw=raw, status=status)
     session.add(row)  # written with the transaction's next flush (a query or the commit)
     return row
+
+
+#: The key of :func:`free_keys`' set among a batch's shared lookups (:data:`bot.storage.db.BATCH`).
+FREE_KEYS = "free_keys"
+
+
+def free_keys(conn, cfg: Config, keys: Sequence[str]) -> set[str]:
+    """Of the outbox ``keys`` (e.g. the acknowledgements of a batch's mails, ``ack:<id>``),
+    those neither queued nor with their Message-ID taken, in one statement (chunks of 500):
+    :func:`queue_mail` in the batch's transaction queues such a key without asking again
+    (only the reading of its own mail queues it, once)."""
+    mids = {k: make_message_id(k, cfg.sender_domain) for k in keys}
+    by_mid = {mid: k for k, mid in mids.items()}
+    taken: set[str] = set()
+    keys = list(mids)
+    for i in range(0, len(keys), 500):
+        chunk = keys[i:i + 500]
+        rows = conn.execute(select(OutboxMail.key, OutboxMail.message_id).where(
+            or_(OutboxMail.key.in_(chunk), OutboxMail.message_id.in_([mids[k] for k in chunk])))).all()
+        for key, mid in rows:
+            taken.add(key)
+            if mid in by_mid:
+                taken.add(by_mid[mid])
+    return {k for k in keys if k not in taken}
 
 
 def queue_mails(session: Session, cfg: Config, mails: Sequence[dict[str, Any]]) -> int:

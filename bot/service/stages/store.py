@@ -240,13 +240,14 @@ def identify_stored(db: Database, ids: Sequence[int]) -> int:
     return len(done)
 
 
-def identify(s: Session, mail: InboundMail) -> int | None:
+def identify(s: Session, mail: InboundMail, *, known: dict[str, list] | None = None) -> int | None:
     """Read a stored mail's headers into its row unless :func:`identify_stored` did:
     ``message_id``, ``content_sha256`` and ``received_at`` (:func:`_identity`). Returns
     the id of an earlier mail it repeats -- the same Message-ID with the same content,
     a re-delivery with other trace headers --, else None (a different mail reusing a
     Message-ID is read as a new one). Mails are read in the order they were stored, so
-    the earlier one has been read."""
+    the earlier one has been read. ``known``: the rows of :func:`same_ids` read for a
+    batch (a Message-ID not in it is queried)."""
     if mail.message_id is None:  # not identified yet, or without a Message-ID
         mid, chash, arrived = _identity(mail.raw, mail.received_at)
         mail.received_at = arrived
@@ -255,7 +256,10 @@ def identify(s: Session, mail: InboundMail) -> int | None:
         mail.message_id, mail.content_sha256 = mid, chash
     mid, chash = mail.message_id, mail.content_sha256
     conn = s.connection()
-    rows = conn.execute(_SAME_ID, {"mid": mid, "id": mail.id}).all()
+    if known is not None and mid in known:
+        rows = [r for r in known[mid] if r[0] < mail.id]
+    else:
+        rows = conn.execute(_SAME_ID, {"mid": mid, "id": mail.id}).all()
     if not rows:
         return None
     for i, other, _ in rows:
@@ -277,6 +281,26 @@ _SAME_ID = (select(InboundMail.__table__.c.id, InboundMail.__table__.c.content_s
             .where(InboundMail.__table__.c.message_id == bindparam("mid"),
                    InboundMail.__table__.c.id < bindparam("id"))
             .order_by(InboundMail.__table__.c.id))
+
+
+#: The key of :func:`same_ids`' rows among a batch's shared lookups
+#: (:data:`bot.storage.db.BATCH`).
+SAME_ID = "same_id"
+
+
+def same_ids(conn, ids: Sequence[int]) -> dict[str, list]:
+    """For the stored mails ``ids`` (their headers read, :func:`identify_stored`): each
+    Message-ID among them -> every stored mail with that Message-ID, ``(id,
+    content_sha256, raw_size)`` in the order of ids (the rows :func:`identify` compares a
+    mail with, those with a lower id), in one statement. Reading a mail changes none of
+    these columns of another, so a batch reads them once."""
+    t = InboundMail.__table__
+    mids = select(t.c.message_id).where(t.c.id.in_(list(ids)), t.c.message_id.is_not(None)).scalar_subquery()
+    out: dict[str, list] = {}
+    for i, mid, chash, size in conn.execute(select(t.c.id, t.c.message_id, t.c.content_sha256, t.c.raw_size)
+                                            .where(t.c.message_id.in_(mids)).order_by(t.c.id)):
+        out.setdefault(mid, []).append((i, chash, size))
+    return out
 
 
 #: How far a Received: stamp may lie in the future (clock skew between servers).
