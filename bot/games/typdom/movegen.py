@@ -292,6 +292,9 @@ def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
     two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based."""
     out = []
     n = len(rows)
+    whole = "".join(rows)
+    if whole == whole.upper():
+        return out  # (no lower-case code: no Jolly)
     for r, line in enumerate(rows):
         if line == line.upper():
             continue  # (no lower-case code: no Jolly)
@@ -306,16 +309,24 @@ def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
 
 _EMPTY = frozenset(". ")
 _TILES: dict[str, Any] = {}
+_ROWS: dict[str, tuple] = {}  # row code -> its squares (Tile or None); bounded below
 
 
 def _table(rows: list[str]) -> Table:
-    """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen)."""
+    """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen) and
+    one tuple per row code (most rows of a table are empty or seen before)."""
     try:
-        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+        return Table(tuple(map(_ROWS.__getitem__, rows)))
     except KeyError:
-        for ch in "".join(rows):
-            _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
-        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+        if len(_ROWS) > 4096:
+            _ROWS.clear()
+        for line in rows:
+            if line not in _ROWS:
+                for ch in line:
+                    if ch not in _TILES:
+                        _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
+                _ROWS[line] = tuple(map(_TILES.__getitem__, line))
+        return Table(tuple(map(_ROWS.__getitem__, rows)))
 
 
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
