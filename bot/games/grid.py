@@ -123,7 +123,7 @@ class Grid:
         return self.get(*rc)
 
     def is_empty(self) -> bool:
-        return all(r.count(None) == len(r) for r in self.grid)  # (C loops: a row at a time)
+        return not any(map(any, self.grid))  # (C loops only; a Tile is always true)
 
     def tiles(self) -> Iterator[tuple[int, int, Tile]]:
         n = self.SIZE
@@ -138,18 +138,35 @@ class Grid:
 
     def place(self, placements: Iterable[Placement]):
         """A new board with ``placements`` added (ValueError on an occupied or off-board square)."""
-        grid = [list(r) for r in self.grid]
+        grid = list(self.grid)
+        changed: dict[int, list] = {}  # (only the rows that change are copied)
+        n = self.SIZE
         for p in placements:
-            if not self.on_board(p.row, p.col) or grid[p.row - 1][p.col - 1] is not None:
-                raise ValueError(f"{self.coord(p.row, p.col)} ist nicht frei")
-            grid[p.row - 1][p.col - 1] = self.TILE(p.letter, p.blank)
-        return type(self)(tuple(tuple(r) for r in grid))
+            r, c = p.row, p.col
+            line = changed.get(r)
+            if line is None and 1 <= r <= n:
+                line = changed[r] = list(grid[r - 1])
+            if line is None or not 1 <= c <= n or line[c - 1] is not None:
+                raise ValueError(f"{self.coord(r, c)} ist nicht frei")
+            line[c - 1] = self.TILE(p.letter, p.blank)
+        for r, line in changed.items():
+            grid[r - 1] = tuple(line)
+        return self._same_shape(tuple(grid))
 
     def replace(self, row: int, col: int, tile: Tile | None):
         """A new board with square (row, col) set to ``tile`` (or emptied)."""
-        grid = [list(r) for r in self.grid]
-        grid[row - 1][col - 1] = tile
-        return type(self)(tuple(tuple(r) for r in grid))
+        grid = list(self.grid)
+        line = list(grid[row - 1])
+        line[col - 1] = tile
+        grid[row - 1] = tuple(line)
+        return self._same_shape(tuple(grid))
+
+    def _same_shape(self, grid: tuple):
+        """A board of this type on ``grid``, which has this board's shape (rows of this
+        board with squares changed), without the shape check of ``__post_init__``."""
+        out = object.__new__(type(self))
+        object.__setattr__(out, "grid", grid)
+        return out
 
     def bounds(self, margin: int = 0) -> tuple[int, int, int, int]:
         """(first row, last row, first col, last col) of the occupied squares widened by
@@ -179,8 +196,10 @@ class Grid:
 def run(board: Grid, placed: dict[tuple[int, int], object], r: int, c: int, dr: int, dc: int) -> list[tuple[int, int]]:
     """The squares of the word through (r, c) in direction (dr, dc): the run of
     occupied squares (board tiles and the keys of ``placed``) around it."""
+    grid, n = board.grid, board.SIZE
+
     def filled(rr: int, cc: int) -> bool:
-        return (rr, cc) in placed or board.get(rr, cc) is not None
+        return (rr, cc) in placed or (0 < rr <= n and 0 < cc <= n and grid[rr - 1][cc - 1] is not None)
     sr, sc = r, c
     while filled(sr - dr, sc - dc):
         sr, sc = sr - dr, sc - dc

@@ -75,7 +75,8 @@ from typing import Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
 from bot.games.grid import Placement as Tiled, run
-from bot.games.typdom.notation import Placement, Token, Turn, format_placement, format_turn, parse_turn, tokens_text
+from bot.games.typdom.notation import (Placement, Token, Turn, format_placement, format_turn, parse_turn, shared_token,
+                                       tokens_text)
 from bot.games.typdom.outcome import Laid, Outcome, as_mover
 from bot.games.typdom.table import CENTRE, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
@@ -150,9 +151,9 @@ def _tokens(table: Table, placed: dict, squares: list[tuple[int, int]]) -> tuple
     for s in squares:
         if s in placed:
             p = placed[s]
-            out.append(Token("blank" if p.blank else "new", p.letter))
+            out.append(shared_token("blank" if p.blank else "new", p.letter))
         else:
-            out.append(Token("old", table.get(*s).letter))  # type: ignore[union-attr]
+            out.append(shared_token("old", table.get(*s).letter))  # type: ignore[union-attr]
     return tuple(out)
 
 
@@ -266,7 +267,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     if take is not None:
         pool[take["jolly"]] += 1
     jollys_have = pool[RED_JOLLY] + pool[BLACK_JOLLY]
-    missing = Counter({ch: n - pool[ch] for ch, n in need.items() if ch != "*" and n > pool[ch]})
+    missing = {ch: n - pool[ch] for ch, n in need.items() if ch != "*" and n > pool[ch]}
     if need["*"] > jollys_have:
         missing["*"] = need["*"] - jollys_have
     if missing:
@@ -286,7 +287,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                                                           "Zeilen 1-25)."), coord=coord_name(*turn.jolly)),
                         turn, notes + hints)
     for p, sq in zip(placements, squares_list):
-        if any(not table.on_board(r, c) for r, c in sq):
+        if sq and not (table.on_board(*sq[0]) and table.on_board(*sq[-1])):  # (a straight line: its ends)
             return _invalid("off-board", _bad("off-board", N_("Das Wort ab {coord} ({direction}) geht über den Rand "
                                                               "des Tisches hinaus (Spalten A-Y, Zeilen 1-25)."),
                                               coord=p.coord, direction=_dir_name(p.direction)), turn, notes + hints)
@@ -299,13 +300,14 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                  _bad("mismatch", N_("JOLLY {coord}: dort liegt {letter}, kein Jolly."), coord=where, letter=jt.letter))
         return _invalid("mismatch", there, turn, notes + hints)
     boards = []
+    placed_list: list[dict[tuple[int, int], Tiled]] = []  # per placement: its tiles by square
     board = base
     for toks, sq in zip(token_lists, squares_list):
         boards.append(board)
         for (r, c), t in zip(sq, toks):
             tile = board.get(r, c)
-            where = coord_name(r, c)
             if t.kind == "old" and (tile is None or tile.letter != t.letter):
+                where = coord_name(r, c)
                 if tile is None:
                     v = _bad("mismatch", N_("Auf {coord} liegt kein Stein, also auch kein {letter} (kleine Buchstaben "
                                             "stehen für Steine, die schon auf dem Tisch liegen)."),
@@ -318,13 +320,16 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             if t.placed and tile is not None:
                 return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt schon {there}; dort kann kein "
                                                                 "{letter} gelegt werden."),
-                                                 coord=where, there=tile.letter, letter=t.letter), turn, notes + hints)
+                                                 coord=coord_name(r, c), there=tile.letter, letter=t.letter),
+                                turn, notes + hints)
             if t.kind == "empty" and tile is not None:
                 return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt {there}; der Punkt steht für ein "
-                                                                "leeres Feld."), coord=where, there=tile.letter),
-                                turn, notes + hints)
-        board = board.place([Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
-                             for (r, c), t in zip(sq, toks) if t.placed])
+                                                                "leeres Feld."), coord=coord_name(r, c),
+                                                 there=tile.letter), turn, notes + hints)
+        placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
+                  for (r, c), t in zip(sq, toks) if t.placed}
+        placed_list.append(placed)
+        board = board.place(placed.values())
 
     # -- gap --------------------------------------------------------------------------------
     for toks, sq in zip(token_lists, squares_list):
@@ -349,9 +354,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
 
     # -- lines ------------------------------------------------------------------------------
     lines = []
-    for p, toks, sq, bd in zip(placements, token_lists, squares_list, boards):
-        placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
-                  for (r, c), t in zip(sq, toks) if t.placed}
+    for p, placed, sq, bd in zip(placements, placed_list, squares_list, boards):
         dr, dc = _step(p.direction)
         line = run(bd, placed, sq[0][0], sq[0][1], dr, dc)
         direction = p.direction
@@ -406,7 +409,12 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
             return _invalid("word", _bad("word", N_("Ein einzelner Buchstabe ist kein Wort.")), turn, notes + hints)
         main = _letters(bd, placed, line)
         contacts = []
+        grid, n = bd.grid, bd.SIZE
         for s in sorted(placed):
+            r, c = s[0] - 1, s[1] - 1  # (0-based; a contact word needs a tile beside s, across the word)
+            if not ((0 <= r - dc and 0 <= c - dr and grid[r - dc][c - dr] is not None) or
+                    (r + dc < n and c + dr < n and grid[r + dc][c + dr] is not None)):
+                continue
             cl = run(bd, placed, s[0], s[1], dc, dr)
             if len(cl) >= 2:
                 contacts.append(_letters(bd, placed, cl))

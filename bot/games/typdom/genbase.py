@@ -11,7 +11,7 @@ from typing import Sequence
 
 from bot.games import gridgen
 from bot.games.gridgen import GenMove, GridSpec
-from bot.games.typdom.notation import Placement, Token
+from bot.games.typdom.notation import Placement, shared_token
 from bot.games.typdom.table import CENTRE, SIZE, Table
 from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS
 
@@ -40,15 +40,15 @@ def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
 def gen_placement(m: GenMove) -> Placement:
     """The :class:`Placement` a generated placement is written as (what
     :func:`bot.games.typdom.notation.parse_turn` reads from its :func:`gen_notation`)."""
-    new = {(r, c): (ch, b) for r, c, ch, b in m.tiles}
+    new = {(r, c): b for r, c, _ch, b in m.tiles}
     dr, dc = (0, 1) if m.direction == "w" else (1, 0)
+    r, c = m.row, m.col
     toks = []
-    for i, ch in enumerate(m.word):
-        sq = (m.row + i * dr, m.col + i * dc)
-        if sq in new:
-            toks.append(Token("blank" if new[sq][1] else "new", ch))
-        else:
-            toks.append(Token("old", ch))
+    for ch in m.word:
+        b = new.get((r, c))
+        toks.append(shared_token("old" if b is None else "blank" if b else "new", ch))
+        r += dr
+        c += dc
     return Placement(m.row, m.col, m.direction, tuple(toks))
 
 
@@ -71,8 +71,10 @@ def _best_of(raws: list, rows: Sequence[str], variant: str):
     keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
     top = max(map(keyget, raws))
     tied = [gridgen.to_move(r) for r in raws if keyget(r) == top]
-    best = min(tied, key=lambda m: gen_notation(m, rows))
-    return top, best, gen_notation(best, rows)
+    if len(tied) == 1:
+        return top, tied[0], gen_notation(tied[0], rows)
+    notation, best = min(((gen_notation(m, rows), m) for m in tied), key=itemgetter(0))
+    return top, best, notation
 
 
 

@@ -62,7 +62,6 @@ rules' own.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 from collections import Counter
 from dataclasses import dataclass
@@ -162,6 +161,8 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     if found is None:
         return best
     best, later, cache, move_of = found
+    if not later:
+        return best
     # best bound first (the order does not change the answer: a joining placement is
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
@@ -268,20 +269,14 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
     rows = list(rows)
     if not rack:
         return None
-    with _gc_paused():
-        return _best_turn(rows, rack, lexicon, variant)
-
-
-@contextlib.contextmanager
-def _gc_paused():
-    """The cyclic garbage collector off for a block: a large rack lists hundreds of
-    thousands of placements (tuples), and every collection walked them and the word
-    graph's dicts again (a sixth of the time). Cycles made meanwhile are collected
-    after the block; if the collector was off already, it stays off."""
+    # The cyclic garbage collector is off meanwhile: a large rack lists hundreds of
+    # thousands of placements (tuples), and every collection walked them and the word
+    # graph's dicts again (a sixth of the time). Cycles made meanwhile are collected
+    # after; if the collector was off already, it stays off.
     was = gc.isenabled()
     gc.disable()
     try:
-        yield
+        return _best_turn(rows, rack, lexicon, variant)
     finally:
         if was:
             gc.enable()
@@ -292,13 +287,17 @@ def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
     two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based."""
     out = []
     n = len(rows)
+    whole = "".join(rows)
+    if whole == whole.upper():
+        return out  # (no lower-case code: no Jolly)
     for r, line in enumerate(rows):
         if line == line.upper():
             continue  # (no lower-case code: no Jolly)
+        w = len(line)
         for c, ch in enumerate(line):
             if ch.islower():
-                occ = sum(1 for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1))
-                          if 0 <= rr < n and 0 <= cc < n and rows[rr][cc] not in _EMPTY)
+                occ = ((r > 0 and rows[r - 1][c] not in _EMPTY) + (r + 1 < n and rows[r + 1][c] not in _EMPTY) +
+                       (c > 0 and line[c - 1] not in _EMPTY) + (c + 1 < w and line[c + 1] not in _EMPTY))
                 if occ < 3:
                     out.append((r + 1, c + 1, ch.upper()))
     return out
@@ -306,16 +305,24 @@ def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
 
 _EMPTY = frozenset(". ")
 _TILES: dict[str, Any] = {}
+_ROWS: dict[str, tuple] = {}  # row code -> its squares (Tile or None); bounded below
 
 
 def _table(rows: list[str]) -> Table:
-    """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen)."""
+    """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen) and
+    one tuple per row code (most rows of a table are empty or seen before)."""
     try:
-        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+        return Table(tuple(map(_ROWS.__getitem__, rows)))
     except KeyError:
-        for ch in "".join(rows):
-            _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
-        return Table(tuple(tuple(map(_TILES.__getitem__, line)) for line in rows))
+        if len(_ROWS) > 4096:
+            _ROWS.clear()
+        for line in rows:
+            if line not in _ROWS:
+                for ch in line:
+                    if ch not in _TILES:
+                        _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
+                _ROWS[line] = tuple(map(_TILES.__getitem__, line))
+        return Table(tuple(map(_ROWS.__getitem__, rows)))
 
 
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:

@@ -36,7 +36,7 @@ from bot.games.monoscrabble.notation import Move, MoveTransformer, Token, sharp_
 from bot.games.typdom.table import COLUMNS, coord_name
 
 __all__ = ["Placement", "Turn", "parse_turn", "format_turn", "format_placement", "Token", "tokens_text",
-           "tokens_word"]
+           "tokens_word", "shared_token"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +46,18 @@ class Placement(Move):
     @property
     def coord(self) -> str:
         return coord_name(self.row, self.col)
+
+
+_TOKENS: dict[tuple[str, str], Token] = {}
+
+
+def shared_token(kind: str, letter: str) -> Token:
+    """``Token(kind, letter)``, one object per kind and letter (tokens are frozen): for
+    the move generator and the engine, which build many."""
+    t = _TOKENS.get((kind, letter))
+    if t is None:
+        t = _TOKENS[kind, letter] = Token(kind, letter)  # type: ignore[arg-type]
+    return t
 
 
 @dataclass(frozen=True, slots=True)
