@@ -11,11 +11,12 @@ from collections import Counter
 
 import pytest
 
-from bot.games import get_game, gridgen
+from bot.games import gridgen
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.table import Table
 from bot.games.typdom.tiles import jolly_for, sort_rack
 from bot.lexicon import load
+from tests.typdom_tables import self_played
 from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
 
 
@@ -28,20 +29,7 @@ def lexicon():
 def tables(lexicon):
     """Tables of a self-played Point-Typ-Dom Partie (four players, each laying the best
     single placement), one per turn, with the rack the player had."""
-    game = get_game("typdom")
-    st = game.new_partie(seed="exh", partie="X1", options={"variant": "point"}, players=["a", "b", "c", "d"])
-    out = []
-    for _ in range(6):
-        subs = {}
-        for p in st["seat_order"]:
-            out.append((list(st["board"]), st["racks"][p]))
-            ms = mg.placements(st["board"], st["racks"][p], lexicon)
-            best = max(ms, key=lambda m: (m.score, len(m.tiles)), default=None)
-            subs[p] = [mg.gen_notation(best, st["board"])] if best else ["KAUFEN"]
-        st = game.adjudicate(st, subs, lexicon, seed="exh", partie="X1", best=False).state_after
-        if st["finished"]:
-            break
-    return out
+    return self_played(lexicon, seed="exh", partie="X1", rounds=6)
 
 
 def racks(rack: str) -> list[str]:

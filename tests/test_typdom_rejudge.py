@@ -12,10 +12,10 @@ import dataclasses
 
 import pytest
 
-from bot.games import get_game
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
 from bot.lexicon import load
+from tests.typdom_tables import self_played
 
 
 @pytest.fixture(scope="module")
@@ -26,18 +26,7 @@ def lexicon():
 @pytest.fixture(scope="module")
 def positions(lexicon):
     """(table, rack) of a self-played Point-Typ-Dom Partie, turns 5-12 (tables with tiles)."""
-    game = get_game("typdom")
-    st = game.new_partie(seed="rejudge", partie="J1", options={"variant": "point"}, players=["a", "b", "c", "d"])
-    out = []
-    for _ in range(3):
-        subs = {}
-        for p in st["seat_order"]:
-            out.append((list(st["board"]), st["racks"][p]))
-            ms = mg.placements(st["board"], st["racks"][p], lexicon)
-            best = max(ms, key=lambda m: (m.score, len(m.tiles)), default=None)
-            subs[p] = [mg.gen_notation(best, st["board"])] if best else ["KAUFEN"]
-        st = game.adjudicate(st, subs, lexicon, seed="rejudge", partie="J1", best=False).state_after
-    return out[4:]
+    return self_played(lexicon, seed="rejudge", partie="J1", rounds=3)[4:]
 
 
 def _other_letter(rack: str, avoid: str) -> str:

@@ -12,11 +12,12 @@ import random
 
 import pytest
 
-from bot.games import _gridcore, get_game, gridgen
+from bot.games import _gridcore, gridgen
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import full_set, jolly_for, sort_rack
 from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
 from bot.lexicon import load
+from tests.typdom_tables import self_played
 
 
 @pytest.fixture(scope="module")
@@ -27,20 +28,7 @@ def lexicon():
 @pytest.fixture(scope="module")
 def tables(lexicon):
     """Tables of a self-played Point-Typ-Dom Partie, one per turn, with the dealt rack."""
-    game = get_game("typdom")
-    st = game.new_partie(seed="sec", partie="S1", options={"variant": "point"}, players=["a", "b", "c", "d"])
-    out = []
-    for _ in range(5):
-        subs = {}
-        for p in st["seat_order"]:
-            out.append((list(st["board"]), st["racks"][p]))
-            ms = mg.placements(st["board"], st["racks"][p], lexicon)
-            best = max(ms, key=lambda m: (m.score, len(m.tiles)), default=None)
-            subs[p] = [mg.gen_notation(best, st["board"])] if best else ["KAUFEN"]
-        st = game.adjudicate(st, subs, lexicon, seed="sec", partie="S1", best=False).state_after
-        if st["finished"]:
-            break
-    return out
+    return self_played(lexicon, seed="sec", partie="S1", rounds=5)
 
 
 def _queries(rows, rack, root, rng, n):
