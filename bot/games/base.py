@@ -191,10 +191,13 @@ class GameRules(ABC, Generic[MoveT]):
     hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")
 
     def shown_number(self, round_number: int) -> int:
-        """The number a player sees for round ``round_number`` (subjects, bodies, UITSLAG n):
-        the turn (round minus :attr:`opening_rounds`) for :attr:`turn_rounds` games, else the
-        round itself. RONDO: round 2 is turn 1 (issue 32)."""
+        """The number a player sees for round ``round_number`` (subjects, bodies, UITSLAG n): the
+        turn (round minus :attr:`opening_rounds`) in :attr:`turn_rounds` games, else the round (issue 32)."""
         return round_number - self.opening_rounds if self.turn_rounds else round_number
+
+    def turn_of(self, round_number: int) -> int | None:
+        """:meth:`shown_number` in a game of turns (0: the opening), None in a game of rounds."""
+        return round_number - self.opening_rounds if self.turn_rounds else None
 
     def round_of(self, shown: int) -> int:
         """The round behind the number ``shown`` to players (inverse of :meth:`shown_number`):

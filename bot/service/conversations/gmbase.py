@@ -108,12 +108,11 @@ def period(t: Texts, league: League, number: int) -> str:
     """The period ``number`` (a round's number) as the game names it to its players, in
     the language of ``t``, as a noun phrase inside a sentence: "Runde 3"; in a game of
     turns "Zug 2" or "die Eröffnung" (Dutch "ronde 3", "beurt 2", "de opening";
-    :attr:`~bot.games.base.GameRules.turn_rounds`, :meth:`~bot.games.base.GameRules.shown_number`,
-    issue 32). :func:`cap` puts it at the start of a sentence."""
-    game = get_game(league.game)
-    if not game.turn_rounds:
+    :meth:`~bot.games.base.GameRules.turn_of`, issue 32). :func:`cap` puts it at the start
+    of a sentence."""
+    turn = get_game(league.game).turn_of(number)
+    if turn is None:
         return t.gettext("Runde {round}", round=number)
-    turn = game.shown_number(number)
     return t.gettext("Zug {turn}", turn=turn) if turn >= 1 else t.gettext("die Eröffnung")
 
 

@@ -61,7 +61,7 @@ def set_zat(s: Session, cfg: Config, league: League | str, when: str | datetime,
     later = _later_zat(s, league, rnd)
     game = get_game(league.game)
     # a game of turns names the turn, and only the player on turn may move (issue 32)
-    turn = game.shown_number(rnd.number) if game.turn_rounds else None
+    turn = game.turn_of(rnd.number)
     on_turn: list[Player] = []
     if turn is not None:
         movers: set[str] | None = set()
@@ -147,7 +147,7 @@ def pause(s: Session, cfg: Config, league: League | str, *, now: datetime | None
     league.paused, league.paused_at, league.paused_by = True, now, _by(s)
     rnd = open_round(s, league)
     game = get_game(league.game)
-    turn = game.shown_number(rnd.number) if rnd and game.turn_rounds else None
+    turn = game.turn_of(rnd.number) if rnd else None
     n = announce(s, cfg, league, lambda t: (
         t.gettext("der Spielleiter hat {league} angehalten. Runde {round} wird erst ausgewertet, wenn es "
                   "weitergeht; du bekommst dann Bescheid.", league=league.name, round=rnd.number)
@@ -198,7 +198,7 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
                 return t.gettext("Der ZAT {zat} ist schon vorbei; {period} wird beim nächsten Abruf ausgewertet.",
                                  zat=format_zat(zat, tz, t.lang), period=period(t, league, number))
             game = get_game(league.game)
-            turn = game.shown_number(number) if game.turn_rounds else None
+            turn = game.turn_of(number)
             what = dict(zat=format_zat(zat, tz, t.lang), partien=partien_words(res["partien"], t))
             out = [t.gettext("Der ZAT der Runde {round} ({zat}) war schon vorbei: die Runde ist jetzt ausgewertet "
                              "({partien}).", round=number, **what) if turn is None else

@@ -363,7 +363,7 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
     to go out at the pace of ``budget``; once per league and round (the notice's key). The
     notice is in the GM's language (``gm_language``) and names the period as the game's
     subjects do: "Runde 3", in a game of turns "Zug 3" or the opening
-    (:attr:`~bot.games.base.GameRules.turn_rounds`, :meth:`~bot.games.base.GameRules.shown_number`).
+    (:meth:`~bot.games.base.GameRules.turn_of`).
     Returns the ids of the leagues told now."""
     last: dict[tuple[int, int], int] = {}
     first: dict[tuple[int, int], datetime] = {}
@@ -393,7 +393,7 @@ def warn_slow(s: Session, cfg: Config, budget: Budget, now: datetime, waiting: l
         when = nobreak(format_zat(eta, league.timezone or cfg.timezone, lang))
         game = get_game(league.game)
         # a game of turns names the turn (RONDO's opening is no turn), as its subjects do
-        turn = game.shown_number(number) if game.turn_rounds else None
+        turn = game.turn_of(number)
         if turn is None:
             subject = t.gettext("{league}: Auswertungen der Runde {round} brauchen länger", league=league.name,
                                 round=number)

@@ -52,7 +52,7 @@ def send_reminders(db: Database, cfg: Config, now: datetime | None = None) -> in
                 which = tr(lang, "partie_one" if len(missing) == 1 else "partie_many", names=", ".join(missing))
                 # a game of turns names the turn, as its subjects do (issue 32)
                 # (RONDO's opening round is no turn: it is named the opening, never "Zug 0")
-                turn = game.shown_number(rnd.number) if game.turn_rounds else None
+                turn = game.turn_of(rnd.number)
                 which_text = "" if turn is None else "_turn" if turn >= 1 else "_opening"
                 body = tr(lang, "reminder" + which_text, round=rnd.number if turn is None else turn,
                           league=league.name, partien=which, zat=format_zat(rnd.zat, league.timezone, lang))
