@@ -159,6 +159,7 @@ TEXTS: dict[str, str] = {
     "next_zat": N_("Nächster ZAT: {zat}"),
     "gm_name": N_("Spielleiter"),
     "cmd_which_round": N_("Welche Runde? Bitte so: AUSWERTUNG 3"),
+    "cmd_which_turn": N_("Welcher Zug? Bitte so: AUSWERTUNG 3"),
     "cmd_no_report": N_("Eine Auswertung der Runde {n} gibt es für dich nicht."),
     "cmd_not_adjudicated": N_("Die Runde {n} von {league} ist noch nicht ausgewertet."),
     "cmd_no_report_turn": N_("Eine Auswertung von Zug {n} gibt es für dich nicht."),

@@ -109,11 +109,11 @@ def standings_text(s, league, lang: str) -> str:
 def _auswertung(ctx: Incoming, arg: str) -> None:
     ctx.record("processed", "command", command="AUSWERTUNG", arg=arg)
     m = re.match(r"\s*(\d+)", arg)
-    if not m:
-        return ctx.reply(tr(ctx.lang, "cmd_which_round"), kind="command")
     # the number the player gives is the one the subjects use: the turn in a game of turns
     # (RONDO "uitslag beurt 3" is round 4), mapped by the game (issue 32)
     game = get_game(ctx.league.game)
+    if not m:
+        return ctx.reply(tr(ctx.lang, "cmd_which_turn" if game.turn_rounds else "cmd_which_round"), kind="command")
     shown = int(m.group(1))
     n = game.round_of(shown)
     if re.search(r"\b(alle|all|alles)\b", arg, re.I):

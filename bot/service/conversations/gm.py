@@ -182,11 +182,12 @@ def _take_word(rest: str, word: str) -> tuple[str, bool]:
     return rest, False
 
 
-def _gm_command(name: str, *aliases: str, help: str = "", shown: str | None = None):
+def _gm_command(name: str, *aliases: str, help: str = "", help_turns: str = "", shown: str | None = None):
     """Register ``op`` as the GM mail command ``name`` (``shown``: the word the answers
-    use, when the registry's name is not the one the GM writes)."""
+    use, when the registry's name is not the one the GM writes; ``help_turns``: the help
+    line in a game of turns, where it names the period "Zug")."""
     def deco(op: Op) -> Op:
-        @command(name, *aliases, gm=True, needs_player=False, help=help)
+        @command(name, *aliases, gm=True, needs_player=False, help=help, help_turns=help_turns)
         def handler(ctx: Incoming, arg: str) -> bool | None:
             return _gm_mail(ctx, arg, shown or name, op)
         return op
@@ -211,7 +212,8 @@ def _m_zat(s, cfg, lg, rest, body, ctx):
     return set_zat(s, cfg, lg, rest, now=ctx.now, alle=alle)
 
 
-@_gm_command("STATUS", help=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT"))
+@_gm_command("STATUS", help=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT"),
+             help_turns=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Zug, ZAT"))
 def _m_status(s, cfg, lg, rest, body, ctx):
     return status(s, cfg, lg, now=ctx.now)
 
@@ -226,7 +228,8 @@ def _m_weiter(s, cfg, lg, rest, body, ctx):
     return resume(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"))
+@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"),
+             help_turns=N_("AUSWERTEN <Liga>: den offenen Zug jetzt"))
 def _m_auswerten(s, cfg, lg, rest, body, ctx):
     return process_now(s, cfg, lg, now=ctx.now)
 

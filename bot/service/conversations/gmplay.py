@@ -162,10 +162,11 @@ def set_move(s: Session, cfg: Config, league: League | str, player: str, partie:
             out.append(f"  {label}: {line} – {verdict}")
         return "\n".join(out)
 
-    announce(s, cfg, league, lambda t: t.gettext(
-        "der Spielleiter hat für dich in {league}, Partie {partie}, Runde {round} diese Züge eingetragen; sie "
+    announce(s, cfg, league, lambda t: t.gettext(  # names the game's period: Runde 3, Zug 2, die Eröffnung
+        "der Spielleiter hat für dich in {league}, Partie {partie}, diese Züge für {period} eingetragen; sie "
         "ersetzen, was du für diese Partie geschickt hattest:\n\n{listing}\n\nBis zum ZAT ({zat}) kannst du sie "
-        "wie immer ändern.", league=league.name, partie=pt.name, round=rnd.number, listing=listing_of(t),
+        "wie immer ändern.", league=league.name, partie=pt.name, period=period(t, league, rnd.number),
+        listing=listing_of(t),
         zat=format_zat(rnd.zat, league.timezone, t.lang)) + ("\n\n" + paused_note(t, league) if league.paused else ""),
         tag="setze", players=[pl],
         subject=lambda t: t.gettext("{league}: Züge für Partie {partie} eingetragen", league=league.name,
@@ -228,7 +229,7 @@ def _rollback_rows(s: Session, league: League, rnd: Round) -> tuple[int, int]:
         if row.status == "sent":
             sent += 0 if row.key.endswith(":gm") else 1
         else:
-            row.status, row.last_error = "failed", "zurückgenommen: Runde vom Spielleiter zurückgesetzt"
+            row.status, row.last_error = "failed", "zurückgenommen: vom Spielleiter zurückgesetzt (ZURUECK)"
             withdrawn += 1
         row.key = f"{row.key}:zurueck{row.id}"  # frees the key for the new Auswertung
     s.flush()
@@ -256,27 +257,32 @@ def rollback(s: Session, cfg: Config, league: League | str, *, now: datetime | N
     sent, withdrawn = _rollback_rows(s, league, last)
     if not league.paused:
         league.paused, league.paused_at, league.paused_by = True, utcnow(now), "zurueck"
+    # every sentence names the game's period (Runde 3, Zug 2, die Eröffnung; issue 32)
     def head(t: Texts) -> str:
-        recall = (t.gettext("Die Auswertung der Runde {n} war schon verschickt und lässt sich nicht zurückholen: "
-                            "bitte betrachte sie als ungültig; die neue Auswertung ersetzt sie.", n=n) if sent else
-                  t.gettext("Die Auswertung der Runde {n} war noch nicht verschickt und ist zurückgezogen.", n=n))
-        return t.gettext("der Spielleiter hat Runde {n} von {league} zurückgesetzt: die Ergebnisse der Runde sind "
-                         "gelöscht, die Partien stehen wieder wie vor Runde {n}, und Runde {n} ist wieder offen.",
-                         n=n, league=league.name) + " " + recall + "\n\n"
+        recall = (t.gettext("Die alte Auswertung war schon verschickt und lässt sich nicht zurückholen: bitte betrachte "
+                            "sie als ungültig; die neue Auswertung ersetzt sie.") if sent else
+                  t.gettext("Die alte Auswertung war noch nicht verschickt und ist zurückgezogen."))
+        return t.gettext("der Spielleiter hat {period} von {league} zurückgesetzt: die Ergebnisse sind gelöscht, "
+                         "die Partien stehen wieder wie davor, und {period} ist wieder offen.",
+                         period=period(t, league, n), league=league.name) + " " + recall + "\n\n"
 
     def tail(t: Texts) -> str:
-        return t.gettext("Die Liga ruht, bis der Spielleiter die Runde neu auswertet oder fortsetzt.")
+        return t.gettext("Die Liga ruht, bis der Spielleiter neu auswertet oder sie fortsetzt.")
+
+    turn = get_game(league.game).turn_of(n)
 
     def subject(t: Texts) -> str:
-        return t.gettext("{league}: Runde {n} zurückgesetzt", league=league.name, n=n)
+        return (t.gettext("{league}: Runde {n} zurückgesetzt", league=league.name, n=n) if turn is None else
+                t.gettext("{league}: Zug {turn} zurückgesetzt", league=league.name, turn=turn) if turn >= 1 else
+                t.gettext("{league}: Eröffnung zurückgesetzt", league=league.name))
 
     playing = [p for p in active_players(league) if p.joined_round <= n]
     joiners = [p for p in active_players(league) if p.joined_round > n]  # joined by ANMELDEN after round n
     count = announce(s, cfg, league, lambda t: head(t) + t.gettext(
-        "Deine Züge für Runde {n} bleiben gespeichert und zählen bei der neuen Auswertung; bis dahin kannst du sie "
-        "noch ändern.", n=n) + " " + (t.gettext(
-            "Züge, die schon für Runde {next} kamen, bleiben ebenfalls gespeichert; prüfe sie nach der neuen "
-            "Auswertung.", next=n + 1) + " " if ahead else "") + tail(t), tag="zurueck", players=playing,
+        "Was du für {period} geschickt hast, bleibt gespeichert und zählt bei der neuen Auswertung; bis dahin "
+        "kannst du es noch ändern.", period=period(t, league, n)) + " " + (t.gettext(
+            "Was schon für {next} kam, bleibt ebenfalls gespeichert; prüfe es nach der neuen Auswertung.",
+            next=period(t, league, n + 1)) + " " if ahead else "") + tail(t), tag="zurueck", players=playing,
         subject=subject)
     for p in joiners:  # their NMR rows stay; their Besser-Wertung follows the new adjudication
         count += announce(s, cfg, league, lambda t, p=p: head(t) + t.gettext(

@@ -180,9 +180,9 @@ def resume(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
     rnd = open_round(s, league)
     passed = rnd is not None and rnd.zat <= now
     n = announce(s, cfg, league, lambda t: (
-        t.gettext("{league} geht weiter. Der ZAT der Runde {round} ({zat}) ist schon vorbei: die Runde wird jetzt "
-                  "ausgewertet.", league=league.name, round=rnd.number, zat=format_zat(rnd.zat, league.timezone,
-                                                                                      t.lang)) if passed else
+        t.gettext("{league} geht weiter. Der ZAT ({zat}) ist schon vorbei: {period} wird jetzt ausgewertet.",
+                  league=league.name, period=period(t, league, rnd.number),
+                  zat=format_zat(rnd.zat, league.timezone, t.lang)) if passed else
         t.gettext("{league} geht weiter.\n\nNächster ZAT: {zat}", league=league.name,
                   zat=format_zat(rnd.zat, league.timezone, t.lang) if rnd else "–")),
         tag="weiter", subject=lambda t: t.gettext("{league}: es geht weiter", league=league.name))

@@ -22,6 +22,13 @@ class Command:
     needs_player: bool = True
     gm: bool = False
     help: str = ""
+    #: the help line in a game of turns (``GameRules.turn_rounds``), where it names the
+    #: period; "" when :attr:`help` fits every game
+    help_turns: str = ""
+
+    def help_for(self, turns: bool) -> str:
+        """The help line's msgid for a game of turns (``turns``) or of rounds."""
+        return self.help_turns if turns and self.help_turns else self.help
 
 
 #: ``Re:``, ``AW:``, ``Fwd:``, ``WG:`` (repeated) before a command in a subject or first line
@@ -37,10 +44,11 @@ class CommandTable(dict[str, Command]):
         super().__init__()
         self.aliases: dict[str, str] = {}
 
-    def command(self, name: str, *aliases: str, needs_player: bool = True, gm: bool = False, help: str = ""):
+    def command(self, name: str, *aliases: str, needs_player: bool = True, gm: bool = False, help: str = "",
+                help_turns: str = ""):
         """Register a mail command under ``name`` and its ``aliases`` (upper case)."""
         def deco(fn: Handler) -> Handler:
-            self[name] = Command(name, fn, needs_player, gm, help)
+            self[name] = Command(name, fn, needs_player, gm, help, help_turns)
             for a in (name, *aliases):
                 self.aliases[a.upper()] = name
             return fn

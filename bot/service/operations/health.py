@@ -48,6 +48,24 @@ def duration(seconds: float) -> str:
     return f"{h} h {m} min" if m else f"{h} h"
 
 
+def spoken_duration(seconds: float, lang: str) -> str:
+    """``seconds`` as a game master writes them in a mail to a game master, in ``lang``
+    (plural forms from the catalog), rounded as :func:`duration`: ``45 Sekunden``,
+    ``65 Minuten``, ``1 Stunde``, ``2 Stunden und 5 Minuten`` (Dutch ``45 seconden``,
+    ``2 uur en 5 minuten``). :func:`duration` is the short form of the operator's log
+    lines (German)."""
+    t = texts(lang)
+    s = max(1, int(round(seconds)))
+    if s < 90:
+        return t.ngettext("{n} Sekunde", "{n} Sekunden", s)
+    if s < 90 * 60:
+        return t.ngettext("{n} Minute", "{n} Minuten", round(s / 60))
+    h, m = divmod(round(s / 60), 60)
+    hours = t.ngettext("{n} Stunde", "{n} Stunden", h)
+    return t.gettext("{hours} und {minutes}", hours=hours,
+                     minutes=t.ngettext("{n} Minute", "{n} Minuten", m)) if m else hours
+
+
 class Outage:
     """Failures of one server (``name``: "IMAP", "SMTP", "Datenbank") and the backoff they
     cause. ``exc`` of :meth:`failed` has ``line()``, ``kind`` and ``KIND_TEXT`` (a
@@ -123,12 +141,12 @@ class Outage:
         :func:`~bot.service.stages.rounds.adjudicate_league`); None while the inbox works."""
         if not self.failing or self.last is None:
             return None
-        last, down = self.last, nobreak(duration(self.down_for()))
+        last, seconds = self.last, self.down_for()
         return lambda lang: texts(lang).gettext(
             "Der Posteingang konnte vor dem ZAT nicht gelesen werden ({error}; gestört seit {down}). Ausgewertet "
             "wurde, was bis dahin gespeichert war; Züge, die noch auf dem Server liegen, fehlen in dieser "
             "Auswertung. Wenn nötig nach dem nächsten Abruf mit ZURUECK zurücknehmen und neu auswerten.",
-            error=error_line(last, lang), down=down)
+            error=error_line(last, lang), down=nobreak(spoken_duration(seconds, lang)))
 
 
 def error_line(exc, lang: str) -> str:
@@ -188,7 +206,7 @@ def inbox_recovered(db: Database, cfg: Config, since: datetime, seconds: float, 
                 "liegengebliebenen Mails werden jetzt gelesen und bestätigt.",
                 "der Posteingang ist wieder lesbar (gestört seit {since}, {down}, {n} Versuche). Die "
                 "liegengebliebenen Mails werden jetzt gelesen und bestätigt.",
-                attempts, since=nobreak(format_zat(since, tz, lang)), down=nobreak(duration(seconds)))
+                attempts, since=nobreak(format_zat(since, tz, lang)), down=nobreak(spoken_duration(seconds, lang)))
             queue_mail(s, cfg, key=f"ops:imap-up:{since.isoformat()}:{gm.lower()}", kind="gm-notice", to=gm,
                        subject=t.gettext("Spielleiter-Bot: Posteingang wieder lesbar"),
                        text=render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=wrap(body)),

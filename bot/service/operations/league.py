@@ -151,7 +151,8 @@ def queue_gm_start_mail(session: Session, cfg: Config, league: League) -> None:
                   rounds=league.rounds if (game.fixed_rounds or game.default_rounds) else None,
                   player_language=names.get(league_language(league.options), league_language(league.options)),
                   next_zat=format_zat(league.first_zat, league.timezone, lang),
-                  commands=[t.gettext(c.help) for c in COMMANDS.values() if c.gm and c.help],
+                  # the help names the league's period: "Zug" in a game of turns (issue 32)
+                  commands=[t.gettext(c.help_for(game.turn_rounds)) for c in COMMANDS.values() if c.gm and c.help],
                   notice_minutes=round(float(getattr(cfg, "gm_notice_window", 0) or 0) / 60))
     queue_mail(session, cfg, key=f"start:{league.id}:gm", kind="gm-notice", to=league.gm_email,
                subject=t.gettext("{league}: Liga angelegt", league=league.name), text=text, league_id=league.id,
