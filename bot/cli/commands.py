@@ -160,9 +160,10 @@ def cmd_show(args, cfg) -> int:
     if args.json:
         print(json.dumps(view, ensure_ascii=False, indent=2))
         return 0
-    of = f" von {view['rounds']}" if view.get("rounds_fixed", True) else ""
+    # the operator's tool: German; the round as the game names it ("Zug 3" in a game of turns)
+    of = f" von {view['rounds']}" if view.get("rounds_fixed", True) and view["period"].startswith("Runde") else ""
     state = view.get("paused_text") or {"running": "läuft", "finished": "beendet"}.get(view["status"], view["status"])
-    print(f"{view['league']} ({view['game']}), Runde {view['round']}{of}, "
+    print(f"{view['league']} ({view['game']}), {view['period']}{of}, "
           f"Status {state}, nächster ZAT {view['next_zat_local'] or '-'}"
           + (f" ({view['zat_waits']})" if view.get("zat_waits") and view["next_zat_local"] else ""))
     for p in view["partien"]:  # the game's own picture with every private part (GameRules.gm_picture)

@@ -54,7 +54,8 @@ from bot.i18n import DEFAULT, league_language, texts
 from bot.games.base import PUBLIC, GameRules
 from bot.render import format_zat, has_template, render
 from bot.service.presentation.chart import chart_title, league_chart
-from bot.service.domain.league import find_league, zat_waits_text
+from bot.service.domain.league import find_league
+from bot.service.presentation.archive_info import league_info, period_label
 from bot.service.presentation.report import PartieRound, partie_round, round_rows
 from bot.service.presentation.standings import standings
 from bot.storage.models import Adjudication, League, Partie, Player, Result, Round
@@ -62,7 +63,6 @@ from bot.storage.models import Adjudication, League, Partie, Player, Result, Rou
 log = logging.getLogger(__name__)
 
 MANIFEST = ".spielleiter-archiv.json"
-STATUS = {"running": "läuft", "finished": "beendet"}
 
 
 class ArchiveError(RuntimeError):
@@ -159,11 +159,12 @@ def part_template(game: str, part: str) -> str:
     return f"archive/{part}.html.j2"
 
 
-def public_player(pr: PartieRound, key: str) -> dict[str, Any]:
+def public_player(pr: PartieRound, key: str, lang: str = DEFAULT) -> dict[str, Any]:
     """One player's round data as every player sees it (:meth:`PartieRound.seen` with
-    :data:`~bot.games.base.PUBLIC`): the public verdicts, no ``private`` part, no
-    acknowledgement ``picture``, no move line the game keeps hidden (docs/development/privacy.md)."""
-    return pr.seen(key, PUBLIC)
+    :data:`~bot.games.base.PUBLIC`), its verdicts rendered in ``lang``: the public verdicts,
+    no ``private`` part, no acknowledgement ``picture``, no move line the game keeps hidden
+    (docs/development/privacy.md)."""
+    return pr.seen(key, PUBLIC, lang)
 
 
 def _public_standings(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -192,34 +193,6 @@ def _rounds(s: Session, league: League, game: GameRules) -> list[_Round]:
     return [by_round[n] for n in sorted(by_round)]
 
 
-def _league_info(s: Session, league: League, game: GameRules, rounds: list[_Round]) -> dict[str, Any]:
-    """The index row of a league: ``status`` (German), ``round`` text, ``next_zat``."""
-    rnd = s.scalar(select(Round).where(Round.league_id == league.id, Round.status == "open")
-                   .order_by(Round.number))
-    capped = bool(game.fixed_rounds or game.default_rounds)
-    done = rounds[-1].number if rounds else 0
-    # a game of turns counts turns, as its mails do (RONDO, "Wer behält recht?"; issue 32)
-    unit, units = ("Zug", "Züge") if game.turn_rounds else ("Runde", "Runden")
-    if league.status == "finished":
-        played = game.shown_number(done) if done else 0
-        status, round_text, zat = "beendet", f"{played} {unit if played == 1 else units} gespielt", "–"
-    else:
-        # a paused league says since when (issue 33); who paused it is the GM's business, not the public's
-        status = ("angehalten seit " + format_zat(league.paused_at, league.timezone) if league.paused_at else
-                  "angehalten") if league.paused else "läuft"
-        n = rnd.number if rnd else done + 1
-        if game.turn_rounds:
-            shown = game.shown_number(n)
-            round_text = f"Zug {shown}" if shown >= 1 else "Eröffnung"
-        else:
-            round_text = f"Runde {n} von {league.rounds}" if capped else f"Runde {n}"
-        zat = format_zat(rnd.zat, league.timezone) if rnd else "–"
-        waits = zat_waits_text(league, league_language(league.options))
-        if rnd and waits:  # a paused league's ZAT comes only with the GM's WEITER (issue 32)
-            zat = f"{zat} ({waits})"
-    return {"status": status, "round": round_text, "next_zat": zat, "played": done}
-
-
 # -- rendering -----------------------------------------------------------------------
 
 def _league_ctx(league: League, game: GameRules, finished: bool) -> dict[str, Any]:
@@ -228,32 +201,33 @@ def _league_ctx(league: League, game: GameRules, finished: bool) -> dict[str, An
 
 
 def _render_round(game: GameRules, league: League, r: _Round, final: bool, table: list[dict[str, Any]],
-                  chart: str) -> dict[str, Any]:
-    """The HTML parts of one round page."""
+                  chart: str, lang: str) -> dict[str, Any]:
+    """The HTML parts of one round page, in ``lang`` (the league's)."""
     lg = _league_ctx(league, game, final)
     common = dict(league=lg, round=r.number)
     # the game's key of its move lines (GameRules.move_key, "(*X = Blanko als X)") comes
     # once a page: in a Partie part that gives it, else once below all the moves
-    key = texts(DEFAULT).gettext(game.move_key[1]) if game.move_key else None
+    key = texts(lang).gettext(game.move_key[1]) if game.move_key else None
     partien, given, starred = [], False, False
     for pr in r.partien:
-        shared = render(part_template(game.name, "partie"), p=pr.p, **common)
+        shared = render(part_template(game.name, "partie"), lang, p=pr.p, **common)
         given = given or (key is not None and key in shared)
-        lot = render(part_template(game.name, "lot"), p=pr.p, **common) if pr.p.get("lot") else ""
-        players = [public_player(pr, k) for k in pr.full]
+        lot = render(part_template(game.name, "lot"), lang, p=pr.p, **common) if pr.p.get("lot") else ""
+        players = [public_player(pr, k, lang) for k in pr.full]
         starred = starred or (key is not None and any(game.move_key[0] in str(m.get("text") or "")
                                                       for pl in players for m in pl.get("moves", [])))
-        moves = [{"name": pl["name"], "html": Markup(render(part_template(game.name, "moves"), p=pr.p, pl=pl,
+        moves = [{"name": pl["name"], "html": Markup(render(part_template(game.name, "moves"), lang, p=pr.p, pl=pl,
                                                             keyed=key is not None, **common))}
                  for pl in players]
         partien.append({"name": pr.p["name"], "shared": Markup(shared), "lot": Markup(lot), "moves": moves})
-    tbl = render(part_template(game.name, "table"), standings=table, rows=round_rows(table, r.partien),
+    tbl = render(part_template(game.name, "table"), lang, standings=table, rows=round_rows(table, r.partien),
                  partien=[pr.p for pr in r.partien], **common)
     return {"partien": partien, "table": Markup(tbl), "chart": Markup(chart),
             "move_key": key if starred and not given else None}
 
 
-def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], Result]) -> list[dict[str, Any]]:
+def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], Result],
+                 lang: str = DEFAULT) -> list[dict[str, Any]]:
     """One player's rounds: per round the Partien they have a result in (counted move,
     score, points; a late joiner's rounds before joining count as NMR without a report)
     and the running total of points, from the ``results`` (round, Partie name)."""
@@ -262,7 +236,7 @@ def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], 
         items = []
         for pr in r.partien:
             res = results.get((r.number, pr.p["name"]))
-            pl = public_player(pr, key) if key in pr.full else None
+            pl = public_player(pr, key, lang) if key in pr.full else None
             if res is None and pl is None:
                 continue
             counted = pl["moves"][pl["counted"]] if pl and pl.get("counted") is not None else None
@@ -277,31 +251,35 @@ def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], 
     return out
 
 
-def _page(template: str, **ctx: Any) -> str:
-    return render(f"archive/{template}", **ctx)
+def _page(template: str, lang: str = DEFAULT, **ctx: Any) -> str:
+    return render(f"archive/{template}", lang, **ctx)
 
 
 def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: bool) -> dict[str, Any]:
     """Write one league's pages; returns its index row."""
     game = get_game(league.game)
+    lang = league_language(league.options)  # a league's pages speak its players' language
     rounds = _rounds(s, league, game)
-    info = _league_info(s, league, game, rounds)
+    info = league_info(s, league, game, [r.number for r in rounds], lang)
     finished = league.status == "finished"
     last = rounds[-1].number if rounds else 0
     players = [p for p in league.players]
     links = {p.id: player_page(p.id, p.name) for p in players}
-    rounds_nav = [{"number": r.number, "href": f"runde-{r.number:02d}.html"} for r in rounds]
-    base = {"league": league.name, "game": game.title, "up": "../index.html", "version": __version__}
+    rounds_nav = [{"number": r.number, "href": f"runde-{r.number:02d}.html",
+                   "label": period_label(game, r.number, lang)} for r in rounds]
+    base = {"league": league.name, "game": game.title, "up": "../index.html", "version": __version__,
+            "turns": game.turn_rounds}
     pdfs: list[tuple[str, str]] = []
 
     for i, r in enumerate(rounds):
         final = finished and r.number == last
         table = _public_standings(standings(s, league, r.number, upto=r.number))
-        chart = league_chart(s, league, upto=r.number)
-        parts = _render_round(game, league, r, final, table, chart)
-        html = _page("round.html.j2", **base, number=r.number, final=final, info=info, **parts,
-                     prev=rounds_nav[i - 1] if i else None, next=rounds_nav[i + 1] if i + 1 < len(rounds) else None,
-                     when=format_zat(r.adjudicated_at, league.timezone) if r.adjudicated_at else None)
+        chart = league_chart(s, league, upto=r.number, lang=lang)
+        parts = _render_round(game, league, r, final, table, chart, lang)
+        html = _page("round.html.j2", lang, **base, number=r.number, label=rounds_nav[i]["label"], final=final,
+                     info=info, **parts, prev=rounds_nav[i - 1] if i else None,
+                     next=rounds_nav[i + 1] if i + 1 < len(rounds) else None,
+                     when=format_zat(r.adjudicated_at, league.timezone, lang) if r.adjudicated_at else None)
         rel = f"{dirname}/runde-{r.number:02d}.html"
         w.write(rel, html)
         pdfs.append((rel, html))
@@ -309,10 +287,11 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
     table = _public_standings(standings(s, league, last, upto=last)) if rounds else []
     tbl = ""
     if rounds:
-        tbl = render(part_template(game.name, "table"), league=_league_ctx(league, game, finished), round=last,
+        tbl = render(part_template(game.name, "table"), lang, league=_league_ctx(league, game, finished), round=last,
                      standings=table, rows=round_rows(table, rounds[-1].partien),
                      partien=[pr.p for pr in rounds[-1].partien])
-    html = _page("league.html.j2", **base, info=info, table=Markup(tbl), chart=Markup(league_chart(s, league)),
+    html = _page("league.html.j2", lang, **base, info=info, table=Markup(tbl),
+                 chart=Markup(league_chart(s, league, lang=lang)),
                  rounds=rounds_nav, players=[{"name": p.name, "href": links[p.id], "active": p.active}
                                              for p in sorted(players, key=lambda p: p.name.lower())])
     w.write(f"{dirname}/index.html", html)
@@ -323,19 +302,20 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
                                 .where(Partie.league_id == league.id)):
         results.setdefault(res.player_id, {})[(res.round_number, pname)] = res
     for p in players:
-        rows = _player_rows(rounds, str(p.id), results.get(p.id, {}))
+        rows = _player_rows(rounds, str(p.id), results.get(p.id, {}), lang)
         for row in rows:
+            row["label"] = period_label(game, row["round"], lang)
             for it in row["items"]:
                 if it["pl"] is None:
                     it["moves_html"] = ""
                     continue
                 lg = _league_ctx(league, game, finished and row["round"] == last)
-                it["moves_html"] = Markup(render(part_template(game.name, "moves"), league=lg, round=row["round"],
+                it["moves_html"] = Markup(render(part_template(game.name, "moves"), lang, league=lg, round=row["round"],
                                                  p=it["p"], pl=it["pl"]))
         standing = next((t for t in table if t["player_id"] == p.id), None)
-        html = _page("player.html.j2", **base, name=p.name, active=p.active, rows=rows, standing=standing,
+        html = _page("player.html.j2", lang, **base, name=p.name, active=p.active, rows=rows, standing=standing,
                      differ=any(it["points"] != it["score"] for row in rows for it in row["items"]),
-                     chart_title=chart_title(game.name), several=len(league.partien) > 1)
+                     chart_title=chart_title(game.name, lang), several=len(league.partien) > 1)
         w.write(f"{dirname}/{links[p.id]}", html)
 
     if pdf:
@@ -346,7 +326,9 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
             else:
                 w.files.append(target)
                 w.result.unchanged += 1
-    return dict(info, name=league.name, game=game.title, href=f"{dirname}/index.html",
+    # the index of every league is German (the site's front page)
+    row = info if lang == DEFAULT else league_info(s, league, game, [r.number for r in rounds], DEFAULT)
+    return dict(row, name=league.name, game=game.title, href=f"{dirname}/index.html",
                 pdf=f"{dirname}/tabelle.pdf" if pdf else None)
 
 
@@ -386,7 +368,7 @@ def build_archive(db, out: str | Path, league: str | None = None, *, pdf: bool =
                 rows.append(_build_league(s, w, lg, dirs[lg.id], pdf))
             else:
                 game = get_game(lg.game)
-                info = _league_info(s, lg, game, [_Round(n, []) for n in _adjudicated(s, lg)])
+                info = league_info(s, lg, game, _adjudicated(s, lg), DEFAULT)
                 rows.append(dict(info, name=lg.name, game=game.title, href=f"{dirs[lg.id]}/index.html", pdf=None))
         w.write("index.html", _page("index.html.j2", leagues=rows, version=__version__))
         scope = (f"{dirs[only.id]}/",) if only else None

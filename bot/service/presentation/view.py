@@ -12,6 +12,7 @@ from bot.games.verdict import render_text
 from bot.i18n import gm_language, texts
 from bot.render import format_zat
 from bot.service.domain.league import find_league, open_round, paused_text, playing, zat_waits_text
+from bot.service.presentation.archive_info import period_label
 from bot.service.presentation.standings import standings
 
 from bot.storage.models import AddressChange, Player, Round
@@ -80,6 +81,8 @@ def league_view(db, name: str) -> dict:
                 "paused_text": paused_text(league),
                 "zat_waits": zat_waits_text(league),  # what a paused league's ZAT waits for (issue 32)
                 "round": rnd.number if rnd else (last or league.rounds), "rounds": league.rounds,
+                # the round as the game names it, for the operator's ``show`` (German): "Zug 3" in a game of turns
+                "period": period_label(game, rnd.number if rnd else (last or league.rounds), "de"),
                 # False: the game ends by itself and ``rounds`` is only a cap (Typ-Dom, RONDO)
                 "rounds_fixed": bool(game.fixed_rounds or game.default_rounds),
                 "next_zat": rnd.zat.isoformat() if rnd else None, "partien": partien,

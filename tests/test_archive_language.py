@@ -1,0 +1,74 @@
+"""The league archive speaks each league's language and names its periods as the game's
+mails do: a Dutch RONDO league's pages are Dutch ("Beurt 1", "Opening", "stilgezet
+sinds ..."), a German game of turns says "Zug 1" and "Eröffnung", never "Runde n"; the
+index of every league stays German (the site's front page). Through the real service:
+leagues from league data, rounds adjudicated, ``build_archive`` into a folder."""
+
+from __future__ import annotations
+
+import html as htmllib
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from bot.service.conversations.gm import run_cli
+from bot.service.operations.league import create_league
+from bot.service.presentation.archive import build_archive
+from bot.service.stages.rounds import adjudicate_league
+from tests.wording_terms import GERMAN
+
+
+def _league(db, cfg, name: str, language: str) -> None:
+    zat = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
+    spec = {"name": name, "game": "rondonl", "partien": ["R1"], "first_zat": zat.isoformat(),
+            "zat_interval_days": 7, "seed": "archief", "language": language, "turn_hours": 48,
+            "players": [{"name": n, "email": f"{n.split()[0].lower()}@{name.lower()}.example"}
+                        for n in ("Anna Albers", "Bernd Becker", "Clara Conrad")]}
+    with db.session() as s:
+        create_league(s, spec, cfg)
+    for _ in range(2):  # the opening and turn 1, with no move (NMR)
+        adjudicate_league(db, cfg, name, force=True)
+
+
+def _visible(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
+    text = re.sub(r"<(style|head)\b.*?</\1>", " ", text, flags=re.S | re.I)
+    return " ".join(htmllib.unescape(re.sub(r"<[^>]+>", " ", text)).split())
+
+
+def test_a_dutch_league_s_archive_is_dutch_and_counts_turns(env, tmp_path):
+    db, cfg, md = env
+    _league(db, cfg, "Archief-Comp", "nl")
+    _league(db, cfg, "Archiv-Liga", "de")
+    with db.session() as s:
+        run_cli(s, cfg, "pause", "Archief-Comp", still=True)
+    out = tmp_path / "archiv"
+    build_archive(db, out)
+    pages = sorted((out / "archief-comp").glob("*.html"))
+    assert len(pages) >= 5  # the league, two rounds, three players
+    for page in pages:
+        text = _visible(page)
+        assert '<html lang="nl">' in page.read_text(encoding="utf-8")
+        assert not GERMAN.search(text), (page.name, sorted(set(GERMAN.findall(text))))
+        assert not re.search(r"\b(?:Runde|ronde|Ronde)\b", text), page.name
+    league = _visible(out / "archief-comp" / "index.html")
+    assert "Archief-Comp RONDO · stilgezet sinds " in league and "Beurt 2" in league
+    assert "Laatste: Beurt 1" in league and "Beurten Opening Beurt 1" in league and "3 spelers" in league
+    assert "Archief-Comp – Beurt 1" in _visible(out / "archief-comp" / "runde-02.html")
+    german = [_visible(p) for p in sorted((out / "archiv-liga").glob("*.html"))]
+    assert any("Züge Eröffnung Zug 1" in t for t in german)  # the league page's list
+    assert not any(re.search(r"\bRunden?\s+\d", t) for t in german)
+    assert any("Archiv-Liga – Zug 1" in t for t in german)
+    index = _visible(out / "index.html")  # the front page: German, each league's row too
+    assert "Ligen Liga Spiel Stand Runde Nächster ZAT" in index
+    assert "Archief-Comp RONDO angehalten seit " in index and "Archiv-Liga RONDO läuft Zug 2" in index
+
+
+def test_show_names_the_turn_of_a_game_of_turns(env):
+    """``spielleiter show`` (the operator's tool, German) names the open period as the
+    game does: "Zug 2" in RONDO, not "Runde 3"."""
+    from bot.service.presentation.view import league_view
+    db, cfg, md = env
+    _league(db, cfg, "Zeig-Liga", "nl")
+    view = league_view(db, "Zeig-Liga")
+    assert view["round"] == 3 and view["period"] == "Zug 2"
