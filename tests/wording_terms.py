@@ -77,8 +77,13 @@ def _forbidden(key: tuple[str, str], t: Terms) -> list[tuple[str, str]]:
              ("league called Runde", r"\w-Runde\b|\w-ronde\b")]   # "die Monoscrabble-Runde Demo-Mono"
     if key[1] == "de" and t.turns:
         rules.append(("Runde N in a turn game", r"\bRunden?\s+\d+"))
+        # no "Runde" at all for the period ("die offene Runde", "Runde, ZAT"); the seeds'
+        # round of turns is one ("eine Runde lang unverändert", "die Runde reihum")
+        rules.append(("Runde in a turn game", r"\bRunden?\b(?! reihum| lang\b)"))
     if key[1] == "nl":
         rules.append(("ronde N in a turn game", r"\brondes?\s+\d+"))
+        if t.turns:  # the rule's round of turns is one ("de ronde wordt dan uitgespeeld")
+            rules.append(("ronde in a turn game", r"\brondes?\b(?! wordt dan uitgespeeld)"))
         rules.append(("ZAT in a Dutch mail", r"\bZATs?\b"))
     if key[0] == "crossword":  # the grid is the Spielfeld; Feld is one square
         rules.append(("grid called Feld", r"\b(?i:dein|deinem|sein|seinem|ihr|ihrem|eigenes|eigenen|ganzes|ganzen)"
