@@ -54,22 +54,24 @@ def test_a_dutch_gm_of_rondo_reads_beurt_in_the_answers(env):
     _league(env, "Beurt-Comp", "rondonl", "nl", "gm@beurt.example", language="nl")
     adjudicate_league(db, cfg, "Beurt-Comp", force=True)  # the opening; now turn 1
     deliver(db, md, cfg)
-    pause = _answer(env, "gm@beurt.example", "PAUSE Beurt-Comp")
-    assert "Beurt-Comp is gepauzeerd; beurt 1 wordt pas uitgewerkt na WEITER" in pause
+    # a Dutch GM writes the commands in Dutch, and the answers name them so (PAUZE, VERDER, ...)
+    pause = _answer(env, "gm@beurt.example", "PAUZE Beurt-Comp")
+    assert "Beurt-Comp is gepauzeerd; beurt 1 wordt pas uitgewerkt na VERDER (of UITWERKEN)" in pause
     assert "3 spelers op de hoogte gebracht." in pause and not GERMAN.search(pause)
     assert pause.startswith("Hallo Spelleider,")
-    done = _answer(env, "gm@beurt.example", "AUSWERTEN Beurt-Comp")
+    done = _answer(env, "gm@beurt.example", "UITWERKEN Beurt-Comp")
     assert done.startswith("Hallo Spelleider, Beurt 1 van Beurt-Comp uitgewerkt (partij R1")
     assert "Runde" not in done and "ronde" not in done and not GERMAN.search(done)
-    back = _answer(env, "gm@beurt.example", "ZURUECK Beurt-Comp")
+    back = _answer(env, "gm@beurt.example", "TERUGDRAAIEN Beurt-Comp")
     assert "Beurt 1 van Beurt-Comp is teruggedraaid en weer open" in back
+    assert "(UITWERKEN werkt opnieuw uit, VERDER hervat)" in back
     assert "Runde" not in back and not GERMAN.search(back)
     status = _answer(env, "gm@beurt.example", "STATUS Beurt-Comp")
     assert "Beurt-Comp (rondonl): gepauzeerd sinds" in status and "Beurt 1: deadline" in status
     assert "zetten ontvangen van 0 van de 3 spelers" in status and not GERMAN.search(status)
     later = _answer(env, "gm@beurt.example", "DEADLINE Beurt-Comp +1d")
     assert "Deadline van beurt 1 in Beurt-Comp:" in later and not GERMAN.search(later)
-    again = _answer(env, "gm@beurt.example", "WEITER Beurt-Comp")
+    again = _answer(env, "gm@beurt.example", "VERDER Beurt-Comp")
     assert "Beurt-Comp loopt weer. Volgende deadline:" in again and not GERMAN.search(again)
 
 
@@ -98,7 +100,7 @@ def test_a_refusal_is_in_the_gms_language_and_the_cli_stays_german(env):
     db, cfg, md = env
     _league(env, "Fout-Comp", "rondo", "nl", "gm@fout.example")  # German players, a Dutch GM
     nl = _answer(env, "gm@fout.example", "ENTFERNE Fout-Comp Xaver")
-    assert ("ENTFERNE Fout-Comp: niet uitgevoerd: er is geen speler 'Xaver' in Fout-Comp. Spelers in "
+    assert ("VERWIJDEREN Fout-Comp: niet uitgevoerd: er is geen speler 'Xaver' in Fout-Comp. Spelers in "
             "Fout-Comp: Anna Albers, Bernd Becker, Clara Conrad.") in nl
     assert not GERMAN.search(nl)
     with db.session() as s:
@@ -113,10 +115,23 @@ def test_a_refusal_is_in_the_gms_language_and_the_cli_stays_german(env):
 def test_review_and_release_name_the_turn(env):
     db, cfg, md = env
     _league(env, "Vrij-Comp", "rondonl", "nl", "gm@vrij.example", language="nl")
-    on = _answer(env, "gm@vrij.example", "REVIEW Vrij-Comp an")
+    on = _answer(env, "gm@vrij.example", "CONTROLE Vrij-Comp aan")
     assert "Controle van de uitslagen in Vrij-Comp: aan." in on and not GERMAN.search(on)
     done = _answer(env, "gm@vrij.example", "AUSWERTEN Vrij-Comp")
-    assert "De opening van Vrij-Comp uitgewerkt" in done and "wachten op vrijgave (FREIGEBEN)" in done
-    free = _answer(env, "gm@vrij.example", "FREIGEBEN Vrij-Comp")
+    assert "De opening van Vrij-Comp uitgewerkt" in done and "wachten op vrijgave (VRIJGEVEN)" in done
+    free = _answer(env, "gm@vrij.example", "VRIJGEVEN Vrij-Comp")
     assert "uitslagen van Vrij-Comp (de opening) vrijgegeven; ze gaan nu de deur uit." in free
     assert "Runde" not in free and not GERMAN.search(free)
+
+
+def test_a_dutch_gm_writes_stil_and_controle_in_dutch(env):
+    db, cfg, md = env
+    _league(env, "Stil-Comp", "rondonl", "nl", "gm@stil.example", language="nl")
+    n = len(md.sent())
+    pause = _answer(env, "gm@stil.example", "PAUZE Stil-Comp STIL")
+    assert "Stil-Comp is gepauzeerd" in pause and "Stil: geen speler op de hoogte gebracht." in pause
+    assert not [m for m in md.sent()[n:] if header(m, "To").startswith("anna@")]  # STIL: no notice
+    on = _answer(env, "gm@stil.example", "CONTROLE Stil-Comp aan")
+    assert "Controle van de uitslagen in Stil-Comp: aan." in on and not GERMAN.search(on)
+    off = _answer(env, "gm@stil.example", "CONTROLE Stil-Comp uit")
+    assert "Controle van de uitslagen in Stil-Comp: uit." in off and not GERMAN.search(off)

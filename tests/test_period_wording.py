@@ -77,7 +77,7 @@ def test_the_gm_commands_in_the_start_mail_name_the_leagues_period(env):
         assert "STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Zug, ZAT" in text
         assert "Runde" not in text
     dutch = _gm_start(md, "gm@beurt.example")
-    assert "AUSWERTEN <competitie>: de open beurt nu uitwerken" in dutch and not re.search(r"\bronde\b", dutch)
+    assert "UITWERKEN <competitie>: de open beurt nu" in dutch and not re.search(r"\bronde\b", dutch)
     assert "(sinds, door wie), beurt, deadline" in dutch and not GERMAN.search(dutch.split("-- ")[0])
     rounds = _gm_start(md, "gm@runden.example")
     assert "AUSWERTEN <Liga>: die offene Runde jetzt" in rounds and "Zug, ZAT" not in rounds

@@ -123,6 +123,9 @@ def test_the_check_can_fail():
     assert violations("rondonl-nl/l/a.txt", "de ronde wordt dan uitgespeeld") == set()
     assert "ronde N in a turn game" in violations("rondonl-nl/l/a.txt", "Stand na ronde 2")
     assert "ZAT in a Dutch mail" in violations("rondonl-nl/l/a.txt", "de deadline (ZAT)")
+    assert "German command word" in violations("rondonl-nl/melding-competitie/command-gm-re-x.txt",
+                                                "blijft gepauzeerd (WEITER hervat)")
+    assert violations("rondonl-nl/melding-competitie/command-gm-re-x.txt", "blijft gepauzeerd (VERDER hervat)") == set()
     assert "count in ZATs" in violations("crossword-de/l/a.txt", "6 x 6 Feldern, 7 ZATs.")
     assert "league called Runde" in violations("monoscrabble-de/l/a.txt", "die Monoscrabble-Runde Demo-Mono")
     assert "grid called Feld" in violations("crossword-de/l/a.txt", "Dein Feld sieht nur du.")

@@ -71,6 +71,12 @@ def variant(path: str) -> tuple[str, str]:
 
 _BOARDS_DE = {"Brett", "Tisch", "Auslage", "Spielfeld"}
 
+#: the German words of the mail commands that have a Dutch one (the aliases in
+#: bot.service.conversations: AUSWERTUNG -> UITSLAG, WEITER -> VERDER, ...)
+GERMAN_COMMANDS = ("HILFE", "AUSWERTUNG", "URLAUB", "ANMELDEN", "ABMELDEN", "ADRESSE", "PAUSE", "WEITER",
+                   "AUSWERTEN", "ERLAUBE", "VERBIETE", "SETZE", "ENTFERNE", "ZURUECK", "NACHRICHT", "REVIEW",
+                   "FREIGEBEN", "STILL", "NEIN")
+
 
 def _forbidden(key: tuple[str, str], t: Terms) -> list[tuple[str, str]]:
     rules = [("count in ZATs", r"\b\d+\s+ZATs?\b"),              # "7 ZATs": count Runden/Züge
@@ -85,6 +91,8 @@ def _forbidden(key: tuple[str, str], t: Terms) -> list[tuple[str, str]]:
         if t.turns:  # the rule's round of turns is one ("de ronde wordt dan uitgespeeld")
             rules.append(("ronde in a turn game", r"\brondes?\b(?! wordt dan uitgespeeld)"))
         rules.append(("ZAT in a Dutch mail", r"\bZATs?\b"))
+        # a command as a Dutch player or game master writes it: UITSLAG, VERDER, UITWERKEN ...
+        rules.append(("German command word", r"\b(?:" + "|".join(GERMAN_COMMANDS) + r")\b"))
     if key[0] == "crossword":  # the grid is the Spielfeld; Feld is one square
         rules.append(("grid called Feld", r"\b(?i:dein|deinem|sein|seinem|ihr|ihrem|eigenes|eigenen|ganzes|ganzen)"
                                           r"\s+Feld\b"))

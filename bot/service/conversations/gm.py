@@ -36,7 +36,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from bot.config import Config
-from bot.i18n import N_, gm_language, texts
+from bot.i18n import N_, Texts, gm_language, texts
 from bot.mail.compose import compose
 from bot.render import wrap
 from bot.service.conversations.identity import check_code, take_code
@@ -93,6 +93,20 @@ def _body(ctx: Incoming, name: str) -> str:
     return "\n".join(lines[1:]).strip()
 
 
+#: each GM command's word as the answers write it, in the GM's language (Dutch DEADLINE,
+#: VERDER, UITWERKEN, ...: the aliases of :func:`_gm_command`)
+GM_WORDS = {"ZAT": N_("ZAT"), "STATUS": N_("STATUS"), "PAUSE": N_("PAUSE"), "WEITER": N_("WEITER"),
+            "AUSWERTEN": N_("AUSWERTEN"), "ERLAUBE": N_("ERLAUBE"), "VERBIETE": N_("VERBIETE"),
+            "SETZE": N_("SETZE"), "ENTFERNE": N_("ENTFERNE"), "ZURUECK": N_("ZURUECK"),
+            "NACHRICHT": N_("NACHRICHT"), "REVIEW": N_("REVIEW"), "FREIGEBEN": N_("FREIGEBEN"),
+            "ADRESSE": N_("ADRESSE")}
+
+
+def word(t: Texts, name: str) -> str:
+    """GM command ``name`` as the answers in the language of ``t`` write it."""
+    return t.gettext(GM_WORDS[name]) if name in GM_WORDS else name
+
+
 def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
     s, sender = ctx.s, (ctx.rm.from_addr or "").lower()
     code, _ = take_code(ctx.rm.new_text)
@@ -113,7 +127,7 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         if gm_of:  # in the language of the GM's first league
             g = texts(gm_language(gm_of[0].options))
             return ctx.reply(g.gettext("für welche Liga? Bitte so: {command} <Liga> ... (deine Ligen: {leagues}). "
-                                       "Nichts wurde verändert.", command=name,
+                                       "Nichts wurde verändert.", command=word(g, name),
                                        leagues=", ".join(lg.name for lg in gm_of)),
                              name=g.gettext("Spielleiter"), lang=g.lang)
         ctx.mail.flagged = f"GM command {name} from {sender}: no league of this GM"
@@ -144,20 +158,20 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                              "ein Spielleiter-Befehl {command} für {league} kam {why} und wurde nicht ausgeführt; "
                              "nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und den Code "
                              "in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den Code "
-                             "kennt.", command=name, league=league.name, why=why)),
+                             "kennt.", command=word(t, name), league=league.name, why=why)),
                          what=t.gettext("Spielleiter-Befehle für {league}", league=league.name))
         return None
     proven(ctx, f"gm:{league.id}")
-    rest, quiet = _take_word(rest, "STILL")
+    rest, quiet = _take_word(rest, "STILL", "STIL")  # Dutch: STIL
     if not quiet:  # STILL also in a line of its own below the command
-        quiet = any(ln.strip().upper() == "STILL" for ln in _body(ctx, name).splitlines())
+        quiet = any(ln.strip().upper() in ("STILL", "STIL") for ln in _body(ctx, name).splitlines())
     s.info.update(gm_still=quiet, gm_by=f"mail {sender}", gm_now=ctx.now, gm_notice_due=None)
     g = texts(gm_language(league.options))  # the answer is in the GM's language; the record German
     try:
         done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
     except LeagueError as exc:
         ctx.record("processed", "command", command=name, league=league.name, arg=rest, error=str(exc))
-        return ctx.reply(wrap(g.gettext("{command} {league}: nicht ausgeführt: {why}", command=name,
+        return ctx.reply(wrap(g.gettext("{command} {league}: nicht ausgeführt: {why}", command=word(g, name),
                                         league=league.name, why=exc.render(g.lang))),
                          name=g.gettext("Spielleiter"), kind="command", lang=g.lang)
     ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=str(done))
@@ -172,12 +186,13 @@ ALIASES = GM_COMMANDS.aliases
 command = GM_COMMANDS.command
 
 
-def _take_word(rest: str, word: str) -> tuple[str, bool]:
-    """``rest`` without a leading or trailing ``word`` (any case), and whether it was there."""
+def _take_word(rest: str, *word: str) -> tuple[str, bool]:
+    """``rest`` without a leading or trailing ``word`` (one of them, any case), and whether
+    it was there."""
     words = rest.split()
-    if words and words[-1].upper() == word:
+    if words and words[-1].upper() in word:
         return " ".join(words[:-1]), True
-    if words and words[0].upper() == word:
+    if words and words[0].upper() in word:
         return " ".join(words[1:]), True
     return rest, False
 
@@ -196,9 +211,9 @@ def _gm_command(name: str, *aliases: str, help: str = "", help_turns: str = "", 
 
 def _on_off(value: str) -> bool:
     v = value.strip().lower()
-    if v in ("an", "ein", "on", "ja", "yes", "1", "true"):
+    if v in ("an", "ein", "on", "ja", "yes", "1", "true", "aan"):
         return True
-    if v in ("aus", "off", "nein", "no", "0", "false"):
+    if v in ("aus", "off", "nein", "no", "0", "false", "uit", "nee"):
         return False
     raise GMError(N_("'{value}': bitte 'an' oder 'aus'."), value=value)
 
@@ -218,33 +233,33 @@ def _m_status(s, cfg, lg, rest, body, ctx):
     return status(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", help=N_("PAUSE <Liga>"))
+@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", "PAUZE", "PAUZEER", help=N_("PAUSE <Liga>"))
 def _m_pause(s, cfg, lg, rest, body, ctx):
     return pause(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("WEITER", "RESUME", "FORTSETZEN", help=N_("WEITER <Liga>"))
+@_gm_command("WEITER", "RESUME", "FORTSETZEN", "VERDER", "HERVAT", help=N_("WEITER <Liga>"))
 def _m_weiter(s, cfg, lg, rest, body, ctx):
     return resume(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"),
+@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", "UITWERKEN", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"),
              help_turns=N_("AUSWERTEN <Liga>: den offenen Zug jetzt"))
 def _m_auswerten(s, cfg, lg, rest, body, ctx):
     return process_now(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", help=N_("ERLAUBE <Liga> <WORT>"))
+@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", "TOESTAAN", help=N_("ERLAUBE <Liga> <WORT>"))
 def _m_erlaube(s, cfg, lg, rest, body, ctx):
     return allow_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", help=N_("VERBIETE <Liga> <WORT>"))
+@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", "VERBIEDEN", "VERBIED", help=N_("VERBIETE <Liga> <WORT>"))
 def _m_verbiete(s, cfg, lg, rest, body, ctx):
     return deny_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("SETZE", "SETZEN", "SET", help=N_("SETZE <Liga> <Spieler> <Partie>, die Züge darunter"))
+@_gm_command("SETZE", "SETZEN", "SET", "INVOEREN", help=N_("SETZE <Liga> <Spieler> <Partie>, die Züge darunter"))
 def _m_setze(s, cfg, lg, rest, body, ctx):
     who, partie = _player_partie(lg, rest)
     moves: list[str] = []
@@ -266,27 +281,27 @@ def _player_partie(league: League, rest: str) -> tuple[str, str]:
                      "in den Zeilen darunter."), league=league.name, names=", ".join(p.name for p in league.partien))
 
 
-@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", help=N_("ENTFERNE <Liga> <Spieler>"))
+@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", "VERWIJDEREN", "VERWIJDER", help=N_("ENTFERNE <Liga> <Spieler>"))
 def _m_entferne(s, cfg, lg, rest, body, ctx):
     return remove_player(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
+@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", "TERUGDRAAIEN", help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
 def _m_zurueck(s, cfg, lg, rest, body, ctx):
     return rollback(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", help=N_("NACHRICHT <Liga>, der Text darunter"))
+@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", "RONDMAIL", help=N_("NACHRICHT <Liga>, der Text darunter"))
 def _m_nachricht(s, cfg, lg, rest, body, ctx):
     return message(s, cfg, lg, "\n".join(x for x in (rest, body) if x), now=ctx.now)
 
 
-@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", help=N_("REVIEW <Liga> an|aus"))
+@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", "CONTROLE", help=N_("REVIEW <Liga> an|aus"))
 def _m_review(s, cfg, lg, rest, body, ctx):
     return set_review(s, cfg, lg, _on_off(rest), now=ctx.now)
 
 
-@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
+@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", "VRIJGEVEN", help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
 def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
