@@ -67,7 +67,7 @@ def test_a_dutch_gm_of_rondo_reads_beurt_in_the_answers(env):
     assert "(UITWERKEN werkt opnieuw uit, VERDER hervat)" in back
     assert "Runde" not in back and not GERMAN.search(back)
     status = _answer(env, "gm@beurt.example", "STATUS Beurt-Comp")
-    assert "Beurt-Comp (rondonl): gepauzeerd sinds" in status and "Beurt 1: deadline" in status
+    assert "Beurt-Comp (RONDO): gepauzeerd sinds" in status and "Beurt 1: deadline" in status
     assert "zetten ontvangen van 0 van de 3 spelers" in status and not GERMAN.search(status)
     later = _answer(env, "gm@beurt.example", "DEADLINE Beurt-Comp +1d")
     assert "Deadline van beurt 1 in Beurt-Comp:" in later and not GERMAN.search(later)

@@ -241,7 +241,8 @@ def status(s: Session, cfg: Config, league: League | str, *, now: datetime | Non
     def answer(t: Texts) -> str:
         state = (t.gettext("beendet") if league.status == "finished" else
                  paused_text(league, t.lang) or t.gettext("läuft"))
-        lines = [t.gettext("{league} ({game}): {state}.", league=league.name, game=league.game, state=state)]
+        lines = [t.gettext("{league} ({game}): {state}.", league=league.name, game=get_game(league.game).title,
+                           state=state)]  # the game as its mails name it: "RONDO", not "rondonl"
         if rnd is not None:
             zat = format_zat(rnd.zat, tz, t.lang)
             if league.paused and rnd.zat <= now:
