@@ -1,5 +1,5 @@
 """The league archive speaks each league's language and names its periods as the game's
-mails do: a Dutch RONDO league's pages are Dutch ("Beurt 1", "Opening", "stilgezet
+mails do: a Dutch RONDO league's pages are Dutch ("Beurt 1", "Opening", "gepauzeerd
 sinds ..."), a German game of turns says "Zug 1" and "Eröffnung", never "Runde n"; the
 index of every league stays German (the site's front page). Through the real service:
 leagues from league data, rounds adjudicated, ``build_archive`` into a folder."""
@@ -52,7 +52,7 @@ def test_a_dutch_league_s_archive_is_dutch_and_counts_turns(env, tmp_path):
         assert not GERMAN.search(text), (page.name, sorted(set(GERMAN.findall(text))))
         assert not re.search(r"\b(?:Runde|ronde|Ronde)\b", text), page.name
     league = _visible(out / "archief-comp" / "index.html")
-    assert "Archief-Comp RONDO · stilgezet sinds " in league and "Beurt 2" in league
+    assert "Archief-Comp RONDO · gepauzeerd sinds " in league and "Beurt 2" in league
     assert "Laatste: Beurt 1" in league and "Beurten Opening Beurt 1" in league and "3 spelers" in league
     assert "Archief-Comp – Beurt 1" in _visible(out / "archief-comp" / "runde-02.html")
     german = [_visible(p) for p in sorted((out / "archiv-liga").glob("*.html"))]
