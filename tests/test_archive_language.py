@@ -72,3 +72,28 @@ def test_show_names_the_turn_of_a_game_of_turns(env):
     _league(db, cfg, "Zeig-Liga", "nl")
     view = league_view(db, "Zeig-Liga")
     assert view["round"] == 3 and view["period"] == "Zug 2"
+
+
+def test_the_cli_names_the_turns_of_a_game_of_turns(tmp_path, capsys):
+    """``spielleiter adjudicate`` and ``show`` (German, the operator's tools) say "Eröffnung"
+    and "Zug 1" for RONDO, as its mails do, not "Runde 1" and "Runde 2"."""
+    from bot.cli import main
+    conf = tmp_path / "bot.toml"
+    conf.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "db.sqlite"}"\n[maildir]\npath = "{tmp_path / "mail"}"\n'
+                    '[bot]\nsender = "spielleiter@example.org"\n', encoding="utf-8")
+    zat = (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0)
+    liga = tmp_path / "liga.toml"
+    liga.write_text(f'name = "Zug-Cli"\ngame = "rondonl"\npartien = ["R1"]\nfirst_zat = "{zat.isoformat()}"\n'
+                    'zat_interval_days = 7\nseed = 1\nturn_hours = 48\n\n'
+                    + "".join(f'[[players]]\nname = "{n}"\nemail = "{n.lower()}@cli.example"\n\n'
+                              for n in ("Anna", "Bernd", "Clara")), encoding="utf-8")
+    assert main(["init", "--config", str(conf)]) == 0
+    assert main(["league", "create", str(liga), "--config", str(conf)]) == 0
+    capsys.readouterr()
+    assert main(["adjudicate", "Zug-Cli", "--now", "--config", str(conf)]) == 0
+    assert "Zug-Cli, Eröffnung ausgewertet" in capsys.readouterr().out
+    assert main(["adjudicate", "Zug-Cli", "--now", "--config", str(conf)]) == 0
+    assert "Zug-Cli, Zug 1 ausgewertet" in capsys.readouterr().out
+    assert main(["show", "Zug-Cli", "--config", str(conf)]) == 0
+    out = capsys.readouterr().out.splitlines()[0]
+    assert out.startswith("Zug-Cli (rondonl), Zug 2, Status läuft") and "Runde" not in out

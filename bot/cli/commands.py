@@ -125,6 +125,16 @@ def cmd_ingest(args, cfg) -> int:
     return 0
 
 
+def _period(db, league: str, number: int) -> str:
+    """Round ``number`` of ``league`` as the game names it, German (the operator's tool):
+    "Runde 3", in a game of turns "Zug 2" or "Eröffnung"."""
+    from bot.games import get_game  # deferred: loaded when the command runs
+    from bot.service.domain.league import find_league
+    from bot.service.presentation.archive_info import period_label
+    with db.session() as s:
+        return period_label(get_game(find_league(s, league).game), number, "de")
+
+
 def cmd_adjudicate(args, cfg) -> int:
     from bot.service.conversations.gmbase import partien_words  # deferred: loaded when the command runs
     from bot.service.stages.rounds import adjudicate_league  # deferred: loaded when the command runs
@@ -147,7 +157,8 @@ def cmd_adjudicate(args, cfg) -> int:
         sent = _deliver(db, cfg, args)  # Auswertungen left in the outbox by a crashed earlier run
         return status or sent
     crashpoint("after-adjudicate")
-    print(f"{res['league']}, Runde {res['round']} ausgewertet: {partien_words(res['partien'])}.")
+    print(f"{res['league']}, {_period(db, res['league'], res['round'])} ausgewertet: "
+          f"{partien_words(res['partien'])}.")
     sent = _deliver(db, cfg, args)
     _refresh_archive(db, cfg)
     return status or sent
