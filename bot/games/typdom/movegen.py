@@ -113,7 +113,19 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
     (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
     phase (b) searches after and for plans that can win."""
     lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
-    gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+    if best is None:
+        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+    else:
+        # two passes (issue 35): the joining placements, then only what can still be
+        # part of a plan as good as the best known (_listing_need)
+        lst.set_pass(1)
+        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+        need = _listing_need(variant, len(rack), best[0], lst.join_max())
+        lows = [v for v in need if v is not None]
+        if lows:
+            # (the search cuts by the need of the tiles each word would lay)
+            lst.set_pass(2, need)
+            gridgen.search(list(rows), rack, root, lst, [max(0, min(lows))], SPEC)
     if not len(lst):
         return None
     lst.finish()
@@ -139,6 +151,50 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
     later = lst.plan_loop(best[0][0], best[0][1], sum(VALUES.get(ch, 0) for ch in rack), root, SPEC, cache,
                           _gridcore.TouchBound(rows, VALUES), on_plan)
     return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
+
+
+def _listing_need(variant: str, n_rack: int, best_key: tuple[int, int], join_max: list[int]) -> list[int | None]:
+    """Per number of tiles laid ``k`` (0 .. ``n_rack``), the least score a placement that
+    is not joining must reach to be part of a plan whose key is at least ``best_key``
+    (None: no such plan), given ``join_max[j]``, the best score of a joining placement
+    laying ``j`` tiles (-1: none). The listing after the Jolly take lists only these
+    besides the joining placements (``_first``, issue 35).
+
+    Why this never changes the answer: a placement r laying k tiles with score s enters
+    a plan only (1) alone, with key(r) >= best_key, or (2) as phase (a)'s second placement
+    after a joining placement m (j tiles, score at most ``join_max[j]``, j + k at most
+    the rack, the two using different tiles), with key(m) + key(r) >= best_key (phase
+    (a) passes over every second placement below the limit best_key - key(m), and the
+    best key only grows). Phase (b) searches its own placements; the joining ones are all
+    listed. Point-Typ-Dom's key starts with the score: (1) needs s >= best, (2) needs
+    s >= best - join_max[j]. The Kreuzwort-Spiel's starts with the tiles: (1) needs
+    k > best tiles, or k = best tiles and s >= best score; (2) the same with j + k for k
+    and s + join_max[j] for s. Ties (equal keys, decided by the notation) are kept: every
+    bound is ``>=``. ``tests/test_typdom_listing.py`` checks the two passes hold every
+    record these rules keep and the turns stay the reference's."""
+    b0, b1 = best_key
+    out: list[int | None] = []
+    for k in range(n_rack + 1):
+        opts = []
+        if variant == "kreuzwort":
+            if k > b0:
+                opts.append(0)
+            elif k == b0:
+                opts.append(b1)
+        else:
+            opts.append(b0)
+        for j in range(1, n_rack - k + 1):
+            s = join_max[j]
+            if s < 0:
+                continue
+            if variant != "kreuzwort":
+                opts.append(b0 - s)
+            elif j + k > b0:
+                opts.append(0)
+            elif j + k == b0:
+                opts.append(b1 - s)
+        out.append(min(opts) if opts and k > 0 else None)
+    return out
 
 
 def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None,

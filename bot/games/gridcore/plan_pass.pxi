@@ -1,0 +1,55 @@
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's plan: the listing in two passes (issue 35): the joining placements, then only the records that can still be part of a plan as good as the best known.
+#
+# When a plan already has a best key (the plan after a Jolly take: the best plan without
+# it), ``movegen._first`` lists in two passes into one PlanListing:
+#
+# 1. ``mode`` 1: only the joining placements (each may be a plan's first placement). The
+#    search cuts every word that can no longer hold two groups of table tiles and leave a
+#    tile in the rack (``_join_reach``); ``_plan_push`` drops the other records.
+# 2. ``mode`` 2: the records that are not joining and reach ``need[nt]`` (a score per
+#    number of tiles laid, ``movegen._listing_need``: what a single placement or a second
+#    placement after one of pass 1's joining placements must score for its plan to reach
+#    the best key). The search runs with the smallest of these as its threshold and the
+#    fewest tiles as ``min_tiles``.
+#
+# The answer is the full listing's (``movegen._listing_need`` says why); the tests compare
+# the passes' records with the full listing filtered in Python.
+
+
+cdef int _runs_before(_Search S, int col) noexcept:
+    """The groups of table tiles on squares ``S.start .. col-1`` of the current line."""
+    cdef int i, runs = 0, prev = 0, old
+    for i in range(S.start, col):
+        old = 0 if S.is_new[i] else 1
+        if old and not prev:
+            runs += 1
+        prev = old
+    return runs
+
+
+cdef int _join_reach(_Search S, int col, int h, int runs) noexcept:
+    """Whether a word with ``runs`` groups of table tiles left of ``col`` (where the
+    square is empty, or the line ends), continued by at most ``h`` more letters from
+    ``col`` (the graph node's height), can hold two groups and leave a tile in the rack:
+    at most ``S.left - 1`` more tiles, so at most that many empty squares before the
+    start of the group it still needs. A joining placement (``plan_ref._raw_runs`` >= 2,
+    fewer tiles than the rack) is one of these; the rest is cut."""
+    cdef int c = col, e = 0, budget = S.left - 1, found, in_run = 0
+    if budget < 0:
+        return 0  # every tile is laid: not joining
+    if runs >= 2:
+        return 1
+    found = runs
+    while c < S.size and c - col < h:
+        if S.line[c] == EMPTY:
+            in_run = 0
+            if e == budget:
+                return 0
+            e += 1
+        elif not in_run:
+            in_run = 1
+            found += 1
+            if found >= 2:
+                return 1
+        c += 1
+    return 0
