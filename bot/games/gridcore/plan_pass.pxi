@@ -53,3 +53,59 @@ cdef int _join_reach(_Search S, int col, int h, int runs) noexcept:
                 return 1
         c += 1
     return 0
+
+
+cdef int _need_left_ok(_Search S, int32_t node, int depth, int a, int limit, int lsum) noexcept:
+    """Pass 2 (``S.need_nt`` set), in the left parts: whether a word whose left part is
+    this one (``depth`` rack tiles worth ``lsum`` ending at ``node``, left of anchor
+    ``a``) or a longer one (``d`` more tiles, at most ``limit - depth``) can reach the
+    need of the tiles it lays. Such a word holds from ``a`` on at most the node's height
+    of squares, ending where the next square is empty (or the line ends), with ``j`` >= 1
+    empty squares filled; it scores at most ``lsum`` plus the table tiles up to its end
+    plus the ``d + j`` best values of the rack (``S.P``, no premiums in Typ-Dom) and lays
+    ``depth + d + j`` tiles, so it is also worth at most the table tiles plus the
+    ``depth + d + j`` best values (the left part's tiles among them). Cut only when no
+    such end and ``d`` reaches its need."""
+    cdef int hmax = a + S.g.height[node], size = S.size, c = a, j = 0, B = 0, t, tmax
+    cdef int dmax = limit - depth
+    cdef uint64_t pm = S.pmask
+    if hmax > size:
+        hmax = size
+    while c < hmax:
+        if S.line[c] == EMPTY:
+            if j == S.left or not (S.lok[c] & pm):
+                return 0
+            j += 1
+        else:
+            B += S.lbv[c]
+        c += 1
+        if c < size and S.line[c] != EMPTY:
+            continue  # the word cannot end here
+        tmax = j + dmax
+        if tmax > S.left:
+            tmax = S.left
+        for t in range(j, tmax + 1):
+            if B + min(lsum + S.P[t], S.P[depth + t]) >= S.need_nt[min(depth + t, 65)]:
+                return 1
+    return 0
+
+
+cdef int _table_before(_Search S, int col) noexcept:
+    """The values of the table tiles on squares ``S.start .. col-1`` of the current line."""
+    cdef int i, out = 0
+    for i in range(S.start, col):
+        if not S.is_new[i]:
+            out += S.lbv[i]
+    return out
+
+
+cdef int _need_reached(_Search S, long v, int table, int k) noexcept:
+    """Pass 2, ``_Search.ext_bound`` at one end of the word: whether its bound ``v``
+    reaches the need of the ``k`` tiles the word lays there. Without premiums or
+    cross-word points the word is worth its table tiles (``table``) plus its ``k`` rack
+    tiles, at most the ``k`` best values of the rack (``S.P[k]``): the smaller of the two
+    bounds counts (``v`` counts the tiles laid so far at their values and the rest at
+    the best values, so a high tile laid already is counted twice there)."""
+    if S.s.plain and not S.s.cross_score and not S.s.bingo_tiles and table + S.P[k] < v:
+        v = table + S.P[k]
+    return v >= S.need_nt[k if k < 65 else 65]

@@ -113,6 +113,7 @@ cdef class _Search:
         cdef int lmc, wmc, rem
         cdef long v, best = -1
         cdef uint64_t pm = self.pmask
+        cdef int tb0 = _table_before(self, col) if self.need_nt != NULL else 0
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
         if hmax > size:
@@ -143,7 +144,11 @@ cdef class _Search:
                 v += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
             if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
                 v += self.s.bingo_bonus
-            if v >= (self.thr if self.need_nt == NULL else self.need_nt[min(nt + j, 65)]):
+            if self.need_nt != NULL:
+                if _need_reached(self, v, tb0 + B, nt + j):
+                    return v  # (this end reaches its own need)
+                continue
+            if v >= self.thr:
                 return v  # enough for the caller (it only compares with the threshold)
             if v > best:
                 best = v
@@ -275,6 +280,9 @@ cdef class _Search:
             return 0  # no word with a left part this long or longer reaches the threshold
         if self.join_only and not _join_reach(self, a, g.height[node], 0):
             return 0  # (the left part holds no table tile)
+        if self.need_nt != NULL and self.s.plain and not self.s.cross_score and not self.s.bingo_tiles and \
+                not _need_left_ok(self, node, depth, a, limit, lsum):
+            return 0  # no word through this left part or a longer one reaches its need
         if self.nxt_on and depth > 0 and a + g.height[node] <= self.lnxt[a - limit]:
             # touch: the word (starting at a - limit or later, ending before a + height)
             # cannot reach the first square it must hold
