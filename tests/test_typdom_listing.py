@@ -128,13 +128,18 @@ def test_every_record_that_enters_a_plan_reaches_its_need(td_lex):
     assert checked > 1000 and tight > 10
 
 
-def test_best_turn_after_jolly_takes_equals_the_reference(td_lex):
-    """The whole best turn, compiled (two-pass listing after each Jolly take) vs the
-    reference (every record listed), on tables with Jollys the rack can take."""
+def test_best_turn_after_jolly_takes_equals_the_reference(td_lex, monkeypatch):
+    """The whole best turn, compiled (two-pass listing after each Jolly take, in the
+    Kreuzwort-Spiel on small racks too) vs the reference (every record listed), on
+    tables with Jollys the rack can take."""
+    monkeypatch.setattr(td, "_KREUZ_TWO_PASS_TILES", 0)
+    passes = []
+    real = td._two_passes
+    monkeypatch.setattr(td, "_two_passes", lambda *a: passes.append((a[0], real(*a))) or passes[-1][1])
     rng = random.Random(3503)
     bag = [t for t in full_set() if t.isalpha()]
     takes = 0
-    while takes < 8:
+    while takes < 12:
         rows = _board(rng, td_lex, rng.randrange(4, 9))
         letters = [letter for _r, _c, letter in td._jollys(rows)]
         if not letters:
@@ -146,3 +151,4 @@ def test_best_turn_after_jolly_takes_equals_the_reference(td_lex):
             with gridgen.reference_search():
                 want = td.best_turn(rows, rack, td_lex, variant)
             assert (got and got.to_json()) == (want and want.to_json()), (rows, rack, variant)
+    assert passes.count(("point", True)) >= 8 and ("kreuzwort", True) in passes

@@ -64,11 +64,14 @@ cdef int _need_left_ok(_Search S, int32_t node, int depth, int a, int limit, int
     empty squares filled; it scores at most ``lsum`` plus the table tiles up to its end
     plus the ``d + j`` best values of the rack (``S.P``, no premiums in Typ-Dom) and lays
     ``depth + d + j`` tiles, so it is also worth at most the table tiles plus the
-    ``depth + d + j`` best values (the left part's tiles among them). Cut only when no
-    such end and ``d`` reaches its need."""
+    ``depth + d + j`` best values (the left part's tiles among them), and at most
+    ``lsum`` plus the table tiles plus what the rack tiles a path from ``node`` can
+    hold are worth (``_value_usable``: every further letter of the word, left or right,
+    lies on such a path). Cut only when no such end and ``d`` reaches its need."""
     cdef int hmax = a + S.g.height[node], size = S.size, c = a, j = 0, B = 0, t, tmax
     cdef int dmax = limit - depth
     cdef uint64_t pm = S.pmask
+    cdef int vu = _value_usable(S, node)
     if hmax > size:
         hmax = size
     while c < hmax:
@@ -85,7 +88,7 @@ cdef int _need_left_ok(_Search S, int32_t node, int depth, int a, int limit, int
         if tmax > S.left:
             tmax = S.left
         for t in range(j, tmax + 1):
-            if B + min(lsum + S.P[t], S.P[depth + t]) >= S.need_nt[min(depth + t, 65)]:
+            if B + min(lsum + S.P[t], S.P[depth + t], lsum + vu) >= S.need_nt[min(depth + t, 65)]:
                 return 1
     return 0
 
@@ -99,13 +102,33 @@ cdef int _table_before(_Search S, int col) noexcept:
     return out
 
 
-cdef int _need_reached(_Search S, long v, int table, int k) noexcept:
+cdef int _value_usable(_Search S, int32_t node) noexcept:
+    """The most the rack tiles a continuation from ``node`` can lay are worth: per letter
+    the node reaches and the rack holds, its tiles up to the most times one path holds
+    it, at their value (Jollys are worth nothing). As ``_Search.usable``, with values."""
+    cdef uint64_t m = S.g.reach[node] & S.rmask
+    cdef uint8_t *most = &S.g.most[<Py_ssize_t>node * S.g.nl]
+    cdef int n = 0, li, k
+    while m:
+        li = sl_ctz(m)
+        m &= m - 1
+        k = most[li]
+        n += S.s.val[li] * (S.counts[li] if S.counts[li] < k else k)
+    return n
+
+
+cdef int _need_reached(_Search S, long v, int table, int k, int rest) noexcept:
     """Pass 2, ``_Search.ext_bound`` at one end of the word: whether its bound ``v``
     reaches the need of the ``k`` tiles the word lays there. Without premiums or
     cross-word points the word is worth its table tiles (``table``) plus its ``k`` rack
     tiles, at most the ``k`` best values of the rack (``S.P[k]``): the smaller of the two
     bounds counts (``v`` counts the tiles laid so far at their values and the rest at
-    the best values, so a high tile laid already is counted twice there)."""
-    if S.s.plain and not S.s.cross_score and not S.s.bingo_tiles and table + S.P[k] < v:
-        v = table + S.P[k]
+    the best values, so a high tile laid already is counted twice there), and ``rest``
+    (the word so far plus the table tiles up to this end plus ``_value_usable``) when
+    smaller."""
+    if S.s.plain and not S.s.cross_score and not S.s.bingo_tiles:
+        if table + S.P[k] < v:
+            v = table + S.P[k]
+        if rest < v:
+            v = rest  # (the word so far, the table tiles ahead and _value_usable)
     return v >= S.need_nt[k if k < 65 else 65]

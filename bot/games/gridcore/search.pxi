@@ -113,7 +113,10 @@ cdef class _Search:
         cdef int lmc, wmc, rem
         cdef long v, best = -1
         cdef uint64_t pm = self.pmask
-        cdef int tb0 = _table_before(self, col) if self.need_nt != NULL else 0
+        cdef int tb0 = 0, vu = 0
+        if self.need_nt != NULL:
+            tb0 = _table_before(self, col)
+            vu = msum + _value_usable(self, node)
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
         if hmax > size:
@@ -145,7 +148,7 @@ cdef class _Search:
             if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
                 v += self.s.bingo_bonus
             if self.need_nt != NULL:
-                if _need_reached(self, v, tb0 + B, nt + j):
+                if _need_reached(self, v, tb0 + B, nt + j, vu + B):
                     return v  # (this end reaches its own need)
                 continue
             if v >= self.thr:

@@ -107,13 +107,27 @@ def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
     return gridgen.all_moves(list(rows), rack, lexicon, SPEC)
 
 
+def _two_passes(variant: str, n_rack: int, best_key: tuple[int, int]) -> bool:
+    """Whether a plan's listing runs in two passes (``_first``; the answer is the same
+    either way): when a best plan is known, in Point-Typ-Dom always (its value bound
+    leaves few records besides the joining ones), in the Kreuzwort-Spiel when the best
+    plan lays every tile of a rack of 16 or more (else any record laying enough tiles
+    is needed, whatever it scores, and the two passes list almost everything; on
+    smaller racks the second pass costs about what it saves: measured on the bench's
+    positions, issue 35)."""
+    return variant != "kreuzwort" or best_key[0] >= n_rack >= _KREUZ_TWO_PASS_TILES
+
+
+_KREUZ_TWO_PASS_TILES = 16  # (the tests lower it to run the two passes on small racks)
+
+
 def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
     """:func:`bot.games.typdom.plan_ref.first` (same arguments and answers) on the
     compiled core: the listing's records stay in C arrays
     (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
     phase (b) searches after and for plans that can win."""
     lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
-    if best is None:
+    if best is None or not _two_passes(variant, len(rack), best[0]):
         gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
     else:
         # two passes (issue 35): the joining placements, then only what can still be
