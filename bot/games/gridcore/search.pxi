@@ -113,10 +113,8 @@ cdef class _Search:
         cdef int lmc, wmc, rem
         cdef long v, best = -1
         cdef uint64_t pm = self.pmask
-        cdef int tb0 = 0, vu = 0
-        if self.need_nt != NULL:
-            tb0 = _table_before(self, col)
-            vu = msum + _value_usable(self, node)
+        cdef int tb0 = _table_before(self, col) if self.need_nt != NULL else 0  # (plan_pass.pxi)
+        cdef int vu = msum + _value_usable(self, node) if self.need_nt != NULL else 0
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
         if hmax > size:
