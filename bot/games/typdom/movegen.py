@@ -45,7 +45,9 @@ Where it runs (issue 35): the first listing of a plan stays in C arrays
 placement, the joining placements, the usage groups, the zones, phase (a) and the
 choice of the joining placements phase (b) must search run there (:func:`_first`).
 Python objects are made only for phase (b)'s joining placements and for plans that can
-win; phase (b) is :class:`_Seconds`. :mod:`.plan_ref` is the pure-Python reference of
+win; phase (b) is :class:`_Seconds`. After a Jolly take (a best plan known) Point-Typ-Dom
+lists in two passes: the joining placements, then only the records that can still be
+part of a plan as good as the best (:func:`_listing_need`, cut inside the search). :mod:`.plan_ref` is the pure-Python reference of
 the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
 two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
 notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
