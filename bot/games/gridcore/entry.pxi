@@ -123,6 +123,10 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     S.require_old = 1 if (s.require_old and not empty) else 0
     S.sink = sink
     S.plan = sink if isinstance(sink, PlanListing) else None
+    S.join_only = 1 if S.plan is not None and (<PlanListing>sink).mode == 1 else 0
+    S.need_nt = &(<PlanListing>sink).need[0] if S.plan is not None and (<PlanListing>sink).mode == 2 else NULL
+    if S.need_nt != NULL:
+        _ensure_most(g)  # (_value_usable: the letters' counts per path)
     S.thr_list = threshold
     S.thr = threshold[0]
     memset(S.blank_at, 0, sizeof(S.blank_at))

@@ -40,6 +40,9 @@ cdef class PlanListing:
     cdef int *tied
     cdef uint64_t have[4]
     cdef uint8_t mark[MAXS][MAXS]
+    # the listing's pass (plan_pass.pxi): 0 every record, 1 joining ones, 2 the rest reaching need[nt]
+    cdef public int mode
+    cdef int need[66]
 
     def __cinit__(self, rack, kreuz, values, vowels):
         cdef int i, f
@@ -93,6 +96,9 @@ cdef class PlanListing:
             self.rack_code[f // 10] += (<uint64_t>1) << (6 * (f % 10))
         memset(self.mark, 0, sizeof(self.mark))
         self.grack = []
+        self.mode = 0
+        for i in range(66):
+            self.need[i] = 0
 
     def __dealloc__(self):
         free(self.recs)
@@ -110,6 +116,34 @@ cdef class PlanListing:
 
     def __len__(self):
         return self.n
+
+    def set_pass(self, int mode, need=None):
+        """The records the next search adds (plan_pass.pxi): ``mode`` 0 every record, 1
+        only joining placements (the search cuts words that cannot be one), 2 only
+        records that are not joining and score at least ``need[nt]`` (a list indexed by
+        the tiles laid; a missing entry or None: not listed). Raises ValueError for
+        another mode, or after :meth:`finish`."""
+        cdef int k
+        if mode not in (0, 1, 2):
+            raise ValueError(f"mode must be 0, 1 or 2, not {mode}")
+        if self.gk0 != NULL:
+            raise ValueError("the listing is finished")
+        self.mode = mode
+        for k in range(66):
+            v = need[k] if need is not None and k < len(need) else (None if mode == 2 else 0)
+            self.need[k] = 1 << 30 if v is None else v
+
+    def join_max(self):
+        """Per tiles laid (0 .. the rack's size), the best score of a joining record
+        listed so far (-1: none)."""
+        cdef int i, k
+        out = [-1] * (self.n_rack + 1)
+        for i in range(self.n):
+            if self.recs[i].joining:
+                k = self.recs[i].nt
+                if self.recs[i].score > out[k]:
+                    out[k] = self.recs[i].score
+        return out
 
     def finish(self):
         """Rank the records (best key first, then search order) and group them by the

@@ -46,6 +46,19 @@ cdef int _plan_push(PlanListing L, _Search S, int end, long score, int nt) excep
     cdef int p = S.p, r = S.r, size = S.size
     cdef PRec *rec
     cdef PTile *t
+    cdef int joining
+    runs = 0
+    prev = 0
+    for i in range(start, end):
+        old = 0 if S.is_new[i] else 1
+        if old and not prev:
+            runs += 1
+        prev = old
+    joining = 1 if (nt < L.n_rack and end - start - nt >= 2 and runs >= 2) else 0
+    if L.mode == 1 and not joining:
+        return 0  # pass 1: the joining placements only
+    if L.mode == 2 and (joining or score < L.need[nt if nt < 65 else 65]):
+        return 0  # pass 2: the rest, when it can be part of a plan as good as the best
     _plan_grow(<void **>&L.recs, &L.cap, L.n + 1, sizeof(PRec))
     _plan_grow(<void **>&L.wch, &L.capw, L.nw + (end - start), sizeof(Py_UCS4))
     _plan_grow(<void **>&L.tl, &L.captl, L.ntl + nt, sizeof(PTile))
@@ -64,15 +77,9 @@ cdef int _plan_push(PlanListing L, _Search S, int end, long score, int nt) excep
     rec.toff = L.ntl
     for x in range(L.W):
         L.codes[L.n * L.W + x] = 0
-    runs = 0
-    prev = 0
     for i in range(start, end):
         L.wch[L.nw] = S.lch[i]
         L.nw += 1
-        old = 0 if S.is_new[i] else 1
-        if old and not prev:
-            runs += 1
-        prev = old
         if not S.is_new[i]:
             continue
         t = &L.tl[L.ntl]
@@ -94,7 +101,7 @@ cdef int _plan_push(PlanListing L, _Search S, int end, long score, int nt) excep
         t.field = f
         if f >= 0:
             L.codes[L.n * L.W + f // 10] += (<uint64_t>1) << (6 * (f % 10))
-    rec.joining = 1 if (nt < L.n_rack and end - start - nt >= 2 and runs >= 2) else 0
+    rec.joining = joining
     L.njoin += rec.joining
     if L.kreuz:
         rec.k0 = nt

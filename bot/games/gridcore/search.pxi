@@ -42,6 +42,8 @@ cdef class _Search:
     cdef long lpb[MAXS + 1]   # per left-part length d: the anchor bound of the words starting d or more squares left
     # query
     cdef int require_old, min_tiles, nxt_on, maxlen, empty_board
+    cdef int join_only      # a plan's join-only pass: words that cannot be joining are cut (_join_reach)
+    cdef int *need_nt       # a plan's second pass: the threshold per tiles laid (NULL: thr for all)
     cdef long thr
     cdef object thr_list
     cdef object sink
@@ -111,6 +113,8 @@ cdef class _Search:
         cdef int lmc, wmc, rem
         cdef long v, best = -1
         cdef uint64_t pm = self.pmask
+        cdef int tb0 = _table_before(self, col) if self.need_nt != NULL else 0  # (plan_pass.pxi)
+        cdef int vu = msum + _value_usable(self, node) if self.need_nt != NULL else 0
         n[1] = n[2] = n[3] = 0
         nc[1] = nc[2] = nc[3] = 0
         if hmax > size:
@@ -141,11 +145,15 @@ cdef class _Search:
                 v += xs + X + _pair(self.P, nc[3], nc[2], nc[1])
             if self.s.bingo_tiles and nt + j >= self.s.bingo_tiles:
                 v += self.s.bingo_bonus
+            if self.need_nt != NULL:
+                if _need_reached(self, v, tb0 + B, nt + j, vu + B):
+                    return v  # (this end reaches its own need)
+                continue
             if v >= self.thr:
                 return v  # enough for the caller (it only compares with the threshold)
             if v > best:
                 best = v
-        return best
+        return best if self.need_nt == NULL else -1  # (with need_nt: no end reaches its own)
 
     cdef int extend(self, int32_t node, int col, int msum, int wmul, int xs, int nt) except -1:
         global _STEPS
@@ -166,6 +174,8 @@ cdef class _Search:
             col += 1
         if self.reach_at != NULL and not _reach_ok(self, node, col, self.lnxt[self.start], 0):
             return 0  # the word cannot hold a letter the square it must reach allows
+        if self.join_only and not _join_reach(self, col, g.height[node], _runs_before(self, col)):
+            return 0  # no word from here holds two groups of table tiles and leaves a tile
         if col > self.anchor and g.term[node]:
             self.record(col, msum, wmul, xs, nt)
         if col >= size or self.left == 0:
@@ -182,7 +192,7 @@ cdef class _Search:
                 return 0  # too few empty squares within the longest continuation
             if nt + self.usable(node) < self.min_tiles:
                 return 0  # too few rack tiles whose letters a continuation holds
-        if self.thr > 0 and self.ext_bound(col, node, msum, wmul, xs, nt) < self.thr:
+        if (self.thr > 0 or self.need_nt != NULL) and self.ext_bound(col, node, msum, wmul, xs, nt) < self.thr:
             return 0
         ok = self.lok[col]
         lmc = self.llm[col]
@@ -269,6 +279,11 @@ cdef class _Search:
         cdef int h, here
         if depth > 0 and self.thr > 0 and self.lpb[depth] < self.thr:
             return 0  # no word with a left part this long or longer reaches the threshold
+        if self.join_only and not _join_reach(self, a, g.height[node], 0):
+            return 0  # (the left part holds no table tile)
+        if self.need_nt != NULL and self.s.plain and not self.s.cross_score and not self.s.bingo_tiles and \
+                not _need_left_ok(self, node, depth, a, limit, lsum):
+            return 0  # no word through this left part or a longer one reaches its need
         if self.nxt_on and depth > 0 and a + g.height[node] <= self.lnxt[a - limit]:
             # touch: the word (starting at a - limit or later, ending before a + height)
             # cannot reach the first square it must hold

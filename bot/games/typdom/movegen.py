@@ -45,7 +45,9 @@ Where it runs (issue 35): the first listing of a plan stays in C arrays
 placement, the joining placements, the usage groups, the zones, phase (a) and the
 choice of the joining placements phase (b) must search run there (:func:`_first`).
 Python objects are made only for phase (b)'s joining placements and for plans that can
-win; phase (b) is :class:`_Seconds`. :mod:`.plan_ref` is the pure-Python reference of
+win; phase (b) is :class:`_Seconds`. After a Jolly take (a best plan known) Point-Typ-Dom
+lists in two passes: the joining placements, then only the records that can still be
+part of a plan as good as the best (:func:`_listing_need`, cut inside the search). :mod:`.plan_ref` is the pure-Python reference of
 the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
 two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
 notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
@@ -107,13 +109,39 @@ def placements(rows: Sequence[str], rack: str, lexicon: Any) -> list[GenMove]:
     return gridgen.all_moves(list(rows), rack, lexicon, SPEC)
 
 
+def _two_passes(variant: str, n_rack: int, best_key: tuple[int, int]) -> bool:
+    """Whether a plan's listing runs in two passes (``_first``; the answer is the same
+    either way): when a best plan is known, in Point-Typ-Dom always (its value bound
+    leaves few records besides the joining ones: 15,500 instead of 360,000 on the
+    ``--big`` rack of 16 tiles), in the Kreuzwort-Spiel only when the best plan lays
+    every tile of a rack of at least ``_KREUZ_TWO_PASS_TILES`` (off: there the need is
+    by tiles, a value bound hardly cuts, and the second pass cost about what it saved,
+    measured on the ``--big`` racks and the bench's positions; issue 35)."""
+    return variant != "kreuzwort" or best_key[0] >= n_rack >= _KREUZ_TWO_PASS_TILES
+
+
+_KREUZ_TWO_PASS_TILES = 99  # (off; the tests set it to 0 to run the two passes there too)
+
+
 def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
     """:func:`bot.games.typdom.plan_ref.first` (same arguments and answers) on the
     compiled core: the listing's records stay in C arrays
     (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
     phase (b) searches after and for plans that can win."""
     lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
-    gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+    if best is None or not _two_passes(variant, len(rack), best[0]):
+        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+    else:
+        # two passes (issue 35): the joining placements, then only what can still be
+        # part of a plan as good as the best known (_listing_need)
+        lst.set_pass(1)
+        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+        need = _listing_need(variant, len(rack), best[0], lst.join_max())
+        lows = [v for v in need if v is not None]
+        if lows:
+            # (the search cuts by the need of the tiles each word would lay)
+            lst.set_pass(2, need)
+            gridgen.search(list(rows), rack, root, lst, [max(0, min(lows))], SPEC)
     if not len(lst):
         return None
     lst.finish()
@@ -139,6 +167,50 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
     later = lst.plan_loop(best[0][0], best[0][1], sum(VALUES.get(ch, 0) for ch in rack), root, SPEC, cache,
                           _gridcore.TouchBound(rows, VALUES), on_plan)
     return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
+
+
+def _listing_need(variant: str, n_rack: int, best_key: tuple[int, int], join_max: list[int]) -> list[int | None]:
+    """Per number of tiles laid ``k`` (0 .. ``n_rack``), the least score a placement that
+    is not joining must reach to be part of a plan whose key is at least ``best_key``
+    (None: no such plan), given ``join_max[j]``, the best score of a joining placement
+    laying ``j`` tiles (-1: none). The listing after the Jolly take lists only these
+    besides the joining placements (``_first``, issue 35).
+
+    Why this never changes the answer: a placement r laying k tiles with score s enters
+    a plan only (1) alone, with key(r) >= best_key, or (2) as phase (a)'s second placement
+    after a joining placement m (j tiles, score at most ``join_max[j]``, j + k at most
+    the rack, the two using different tiles), with key(m) + key(r) >= best_key (phase
+    (a) passes over every second placement below the limit best_key - key(m), and the
+    best key only grows). Phase (b) searches its own placements; the joining ones are all
+    listed. Point-Typ-Dom's key starts with the score: (1) needs s >= best, (2) needs
+    s >= best - join_max[j]. The Kreuzwort-Spiel's starts with the tiles: (1) needs
+    k > best tiles, or k = best tiles and s >= best score; (2) the same with j + k for k
+    and s + join_max[j] for s. Ties (equal keys, decided by the notation) are kept: every
+    bound is ``>=``. ``tests/test_typdom_listing.py`` checks the two passes hold every
+    record these rules keep and the turns stay the reference's."""
+    b0, b1 = best_key
+    out: list[int | None] = []
+    for k in range(n_rack + 1):
+        opts = []
+        if variant == "kreuzwort":
+            if k > b0:
+                opts.append(0)
+            elif k == b0:
+                opts.append(b1)
+        else:
+            opts.append(b0)
+        for j in range(1, n_rack - k + 1):
+            s = join_max[j]
+            if s < 0:
+                continue
+            if variant != "kreuzwort":
+                opts.append(b0 - s)
+            elif j + k > b0:
+                opts.append(0)
+            elif j + k == b0:
+                opts.append(b1 - s)
+        out.append(min(opts) if opts and k > 0 else None)
+    return out
 
 
 def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefix: list[str], best=None,
