@@ -349,15 +349,24 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
             row.created_at = now
     withheld = _withhold_repeat(ctx, rows)
     limit = getattr(ctx.cfg, "rate_limit_per_hour", DEFAULT_RATE_LIMIT)
+    batch = s.info.get(BATCH)
+    sent = _answered(s, batch, now, rows) if batch is not None else None
     if ctx.proved or limit is None or limit <= 0:
+        _count_in(sent, rows, now)
         return withheld
     for row in rows:
         if row.kind in NOT_ANSWERS or row.status != "pending":
             continue
         addr = row.to_addr.lower()
-        s.flush()  # as a session query would (a no-op when nothing is pending)
-        n = s.connection().execute(_ANSWERS_SINCE, {"addr": addr, "since": now - HOUR, "row": row.id}).scalar() or 0
+        if sent is not None:  # counted in the batch's memory (_answered)
+            since = now - HOUR
+            n = sum(1 for at in sent.get(addr, ()) if at > since)
+        else:
+            s.flush()  # as a session query would (a no-op when nothing is pending)
+            n = s.connection().execute(_ANSWERS_SINCE, {"addr": addr, "since": now - HOUR,
+                                                        "row": row.id}).scalar() or 0
         if n < limit:
+            _count_in(sent, [row], now)
             continue
         row.status, row.last_error = "suppressed", f"withheld: more than {limit} answers within one hour to {addr}"
         withheld += 1
@@ -370,6 +379,47 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
             ctx.mail.flagged = (f"rate limit: more than {limit} answers within one hour to {addr}; withheld, "
                                 f"summed up in one mail at {summary.next_attempt_at.isoformat(timespec='minutes')}")
     return withheld
+
+
+#: The key among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the answers
+#: counted by the rate limit: ``{address (lower case): [created_at, ...]}``.
+ANSWERED = "answered"
+
+
+def _answered(s: Session, batch: dict, now: datetime, rows: list[OutboxMail]) -> dict[str, list[datetime]]:
+    """The answers the rate limit counts, by address, for a batch read in one transaction
+    (:data:`ANSWERED` in its shared lookups): read in one statement at the batch's first
+    mail (every answer since an hour before it, the session flushed first, ``rows`` --
+    the answers to the mail being read -- left out), then kept in memory, each mail's
+    answers added as they are let through (:func:`_count_in`). A command empties the
+    batch's lookups (``forget_batch``): they are read again. The same count as
+    :data:`_ANSWERS_SINCE` a mail, as long as no other process queues answers while
+    the batch is read (on PostgreSQL one might: the cap is an hourly limit, and a batch
+    lasts a second or two)."""
+    sent = batch.get(ANSWERED)
+    if sent is None:
+        s.flush()
+        mine = [r.id for r in rows if r.id is not None]
+        sent = batch[ANSWERED] = {}
+        for addr, at in s.connection().execute(_ANSWERED_SINCE, {"since": now - HOUR, "mine": mine}):
+            sent.setdefault(addr, []).append(at if at.tzinfo else at.replace(tzinfo=now.tzinfo))
+    return sent
+
+
+def _count_in(sent: dict[str, list[datetime]] | None, rows: list[OutboxMail], now: datetime) -> None:
+    """Add the answers among ``rows`` that go out (pending, no kind of :data:`NOT_ANSWERS`)
+    to the batch's count (:func:`_answered`; None: no batch, nothing kept)."""
+    if sent is None:
+        return
+    for row in rows:
+        if row.kind not in NOT_ANSWERS and row.status == "pending":
+            sent.setdefault(row.to_addr.lower(), []).append(now)
+
+
+#: Every answer since a time, by address, but some rows (:func:`_answered`, built once).
+_ANSWERED_SINCE = select(func.lower(OutboxMail.to_addr), OutboxMail.created_at).where(
+    OutboxMail.created_at > bindparam("since"), OutboxMail.status != "suppressed",
+    OutboxMail.kind.not_in(NOT_ANSWERS), OutboxMail.id.not_in(bindparam("mine", expanding=True)))
 
 
 def _text_of(raw: bytes) -> str:
