@@ -45,9 +45,10 @@ from bot.service.stages.store import SAME_ID, identify, identify_stored, same_id
 from bot.storage.db import Database, OneTransaction, database_failure
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, gate_answers, handle_bounce, proven,
+from bot.service.conversations.bounces import handle_bounce
+from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, gate_answers, proven,
                                              repeat_key, repeat_keys)
-from bot.service.conversations.mailctx import Incoming, batch_of, forget_batch
+from bot.service.conversations.mailctx import UNWRITTEN, Incoming, batch_of, forget_batch
 from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, bad_code, claimed_player,
                                                failure, finished_player, former_player, game_master, game_over,
                                                gm_not_player, not_playing, registered, too_big, unreadable)
@@ -143,11 +144,28 @@ def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: li
         rdb.batch[REPEAT_KEYS] = repeat_keys(rdb.conn, min(m.received_at for m in mails) - HOUR)
     tops: dict[int, tuple[int, int]] = {}
     top = outbox_top(rdb)
+    if savepoints:
+        for mid, rm in reads:
+            seen.append((mid, rm))
+            process_mail(rdb, cfg, mid, now, read=rm)
+            after = outbox_top(rdb)
+            tops[mid], top = (top, after), after
+        return tops
+    done: list[tuple[int, list]] = []  # without savepoints: each mail's rows, written with the batch
     for mid, rm in reads:
         seen.append((mid, rm))
-        process_mail(rdb, cfg, mid, now, read=rm)
-        after = outbox_top(rdb)
+        later: list = []
+        process_mail(rdb, cfg, mid, now, read=rm, later=later)
+        done.append((mid, later))
+    rdb.flush()  # the batch's UPDATEs and INSERTs, one executemany each where the ORM can
+    plain = []
+    for mid, later in done:  # the outbox ids are given in the order the rows were queued
+        queued, texts = later[0] if later else ([], [])
+        after = max([top, *(row.id for row in queued)])
         tops[mid], top = (top, after), after
+        plain += texts
+    if plain:  # a later reply quoting them is compared without parsing their bytes
+        remember(str(rdb.engine.url), [(row.id, row.message_id, text) for row, text in plain])
     return tops
 
 
@@ -190,12 +208,17 @@ def arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:
 
 
 def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None, *,
-                 read: ReadMail | None = None) -> str:
+                 read: ReadMail | None = None, later: list | None = None) -> str:
     """Read stored mail ``mail_id`` and act on it; returns its new status. ``read``: the
     mail's :func:`~bot.mail.message.read_mail`, when a worker has read it already. A
     failure while reading is recorded on the mail (status ``error``, the GM told); the
     database going away raises :class:`~bot.storage.db.DatabaseUnavailable` instead (the
-    mail stays ``stored`` and is read once it is back)."""
+    mail stays ``stored`` and is read once it is back).
+
+    ``later`` (a batch read without savepoints, :func:`read_pass`): the mail's changes
+    are not flushed here but with the batch's (or by the first query that needs them);
+    ``(outbox rows queued, [(acknowledgement row, plain text)])`` is appended to it, for
+    the caller to take their ids and remember their lines once flushed."""
     now = now or datetime.now(timezone.utc)
     plain: list[tuple[OutboxMail, str]] = []
     try:
@@ -213,13 +236,21 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                 _process(s, cfg, mail, now, read)
                 for row in queued:  # the reading time (gate_answers), written with the INSERT
                     row.created_at = now
-                s.flush()
+                if later is None:
+                    s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
             keys = batch.get(REPEAT_KEYS) if batch is not None else None
             if keys is not None and mail.repeat_key:  # a later mail of the batch may repeat it
                 keys.add(mail.repeat_key)
             plain = s.info.pop(PLAIN, [])
             status = mail.status
+            if later is not None:  # written with the batch: the quoted-block check asks for them first
+                if queued and batch is not None:
+                    unwritten = batch.setdefault(UNWRITTEN, set())
+                    unwritten.update(("a", row.to_addr.lower()) for row in queued)
+                    unwritten.add(("p", mail.player_id))
+                later.append((list(queued), plain))
+                plain = []
         if plain:  # committed: a later reply quoting them is compared without parsing their bytes
             remember(str(db.engine.url), [(row.id, row.message_id, text) for row, text in plain])
         return status
@@ -369,6 +400,7 @@ def _as_player(ctx: Incoming, found, code: str | None, auth: SenderAuth, sent_fr
         proven(ctx, f"player:{ctx.player.id}")
     if sent_from.bounced_at is not None:  # writing from a bouncing address: it works again
         sent_from.bounced_at = sent_from.bounce_reason = None
+        ctx.s.flush()  # written now: the quoted-block check reads the addresses on the connection
     if found:
         return found[0].handler(ctx, found[1])
     take_moves(ctx, text)
