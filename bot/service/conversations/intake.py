@@ -49,9 +49,9 @@ from bot.service.conversations.bounces import handle_bounce
 from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, gate_answers, proven,
                                              repeat_key, repeat_keys)
 from bot.service.conversations.mailctx import UNWRITTEN, Incoming, batch_of, forget_batch
-from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, bad_code, claimed_player,
-                                               failure, finished_player, former_player, game_master, game_over,
-                                               gm_not_player, not_playing, registered, too_big, unreadable)
+from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, SENDERS, bad_code,
+                                               claimed_player, failure, finished_player, former_player, game_master,
+                                               game_over, gm_not_player, not_playing, registered, too_big, unreadable)
 from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import InboundMail, OutboxMail, PlayerAddress
 from bot.service.conversations.routing import routed
@@ -99,6 +99,11 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None, *,
     return len(ids)
 
 
+#: The key among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the rows of
+#: :data:`~bot.service.conversations.senders.SENDERS` by address: read once for the
+#: batch when the running leagues have at most two player addresses a mail of it.
+SENDER_ROWS = "senders"
+
 #: Mails read in one transaction (:func:`read_batch`) by :func:`process_pending`.
 READ_BATCH = 200
 
@@ -130,14 +135,22 @@ def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: li
     the caller rolls the pass back and reads the batch again with savepoints
     (:func:`read_batch`: mails rarely fail; the savepoints cost two statements and their
     bookkeeping a mail). The batch's shared lookups are read first: its mails (loaded at
-    once), the re-delivery check (:func:`~bot.service.stages.store.same_ids`), the
+    once), the running leagues' players by address when there are at most two addresses
+    a mail (:data:`SENDER_ROWS`; else each sender is asked for), the re-delivery check (:func:`~bot.service.stages.store.same_ids`), the
     outbox keys of their acknowledgements (:func:`~bot.service.stages.outbox.free_keys`)
     and the repeat keys of the hour before (:func:`~bot.service.conversations.loops.repeat_keys`,
     each mail's own added once it is read)."""
     rdb.savepoints = savepoints
     with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
         mails = s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all()
-        rdb.hold(mails)
+        senders = s.execute(SENDERS.limit(2 * len(todo) + 1)).all() if todo else []
+        if len(senders) > 2 * len(todo):  # many players: asked a sender at a time
+            senders = []
+        else:  # few: every running league's players once, by address
+            rdb.batch[SENDER_ROWS] = by_addr = {}
+            for row in senders:
+                by_addr.setdefault(row[2].email, []).append(row)
+        rdb.hold([*mails, *(o for row in senders for o in row)])
     rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
     rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
     if mails:  # the repeat keys of the hour before the batch's earliest mail (answered_repeat)
@@ -358,9 +371,13 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
             return
         found = None
-    with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
-        # the sender's address row too (a bouncing address works again when its owner writes)
-        rows = s.execute(SENDER, {"addr": rm.from_addr}).all()
+    known = (batch_of(s) or {}).get(SENDER_ROWS)
+    if known is not None:  # the batch's senders, read once (read_pass)
+        rows = known.get(rm.from_addr, [])
+    else:
+        with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
+            # the sender's address row too (a bouncing address works again when its owner writes)
+            rows = s.execute(SENDER, {"addr": rm.from_addr}).all()
     if not rows:
         if auth.failed and auth.ambiguous and claimed_player(ctx):  # it claimed a player's address
             return bad_code(ctx, None, auth)  # (a code in it is not the stranger's to use)
