@@ -46,7 +46,7 @@ from bot.storage.db import Database, OneTransaction, database_failure
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.bounces import handle_bounce
-from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, gate_answers, proven,
+from bot.service.conversations.loops import (ANSWER_ADDRS, HOUR, REPEAT_KEYS, gate_answers, proven,
                                              repeat_key, repeat_keys)
 from bot.service.conversations.mailctx import UNWRITTEN, Incoming, batch_of, forget_batch
 from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, SENDERS, bad_code,
@@ -150,6 +150,7 @@ def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: li
             rdb.batch[SENDER_ROWS] = by_addr = {}
             for row in senders:
                 by_addr.setdefault(row[2].email, []).append(row)
+            rdb.batch[ANSWER_ADDRS] = {a.lower() for a in by_addr}  # their answers counted in memory (gate_answers)
         rdb.hold([*mails, *(o for row in senders for o in row)])
     rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
     rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys

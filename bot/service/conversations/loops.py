@@ -241,7 +241,8 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
     withheld = _withhold_repeat(ctx, rows)
     limit = getattr(ctx.cfg, "rate_limit_per_hour", DEFAULT_RATE_LIMIT)
     batch = s.info.get(BATCH)
-    sent = _answered(s, batch, now, rows) if batch is not None else None
+    covered = batch.get(ANSWER_ADDRS) if batch is not None else None
+    sent = _answered(s, batch, covered, now, rows) if covered is not None else None
     if ctx.proved or limit is None or limit <= 0:
         _count_in(sent, rows, now)
         return withheld
@@ -249,7 +250,7 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
         if row.kind in NOT_ANSWERS or row.status != "pending":
             continue
         addr = row.to_addr.lower()
-        if sent is not None:  # counted in the batch's memory (_answered)
+        if sent is not None and addr in covered:  # counted in the batch's memory (_answered)
             since = now - HOUR
             n = sum(1 for at in sent.get(addr, ()) if at > since)
         else:
@@ -272,28 +273,36 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
     return withheld
 
 
-#: The key among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the answers
-#: counted by the rate limit: ``{address (lower case): [created_at, ...]}``.
-ANSWERED = "answered"
+#: The keys among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the addresses
+#: whose answers the batch counts in memory (lower case; set by the reader, e.g. every
+#: player address of the running leagues) and of those answers, ``{address: [created_at,
+#: ...]}`` (:func:`_answered`).
+ANSWER_ADDRS, ANSWERED = "answer_addrs", "answered"
 
 
-def _answered(s: Session, batch: dict, now: datetime, rows: list[OutboxMail]) -> dict[str, list[datetime]]:
-    """The answers the rate limit counts, by address, for a batch read in one transaction
-    (:data:`ANSWERED` in its shared lookups): read in one statement at the batch's first
-    mail (every answer since an hour before it, the session flushed first, ``rows`` --
-    the answers to the mail being read -- left out), then kept in memory, each mail's
-    answers added as they are let through (:func:`_count_in`). A command empties the
-    batch's lookups (``forget_batch``): they are read again. The same count as
-    :data:`_ANSWERS_SINCE` a mail, as long as no other process queues answers while
-    the batch is read (on PostgreSQL one might: the cap is an hourly limit, and a batch
-    lasts a second or two)."""
+def _answered(s: Session, batch: dict, covered: set[str], now: datetime,
+              rows: list[OutboxMail]) -> dict[str, list[datetime]]:
+    """The answers the rate limit counts to the addresses ``covered``, by address, for a
+    batch read in one transaction (:data:`ANSWERED` in its shared lookups): read in one
+    statement (a chunk of 500 addresses, through the index on the address and the time)
+    when the batch's first mail is answered (every answer since an hour before it, the
+    session flushed first, ``rows`` -- the answers to the mail being read -- left out),
+    then kept in memory, each mail's answers added as they are let through
+    (:func:`_count_in`); an answer to another address is counted with a query as
+    without a batch. A command empties the batch's lookups (``forget_batch``): they are
+    read again. The same count as :data:`_ANSWERS_SINCE` a mail, as long as no other
+    process queues answers while the batch is read (on PostgreSQL one might: the cap is
+    an hourly limit, and a batch lasts a second or two)."""
     sent = batch.get(ANSWERED)
     if sent is None:
         s.flush()
         mine = [r.id for r in rows if r.id is not None]
         sent = batch[ANSWERED] = {}
-        for addr, at in s.connection().execute(_ANSWERED_SINCE, {"since": now - HOUR, "mine": mine}):
-            sent.setdefault(addr, []).append(at if at.tzinfo else at.replace(tzinfo=now.tzinfo))
+        addrs = sorted(covered)
+        for k in range(0, len(addrs), 500):
+            for addr, at in s.connection().execute(_ANSWERED_SINCE, {"addrs": addrs[k:k + 500], "mine": mine,
+                                                                     "since": now - HOUR}):
+                sent.setdefault(addr, []).append(at if at.tzinfo else at.replace(tzinfo=now.tzinfo))
     return sent
 
 
@@ -307,10 +316,12 @@ def _count_in(sent: dict[str, list[datetime]] | None, rows: list[OutboxMail], no
             sent.setdefault(row.to_addr.lower(), []).append(now)
 
 
-#: Every answer since a time, by address, but some rows (:func:`_answered`, built once).
+#: The answers to these addresses since a time, by address, but some rows
+#: (:func:`_answered`, built once).
 _ANSWERED_SINCE = select(func.lower(OutboxMail.to_addr), OutboxMail.created_at).where(
-    OutboxMail.created_at > bindparam("since"), OutboxMail.status != "suppressed",
-    OutboxMail.kind.not_in(NOT_ANSWERS), OutboxMail.id.not_in(bindparam("mine", expanding=True)))
+    func.lower(OutboxMail.to_addr).in_(bindparam("addrs", expanding=True)), OutboxMail.created_at > bindparam("since"),
+    OutboxMail.status != "suppressed", OutboxMail.kind.not_in(NOT_ANSWERS),
+    OutboxMail.id.not_in(bindparam("mine", expanding=True)))
 
 
 def _text_of(raw: bytes) -> str:
