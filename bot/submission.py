@@ -123,10 +123,12 @@ def frame_line(line: str) -> tuple[str, str | None, str | None]:
     return ("labelled", None, toks.get("MOVE_TEXT", "").strip())
 
 
+@lru_cache(maxsize=8192)
 def is_section_header(line: str) -> bool:
     """Whether ``line`` is a section header alone, without a move (``Partie R1:``,
     ``Partij 2:``, ``R1:``). Such a line is never one of the bot's lines quoted back
-    (:mod:`bot.service.conversations.quoted`, issue 32): it opens the player's section."""
+    (:mod:`bot.service.conversations.quoted`, issue 32): it opens the player's section.
+    Remembered (8,192 lines): the lines of the bot's own mails recur in every reply."""
     line = line.strip()
     if _HEADER_ALONE.match(line):
         return True

@@ -354,3 +354,50 @@ def test_a_repeated_mail_is_answered_once_within_a_batch_and_across_batches(tmp_
         assert "repeat_of" not in parses[0] and parses[1]["repeat_of"] == parses[2]["repeat_of"]
     finally:
         db.dispose()
+
+
+def test_a_batch_sees_the_answers_it_has_not_written_yet(tmp_path, db_url):
+    """A batch read without savepoints writes its mails' changes and answers with one
+    flush at its end, or when a query needs them, and counts the answer cap in memory
+    (issue 35): the cap counts the batch's own unwritten answers (here 2 an hour: the
+    third mail of the same address is read, its answer withheld and summed up an hour
+    later), each report names its own answers, a later mail pasting an earlier one's
+    acknowledgement back has only its own new move read (SQLite and PostgreSQL)."""
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail",
+                 rate_limit_per_hour=2)
+    first = player_mail("anna@example.org", "Partie R1:\nTOR\nErsatz: ROT")
+    probe = Database(f"sqlite:///{tmp_path / 'probe.sqlite'}")  # the acknowledgement the first mail gets
+    probe.migrate()
+    try:
+        with probe.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+        ingest(probe, cfg, [("a1.eml", first)])
+        with probe.session() as s:
+            ack = text_of(s.scalar(select(OutboxMail.raw).where(OutboxMail.kind == "ack")))
+    finally:
+        probe.dispose()
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+        block = ack[ack.index("Partie R1 ("):ack.index("ZAT:")]  # pasted without quote marks or a header
+        pasted = player_mail("anna@example.org", "Partie R1:\nMOND\n\n" + block)
+        reports = ingest(db, cfg, [("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+                                   ("a1.eml", first), ("a2.eml", pasted),
+                                   ("a3.eml", player_mail("anna@example.org", "Partie R1:\nOPER"))])
+        assert [(r["from"], r["status"], len(r["replies"]), len(r["withheld"])) for r in reports] == [
+            ("bernd@example.org", "processed", 1, 0), ("anna@example.org", "processed", 1, 0),
+            ("anna@example.org", "processed", 1, 0), ("anna@example.org", "processed", 1, 1)]
+        assert [x["kind"] for x in reports[3]["replies"]] == ["summary"]  # due an hour later, the withheld in it
+        assert reports[2]["sections"] == [{"partie": "R1", "moves": ["MOND"]}]
+        with db.session() as s:
+            rows = s.execute(select(OutboxMail.id, OutboxMail.to_addr, OutboxMail.status)
+                             .where(OutboxMail.kind == "ack").order_by(OutboxMail.id)).all()
+            parse = s.scalar(select(InboundMail.parse).where(InboundMail.id == reports[2]["id"]))
+        assert [(to, status) for _, to, status in rows] == [
+            ("bernd@example.org", "pending"), ("anna@example.org", "pending"), ("anna@example.org", "pending"),
+            ("anna@example.org", "suppressed")]
+        assert parse["ignored"] == [], parse  # every pasted line known as the bot's
+    finally:
+        db.dispose()

@@ -186,6 +186,13 @@ def test_answer_cap_counts_by_an_index_not_a_scan_of_the_outbox(env):
             sql = str(query.compile(s.bind, compile_kwargs={"literal_binds": True}))
             plan = " ".join(str(r[-1]) for r in s.execute(text("EXPLAIN QUERY PLAN " + sql)))
             assert "ix_outbox_to_created" in plan, plan
+            # and a batch's count of its senders' answers, once (loops._answered), through the same index
+            from bot.service.conversations.loops import _ANSWERED_SINCE
+            state = _ANSWERED_SINCE.compile(s.bind).construct_expanded_state(
+                {"addrs": ["anna@example.org", "bernd@example.org"], "mine": [0], "since": "2026-01-01"})
+            plan = " ".join(str(r[-1]) for r in s.connection().exec_driver_sql(
+                "EXPLAIN QUERY PLAN " + state.statement, tuple(state.parameters[k] for k in state.positiontup)))
+            assert "ix_outbox_to_created" in plan, plan
         else:
             names = s.execute(text("SELECT indexname FROM pg_indexes WHERE tablename = 'outbox'")).scalars().all()
         assert "ix_outbox_to_created" in names

@@ -204,8 +204,9 @@ class OneTransaction:
     off so SAVEPOINTs nest correctly (a separate engine: the main one keeps the driver's,
     which ``PRAGMA synchronous`` of a durable commit needs). Use as a context manager.
     With :attr:`savepoints` False a ``session()`` is no savepoint but the outer
-    transaction itself (flushed at its end): a failure is left to the caller, who rolls
-    the whole transaction back (:meth:`rollback`;
+    transaction itself, not flushed at its end (the batch's changes are written with
+    one flush, :meth:`flush`, or when a query needs them): a failure is left to the
+    caller, who rolls the whole transaction back (:meth:`rollback`;
     ``bot.service.conversations.intake.read_batch`` then reads the batch again with
     savepoints).
 
@@ -291,16 +292,23 @@ class OneTransaction:
             if self.savepoints:
                 with s.begin_nested():
                     yield s
-            else:
+            else:  # flushed when a query needs it, when a mail makes the batch stale, and at the end (flush)
                 yield s
-                s.flush()
         except BaseException:
             self._forget(s)
             for key in [k for k in s.info if k != BATCH]:  # what the failed reading left behind
                 del s.info[key]
             raise
         if self.batch.get(STALE):
+            s.flush()  # what the batch's earlier mails changed is written before it is expired
             self._forget(s)
+
+    def flush(self) -> None:
+        """Write what the ORM session of the outer transaction holds unwritten (without
+        savepoints a mail's changes are written only when a query needs them, when a mail
+        makes the batch's lookups stale, or here: at the end of the batch's reading)."""
+        if self._shared is not None:
+            self._shared.flush()
 
     def _forget(self, s: Session) -> None:
         """A mail may have changed what the batch keeps (a command; a failure rolled back):

@@ -45,12 +45,13 @@ from bot.service.stages.store import SAME_ID, identify, identify_stored, same_id
 from bot.storage.db import Database, OneTransaction, database_failure
 from bot.service.conversations.registry import find_command
 from bot.service.conversations.identity import check_code, take_code
-from bot.service.conversations.loops import (HOUR, REPEAT_KEYS, gate_answers, handle_bounce, proven,
+from bot.service.conversations.bounces import handle_bounce
+from bot.service.conversations.loops import (ANSWER_ADDRS, HOUR, REPEAT_KEYS, gate_answers, proven,
                                              repeat_key, repeat_keys)
-from bot.service.conversations.mailctx import Incoming, batch_of, forget_batch
-from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, bad_code, claimed_player,
-                                               failure, finished_player, former_player, game_master, game_over,
-                                               gm_not_player, not_playing, registered, too_big, unreadable)
+from bot.service.conversations.mailctx import UNWRITTEN, Incoming, batch_of, forget_batch
+from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, SENDERS, bad_code,
+                                               claimed_player, failure, finished_player, former_player, game_master,
+                                               game_over, gm_not_player, not_playing, registered, too_big, unreadable)
 from bot.service.conversations.strangers import unknown_sender
 from bot.storage.models import InboundMail, OutboxMail, PlayerAddress
 from bot.service.conversations.routing import routed
@@ -98,6 +99,11 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None, *,
     return len(ids)
 
 
+#: The key among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the rows of
+#: :data:`~bot.service.conversations.senders.SENDERS` by address: read once for the
+#: batch when the running leagues have at most two player addresses a mail of it.
+SENDER_ROWS = "senders"
+
 #: Mails read in one transaction (:func:`read_batch`) by :func:`process_pending`.
 READ_BATCH = 200
 
@@ -129,25 +135,51 @@ def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: li
     the caller rolls the pass back and reads the batch again with savepoints
     (:func:`read_batch`: mails rarely fail; the savepoints cost two statements and their
     bookkeeping a mail). The batch's shared lookups are read first: its mails (loaded at
-    once), the re-delivery check (:func:`~bot.service.stages.store.same_ids`), the
+    once), the running leagues' players by address when there are at most two addresses
+    a mail (:data:`SENDER_ROWS`; else each sender is asked for), the re-delivery check (:func:`~bot.service.stages.store.same_ids`), the
     outbox keys of their acknowledgements (:func:`~bot.service.stages.outbox.free_keys`)
     and the repeat keys of the hour before (:func:`~bot.service.conversations.loops.repeat_keys`,
     each mail's own added once it is read)."""
     rdb.savepoints = savepoints
     with rdb.session() as s:  # the batch's mails, loaded at once (process_mail finds them loaded)
         mails = s.scalars(select(InboundMail).where(InboundMail.id.in_(todo))).all()
-        rdb.hold(mails)
+        senders = s.execute(SENDERS.limit(2 * len(todo) + 1)).all() if todo else []
+        if len(senders) > 2 * len(todo):  # many players: asked a sender at a time
+            senders = []
+        else:  # few: every running league's players once, by address
+            rdb.batch[SENDER_ROWS] = by_addr = {}
+            for row in senders:
+                by_addr.setdefault(row[2].email, []).append(row)
+            rdb.batch[ANSWER_ADDRS] = {a.lower() for a in by_addr}  # their answers counted in memory (gate_answers)
+        rdb.hold([*mails, *(o for row in senders for o in row)])
     rdb.batch[SAME_ID] = same_ids(rdb.conn, todo)  # the re-delivery check of every mail, in one statement
     rdb.batch[FREE_KEYS] = free_keys(rdb.conn, cfg, [f"ack:{mid}" for mid in todo])  # their acknowledgements' keys
     if mails:  # the repeat keys of the hour before the batch's earliest mail (answered_repeat)
         rdb.batch[REPEAT_KEYS] = repeat_keys(rdb.conn, min(m.received_at for m in mails) - HOUR)
     tops: dict[int, tuple[int, int]] = {}
     top = outbox_top(rdb)
+    if savepoints:
+        for mid, rm in reads:
+            seen.append((mid, rm))
+            process_mail(rdb, cfg, mid, now, read=rm)
+            after = outbox_top(rdb)
+            tops[mid], top = (top, after), after
+        return tops
+    done: list[tuple[int, list]] = []  # without savepoints: each mail's rows, written with the batch
     for mid, rm in reads:
         seen.append((mid, rm))
-        process_mail(rdb, cfg, mid, now, read=rm)
-        after = outbox_top(rdb)
+        later: list = []
+        process_mail(rdb, cfg, mid, now, read=rm, later=later)
+        done.append((mid, later))
+    rdb.flush()  # the batch's UPDATEs and INSERTs, one executemany each where the ORM can
+    plain = []
+    for mid, later in done:  # the outbox ids are given in the order the rows were queued
+        queued, texts = later[0] if later else ([], [])
+        after = max([top, *(row.id for row in queued)])
         tops[mid], top = (top, after), after
+        plain += texts
+    if plain:  # a later reply quoting them is compared without parsing their bytes
+        remember(str(rdb.engine.url), [(row.id, row.message_id, text) for row, text in plain])
     return tops
 
 
@@ -190,12 +222,17 @@ def arrivals(db: Database, ids: Sequence[int]) -> dict[int, datetime]:
 
 
 def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None = None, *,
-                 read: ReadMail | None = None) -> str:
+                 read: ReadMail | None = None, later: list | None = None) -> str:
     """Read stored mail ``mail_id`` and act on it; returns its new status. ``read``: the
     mail's :func:`~bot.mail.message.read_mail`, when a worker has read it already. A
     failure while reading is recorded on the mail (status ``error``, the GM told); the
     database going away raises :class:`~bot.storage.db.DatabaseUnavailable` instead (the
-    mail stays ``stored`` and is read once it is back)."""
+    mail stays ``stored`` and is read once it is back).
+
+    ``later`` (a batch read without savepoints, :func:`read_pass`): the mail's changes
+    are not flushed here but with the batch's (or by the first query that needs them);
+    ``(outbox rows queued, [(acknowledgement row, plain text)])`` is appended to it, for
+    the caller to take their ids and remember their lines once flushed."""
     now = now or datetime.now(timezone.utc)
     plain: list[tuple[OutboxMail, str]] = []
     try:
@@ -213,13 +250,21 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                 _process(s, cfg, mail, now, read)
                 for row in queued:  # the reading time (gate_answers), written with the INSERT
                     row.created_at = now
-                s.flush()
+                if later is None:
+                    s.flush()
                 gate_answers(s.info.pop("incoming"), queued)
             keys = batch.get(REPEAT_KEYS) if batch is not None else None
             if keys is not None and mail.repeat_key:  # a later mail of the batch may repeat it
                 keys.add(mail.repeat_key)
             plain = s.info.pop(PLAIN, [])
             status = mail.status
+            if later is not None:  # written with the batch: the quoted-block check asks for them first
+                if queued and batch is not None:
+                    unwritten = batch.setdefault(UNWRITTEN, set())
+                    unwritten.update(("a", row.to_addr.lower()) for row in queued)
+                    unwritten.add(("p", mail.player_id))
+                later.append((list(queued), plain))
+                plain = []
         if plain:  # committed: a later reply quoting them is compared without parsing their bytes
             remember(str(db.engine.url), [(row.id, row.message_id, text) for row, text in plain])
         return status
@@ -327,9 +372,13 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all
             return
         found = None
-    with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
-        # the sender's address row too (a bouncing address works again when its owner writes)
-        rows = s.execute(SENDER, {"addr": rm.from_addr}).all()
+    known = (batch_of(s) or {}).get(SENDER_ROWS)
+    if known is not None:  # the batch's senders, read once (read_pass)
+        rows = known.get(rm.from_addr, [])
+    else:
+        with s.no_autoflush:  # nothing pending matters here; the mail's columns are written once, at the end
+            # the sender's address row too (a bouncing address works again when its owner writes)
+            rows = s.execute(SENDER, {"addr": rm.from_addr}).all()
     if not rows:
         if auth.failed and auth.ambiguous and claimed_player(ctx):  # it claimed a player's address
             return bad_code(ctx, None, auth)  # (a code in it is not the stranger's to use)
@@ -369,6 +418,7 @@ def _as_player(ctx: Incoming, found, code: str | None, auth: SenderAuth, sent_fr
         proven(ctx, f"player:{ctx.player.id}")
     if sent_from.bounced_at is not None:  # writing from a bouncing address: it works again
         sent_from.bounced_at = sent_from.bounce_reason = None
+        ctx.s.flush()  # written now: the quoted-block check reads the addresses on the connection
     if found:
         return found[0].handler(ctx, found[1])
     take_moves(ctx, text)

@@ -28,9 +28,10 @@ All of it runs inside :func:`bot.service.conversations.intake.process_mail`'s tr
   forger silence the owner); codes are scrypt hashes compared in constant time.
 - :func:`throttled_notice`: the "at once, then at most one summary per window" mail
   behind both, also used for the GM's bounce notices (at most one a day).
-- :func:`handle_bounce`: a non-delivery report about one of our outbox mails marks that
-  row (``last_error``), flags the stored bounce for the game master and tells the
-  league's GM (``League.gm_email``).
+- :func:`~bot.service.conversations.bounces.handle_bounce` (a module of its own): a
+  non-delivery report about one of our outbox mails marks that row (``last_error``),
+  flags the stored bounce for the game master and tells the league's GM
+  (``League.gm_email``).
 """
 
 from __future__ import annotations
@@ -38,7 +39,6 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
-import textwrap
 import re
 from collections import Counter
 from datetime import datetime, timedelta
@@ -50,9 +50,8 @@ from sqlalchemy.orm import Session
 
 from bot.config import Config
 from bot.i18n import N_, gm_language, league_language, texts, tr
-from bot.mail.bounce import find_bounce
 from bot.mail.compose import compose
-from bot.render import render, wrap
+from bot.render import render
 from bot.service.conversations.mailctx import Incoming
 from bot.service.stages.outbox import queue_mail
 from bot.storage.db import BATCH
@@ -68,115 +67,6 @@ GUESS_LIMIT = 5
 NOT_ANSWERS = frozenset({"auswertung", "gm", "start", "reminder", "summary", "auth", "bounce", "gm-notice"})
 #: Key suffix of a deferred summary row (sent when ``next_attempt_at`` is reached).
 SAMMEL = "sammel"
-
-
-def handle_bounce(ctx: Incoming) -> bool:
-    """Deal with ``ctx.mail`` if it is a bounce; returns True when it was one (then the
-    mail is recorded as ``ignored``, reason ``bounce...``, and must not be answered).
-
-    When the report names one of our outbox mails (by Message-ID): that row's
-    ``last_error`` says it bounced and the inbound mail's ``flagged`` names recipient and
-    report. A permanent failure of a player's address (flufl.bounce) marks the address
-    as bouncing (``PlayerAddress.bounced_at``; reports then go to the player's other
-    addresses) when the report is about a mail of ours or we wrote to that address in
-    the last :data:`BOUNCE_TRUST` days. The league's GM (``gm_email``) is told at most
-    once a day (:func:`throttled_notice`), never about a mail to the GM or a notice
-    itself. A bounce about nothing of ours is recorded, not flagged (backscatter); so is
-    a mere delay warning."""
-    bounce = find_bounce(ctx.mail.raw, ctx.rm)
-    if bounce is None:
-        return False
-    if bounce.delayed:  # a warning only: the mail may still arrive
-        ctx.record("ignored", "ignored", reason="bounce: delay warning", auto=ctx.rm.auto or bounce.why,
-                   recipients=bounce.recipients, report=bounce.summary)
-        return True
-    s, now = ctx.s, ctx.now
-    rows = list(s.scalars(select(OutboxMail).where(OutboxMail.message_id.in_(bounce.message_ids))
-                          .order_by(OutboxMail.id))) if bounce.message_ids else []
-    if not rows:
-        ctx.record("ignored", "ignored", reason="bounce: no mail of ours", auto=ctx.rm.auto or bounce.why,
-                   recipients=bounce.recipients, report=bounce.summary)
-        return True
-    marked = _mark_bouncing(ctx, bounce)
-    recipients = bounce.recipients or sorted({r.to_addr.lower() for r in rows})
-    for row in rows:
-        row.last_error = f"bounced (Unzustellbar, inbound mail {ctx.mail.id}): {bounce.summary}"
-    what = ", ".join(f"{r.kind} {r.subject!r}" for r in rows)
-    ctx.mail.flagged = (f"Unzustellbar / bounced: Mail an {', '.join(recipients)} kam zurück ({what}): "
-                        f"{bounce.summary}")
-    ctx.record("ignored", "ignored", reason="bounce", auto=ctx.rm.auto or bounce.why, recipients=recipients,
-               permanent=bounce.permanent, outbox=[r.id for r in rows], report=bounce.summary,
-               bouncing=[a.email for a in marked])
-    leagues = {r.league_id for r in rows if r.league_id} | {a.player.league_id for a in marked}
-    if not leagues:
-        return True
-    ctx.mail.league_id = min(leagues)
-    for league in s.scalars(select(League).where(League.id.in_(leagues)).order_by(League.id)):
-        gm = (league.gm_email or "").strip()
-        if not gm or any(r.kind in ("bounce", "gm-notice") or r.to_addr.lower() == gm.lower() for r in rows):
-            continue  # nobody to tell, or telling would loop
-        throttled_notice(s, ctx.cfg, topic=f"bounce:{league.id}", item=ctx.mail.id, to=gm, now=now, window=DAY,
-                         kind="bounce", league_id=league.id,
-                         render_mail=lambda first, summary, league=league: _bounce_notice(ctx, league, first,
-                                                                                          summary))
-    return True
-
-
-#: The GM hears about bounces at most once per this window.
-DAY = timedelta(days=1)
-
-
-def _mark_bouncing(ctx: Incoming, bounce) -> list[PlayerAddress]:
-    """Mark the player addresses (running leagues) that failed permanently; returns the
-    newly marked ones."""
-    if not bounce.permanent:
-        return []
-    out = list(ctx.s.scalars(select(PlayerAddress).join(Player).join(League).where(
-        PlayerAddress.email.in_(bounce.permanent), League.status == "running", Player.active,
-        PlayerAddress.bounced_at.is_(None))))
-    for addr in out:
-        addr.bounced_at, addr.bounce_reason = ctx.now, bounce.summary[:300]
-    return out
-
-
-def _bounce_notice(ctx: Incoming, league: League, first: int, summary: bool) -> tuple[str, str]:
-    """The GM's notice about bounces of the bot's mails (in the GM's language,
-    ``gm_language``): each bounce with when, to whom and the report (the server's own
-    words, as they came), the addresses now held undeliverable. Returns (subject, text)."""
-    s, lang = ctx.s, gm_language(league.options)
-    t = texts(lang)
-    mails = list(s.scalars(select(InboundMail).where(
-        InboundMail.id >= first, InboundMail.flagged.like("Unzustellbar / bounced:%")).order_by(InboundMail.id)))
-    mails = [m for m in mails if m.id == ctx.mail.id or m.league_id == league.id]
-
-    def line(m: InboundMail) -> str:
-        parse = m.parse or {}
-        to = ", ".join(parse.get("recipients") or []) or "?"
-        report = str(parse.get("report") or m.flagged.partition(": ")[2])[:400]
-        return textwrap.fill(t.gettext("  - {when}: Mail an {to} kam zurück: {report}", when=_when(
-            m.received_at, league.timezone, lang), to=to, report=report), 72, subsequent_indent="    ",
-            break_long_words=False, break_on_hyphens=False)
-
-    bouncing = list(s.scalars(select(PlayerAddress).join(Player).where(
-        Player.league_id == league.id, Player.active, PlayerAddress.bounced_at.is_not(None))))
-    body = wrap(t.ngettext("eine Mail des Bots kam als unzustellbar zurück:",
-                           "{n} Mails des Bots kamen seit dem letzten Hinweis als unzustellbar zurück:", len(mails)))
-    body += "\n\n" + "\n".join(line(m) for m in mails[-10:])
-    if bouncing:
-        body += "\n\n" + t.gettext("Diese Adressen gelten als dauerhaft unzustellbar:") + "\n" + "\n".join(
-            t.gettext("  - {name}: {addr} (seit {when})", name=a.player.name, addr=a.email,
-                      when=_when(a.bounced_at, league.timezone, lang)) for a in bouncing)
-        body += "\n\n" + wrap(t.gettext(
-            "Auswertungen gehen an eine andere Adresse des Spielers, wenn er eine hat; schreibt er wieder von der "
-            "Adresse, gilt sie wieder."))
-    body += "\n\n" + wrap(t.gettext(
-        "Bitte prüf die Adressen; die Rückmeldungen sind im Bot gespeichert und markiert. Weitere Hinweise "
-        "dieser Art kommen höchstens einmal am Tag."))
-    who = ", ".join(sorted({r for m in mails for r in ((m.parse or {}).get("recipients") or [])})) or "?"
-    subject = (t.gettext("{league}: Mail an {who} unzustellbar", league=league.name, who=who) if not summary
-               else t.ngettext("{league}: {n} unzustellbare Mail ({who})", "{league}: {n} unzustellbare Mails ({who})",
-                               len(mails), league=league.name, who=who))
-    return subject, render("notice.txt.j2", lang, name=t.gettext("Spielleiter"), body=body, league=league.name)
 
 
 # -- at once, then at most one summary per window ----------------------------------------
@@ -276,6 +166,7 @@ def answered_repeat(ctx: Incoming) -> int | None:
     keys = (ctx.s.info.get(BATCH) or {}).get(REPEAT_KEYS)
     if keys is not None and mail.repeat_key not in keys:  # no mail of the hour before has it
         return None
+    ctx.s.flush()  # the batch's earlier mails written (read without savepoints, they wait for a query)
     rows = ctx.s.connection().execute(_SAME_KEY, {"key": mail.repeat_key, "since": mail.received_at - HOUR,
                                                   "id": mail.id}).all()
     answered = [i for i, parse in rows if "repeat_of" not in (parse or {})]
@@ -349,15 +240,25 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
             row.created_at = now
     withheld = _withhold_repeat(ctx, rows)
     limit = getattr(ctx.cfg, "rate_limit_per_hour", DEFAULT_RATE_LIMIT)
+    batch = s.info.get(BATCH)
+    covered = batch.get(ANSWER_ADDRS) if batch is not None else None
+    sent = _answered(s, batch, covered, now, rows) if covered is not None else None
     if ctx.proved or limit is None or limit <= 0:
+        _count_in(sent, rows, now)
         return withheld
     for row in rows:
         if row.kind in NOT_ANSWERS or row.status != "pending":
             continue
         addr = row.to_addr.lower()
-        s.flush()  # as a session query would (a no-op when nothing is pending)
-        n = s.connection().execute(_ANSWERS_SINCE, {"addr": addr, "since": now - HOUR, "row": row.id}).scalar() or 0
+        if sent is not None and addr in covered:  # counted in the batch's memory (_answered)
+            since = now - HOUR
+            n = sum(1 for at in sent.get(addr, ()) if at > since)
+        else:
+            s.flush()  # as a session query would (a no-op when nothing is pending)
+            n = s.connection().execute(_ANSWERS_SINCE, {"addr": addr, "since": now - HOUR,
+                                                        "row": row.id}).scalar() or 0
         if n < limit:
+            _count_in(sent, [row], now)
             continue
         row.status, row.last_error = "suppressed", f"withheld: more than {limit} answers within one hour to {addr}"
         withheld += 1
@@ -370,6 +271,57 @@ def gate_answers(ctx: Incoming, rows: list[OutboxMail]) -> int:
             ctx.mail.flagged = (f"rate limit: more than {limit} answers within one hour to {addr}; withheld, "
                                 f"summed up in one mail at {summary.next_attempt_at.isoformat(timespec='minutes')}")
     return withheld
+
+
+#: The keys among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the addresses
+#: whose answers the batch counts in memory (lower case; set by the reader, e.g. every
+#: player address of the running leagues) and of those answers, ``{address: [created_at,
+#: ...]}`` (:func:`_answered`).
+ANSWER_ADDRS, ANSWERED = "answer_addrs", "answered"
+
+
+def _answered(s: Session, batch: dict, covered: set[str], now: datetime,
+              rows: list[OutboxMail]) -> dict[str, list[datetime]]:
+    """The answers the rate limit counts to the addresses ``covered``, by address, for a
+    batch read in one transaction (:data:`ANSWERED` in its shared lookups): read in one
+    statement (a chunk of 500 addresses, through the index on the address and the time)
+    when the batch's first mail is answered (every answer since an hour before it, the
+    session flushed first, ``rows`` -- the answers to the mail being read -- left out),
+    then kept in memory, each mail's answers added as they are let through
+    (:func:`_count_in`); an answer to another address is counted with a query as
+    without a batch. A command empties the batch's lookups (``forget_batch``): they are
+    read again. The same count as :data:`_ANSWERS_SINCE` a mail, as long as no other
+    process queues answers while the batch is read (on PostgreSQL one might: the cap is
+    an hourly limit, and a batch lasts a second or two)."""
+    sent = batch.get(ANSWERED)
+    if sent is None:
+        s.flush()
+        mine = [r.id for r in rows if r.id is not None]
+        sent = batch[ANSWERED] = {}
+        addrs = sorted(covered)
+        for k in range(0, len(addrs), 500):
+            for addr, at in s.connection().execute(_ANSWERED_SINCE, {"addrs": addrs[k:k + 500], "mine": mine,
+                                                                     "since": now - HOUR}):
+                sent.setdefault(addr, []).append(at if at.tzinfo else at.replace(tzinfo=now.tzinfo))
+    return sent
+
+
+def _count_in(sent: dict[str, list[datetime]] | None, rows: list[OutboxMail], now: datetime) -> None:
+    """Add the answers among ``rows`` that go out (pending, no kind of :data:`NOT_ANSWERS`)
+    to the batch's count (:func:`_answered`; None: no batch, nothing kept)."""
+    if sent is None:
+        return
+    for row in rows:
+        if row.kind not in NOT_ANSWERS and row.status == "pending":
+            sent.setdefault(row.to_addr.lower(), []).append(now)
+
+
+#: The answers to these addresses since a time, by address, but some rows
+#: (:func:`_answered`, built once).
+_ANSWERED_SINCE = select(func.lower(OutboxMail.to_addr), OutboxMail.created_at).where(
+    func.lower(OutboxMail.to_addr).in_(bindparam("addrs", expanding=True)), OutboxMail.created_at > bindparam("since"),
+    OutboxMail.status != "suppressed", OutboxMail.kind.not_in(NOT_ANSWERS),
+    OutboxMail.id.not_in(bindparam("mine", expanding=True)))
 
 
 def _text_of(raw: bytes) -> str:

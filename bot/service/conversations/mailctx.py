@@ -24,12 +24,29 @@ def batch_of(s: Session) -> dict | None:
     return s.info.get(BATCH)
 
 
+#: The key among a batch's shared lookups of who has answers the batch has not written
+#: yet (a mail read without savepoints is flushed only when needed): ``("p", player
+#: id)`` of the mail that queued them, ``("a", address)`` they go to.
+UNWRITTEN = "unwritten"
+
+
+def written_for(s: Session, player_id: int | None, addr: str | None) -> None:
+    """Flush ``s`` when the batch holds answers not yet written for player ``player_id``
+    or to ``addr`` (:data:`UNWRITTEN`): a query on the connection (the quoted-block
+    check) is about to read them."""
+    pending = (s.info.get(BATCH) or {}).get(UNWRITTEN)
+    if pending and (("p", player_id) in pending or ("a", (addr or "").lower()) in pending):
+        s.flush()
+        pending.clear()
+
+
 def forget_batch(s: Session) -> None:
     """Empty the batch's shared lookups: the mail being read may change what they hold (a
     command: a league's rounds or Partien), so it and the next mail query again; the
     objects the batch keeps loaded are expired once the mail is done (:data:`STALE`)."""
     batch = s.info.get(BATCH)
     if batch is not None:
+        s.flush()  # the batch's earlier mails written: a command reads the tables as they stand
         batch.clear()
         batch[STALE] = True
 

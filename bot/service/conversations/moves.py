@@ -22,7 +22,7 @@ from bot.render import format_zat, nobreak, render
 from bot.service.domain.league import league_lexicon, playing
 from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
-from bot.service.conversations.mailctx import Incoming, batch_of
+from bot.service.conversations.mailctx import Incoming, batch_of, written_for
 from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
 from bot.service.conversations.quoted import norm, quoted_lines
 from bot.submission import ReadSubmission, read_submission
@@ -260,6 +260,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     active = {p.id for p in playing(league, all_partien)}
     read = read_submission(text, game, list(partien), subject=rm.subject, player_names=[player.name],
                            options=league.options)
+    written_for(s, player.id, rm.from_addr)  # the batch's answers to this player, before they are compared
     quoted = _drop_quoted(conn, read, text, league.id, rm.from_addr, player.id, rm.in_reply_to)
     lexicon = league_lexicon(league, cfg)
     key = str(player.id)

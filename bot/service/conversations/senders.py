@@ -17,10 +17,13 @@ from bot.service.conversations.loops import auth_failure
 from bot.service.conversations.mailctx import Incoming
 from bot.storage.models import League, Player, PlayerAddress
 
-#: The sender's player, league and address row in the running leagues (built once).
-SENDER = (select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
+#: Every active player's player, league and address rows in the running leagues, in the
+#: order of the address rows (built once; :data:`SENDER` of one address).
+SENDERS = (select(Player, League, PlayerAddress).join(PlayerAddress, PlayerAddress.player_id == Player.id)
            .join(League, League.id == Player.league_id)
-           .where(PlayerAddress.email == bindparam("addr"), League.status == "running", Player.active))
+           .where(League.status == "running", Player.active).order_by(PlayerAddress.id))
+#: The sender's player, league and address row in the running leagues (built once).
+SENDER = SENDERS.where(PlayerAddress.email == bindparam("addr"))
 
 
 def failure(auth: SenderAuth) -> str:
