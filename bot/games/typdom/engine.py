@@ -302,7 +302,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     boards = []
     placed_list: list[dict[tuple[int, int], Tiled]] = []  # per placement: its tiles by square
     board = base
-    for toks, sq in zip(token_lists, squares_list):
+    last = len(token_lists) - 1
+    for k, (toks, sq) in enumerate(zip(token_lists, squares_list)):
         boards.append(board)
         for (r, c), t in zip(sq, toks):
             tile = board.get(r, c)
@@ -329,7 +330,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
                   for (r, c), t in zip(sq, toks) if t.placed}
         placed_list.append(placed)
-        board = board.place(placed.values())
+        if k < last:  # (the table the next placement is read on; none after the last)
+            board = board.place(placed.values())
 
     # -- gap --------------------------------------------------------------------------------
     for toks, sq in zip(token_lists, squares_list):
