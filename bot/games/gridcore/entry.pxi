@@ -268,7 +268,10 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                 S.xsum[p][r][c] = sm
                 lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
     # the anchors of both passes (an empty square beside a tile; on an empty board the
-    # centre), best bound first
+    # centre), best bound first; a plan's listing (a PlanListing, which never raises the
+    # threshold, below 0: every record) cannot cut by a bound, so its anchors go in
+    # board order without one (issue 35: a sixth of a small rack's listing)
+    cdef int listing = 1 if (S.plan is not None and S.thr < 0) else 0
     cdef AnchorJob *jobs = <AnchorJob *>malloc(MAXA * sizeof(AnchorJob))
     if jobs == NULL:
         raise MemoryError()
@@ -300,12 +303,13 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                             lo -= 1
                     if min_tiles and S.empties(lo, size, min_tiles) < min_tiles:
                         continue  # too few empty squares for enough tiles
-                    jobs[njobs].bound = S.anchor_bound(a, lo)
+                    jobs[njobs].bound = 0 if listing else S.anchor_bound(a, lo)
                     jobs[njobs].p = p
                     jobs[njobs].r = r
                     jobs[njobs].a = a
                     njobs += 1
-        qsort(jobs, njobs, sizeof(AnchorJob), _cmp_job)
+        if not listing:
+            qsort(jobs, njobs, sizeof(AnchorJob), _cmp_job)
         for i in range(njobs):
             if jobs[i].bound < S.thr:
                 break

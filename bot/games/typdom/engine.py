@@ -241,9 +241,11 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         sq = p.squares()
         toks = list(p.tokens)
         for i, ((r, c), t) in enumerate(zip(sq, toks)):
+            if not t.placed:
+                continue
             tile = base.get(r, c)
             letter_there = tile.letter if tile is not None else provisional.get((r, c))
-            if t.placed and letter_there is not None and letter_there == t.letter:
+            if letter_there is not None and letter_there == t.letter:
                 toks[i] = Token("old", t.letter)
                 notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch gelesen."),
                                    coord=coord_name(r, c), letter=t.letter))
@@ -346,10 +348,11 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         return _invalid("jolly", _bad("jolly", N_("Der Jolly auf {coord} ist schon an drei Seiten verbaut und kann "
                                                   "nicht mehr getauscht werden."), coord=take["coord"]),
                         turn, notes + hints)
-    red_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter in VOWELS)
-    black_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter not in VOWELS)
+    blanks = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
+    red_need = sum(1 for b in blanks if b in VOWELS)
+    black_need = len(blanks) - red_need
     if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
-        bad = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
+        bad = blanks
         return _invalid("jolly", _bad("jolly", JOLLY_KIND,
                                       jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in bad)),
                         turn, notes + hints)
