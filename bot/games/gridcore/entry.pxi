@@ -268,10 +268,12 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                 S.xsum[p][r][c] = sm
                 lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
     # the anchors of both passes (an empty square beside a tile; on an empty board the
-    # centre), best bound first; a plan's listing (a PlanListing, which never raises the
-    # threshold, below 0: every record) cannot cut by a bound, so its anchors go in
-    # board order without one (issue 35: a sixth of a small rack's listing)
-    cdef int listing = 1 if (S.plan is not None and S.thr < 0) else 0
+    # centre), best bound first; a plan's listing of a small rack (a PlanListing, which
+    # never raises the threshold, below 0: every record) cannot cut by a bound, so its
+    # anchors go in board order without one (issue 35: a sixth of a small rack's
+    # listing; large racks keep the bound order, in which their plan loop met good
+    # plans sooner: a 16-tile rack took 0.20 s instead of 0.13 s in board order)
+    cdef int listing = 1 if (S.plan is not None and S.thr < 0 and S.total <= 8) else 0
     cdef AnchorJob *jobs = <AnchorJob *>malloc(MAXA * sizeof(AnchorJob))
     if jobs == NULL:
         raise MemoryError()
