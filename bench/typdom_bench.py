@@ -14,13 +14,20 @@ position (index and rack).
 
 Issue 25 (compiled search core): ``--compare K`` also times the pure-Python reference
 (``gridgen.reference_search``) on every K-th position (default 4; 0: none) and prints
-the ratio of the medians, checking both give the same turn; ``--big`` times racks of
+the ratio of the medians, checking both give the same turn. Two methods, both printed
+(issue 35): ``compare_*`` is the old one, each position once, the compiled turn timed
+right after the previous position's reference turn (so it runs with the caches the
+reference filled); ``compare_passes_*`` times each implementation in passes of its own
+over the compared positions, ``--repeat R`` passes each (default 5; compiled and
+reference passes alternate, which goes first alternating too), and takes per position
+the median of its R times, for both alike; the printed medians are over positions.
+``--big`` times racks of
 12-19 tiles with Jollys on self-played tables (the compiled core only: the reference
 takes minutes there) and a 10 + 8 Point-Typ-Dom round adjudicated with the best turns
 (``game.adjudicate(..., best=True)``).
 
 Run: ``python bench/typdom_bench.py [--games N] [--variant point|kreuzwort] [--compare K]
-[--big]`` (default 6 games, 84 positions). Prints ``name: value unit`` lines; asserts
+[--repeat R] [--big]`` (default 6 games, 84 positions). Prints ``name: value unit`` lines; asserts
 nothing.
 """
 
@@ -66,6 +73,7 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=6)
     ap.add_argument("--variant", default="point")
     ap.add_argument("--compare", type=int, default=4)
+    ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--big", action="store_true")
     args = ap.parse_args()
     print(f"load_average: {load_average()} (1 / 5 / 15 min; 2 shared cores)")
@@ -103,12 +111,16 @@ def main() -> None:
     print(f"best_turn_slowest: position {worst}, rack {pos[worst][1]}")
     if args.compare:
         compare(lex, pos, args.variant, args.compare)
+        compare_passes(lex, pos, args.variant, args.compare, max(1, args.repeat))
     if args.big:
         big(lex, pos)
 
 
 def compare(lex, pos, variant: str, every: int) -> None:
-    """The compiled core against the pure-Python reference on every ``every``-th position."""
+    """The compiled core against the pure-Python reference on every ``every``-th position,
+    each once, the compiled turn right after the previous position's reference turn (the
+    method before issue 35: the compiled turn pays for the caches the reference turn
+    filled)."""
     comp, ref, diff = [], [], 0
     for rows, rack in pos[::every]:
         t = time.process_time()
@@ -121,11 +133,49 @@ def compare(lex, pos, variant: str, every: int) -> None:
         diff += (a and a.to_json()) != (b and b.to_json())
     cm, rm = statistics.median(comp), statistics.median(ref)
     print(f"compare_positions: {len(comp)} (every {every}th), different turns: {diff}")
-    print(f"compare_compiled_median: {cm * 1000:.1f} ms, worst {max(comp) * 1000:.1f} ms")
-    print(f"compare_reference_median: {rm * 1000:.1f} ms, worst {max(ref) * 1000:.1f} ms")
+    print(f"compare_compiled_median: {cm * 1000:.2f} ms, worst {max(comp) * 1000:.1f} ms")
+    print(f"compare_reference_median: {rm * 1000:.2f} ms, worst {max(ref) * 1000:.1f} ms")
     print(f"compare_speedup_median: {rm / cm:.1f}x, worst-to-worst {max(ref) / max(comp):.1f}x, "
           f"total {sum(ref) / sum(comp):.1f}x")
 
+
+
+def compare_passes(lex, pos, variant: str, every: int, repeat: int) -> None:
+    """The compiled core against the pure-Python reference on every ``every``-th position,
+    each implementation timed in passes of its own over the positions (``repeat`` passes
+    each, alternating, which goes first alternating too), per position the median of its
+    ``repeat`` times; neither runs right after the other on the same position, and both
+    are measured alike. Checks that both give the same turn on every position."""
+    sel = pos[::every]
+    times: dict[bool, list[list[float]]] = {False: [[] for _ in sel], True: [[] for _ in sel]}
+    turns: dict[bool, list] = {False: [None] * len(sel), True: [None] * len(sel)}
+
+    def one_pass(ref: bool) -> None:
+        for i, (rows, rack) in enumerate(sel):
+            t = time.process_time()
+            b = best_turn(rows, rack, lex, variant)
+            times[ref][i].append(time.process_time() - t)
+            turns[ref][i] = b and b.to_json()
+
+    print(f"compare_passes_load_average: {load_average()}")
+    for k in range(repeat):
+        for ref in ((False, True) if k % 2 == 0 else (True, False)):
+            if ref:
+                with gridgen.reference_search():
+                    one_pass(True)
+            else:
+                one_pass(False)
+    diff = sum(a != b for a, b in zip(turns[False], turns[True]))
+    comp = [statistics.median(x) for x in times[False]]
+    ref = [statistics.median(x) for x in times[True]]
+    cm, rm = statistics.median(comp), statistics.median(ref)
+    print(f"compare_passes_positions: {len(sel)} (every {every}th, {repeat} passes each, per position the "
+          f"median), different turns: {diff}")
+    print(f"compare_passes_compiled_median: {cm * 1000:.2f} ms, worst {max(comp) * 1000:.1f} ms")
+    print(f"compare_passes_reference_median: {rm * 1000:.2f} ms, worst {max(ref) * 1000:.1f} ms")
+    print(f"compare_passes_speedup_median: {rm / cm:.1f}x, worst-to-worst {max(ref) / max(comp):.1f}x, "
+          f"total {sum(ref) / sum(comp):.1f}x")
+    print(f"compare_passes_load_average_after: {load_average()}")
 
 #: The best turns of the ``--big`` racks (rack size, position, variant) as the compiled
 #: search gave them on main at 3872bb0; the pure-Python reference gives the same on all

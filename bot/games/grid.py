@@ -197,15 +197,14 @@ def run(board: Grid, placed: dict[tuple[int, int], object], r: int, c: int, dr: 
     """The squares of the word through (r, c) in direction (dr, dc): the run of
     occupied squares (board tiles and the keys of ``placed``) around it."""
     grid, n = board.grid, board.SIZE
-
-    def filled(rr: int, cc: int) -> bool:
-        return (rr, cc) in placed or (0 < rr <= n and 0 < cc <= n and grid[rr - 1][cc - 1] is not None)
-    sr, sc = r, c
-    while filled(sr - dr, sc - dc):
+    # (a square is filled when it is a key of ``placed`` or holds a board tile; written
+    # out twice instead of a helper: the engines call this for every word they judge)
+    sr, sc = r - dr, c - dc
+    while (sr, sc) in placed or (0 < sr <= n and 0 < sc <= n and grid[sr - 1][sc - 1] is not None):
         sr, sc = sr - dr, sc - dc
     out = []
-    rr, cc = sr, sc
-    while filled(rr, cc):
+    rr, cc = sr + dr, sc + dc  # (the first square of the run, or (r, c) when none is filled)
+    while (rr, cc) in placed or (0 < rr <= n and 0 < cc <= n and grid[rr - 1][cc - 1] is not None):
         out.append((rr, cc))
         rr, cc = rr + dr, cc + dc
     return out

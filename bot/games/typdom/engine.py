@@ -241,9 +241,11 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         sq = p.squares()
         toks = list(p.tokens)
         for i, ((r, c), t) in enumerate(zip(sq, toks)):
+            if not t.placed:
+                continue
             tile = base.get(r, c)
             letter_there = tile.letter if tile is not None else provisional.get((r, c))
-            if t.placed and letter_there is not None and letter_there == t.letter:
+            if letter_there is not None and letter_there == t.letter:
                 toks[i] = Token("old", t.letter)
                 notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch gelesen."),
                                    coord=coord_name(r, c), letter=t.letter))
@@ -302,7 +304,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     boards = []
     placed_list: list[dict[tuple[int, int], Tiled]] = []  # per placement: its tiles by square
     board = base
-    for toks, sq in zip(token_lists, squares_list):
+    last = len(token_lists) - 1
+    for k, (toks, sq) in enumerate(zip(token_lists, squares_list)):
         boards.append(board)
         for (r, c), t in zip(sq, toks):
             tile = board.get(r, c)
@@ -329,7 +332,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
                   for (r, c), t in zip(sq, toks) if t.placed}
         placed_list.append(placed)
-        board = board.place(placed.values())
+        if k < last:  # (the table the next placement is read on; none after the last)
+            board = board.place(placed.values())
 
     # -- gap --------------------------------------------------------------------------------
     for toks, sq in zip(token_lists, squares_list):
@@ -344,10 +348,11 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         return _invalid("jolly", _bad("jolly", N_("Der Jolly auf {coord} ist schon an drei Seiten verbaut und kann "
                                                   "nicht mehr getauscht werden."), coord=take["coord"]),
                         turn, notes + hints)
-    red_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter in VOWELS)
-    black_need = sum(1 for toks in token_lists for t in toks if t.kind == "blank" and t.letter not in VOWELS)
+    blanks = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
+    red_need = sum(1 for b in blanks if b in VOWELS)
+    black_need = len(blanks) - red_need
     if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
-        bad = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
+        bad = blanks
         return _invalid("jolly", _bad("jolly", JOLLY_KIND,
                                       jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in bad)),
                         turn, notes + hints)
