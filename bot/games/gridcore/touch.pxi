@@ -414,7 +414,7 @@ cdef class TouchSearcher:
                 continue
             if S.anchor_bound(a, lo) < S.thr:
                 continue
-            S.run_anchor(p, ln, a)
+            _touch_anchor(S, p, ln, a)
         if self.trace is not None:
             self.trace.append((p, ln, _STEPS - st0))
         if len(found) == n:
