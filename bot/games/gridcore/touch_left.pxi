@@ -67,6 +67,9 @@ cdef int _left_touch(_Search S, int32_t node, int depth, int limit, int a, int l
     if depth > 0 and S.thr > 0 and S.lpb[depth] < S.thr:
         return 0  # no word with a left part this long or longer reaches the threshold
     if depth > 0:
+        if S.thr > 0 and S.s.plain and not S.s.cross_score:
+            if S.left_bound(node, depth, a, lsum) < S.thr:
+                return 0
         emax = limit - depth
         if emax > S.maxlen - depth:
             emax = S.maxlen - depth
@@ -80,9 +83,6 @@ cdef int _left_touch(_Search S, int32_t node, int depth, int limit, int a, int l
             if depth + S.usable(node) < S.min_tiles:
                 return 0
             if depth + (limit - depth) + S.empties(a, a + h, S.min_tiles) < S.min_tiles:
-                return 0
-        if S.thr > 0 and S.s.plain and not S.s.cross_score:
-            if S.left_bound(node, depth, a, lsum) < S.thr:
                 return 0
     if depth > 0 and g.mask[node] != 0 and (al & 1):
         s = a - depth
