@@ -1,6 +1,15 @@
 # Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b), the TouchSearcher's anchors: left parts cut by the letters the squares they must reach hold at exact depths.
 
 
+cdef long long _LEFT_STEPS = 0   # _left_touch's calls (part of _STEPS), for benches
+
+
+def left_steps():
+    """How many of the search steps (:func:`steps`) were the TouchSearcher's left parts
+    (:func:`_left_touch`): for benches."""
+    return _LEFT_STEPS
+
+
 cdef inline int _reach_exact(_Search S, int32_t node, int col, int a, int q) noexcept:
     """Whether a word at ``node`` whose next letter goes on square ``col`` (a left-part
     square, ``col <= a``; the word's letters go on every square from ``col`` on) can hold
@@ -58,8 +67,9 @@ cdef int _left_touch(_Search S, int32_t node, int depth, int limit, int a, int l
     letters of the squares the word must reach at their exact depths (:func:`_aligned`;
     ``with_left`` knows only that the letter of the first such square comes somewhere
     deeper when the left part grows).  The same moves in the same order."""
-    global _STEPS
+    global _STEPS, _LEFT_STEPS
     _STEPS += 1
+    _LEFT_STEPS += 1
     cdef CGraph g = S.g
     cdef int i, c, s, msum, wmul, li, k, h, emax, al = 1
     cdef int32_t e, ch
