@@ -153,10 +153,12 @@ cdef int _left_touch(_Search S, int32_t node, int depth, int limit, int a, int l
     return 0
 
 
-cdef int _touch_anchor(_Search S, int p, int r, int a) except -1:
+cdef int _touch_anchor(_Search S, int p, int r, int a, long *lpb) except -1:
     """:meth:`_Search.run_anchor` for the TouchSearcher (``nxt_on``, the reach tables
     set): the same moves through anchor ``a`` of line ``r`` of pass ``p``, in the same
-    order, the left parts from :func:`_left_touch`."""
+    order, the left parts from :func:`_left_touch`.  ``lpb``: the anchor's bounds per
+    left-part length as ``anchor_bound(a, lo, lpb)`` left them (``lo``: the first of the
+    free squares before the anchor), not computed again."""
     cdef CGraph g = S.g
     cdef int c, limit, size = S.size
     cdef int32_t node
@@ -174,6 +176,6 @@ cdef int _touch_anchor(_Search S, int p, int r, int a) except -1:
     S.start = a
     S.extend(0, a, 0, 1, 0, 0)
     if limit:
-        S.anchor_bound(a, a - limit, S.lpb)
+        memcpy(S.lpb, lpb, (limit + 2) * sizeof(long))
         _left_touch(S, 0, 0, limit, a, 0)
     return 0
