@@ -370,29 +370,6 @@ cdef class TouchSearcher:
         cdef int values = S.thr > 0
         cdef int anchors[MAXS]
         cdef long lpbs[MAXS][MAXS + 1]   # per anchor kept: its left parts' bounds (anchor_bound's by_len)
-        # the anchors whose moves can lay enough tiles and reach the threshold (none: the
-        # line finds nothing, without its state built and looked up)
-        S.set_line(p, ln)
-        for a in range(size):
-            if not S.is_anchor(a):
-                continue
-            if a > 0 and S.line[a - 1] != EMPTY:
-                lo = a - 1
-                while lo > 0 and S.line[lo - 1] != EMPTY:
-                    lo -= 1
-            else:
-                lo = a
-                while lo > 0 and S.line[lo - 1] == EMPTY and not S.is_anchor(lo - 1):
-                    lo -= 1
-            if S.min_tiles and S.empties(lo, size, S.min_tiles) < S.min_tiles:
-                continue
-            if S.anchor_bound(a, lo, &lpbs[na][0]) < S.thr:
-                continue
-            anchors[na] = a
-            na += 1
-        if na == 0:
-            self.lines_bounded += 1
-            return 0
         # the line's state: everything its search reads (a square is an anchor when it
         # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
         # threshold, the values do not change what it finds
@@ -428,6 +405,27 @@ cdef class TouchSearcher:
             if fails is not None and _dominated(S, fails):
                 self.lines_skipped += 1
                 return 0
+        # the anchors whose moves can lay enough tiles and reach the threshold
+        S.set_line(p, ln)
+        for a in range(size):
+            if not S.is_anchor(a):
+                continue
+            if a > 0 and S.line[a - 1] != EMPTY:
+                lo = a - 1
+                while lo > 0 and S.line[lo - 1] != EMPTY:
+                    lo -= 1
+            else:
+                lo = a
+                while lo > 0 and S.line[lo - 1] == EMPTY and not S.is_anchor(lo - 1):
+                    lo -= 1
+            if S.min_tiles and S.empties(lo, size, S.min_tiles) < S.min_tiles:
+                continue
+            if S.anchor_bound(a, lo, &lpbs[na][0]) < S.thr:
+                continue
+            anchors[na] = a
+            na += 1
+        if na == 0:
+            self.lines_bounded += 1
         self.lines_searched += 1
         n = len(found)
         cdef long long st0 = _STEPS
