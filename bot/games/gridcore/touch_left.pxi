@@ -10,53 +10,43 @@ def left_steps():
     return _LEFT_STEPS
 
 
-cdef inline int _reach_exact(_Search S, int32_t node, int col, int a, int q) noexcept:
-    """Whether a word at ``node`` whose next letter goes on square ``col`` (a left-part
-    square, ``col <= a``; the word's letters go on every square from ``col`` on) can hold
-    the letter of each square from the anchor ``a`` up to 8 squares on and of ``q`` (the
-    first square the word must reach, ``q >= a``) at its exact depth: the tile there, or a
-    letter its cross-check allows and the rack can lay; and a rack letter on each
-    left-part square before ``a``.  From :class:`_ReachAt` (letters a path to a word's end
-    holds at each depth)."""
-    cdef uint64_t want
-    cdef uint64_t *R
-    cdef int j, hi, h = S.g.height[node]
-    if q < a:
-        return 1  # (not for the TouchSearcher's lines: the left part covers it anyway)
-    if q - col >= h or q >= S.size:
-        return 0  # (no path is that long)
-    R = &S.reach_at[S.reach_off[node]]
-    if S.line[q] != EMPTY:
-        want = (<uint64_t>1) << S.line[q]
-    else:
-        want = S.lok[q] & S.pmask
-    if not (R[q - col] & want):
-        return 0
-    for j in range(col, a):
-        if not (R[j - col] & S.pmask):
-            return 0
-    hi = q if q < a + 8 else a + 8
-    for j in range(a, hi):
-        if S.line[j] != EMPTY:
-            want = (<uint64_t>1) << S.line[j]
-        else:
-            want = S.lok[j] & S.pmask
-        if not (R[j - col] & want):
-            return 0
-    return 1
+cdef uint64_t _WANT[8]   # _touch_anchor: per square from the anchor on (up to 8, before the square to reach) the letters it takes
+cdef int _NW             # (how many)
+cdef uint64_t _WANTQ     # the letters the square to reach takes
+cdef int _QOFF           # its distance from the anchor
 
 
-cdef int _aligned(_Search S, int32_t node, int a, int emax, int q) noexcept:
-    """Bit 0 set when a left part at ``node`` can end here and reach the anchor ``a`` with
-    the letters of the squares the word must hold at their exact depths
-    (:func:`_reach_exact` with the next letter on ``a``); bit 1 when it can instead get
-    ``e`` more rack tiles first, for some ``1 <= e <= emax`` (next letter on ``a - e``)."""
-    cdef int e, out = 0
-    if _reach_exact(S, node, a, a, q):
-        out = 1
-    for e in range(1, emax + 1):
-        if _reach_exact(S, node, a - e, a, q):
-            return out | 2
+cdef inline int _aligned(_Search S, int32_t node, int emax) noexcept:
+    """Bit 0 set when a left part at ``node`` can end here (``e = 0``), bit 1 when it can
+    instead get ``e`` more rack tiles first, for some ``1 <= e <= emax``: the paths of
+    ``node`` (:class:`_ReachAt`: the letters a path to a word's end holds at each depth)
+    hold a rack letter at each depth below ``e`` (the free squares still before the
+    anchor) and, at depth ``e + j``, a letter square ``j`` from the anchor takes, for
+    the square to reach (``_QOFF``, ``_WANTQ``) and up to 8 squares before it
+    (``_WANT``, set by :func:`_touch_anchor`): the tile there, or a letter its
+    cross-check allows and the rack can lay."""
+    cdef int h = S.g.height[node], e, j, ok, out = 0, top
+    cdef uint64_t *R = &S.reach_at[S.reach_off[node]]
+    cdef uint64_t pm = S.pmask
+    top = h - 1 - _QOFF  # (no path is longer than the height)
+    if top > emax:
+        top = emax
+    e = 0
+    while e <= top:
+        if e > 0 and not (R[e - 1] & pm):
+            break  # a rack letter on each square before the anchor (so for every larger e too)
+        if R[e + _QOFF] & _WANTQ:
+            ok = 1
+            for j in range(_NW):
+                if not (R[e + j] & _WANT[j]):
+                    ok = 0
+                    break
+            if ok:
+                if e == 0:
+                    out = 1
+                else:
+                    return out | 2
+        e += 1
     return out
 
 
@@ -83,7 +73,7 @@ cdef int _left_touch(_Search S, int32_t node, int depth, int limit, int a, int l
         emax = limit - depth
         if emax > S.maxlen - depth:
             emax = S.maxlen - depth
-        al = _aligned(S, node, a, emax, S.lnxt[a])
+        al = _aligned(S, node, emax)
         if al == 0:
             return 0
         if S.min_tiles:
@@ -160,7 +150,8 @@ cdef int _touch_anchor(_Search S, int p, int r, int a, long *lpb) except -1:
     left-part length as ``anchor_bound(a, lo, lpb)`` left them (``lo``: the first of the
     free squares before the anchor), not computed again."""
     cdef CGraph g = S.g
-    cdef int c, limit, size = S.size
+    global _NW, _WANTQ, _QOFF
+    cdef int c, j, q, limit, size = S.size
     cdef int32_t node
     S.set_line(p, r)
     S.anchor = a
@@ -176,6 +167,14 @@ cdef int _touch_anchor(_Search S, int p, int r, int a, long *lpb) except -1:
     S.start = a
     S.extend(0, a, 0, 1, 0, 0)
     if limit:
+        q = S.lnxt[a]
+        if q >= size:
+            return 0
+        _QOFF = q - a
+        _WANTQ = (<uint64_t>1) << S.line[q] if S.line[q] != EMPTY else S.lok[q] & S.pmask
+        _NW = q - a if q - a < 8 else 8
+        for j in range(_NW):
+            _WANT[j] = (<uint64_t>1) << S.line[a + j] if S.line[a + j] != EMPTY else S.lok[a + j] & S.pmask
         memcpy(S.lpb, lpb, (limit + 2) * sizeof(long))
         _left_touch(S, 0, 0, limit, a, 0)
     return 0
