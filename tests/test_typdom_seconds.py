@@ -158,6 +158,35 @@ def test_touch_searcher_skips_racks_a_failed_search_dominates(lexicon, tables):
     assert asked >= 100 and found >= 20 and skipped >= 5, (asked, found, skipped)
 
 
+def test_touch_searcher_long_left_parts_equal_the_search(lexicon, tables):
+    """Racks of 17-19 tiles with both Jollys (the ``--big`` bench's largest): left parts up
+    to the whole free stretch before an anchor, cut by the letters a word must hold at
+    exact depths (``_left_touch``), list the records of ``gridgen.search`` with ``touch``
+    (its ``with_left`` enumerates them without that cut), with the Kreuzwort-Spiel's
+    tile counts and Point-Typ-Dom's thresholds."""
+    root = gridgen.graph_root(lexicon)
+    rng = random.Random("long-left")
+    letters = [c for c in full_set() if c.isalpha()]
+    asked = found = 0
+    for rows, _dealt in tables[4::4]:
+        for n in (17, 19):
+            rack = sort_rack(["?", "#"] + rng.sample(letters, n - 2))
+            ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
+            for m_tiles, _s, m_nt, rack2 in _queries(rows, rack, root, rng, 5):
+                rows2 = list(rows)
+                for r, c, ch, b in m_tiles:
+                    rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
+                touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+                for thr, k in ((-1, 5), (-1, 8), (-1, 11), (30, 0), (60, 0), (90, 0)):
+                    want = mg._search(rows2, rack2, root, touch, threshold=thr, min_tiles=k)
+                    got = ts.search(m_tiles, rack2, thr, k, None)
+                    assert sorted(map(gridgen.to_move, got), key=repr) == \
+                        sorted(map(gridgen.to_move, want), key=repr), (rows, m_tiles, rack2, thr, k)
+                    asked += 1
+                    found += bool(want)
+    assert asked >= 60 and found >= 20, (asked, found)
+
+
 def test_reference_path(lexicon, tables):
     """Inside ``gridgen.reference_search()`` the pure-Python search answers (the same)."""
     root = gridgen.graph_root(lexicon)

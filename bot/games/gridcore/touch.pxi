@@ -100,7 +100,7 @@ cdef class TouchSearcher:
     cdef dict failed         # (tiles as (row, col, letter), min_tiles) -> racks that found nothing (threshold <= 0)
     cdef dict line_failed    # (a line's state without values, min_tiles) -> the same per line
     cdef _ReachAt reach
-    cdef public long long lines_searched, lines_skipped, queries_skipped
+    cdef public long long lines_searched, lines_skipped, queries_skipped, lines_bounded
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
 
     def __init__(self, rows, root, spec):
@@ -118,6 +118,7 @@ cdef class TouchSearcher:
         self.lines_searched = 0
         self.lines_skipped = 0
         self.queries_skipped = 0
+        self.lines_bounded = 0
         S.g = g
         S.s = s
         S.size = size
@@ -312,8 +313,15 @@ cdef class TouchSearcher:
                 S.grid[0][r][c] = S.grid[1][c][r] = EMPTY
                 S.bval[0][r][c] = S.bval[1][c][r] = 0
                 S.chars[0][r][c] = S.chars[1][c][r] = u'.'
-            memcpy(S.allowed, self.allowed0, sizeof(S.allowed))
-            memcpy(S.xsum, self.xsum0, sizeof(S.xsum))
+            # (the cross-checks changed only in the tiles' columns, pass 0, and rows, pass 1)
+            for i in range(nt_laid):
+                r = tr[i]
+                c = tc[i]
+                for q in range(size):
+                    S.allowed[0][q][c] = self.allowed0[0][q][c]
+                    S.xsum[0][q][c] = self.xsum0[0][q][c]
+                    S.allowed[1][q][r] = self.allowed0[1][q][r]
+                    S.xsum[1][q][r] = self.xsum0[1][q][r]
             S.sink = None
             S.parts = None
         if dkey is not None and not found:
@@ -358,8 +366,10 @@ cdef class TouchSearcher:
         cdef char buf[MAXS * 16 + 1]
         cdef char *b = buf
         cdef uint64_t al
-        cdef int x
+        cdef int x, na = 0
         cdef int values = S.thr > 0
+        cdef int anchors[MAXS]
+        cdef long lpbs[MAXS][MAXS + 1]   # per anchor kept: its left parts' bounds (anchor_bound's by_len)
         # the line's state: everything its search reads (a square is an anchor when it
         # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
         # threshold, the values do not change what it finds
@@ -395,9 +405,7 @@ cdef class TouchSearcher:
             if fails is not None and _dominated(S, fails):
                 self.lines_skipped += 1
                 return 0
-        self.lines_searched += 1
-        n = len(found)
-        cdef long long st0 = _STEPS
+        # the anchors whose moves can lay enough tiles and reach the threshold
         S.set_line(p, ln)
         for a in range(size):
             if not S.is_anchor(a):
@@ -412,9 +420,17 @@ cdef class TouchSearcher:
                     lo -= 1
             if S.min_tiles and S.empties(lo, size, S.min_tiles) < S.min_tiles:
                 continue
-            if S.anchor_bound(a, lo) < S.thr:
+            if S.anchor_bound(a, lo, &lpbs[na][0]) < S.thr:
                 continue
-            S.run_anchor(p, ln, a)
+            anchors[na] = a
+            na += 1
+        if na == 0:
+            self.lines_bounded += 1
+        self.lines_searched += 1
+        n = len(found)
+        cdef long long st0 = _STEPS
+        for c in range(na):
+            _touch_anchor(S, p, ln, anchors[c], &lpbs[c][0])
         if self.trace is not None:
             self.trace.append((p, ln, _STEPS - st0))
         if len(found) == n:
