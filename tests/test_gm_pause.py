@@ -167,7 +167,7 @@ def test_pause_by_mail_records_who(env):
     assert f"vom Spielleiter per Mail ({GM})" in view["paused_text"]
     gm_mail(md, f"STATUS {LIGA}")
     poll_once(db, cfg)
-    assert f"angehalten seit" in answer(md, f"{LIGA} (Rondo): angehalten")
+    assert "angehalten seit" in answer(md, f"{LIGA} (Rondo): angehalten")
     assert not to(new_sent(md), EMAILS[0])                        # STATUS tells no player; PAUSE waits
 
 

@@ -31,6 +31,15 @@ def tables(lexicon):
     return self_played(lexicon, seed="sec", partie="S1", rounds=5)
 
 
+def _laid(rows, m_tiles):
+    """The table's rows with a first placement's tiles ``(row, col, letter, table
+    letter?)`` laid (0-based), and its squares 1-based: the touch squares of phase (b)."""
+    rows2 = list(rows)
+    for r, c, ch, b in m_tiles:
+        rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
+    return rows2, [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+
+
 def _queries(rows, rack, root, rng, n):
     """Up to ``n`` joining placements of ``rack`` on ``rows`` as ``(m_tiles, score, tiles,
     rack left)``, some of them twice (the memo's second look at the same lines)."""
@@ -97,10 +106,7 @@ def test_touch_searcher_lists_the_touch_search(lexicon, tables):
         for rack in [dealt] + _large_racks(dealt, rng)[:1]:
             ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
             for m_tiles, _s, _n, rack2 in _queries(rows, rack, root, rng, 4):
-                rows2 = list(rows)
-                for r, c, ch, b in m_tiles:
-                    rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
-                touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+                rows2, touch = _laid(rows, m_tiles)
                 for thr, k in ((-1, 0), (-1, 2), (12, 0)):
                     want = mg._search(rows2, rack2, root, touch, threshold=thr, min_tiles=k)
                     got = ts.search(m_tiles, rack2, thr, k, None)
@@ -173,10 +179,7 @@ def test_touch_searcher_long_left_parts_equal_the_search(lexicon, tables):
             rack = sort_rack(["?", "#"] + rng.sample(letters, n - 2))
             ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
             for m_tiles, _s, m_nt, rack2 in _queries(rows, rack, root, rng, 5):
-                rows2 = list(rows)
-                for r, c, ch, b in m_tiles:
-                    rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
-                touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+                rows2, touch = _laid(rows, m_tiles)
                 for thr, k in ((-1, 5), (-1, 8), (-1, 11), (30, 0), (60, 0), (90, 0)):
                     want = mg._search(rows2, rack2, root, touch, threshold=thr, min_tiles=k)
                     got = ts.search(m_tiles, rack2, thr, k, None)
