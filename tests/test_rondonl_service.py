@@ -129,7 +129,7 @@ def test_dutch_league_answers_commands_in_dutch(tmp_path, env):
     assert "Die datum begrijp ik niet" in ask("VAKANTIE 31.02.2026-01.03.2026")
     assert "Zo graag: ADRES nieuw@example.org" in ask("ADRES")
     assert "bernd@example.org hoort al bij een andere speler" in ask("ADRES bernd@example.org")
-    assert "Welke ronde?" in ask("UITSLAG")
+    assert "Welke beurt?" in ask("UITSLAG")
     # UITSLAG n takes the number the subjects use: the turn (issue 32)
     assert "Beurt 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7")  # a turn to come: not yet
     assert "Beurt 7 van R-NL is nog niet uitgewerkt." in ask("UITSLAG 7 ALLES")
