@@ -352,9 +352,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     red_need = sum(1 for b in blanks if b in VOWELS)
     black_need = len(blanks) - red_need
     if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
-        bad = blanks
         return _invalid("jolly", _bad("jolly", JOLLY_KIND,
-                                      jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in bad)),
+                                      jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in blanks)),
                         turn, notes + hints)
 
     # -- lines ------------------------------------------------------------------------------

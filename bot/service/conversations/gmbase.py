@@ -19,7 +19,7 @@ from bot.config import Config
 from bot.i18n import DEFAULT, N_, Texts, league_language, texts
 from bot.games import get_game
 from bot.render import render, wrap
-from bot.service.domain.league import LeagueError, find_league, open_round
+from bot.service.domain.league import LeagueError, find_league, open_round, period_name
 from bot.service.stages.outbox import queue_mail
 from bot.storage.models import (League, OutboxMail, Partie, Player, Round)
 
@@ -105,15 +105,10 @@ def told(t: Texts, s: Session, n: int) -> str:
 
 
 def period(t: Texts, league: League, number: int) -> str:
-    """The period ``number`` (a round's number) as the game names it to its players, in
-    the language of ``t``, as a noun phrase inside a sentence: "Runde 3"; in a game of
-    turns "Zug 2" or "die Eröffnung" (Dutch "ronde 3", "beurt 2", "de opening";
-    :meth:`~bot.games.base.GameRules.turn_of`, issue 32). :func:`cap` puts it at the start
-    of a sentence."""
-    turn = get_game(league.game).turn_of(number)
-    if turn is None:
-        return t.gettext("Runde {round}", round=number)
-    return t.gettext("Zug {turn}", turn=turn) if turn >= 1 else t.gettext("die Eröffnung")
+    """The period ``number`` (a round's number) of ``league`` as a noun phrase inside a
+    sentence, in the language of ``t``: :func:`~bot.service.domain.league.period_name`.
+    :func:`cap` puts it at the start of a sentence."""
+    return period_name(get_game(league.game), number, t.lang)
 
 
 def cap(text: str) -> str:

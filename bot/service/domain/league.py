@@ -118,3 +118,20 @@ def zat_waits_text(league: League, lang: str = "de") -> str | None:
     if not league.paused:
         return None
     return texts(lang).gettext(N_("wartet auf WEITER des Spielleiters"))
+
+
+def period_name(game, number: int, lang: str, *, heading: bool = False) -> str:
+    """Round ``number`` as ``game`` names it to its players, in ``lang``: "Runde 3"; in a
+    game of turns "Zug 2" or "die Eröffnung" (Dutch "ronde 3", "beurt 2", "de opening";
+    :meth:`~bot.games.base.GameRules.turn_of`, issue 32). Inside a sentence by default;
+    ``heading``: a heading or link, capitalised and without article ("Eröffnung",
+    "Ronde 3"). The one naming of the GM's answers, the notices and the archive."""
+    t = texts(lang)
+    turn = game.turn_of(number)
+    if turn is None:
+        text = t.gettext("Runde {round}", round=number)
+    elif turn >= 1:
+        text = t.gettext("Zug {turn}", turn=turn)
+    else:
+        text = t.gettext("Eröffnung") if heading else t.gettext("die Eröffnung")
+    return text[:1].upper() + text[1:] if heading else text

@@ -15,18 +15,15 @@ from sqlalchemy.orm import Session
 from bot.games.base import GameRules
 from bot.i18n import texts
 from bot.render import format_zat
-from bot.service.domain.league import zat_waits_text
+from bot.service.domain.league import period_name, zat_waits_text
 from bot.storage.models import League, Round
 
 
 def period_label(game: GameRules, number: int, lang: str) -> str:
     """Round ``number`` as a heading or link names it in ``lang``: ``Runde 3``, in a game
-    of turns ``Zug 2`` or ``Eröffnung`` (Dutch ``Ronde 3``, ``Beurt 2``, ``Opening``)."""
-    t = texts(lang)
-    turn = game.turn_of(number)
-    text = (t.gettext("Runde {round}", round=number) if turn is None else
-            t.gettext("Zug {turn}", turn=turn) if turn >= 1 else t.gettext("Eröffnung"))
-    return text[:1].upper() + text[1:]
+    of turns ``Zug 2`` or ``Eröffnung`` (Dutch ``Ronde 3``, ``Beurt 2``, ``Opening``;
+    :func:`~bot.service.domain.league.period_name`)."""
+    return period_name(game, number, lang, heading=True)
 
 
 def league_info(s: Session, league: League, game: GameRules, done: Sequence[int], lang: str) -> dict[str, Any]:
