@@ -15,8 +15,8 @@ from bot.games import _gridcore, gridgen
 from bot.games.typdom import movegen as td
 from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, full_set
 
-from tests.gridcore_cases import (CASES, _lays, _listing, _positions, _random_board, _same,  # noqa: F401 (td_lex: a fixture)
-                                  td_lex)
+from tests.gridcore_cases import (CASES, _lays, _listing, _positions, _random_board,  # noqa: F401 (fixture)
+                                  _same, td_lex)
 
 
 def test_typdom_listing_and_second_placement_queries_equal_the_reference(td_lex):

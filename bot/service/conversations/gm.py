@@ -317,7 +317,8 @@ def _m_entferne(s, cfg, lg, rest, body, ctx):
     return remove_player(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command(N_("ZURUECK"), "ZURÜCK", "ROLLBACK", "TERUGDRAAIEN", help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
+@_gm_command(N_("ZURUECK"), "ZURÜCK", "ROLLBACK", "TERUGDRAAIEN",
+             help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
 def _m_zurueck(s, cfg, lg, rest, body, ctx):
     return rollback(s, cfg, lg, now=ctx.now)
 
@@ -332,7 +333,8 @@ def _m_review(s, cfg, lg, rest, body, ctx):
     return set_review(s, cfg, lg, _on_off(rest), now=ctx.now)
 
 
-@_gm_command(N_("FREIGEBEN"), "FREIGABE", "RELEASE", "VRIJGEVEN", help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
+@_gm_command(N_("FREIGEBEN"), "FREIGABE", "RELEASE", "VRIJGEVEN",
+             help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
 def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
