@@ -97,3 +97,41 @@ def test_the_cli_names_the_turns_of_a_game_of_turns(tmp_path, capsys):
     assert main(["show", "Zug-Cli", "--config", str(conf)]) == 0
     out = capsys.readouterr().out.splitlines()[0]
     assert out.startswith("Zug-Cli (rondonl), Zug 2, Status läuft") and "Runde" not in out
+
+
+def _headings(page: Path) -> list[str]:
+    """The column headings of a player page's table (Runde für Runde / Zug für Zug)."""
+    return [htmllib.unescape(h) for h in re.findall(r'<th scope="col"[^>]*>([^<]*)</th>',
+                                                    page.read_text(encoding="utf-8"))]
+
+
+def test_a_rondo_player_page_heads_the_words_value_and_the_points_apart(env, tmp_path):
+    """A RONDO player's page shows the value of the word laid (the opening's decides who
+    opens and counts nothing) and the points that count in two columns that read apart:
+    "Waarde" and "Punten" in a Dutch league, "Wert" and "Punkte" in a German one (not
+    "Punkte" twice); Monoscrabble's "Punkte" and "Besser-Wertung": tests/test_archive.py."""
+    import random
+
+    from bot.demo import Demo, play_league
+
+    db, cfg, md = env
+    demo = Demo(db, cfg, md, tmp_path / "eml", random.Random("waarde"), lambda *a: None)
+    (tmp_path / "eml").mkdir()
+    base = {"first_zat": (datetime.now(timezone.utc) + timedelta(days=3)).replace(microsecond=0).isoformat(),
+            "zat_interval_days": 7, "seed": "waarde", "turn_hours": 48}
+    players = [("Anna Albers", "anna@waarde.example", "sterk"), ("Bernd Becker", "bernd@waarde.example", "sterk"),
+               ("Clara Conrad", "clara@waarde.example", "sterk")]
+    for name, lang in (("Waarde-Comp", "nl"), ("Wert-Liga", "de")):
+        play_league(demo, {"name": name, "game": "rondonl", "partien": ["T1"], "language": lang,
+                           "players": [(n, e.replace("waarde", name.lower()), st) for n, e, st in players],
+                           "options": {"full_rounds": 1}, "max_rounds": 2, "eml": name.lower()}, base)
+    out = tmp_path / "archiv"
+    build_archive(db, out)
+    for folder, want in (("waarde-comp", ["Beurt", "Zet", "Waarde", "Punten", "Stand"]),
+                         ("wert-liga", ["Zug Nr.", "Zug", "Wert", "Punkte", "Stand"])):
+        pages = sorted((out / folder).glob("spieler-*.html"))
+        assert len(pages) == 3
+        heads = [_headings(p) for p in pages]
+        assert want in heads, (folder, heads)  # a player with an opening word: its value, then the points
+        for h in heads:
+            assert len(set(h)) == len(h), (folder, h)  # no two columns alike

@@ -14,8 +14,8 @@ from bot.service.operations.league import create_league
 from bot.service.operations.runner import poll_once
 from bot.service.stages.outbox import deliver
 from bot.service.stages.rounds import adjudicate_league
-from tests.helpers import header, player_mail
-from tests.test_gm_notices import GERMAN, text_of
+from tests.helpers import header, player_mail, text_of
+from tests.test_gm_notices import GERMAN
 
 CODE = "Geheim-4711"
 
@@ -99,7 +99,7 @@ def test_a_german_gm_of_a_round_game_reads_runde(env):
 def test_a_refusal_is_in_the_gms_language_and_the_cli_stays_german(env):
     db, cfg, md = env
     _league(env, "Fout-Comp", "rondo", "nl", "gm@fout.example")  # German players, a Dutch GM
-    nl = _answer(env, "gm@fout.example", "ENTFERNE Fout-Comp Xaver")
+    nl = _answer(env, "gm@fout.example", "VERWIJDEREN Fout-Comp Xaver")
     assert ("VERWIJDEREN Fout-Comp: niet uitgevoerd: er is geen speler 'Xaver' in Fout-Comp. Spelers in "
             "Fout-Comp: Anna Albers, Bernd Becker, Clara Conrad.") in nl
     assert not GERMAN.search(nl)
@@ -135,3 +135,82 @@ def test_a_dutch_gm_writes_stil_and_controle_in_dutch(env):
     assert "Controle van de uitslagen in Stil-Comp: aan." in on and not GERMAN.search(on)
     off = _answer(env, "gm@stil.example", "CONTROLE Stil-Comp uit")
     assert "Controle van de uitslagen in Stil-Comp: uit." in off and not GERMAN.search(off)
+
+
+def test_an_answer_names_the_command_by_the_word_the_gm_wrote(env):
+    """A Dutch GM who writes the German word reads it back (not the Dutch one he did not
+    write), a German GM who writes the Dutch word too; the word of the GM's language only
+    when the mail has none (bot.service.conversations.gm._typed)."""
+    db, cfg, md = env
+    _league(env, "Woord-Comp", "rondo", "nl", "gm@woord.example")
+    _league(env, "Wort-Liga", "rondo", "de", "gm@wort.example")
+    nl = _answer(env, "gm@woord.example", "ENTFERNE Woord-Comp Xaver")
+    assert "ENTFERNE Woord-Comp: niet uitgevoerd: er is geen speler 'Xaver'" in nl and "VERWIJDEREN" not in nl
+    de = _answer(env, "gm@wort.example", "Re: verwijderen Wort-Liga Xaver")
+    assert "VERWIJDEREN Wort-Liga: nicht ausgeführt: einen Spieler 'Xaver' gibt es in Wort-Liga nicht" in de
+    assert "ENTFERNE" not in de
+    # the command in the first line of the text, not in the subject
+    db, cfg, md = env
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail("gm@wort.example", f"Code: {CODE}\npauze: Wort-Liga\n", subject="Hallo"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    (answer,) = [m for m in md.sent()[n:] if header(m, "To") == "gm@wort.example"]
+    assert "Wort-Liga ist angehalten" in " ".join(text_of(answer).split())
+
+
+def test_the_question_for_the_league_and_the_refusal_name_the_word_written(env):
+    db, cfg, md = env
+    _league(env, "Een-Comp", "rondo", "nl", "gm@twee.example")
+    _league(env, "Twee-Comp", "rondo", "nl", "gm@twee.example")
+    which = _answer(env, "gm@twee.example", "WEITER")  # two leagues: which one?
+    assert "voor welke competitie? Graag zo: WEITER <competitie> ... (je competities: Een-Comp, Twee-Comp)" in which
+    assert "VERDER" not in which
+    n = len(md.sent())
+    md.deliver_to_inbox(player_mail("gm@twee.example", "Code: Falsch-0000\n", subject="Pausieren Een-Comp"))
+    poll_once(db, cfg)
+    deliver(db, md, cfg)
+    (notice,) = [m for m in md.sent()[n:] if "geweigerd" in header(m, "Subject")]
+    text = " ".join(text_of(notice).split())
+    assert "een spelleidersopdracht PAUSIEREN voor Een-Comp kwam" in text and "PAUZE" not in text
+
+
+def test_stil_and_still_in_every_place_for_every_gm(env):
+    """STILL (Dutch STIL) after the league or in a line of its own below the command, from
+    a Dutch and from a German GM: no player is told, the answer says so."""
+    db, cfg, md = env
+    _league(env, "Zacht-Comp", "rondo", "nl", "gm@zacht.example")
+    _league(env, "Leise-Liga", "rondo", "de", "gm@leise.example")
+    for gm, command, body, said in (
+            ("gm@zacht.example", "PAUZE Zacht-Comp", "Stil", "Stil: geen speler op de hoogte gebracht."),
+            ("gm@zacht.example", "VERDER Zacht-Comp STILL", "", "Stil: geen speler op de hoogte gebracht."),
+            ("gm@leise.example", "PAUSE Leise-Liga", "STIL", "Still: kein Spieler benachrichtigt."),
+            ("gm@leise.example", "WEITER Leise-Liga stil", "", "Still: kein Spieler benachrichtigt.")):
+        n = len(md.sent())
+        md.deliver_to_inbox(player_mail(gm, f"Code: {CODE}\n{body}\n", subject=command))
+        poll_once(db, cfg)
+        deliver(db, md, cfg)
+        (answer,) = [m for m in md.sent()[n:] if header(m, "To") == gm]  # the answer, no notice
+        assert said in " ".join(text_of(answer).split()), command
+    loud = _answer(env, "gm@leise.example", "PAUSE Leise-Liga")
+    assert "3 Spieler benachrichtigt." in loud
+
+
+def test_each_gm_word_of_each_language_is_taken():
+    """The word an answer names in the GM's language (the catalog's translation of the
+    German word, gm.word) is one the bot takes from every GM (gm.GM_WORDS, from the
+    registrations): Dutch DEADLINE, PAUZE, ..., STIL, ADRES."""
+    from bot.i18n import LANGUAGES, texts
+    from bot.service.conversations import registry
+    from bot.service.conversations.gm import GM_WORDS, word
+
+    assert {c.name for c in registry.COMMANDS.values() if c.gm} == {n for n in GM_WORDS if n != "STILL"} - {
+        "ADRESSE"} | {"ADRESSE-GM"}
+    for lang in LANGUAGES:
+        for name, spelled in GM_WORDS.items():
+            assert word(texts(lang), name) in spelled, (lang, name)
+    assert [word(texts("nl"), n) for n in ("ZAT", "PAUSE", "WEITER", "AUSWERTEN", "STILL", "ADRESSE")] == [
+        "DEADLINE", "PAUZE", "VERDER", "UITWERKEN", "STIL", "ADRES"]
+    for name, spelled in GM_WORDS.items():  # every spelling reaches its command
+        if name not in ("STILL", "ADRESSE"):
+            assert {registry.ALIASES[w] for w in spelled} == {name}

@@ -164,3 +164,54 @@ def test_report_without_a_number_asks_for_the_turn(env):
     (nl,) = [t for s, t in _mails(md, "anna@vraag-comp.example", n)]
     assert "Welcher Zug? Bitte so: AUSWERTUNG 3" in de and "Runde" not in de
     assert "Welke beurt? Zo graag: UITSLAG 3" in nl and not GERMAN.search(nl)
+
+
+def test_the_operators_log_names_the_games_period(env, caplog):
+    """The service's log lines for a ZAT that fired (its job, a ZAT caught up before a mail
+    is read, one caught up at a pass) name the period as the game does: "Eröffnung" and
+    "Zug 1" in RONDO, "Runde 1" in Rondo; never "Runde" in a game of turns."""
+    import logging
+
+    from sqlalchemy import select
+
+    from bot.service.operations.runner import Service
+    from bot.service.stages.rounds import adjudicate_passed
+    from bot.storage.models import League, Round
+
+    db, cfg, md = env
+    _league(env, "Log-Comp", "rondonl", "nl", "gm@log.example", language="nl")
+    _league(env, "Log-Liga", "rondo", "de", "gm@logliga.example")
+
+    def due(name: str) -> None:  # the open round's ZAT five minutes ago
+        with db.session() as s:
+            lg = s.scalar(select(League).where(League.name == name))
+            s.scalar(select(Round).where(Round.league_id == lg.id, Round.status == "open")).zat = \
+                datetime.now(timezone.utc) - timedelta(minutes=5)
+
+    caplog.set_level(logging.INFO)
+    due("Log-Comp")
+    Service(db, cfg).fire("Log-Comp")  # the ZAT's job
+    due("Log-Comp")
+    adjudicate_passed(db, cfg, datetime.now(timezone.utc))  # before a mail that came after the ZAT
+    due("Log-Liga")
+    Service(db, cfg)._adjudicate_due(read=True)  # caught up at a pass
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("bot") and
+             ("ausgewertet" in r.getMessage() or "nachgeholt" in r.getMessage())]
+    assert "ausgewertet: Log-Comp Eröffnung" in lines
+    assert any(ln.startswith("ZAT Log-Comp Zug 1 nachgeholt vor dem Lesen einer Mail von ") for ln in lines)
+    assert "ZAT nachgeholt: Log-Liga Runde 1" in lines
+    assert not [ln for ln in lines if "Log-Comp" in ln and "Runde" in ln]
+
+
+def test_only_games_of_rounds_let_players_join():
+    """The texts for a late joiner (bot.i18n "joined_later", the rollback's notice to a
+    joiner in gmplay.rollback, Monoscrabble's start mail "Du spielst ab Runde n mit") say
+    "Runde": right because only a game of rounds lets players join a running league
+    (ANMELDEN, ``open_join``: Monoscrabble, seed 001). A game of turns that lets players
+    join would need these texts to name the turn (TERMS.md)."""
+    from bot.games import load_games
+
+    joinable = [g for g in load_games().values() if g.open_join]
+    assert [g.name for g in joinable] == ["monoscrabble"]
+    for g in joinable:
+        assert not g.turn_rounds and all(g.turn_of(n) is None for n in range(1, 12)), g.name

@@ -98,7 +98,7 @@ def generate_moves(position: Position, lexicon: WordList) -> Iterator[Outcome]:
     different cards (stacking a letter on itself earns bonus) are distinct moves.
 
     The pure-Python listing: the executable reference of the compiled
-    :func:`list_moves` (``tests/test_rondo_engine.py`` compares both)."""
+    :func:`list_moves` (``tests/test_rondo_movegen.py`` compares both)."""
     for move in _candidates(position, lexicon):
         out = evaluate(position, move, lexicon)
         if out.valid:

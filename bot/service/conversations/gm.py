@@ -42,6 +42,7 @@ from bot.render import wrap
 from bot.service.conversations.identity import check_code, take_code
 from bot.service.domain.league import LeagueError, find_league
 from bot.service.conversations.loops import auth_failure, proven
+from bot.service.conversations.commands import COMMANDS as PLAYER_COMMANDS
 from bot.service.conversations.mailctx import Incoming
 from bot.service.conversations.table import REPLY_PREFIX, CommandTable
 from bot.storage.models import (InboundMail, League, Player, PlayerAddress)
@@ -84,8 +85,7 @@ def _body(ctx: Incoming, name: str) -> str:
     """The mail text after the command line (all of it when the command is the subject),
     without the code line."""
     _, text = take_code(ctx.rm.new_text)
-    subj = REPLY_PREFIX.sub("", (ctx.rm.subject or "").strip()).strip()
-    if ALIASES.get(subj.partition(" ")[0].upper().rstrip(".!:")) == name:
+    if _first_word(ctx.rm.subject or "") in GM_WORDS[name]:
         return text.strip()
     lines = text.splitlines()
     while lines and not lines[0].strip():
@@ -93,18 +93,46 @@ def _body(ctx: Incoming, name: str) -> str:
     return "\n".join(lines[1:]).strip()
 
 
-#: each GM command's word as the answers write it, in the GM's language (Dutch DEADLINE,
-#: VERDER, UITWERKEN, ...: the aliases of :func:`_gm_command`)
-GM_WORDS = {"ZAT": N_("ZAT"), "STATUS": N_("STATUS"), "PAUSE": N_("PAUSE"), "WEITER": N_("WEITER"),
-            "AUSWERTEN": N_("AUSWERTEN"), "ERLAUBE": N_("ERLAUBE"), "VERBIETE": N_("VERBIETE"),
-            "SETZE": N_("SETZE"), "ENTFERNE": N_("ENTFERNE"), "ZURUECK": N_("ZURUECK"),
-            "NACHRICHT": N_("NACHRICHT"), "REVIEW": N_("REVIEW"), "FREIGEBEN": N_("FREIGEBEN"),
-            "ADRESSE": N_("ADRESSE")}
+#: the game master's words, each by its German word (the msgid, marked N_() where it is
+#: registered: :func:`_gm_command` for the commands) -> every spelling a GM may write
+#: for it, upper case (the German, the Dutch, the English: PAUSE, PAUZE, ...). The answers
+#: name a command in the GM's language by the catalog's translation of the German word
+#: (:func:`word`; tests/test_gm_answers.py checks that it is one of the spellings). Besides
+#: the commands: STILL (Dutch STIL), no mail to the players (:func:`_quiet`).
+GM_WORDS: dict[str, tuple[str, ...]] = {N_("STILL"): ("STILL", "STIL")}
 
 
 def word(t: Texts, name: str) -> str:
-    """GM command ``name`` as the answers in the language of ``t`` write it."""
-    return t.gettext(GM_WORDS[name]) if name in GM_WORDS else name
+    """GM command (or word) ``name`` as the answers in the language of ``t`` write it."""
+    return t.gettext(name) if name in GM_WORDS else name
+
+
+def _first_word(line: str) -> str:
+    """The first word of ``line`` as :func:`~bot.service.conversations.registry.find_command`
+    reads a command word: after ``Re:``/``AW:``, upper case, without a trailing ``.!:``."""
+    return REPLY_PREFIX.sub("", line.strip()).strip().partition(" ")[0].upper().rstrip(".!:")
+
+
+def _typed(ctx: Incoming, name: str, t: Texts) -> str:
+    """GM command ``name`` as the answer to ``ctx`` names it: the word the GM wrote (the
+    subject's or the first line's first word, upper case), so a Dutch GM who writes the
+    German PAUSE reads PAUSE and a German GM who writes PAUZE reads PAUZE; the word of the
+    language of ``t`` (:func:`word`) when the mail has none of its spellings."""
+    _, text = take_code(ctx.rm.new_text)
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    for line in (ctx.rm.subject or "", first):
+        if (w := _first_word(line)) in GM_WORDS.get(name, ()):
+            return w
+    return word(t, name)
+
+
+def _quiet(ctx: Incoming, name: str, rest: str) -> tuple[str, bool]:
+    """``rest`` without STILL, and whether the GM wrote it (in any spelling of
+    :data:`GM_WORDS`: Dutch STIL) as the last or first word after the league or in a line
+    of its own below the command."""
+    still = GM_WORDS["STILL"]
+    rest, quiet = _take_word(rest, *still)
+    return rest, quiet or any(ln.strip().upper() in still for ln in _body(ctx, name).splitlines())
 
 
 def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
@@ -127,7 +155,7 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
         if gm_of:  # in the language of the GM's first league
             g = texts(gm_language(gm_of[0].options))
             return ctx.reply(g.gettext("für welche Liga? Bitte so: {command} <Liga> ... (deine Ligen: {leagues}). "
-                                       "Nichts wurde verändert.", command=word(g, name),
+                                       "Nichts wurde verändert.", command=_typed(ctx, name, g),
                                        leagues=", ".join(lg.name for lg in gm_of)),
                              name=g.gettext("Spielleiter"), lang=g.lang)
         ctx.mail.flagged = f"GM command {name} from {sender}: no league of this GM"
@@ -158,20 +186,18 @@ def _gm_mail(ctx: Incoming, arg: str, name: str, op: Op) -> bool | None:
                              "ein Spielleiter-Befehl {command} für {league} kam {why} und wurde nicht ausgeführt; "
                              "nichts wurde verändert. Ein Befehl braucht die Adresse des Spielleiters und den Code "
                              "in einer eigenen Zeile ('Code: ...'). Warst du das nicht, prüfe bitte, wer den Code "
-                             "kennt.", command=word(t, name), league=league.name, why=why)),
+                             "kennt.", command=_typed(ctx, name, t), league=league.name, why=why)),
                          what=t.gettext("Spielleiter-Befehle für {league}", league=league.name))
         return None
     proven(ctx, f"gm:{league.id}")
-    rest, quiet = _take_word(rest, "STILL", "STIL")  # Dutch: STIL
-    if not quiet:  # STILL also in a line of its own below the command
-        quiet = any(ln.strip().upper() in ("STILL", "STIL") for ln in _body(ctx, name).splitlines())
+    rest, quiet = _quiet(ctx, name, rest)
     s.info.update(gm_still=quiet, gm_by=f"mail {sender}", gm_now=ctx.now, gm_notice_due=None)
     g = texts(gm_language(league.options))  # the answer is in the GM's language; the record German
     try:
         done = op(s, ctx.cfg, league, rest, _body(ctx, name), ctx)
     except LeagueError as exc:
         ctx.record("processed", "command", command=name, league=league.name, arg=rest, error=str(exc))
-        return ctx.reply(wrap(g.gettext("{command} {league}: nicht ausgeführt: {why}", command=word(g, name),
+        return ctx.reply(wrap(g.gettext("{command} {league}: nicht ausgeführt: {why}", command=_typed(ctx, name, g),
                                         league=league.name, why=exc.render(g.lang))),
                          name=g.gettext("Spielleiter"), kind="command", lang=g.lang)
     ctx.record("processed", "command", command=name, league=league.name, arg=rest, done=str(done))
@@ -198,13 +224,18 @@ def _take_word(rest: str, *word: str) -> tuple[str, bool]:
 
 
 def _gm_command(name: str, *aliases: str, help: str = "", help_turns: str = "", shown: str | None = None):
-    """Register ``op`` as the GM mail command ``name`` (``shown``: the word the answers
-    use, when the registry's name is not the one the GM writes; ``help_turns``: the help
-    line in a game of turns, where it names the period "Zug")."""
+    """Register ``op`` as the GM mail command ``name`` (its German word, marked N_(): the
+    answers name it in the GM's language by the catalog, :data:`GM_WORDS`) and its
+    ``aliases`` (the Dutch and English words); ``shown``: the word the GM writes and the
+    answers use, when the registry's name is not that word (ADRESSE-GM: ADRESSE, spelled
+    as the player's command is); ``help_turns``: the help line in a game of turns, where it
+    names the period "Zug"."""
     def deco(op: Op) -> Op:
         @command(name, *aliases, gm=True, needs_player=False, help=help, help_turns=help_turns)
         def handler(ctx: Incoming, arg: str) -> bool | None:
             return _gm_mail(ctx, arg, shown or name, op)
+        table = PLAYER_COMMANDS.aliases if shown else ALIASES
+        GM_WORDS[shown or name] = tuple(w for w, n in table.items() if n == (shown or name))
         return op
     return deco
 
@@ -218,7 +249,7 @@ def _on_off(value: str) -> bool:
     raise GMError(N_("'{value}': bitte 'an' oder 'aus'."), value=value)
 
 
-@_gm_command("ZAT", "DEADLINE", help=N_("ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]"))
+@_gm_command(N_("ZAT"), "DEADLINE", help=N_("ZAT <Liga> <+2d | +12h | 13.12.2026 20:00> [ALLE] [STILL]"))
 def _m_zat(s, cfg, lg, rest, body, ctx):
     rest, alle = _take_word(rest, "ALLE")
     if not rest:
@@ -227,39 +258,39 @@ def _m_zat(s, cfg, lg, rest, body, ctx):
     return set_zat(s, cfg, lg, rest, now=ctx.now, alle=alle)
 
 
-@_gm_command("STATUS", help=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT"),
+@_gm_command(N_("STATUS"), help=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Runde, ZAT"),
              help_turns=N_("STATUS <Liga>: läuft oder angehalten (seit wann, von wem), Zug, ZAT"))
 def _m_status(s, cfg, lg, rest, body, ctx):
     return status(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("PAUSE", "PAUSIEREN", "ANHALTEN", "PAUZE", "PAUZEER", help=N_("PAUSE <Liga>"))
+@_gm_command(N_("PAUSE"), "PAUSIEREN", "ANHALTEN", "PAUZE", "PAUZEER", help=N_("PAUSE <Liga>"))
 def _m_pause(s, cfg, lg, rest, body, ctx):
     return pause(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("WEITER", "RESUME", "FORTSETZEN", "VERDER", "HERVAT", help=N_("WEITER <Liga>"))
+@_gm_command(N_("WEITER"), "RESUME", "FORTSETZEN", "VERDER", "HERVAT", help=N_("WEITER <Liga>"))
 def _m_weiter(s, cfg, lg, rest, body, ctx):
     return resume(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("AUSWERTEN", "PROCESS", "ADJUDICATE", "UITWERKEN", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"),
+@_gm_command(N_("AUSWERTEN"), "PROCESS", "ADJUDICATE", "UITWERKEN", help=N_("AUSWERTEN <Liga>: die offene Runde jetzt"),
              help_turns=N_("AUSWERTEN <Liga>: den offenen Zug jetzt"))
 def _m_auswerten(s, cfg, lg, rest, body, ctx):
     return process_now(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("ERLAUBE", "ERLAUBEN", "ALLOW", "TOESTAAN", help=N_("ERLAUBE <Liga> <WORT>"))
+@_gm_command(N_("ERLAUBE"), "ERLAUBEN", "ALLOW", "TOESTAAN", help=N_("ERLAUBE <Liga> <WORT>"))
 def _m_erlaube(s, cfg, lg, rest, body, ctx):
     return allow_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("VERBIETE", "VERBIETEN", "SPERRE", "DENY", "VERBIEDEN", "VERBIED", help=N_("VERBIETE <Liga> <WORT>"))
+@_gm_command(N_("VERBIETE"), "VERBIETEN", "SPERRE", "DENY", "VERBIEDEN", "VERBIED", help=N_("VERBIETE <Liga> <WORT>"))
 def _m_verbiete(s, cfg, lg, rest, body, ctx):
     return deny_word(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("SETZE", "SETZEN", "SET", "INVOEREN", help=N_("SETZE <Liga> <Spieler> <Partie>, die Züge darunter"))
+@_gm_command(N_("SETZE"), "SETZEN", "SET", "INVOEREN", help=N_("SETZE <Liga> <Spieler> <Partie>, die Züge darunter"))
 def _m_setze(s, cfg, lg, rest, body, ctx):
     who, partie = _player_partie(lg, rest)
     moves: list[str] = []
@@ -281,33 +312,35 @@ def _player_partie(league: League, rest: str) -> tuple[str, str]:
                      "in den Zeilen darunter."), league=league.name, names=", ".join(p.name for p in league.partien))
 
 
-@_gm_command("ENTFERNE", "ENTFERNEN", "REMOVE", "VERWIJDEREN", "VERWIJDER", help=N_("ENTFERNE <Liga> <Spieler>"))
+@_gm_command(N_("ENTFERNE"), "ENTFERNEN", "REMOVE", "VERWIJDEREN", "VERWIJDER", help=N_("ENTFERNE <Liga> <Spieler>"))
 def _m_entferne(s, cfg, lg, rest, body, ctx):
     return remove_player(s, cfg, lg, rest, now=ctx.now)
 
 
-@_gm_command("ZURUECK", "ZURÜCK", "ROLLBACK", "TERUGDRAAIEN", help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
+@_gm_command(N_("ZURUECK"), "ZURÜCK", "ROLLBACK", "TERUGDRAAIEN",
+             help=N_("ZURUECK <Liga>: die letzte Auswertung zurücknehmen"))
 def _m_zurueck(s, cfg, lg, rest, body, ctx):
     return rollback(s, cfg, lg, now=ctx.now)
 
 
-@_gm_command("NACHRICHT", "MESSAGE", "RUNDMAIL", "RONDMAIL", help=N_("NACHRICHT <Liga>, der Text darunter"))
+@_gm_command(N_("NACHRICHT"), "MESSAGE", "RUNDMAIL", "RONDMAIL", help=N_("NACHRICHT <Liga>, der Text darunter"))
 def _m_nachricht(s, cfg, lg, rest, body, ctx):
     return message(s, cfg, lg, "\n".join(x for x in (rest, body) if x), now=ctx.now)
 
 
-@_gm_command("REVIEW", "PRUEFUNG", "PRÜFUNG", "CONTROLE", help=N_("REVIEW <Liga> an|aus"))
+@_gm_command(N_("REVIEW"), "PRUEFUNG", "PRÜFUNG", "CONTROLE", help=N_("REVIEW <Liga> an|aus"))
 def _m_review(s, cfg, lg, rest, body, ctx):
     return set_review(s, cfg, lg, _on_off(rest), now=ctx.now)
 
 
-@_gm_command("FREIGEBEN", "FREIGABE", "RELEASE", "VRIJGEVEN", help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
+@_gm_command(N_("FREIGEBEN"), "FREIGABE", "RELEASE", "VRIJGEVEN",
+             help=N_("FREIGEBEN <Liga>: zurückgehaltene Auswertungen senden"))
 def _m_freigeben(s, cfg, lg, rest, body, ctx):
     return release(s, cfg, lg, now=ctx.now)
 
 
 @_gm_command("ADRESSE-GM", help=N_("ADRESSE <Liga> OK|NEIN <Spieler>: eine wartende Adressänderung"),
-             shown="ADRESSE")
+             shown=N_("ADRESSE"))
 def _m_adresse(s, cfg, lg, rest, body, ctx):
     # reached through find_command: ADRESSE with OK|NEIN <Spieler> (bot.service.conversations.registry)
     ok, who = _decision(rest, lg)

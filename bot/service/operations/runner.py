@@ -210,7 +210,7 @@ class Service:
         done = adjudicate_due(self.db, self.cfg, datetime.now(timezone.utc),
                               gm_note=None if read else self.inbox.note())
         for d in done:
-            log.info("ZAT nachgeholt: %s Runde %s", d["league"], d["round"])
+            log.info("ZAT nachgeholt: %s %s", d["league"], d["period"])
             ACTIVITY.event()
         if done:
             crashpoint("after-adjudicate")
@@ -273,7 +273,7 @@ class Service:
             try:
                 res = adjudicate_league(self.db, self.cfg, league, gm_note=None if read else self.inbox.note())
                 if res:
-                    log.info("ausgewertet: %s Runde %s%s", league, res["round"],
+                    log.info("ausgewertet: %s %s%s", league, res["period"],
                              "" if read else " (Posteingang nicht lesbar)")
                     ACTIVITY.event()
                     crashpoint("after-adjudicate")

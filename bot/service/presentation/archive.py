@@ -251,6 +251,22 @@ def _player_rows(rounds: list[_Round], key: str, results: dict[tuple[int, str], 
     return out
 
 
+def _score_columns(game: GameRules, rows: list[dict[str, Any]], lang: str) -> dict[str, Any]:
+    """The score columns of a player's page (:func:`_player_rows`): always the points that
+    count (headed by the game's chart title, "Punkte" or Monoscrabble's "Besser-Wertung"),
+    and before them the counted move's own score (``differ``) where it is not what counts:
+    Monoscrabble's word "Punkte" beside the Besser-Wertung; RONDO's "Wert" beside its
+    "Punkte" (the opening word's value decides who opens, the opening counts 0: a decision
+    of bot.games.rondonl), so the two columns never read alike. A game whose moves have no
+    score of their own (0 throughout: "Wer behält recht?") shows the points alone."""
+    t = texts(lang)
+    items = [it for row in rows for it in row["items"]]
+    title = chart_title(game.name, lang)
+    return {"chart_title": title,
+            "differ": any(it["points"] != it["score"] for it in items) and any(it["score"] for it in items),
+            "score_title": t.gettext("Wert") if title == t.gettext("Punkte") else t.gettext("Punkte")}
+
+
 def _page(template: str, lang: str = DEFAULT, **ctx: Any) -> str:
     return render(f"archive/{template}", lang, **ctx)
 
@@ -314,8 +330,7 @@ def _build_league(s: Session, w: _Writer, league: League, dirname: str, pdf: boo
                                                  p=it["p"], pl=it["pl"]))
         standing = next((t for t in table if t["player_id"] == p.id), None)
         html = _page("player.html.j2", lang, **base, name=p.name, active=p.active, rows=rows, standing=standing,
-                     differ=any(it["points"] != it["score"] for row in rows for it in row["items"]),
-                     chart_title=chart_title(game.name, lang), several=len(league.partien) > 1)
+                     **_score_columns(game, rows, lang), several=len(league.partien) > 1)
         w.write(f"{dirname}/{links[p.id]}", html)
 
     if pdf:

@@ -461,7 +461,7 @@ def requeue(db: Database, ids: list[int] | None = None, *, all_failed: bool = Fa
                 if row.status == "held":
                     raise RequeueError(f"Mail {i} an {row.to_addr} wartet auf die Freigabe (spielleiter gm freigeben).")
                 if WITHDRAWN in row.key:
-                    raise RequeueError(f"Mail {i} an {row.to_addr} wurde mit der Runde zurückgenommen.")
+                    raise RequeueError(f"Mail {i} an {row.to_addr} wurde beim Zurücksetzen der Auswertung (ZURUECK) zurückgezogen.")
                 rows.append(row)
         for row in rows:
             row.status, row.attempts, row.next_attempt_at = "pending", 0, None

@@ -28,7 +28,8 @@ from bot.games.base import GameRules
 from bot.games.verdict import Verdict  # noqa: F401 (the closed note's type)
 from bot.i18n import gm_language, league_language, texts, tr
 from bot.render import format_zat, wrap
-from bot.service.domain.league import find_league, league_lexicon, open_round, playing, vorgabe_text, zat_of
+from bot.service.domain.league import (find_league, league_lexicon, open_round, period_name, playing, vorgabe_text,
+                                       zat_of)
 from bot.service.stages.outbox import queue_mails
 from bot.service.presentation.chart import MAIL_LINES, league_chart
 from bot.service.presentation.report import starting_partie, PartieRound, Recipient, partie_round, render_auswertungen
@@ -73,7 +74,7 @@ def adjudicate_passed(db: Database, cfg: Config, before: datetime) -> list[dict]
         if not got:
             break
         for res in got:
-            log.info("ZAT %s Runde %s nachgeholt vor dem Lesen einer Mail von %s", res["league"], res["round"],
+            log.info("ZAT %s %s nachgeholt vor dem Lesen einer Mail von %s", res["league"], res["period"],
                      before.isoformat(timespec="seconds"))
         done += got
     return done
@@ -280,7 +281,9 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
     ``gm_note``: a function of the GM's language (``gm_language``) giving a paragraph put
     on top of the GM's copy only (e.g. that the inbox could not be read before the ZAT).
 
-    Returns a summary ``{"league", "round", "partien": {name: board word}, "standings"}``
+    Returns a summary ``{"league", "round", "period", "partien": {name: board word},
+    "standings"}`` (``period``: the round as the game names it, German, for the operator's
+    log: "Runde 3", "Zug 2", "Eröffnung"; :func:`~bot.service.domain.league.period_name`)
     or None when nothing was due. Raises ``LeagueError`` for an unknown league."""
     now = now or datetime.now(timezone.utc)
     with (nullcontext(session) if session is not None else db.session()) as s:
@@ -301,7 +304,8 @@ def adjudicate_league(db: Database | None, cfg: Config, name: str, now: datetime
         partien = active_partien(s, league)
         subs = current_submissions(s, [p.id for p in partien], rnd.number)
         rounds_data: list[PartieRound] = []
-        summary: dict[str, Any] = {"league": league.name, "round": rnd.number, "partien": {}}
+        summary: dict[str, Any] = {"league": league.name, "round": rnd.number,
+                                   "period": period_name(game, rnd.number, "de", heading=True), "partien": {}}
         for partie in partien:
             submissions, received, sub_ids = _inputs(game, partie, players, subs)
             report = game.adjudicate(partie.state, submissions, lexicon, seed=league.seed, partie=partie.name,
