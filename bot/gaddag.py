@@ -1,0 +1,189 @@
+"""A GADDAG (Gordon 1994) over a word graph's words: every word readable from each of its
+letters outwards, for searches that must hold a given square (Typ-Dom's phase (b),
+issue 35; design and state in ``docs/development/gaddag-plan.md``).
+
+For a word ``w`` of ``n`` letters and each ``i`` in ``1 .. n`` the graph holds the string
+``rev(w[:i]) + SEP + w[i:]``, except for ``i = n``, where it holds ``rev(w)`` alone
+(Gordon's compressed form: the word ends on the square the reading started from).
+Reading starts on a square ``q`` of the word (its letter ``w[i - 1]``), goes left to the
+word's first letter, then (after :data:`SEP`) right from the square after ``q``:
+
+* a node reached by letters only, with the word-end flag: the letters read, reversed,
+  are a word that ends on ``q``;
+* a node reached after ``SEP``, with the flag: the word ends here.
+
+The strings are a plain set of words over the alphabet plus ``SEP``, so the graph is
+built by :func:`bot.wordgraph.build` (Daciuk's incremental minimisation over sorted
+input; nodes with equal right languages shared) and has the same node format
+(:mod:`bot.wordgraph`: nested dicts, ``END`` for the flag).  The strings are produced
+and sorted one first letter at a time, so only one letter's strings are in memory.
+
+:func:`gaddag_for` caches the graph of a full lexicon on disk beside the word graph
+(``<cache_dir>/<alphabet>.gaddag``), keyed by the word graph's content hash.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import tempfile
+import threading
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from bot.lexicon import default_cache_dir
+from bot.wordgraph import END, WordGraph, build, graph_for
+
+__all__ = ["SEP", "gaddag_strings", "build_gaddag", "gaddag_words", "readings", "gaddag_for",
+           "load_gaddag"]
+
+#: The separator between the reversed part (the square read first and the letters to its
+#: left) and the rest of the word (the letters to its right).  Not a letter of any game.
+SEP = "+"
+_MAGIC = "spielleiter-gaddag"
+_FORMAT = 1
+
+
+def _strings_from(words: list[str], letter: str) -> list[str]:
+    out = []
+    for w in words:
+        i = w.find(letter)
+        n = len(w)
+        while i >= 0:
+            left = w[i::-1]
+            out.append(left if i == n - 1 else left + SEP + w[i + 1:])
+            i = w.find(letter, i + 1)
+    out.sort()
+    return out
+
+
+def gaddag_strings(words: Iterable[str]) -> Iterator[str]:
+    """The GADDAG strings of ``words`` (see the module doc), sorted by code point, each
+    once.  Raises ValueError when a word holds :data:`SEP`."""
+    ws = sorted(set(w for w in words if w))
+    letters = sorted(set("".join(ws)))
+    if SEP in letters:
+        raise ValueError(f"a word holds the separator {SEP!r}")
+    prev = None
+    for letter in letters:  # (every string starts with a letter, SEP sorts before none of them)
+        for s in _strings_from(ws, letter):
+            if s != prev:
+                yield s
+                prev = s
+
+
+def build_gaddag(words: Iterable[str]) -> dict:
+    """The root of the minimised GADDAG of ``words`` (nested dicts as
+    :func:`bot.wordgraph.build`)."""
+    return build(gaddag_strings(words))
+
+
+def readings(root: dict, word: str, i: int) -> bool:
+    """True when ``word`` can be read in the GADDAG ``root`` starting from its letter
+    ``word[i]`` (0-based): left to its start, then right to its end."""
+    node = root
+    for ch in word[i::-1]:
+        node = node.get(ch)
+        if node is None:
+            return False
+    if i == len(word) - 1:
+        return END in node
+    node = node.get(SEP)
+    if node is None:
+        return False
+    for ch in word[i + 1:]:
+        node = node.get(ch)
+        if node is None:
+            return False
+    return END in node
+
+
+def gaddag_words(root: dict) -> set[str]:
+    """Every word the GADDAG ``root`` spells, each rebuilt from every path that spells it
+    (a path's letters before ``SEP`` reversed, then those after): the word set."""
+    out: set[str] = set()
+    stack = [(root, "", None)]
+    while stack:
+        node, left, right = stack.pop()
+        for k, child in node.items():
+            if k == END:
+                out.add(left[::-1] if right is None else left[::-1] + right)
+            elif k == SEP:
+                if right is not None:
+                    raise ValueError("a path holds the separator twice")
+                stack.append((child, left, ""))
+            elif right is None:
+                stack.append((child, left + k, None))
+            else:
+                stack.append((child, left, right + k))
+    return out
+
+
+def load_gaddag(path: str | os.PathLike, content_hash: str) -> WordGraph | None:
+    """The GADDAG saved at ``path`` for the word graph of ``content_hash``; ``None`` when
+    missing, unreadable, of another format or built from other words."""
+    try:
+        with open(path, "rb") as fh:
+            magic, fmt, h, root = marshal.loads(fh.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    if magic != _MAGIC or fmt != _FORMAT or h != content_hash:
+        return None
+    return WordGraph(root, h)
+
+
+def _save(g: WordGraph, path: Path) -> None:
+    # (as bot.wordgraph.save, with the GADDAG's own magic: a word graph is never read as
+    # a GADDAG or the other way round)
+    data = marshal.dumps((_MAGIC, _FORMAT, g.content_hash, g.root), 4)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+_MEMO: dict[int, tuple[object, WordGraph]] = {}
+_LOCK = threading.RLock()
+
+
+def gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None) -> WordGraph:
+    """The GADDAG (a :class:`bot.wordgraph.WordGraph` whose ``content_hash`` is that of
+    the lexicon's word graph) of a :class:`bot.lexicon.Lexicon`, memoised per object.
+    A full lexicon's is loaded from ``<cache_dir>/<alphabet>.gaddag``, built and saved
+    there first when missing or stale; a league view's or a small list's is built in
+    memory (a league view's allow/deny lists change few words, but a GADDAG holds each
+    word once per letter: path copying as :meth:`WordGraph.with_lists` does is a next
+    step)."""
+    hit = _MEMO.get(id(lexicon))
+    if hit is not None and hit[0] is lexicon:
+        return hit[1]
+    with _LOCK:
+        wg = graph_for(lexicon, cache_dir)
+        g = None
+        path = None
+        layers = lexicon.layers() if hasattr(lexicon, "layers") else None
+        full = layers is None and getattr(lexicon, "content_hash", lambda: None)() is not None
+        if full:
+            name = getattr(getattr(lexicon, "alphabet", None), "name", "words")
+            path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{name}.gaddag"
+            g = load_gaddag(path, wg.content_hash)
+        if g is None:
+            g = WordGraph(build_gaddag(wg.words()), wg.content_hash)
+            if path is not None:
+                try:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    _save(g, path)
+                except OSError:
+                    pass  # read-only cache: keep the in-memory graph
+        if len(_MEMO) >= 8:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[id(lexicon)] = (lexicon, g)
+        return g
+

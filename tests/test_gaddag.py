@@ -1,0 +1,104 @@
+"""The GADDAG (bot/gaddag.py, issue 35): exactly the strings rev(w[:i]) + SEP + w[i:]
+(rev(w) for i = n) of the words given, every word readable from each of its letters, the
+same word set as the word graph, minimised, cached on disk beside the word graph."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot import gaddag as G
+from bot import lexicon as L
+from bot import wordgraph as W
+
+WORDS = ["AB", "ABER", "ABEND", "ABENDE", "ABT", "ÄBTE", "ÄRGER", "ÖL", "ÖLE", "ÜBER",
+         "SEE", "SEEN", "SEHEN", "GEHEN", "STEHEN", "STERN", "STERNE", "Z", "ANNA", "OTTO"]
+
+
+def _strings(words):
+    out = set()
+    for w in words:
+        for i in range(1, len(w) + 1):
+            out.add(w[:i][::-1] + ("" if i == len(w) else G.SEP + w[i:]))
+    return out
+
+
+def _check(words):
+    root = G.build_gaddag(words)
+    # exactly the GADDAG strings: the graph's paths to a word end, as strings
+    assert list(W.WordGraph(root).words()) == sorted(_strings(words))
+    assert list(G.gaddag_strings(words)) == sorted(_strings(words))
+    # every word from each of its letters, and the word set read back
+    for w in words:
+        for i in range(len(w)):
+            assert G.readings(root, w, i), (w, i)
+    assert G.gaddag_words(root) == set(words)
+    return root
+
+
+def test_small_list_every_word_from_every_letter():
+    root = _check(WORDS)
+    for w in ["", "A", "ABE", "ABENDS", "ÄBT", "ÖLEN", "SE", "STEHE", "ZZ", "ANN", "TTO"]:
+        assert not any(G.readings(root, w, i) for i in range(len(w))), w
+    # the word ends on the square read first: no separator; else after it
+    assert W.END in root["Z"] and W.END in root["N"]["R"]["E"]["T"]["S"]
+    assert W.END not in root["E"]["B"]["A"] and W.END not in root["E"]["B"]["A"][G.SEP]
+    assert W.END in root["E"]["B"]["A"][G.SEP]["R"] and W.END in root["B"]["A"][G.SEP]["E"]["R"]
+
+
+def test_minimised():
+    root = G.build_gaddag(["SEHEN", "GEHEN", "STEHEN"])
+    # the tails after the separator from the same square are one shared path ("HEN")
+    assert root["E"]["S"][G.SEP] is root["E"]["G"][G.SEP] is root["E"]["T"]["S"][G.SEP]
+    n = W.WordGraph(root).node_count()
+    assert n < sum(len(s) for s in _strings(["SEHEN", "GEHEN", "STEHEN"]))
+
+
+def test_random_words():
+    rng = random.Random("gaddag")
+    for _ in range(20):
+        words = sorted({"".join(rng.choice("ABEN") for _ in range(rng.randint(1, 7)))
+                        for _ in range(rng.randint(1, 40))})
+        root = _check(words)
+        others = {"".join(rng.choice("ABEN") for _ in range(rng.randint(1, 7))) for _ in range(60)} - set(words)
+        for w in others:
+            assert not any(G.readings(root, w, i) for i in range(len(w))), w
+
+
+def test_separator_is_no_letter():
+    with pytest.raises(ValueError):
+        list(G.gaddag_strings(["AB", "A+B"]))
+
+
+@pytest.mark.parametrize("step", [53])
+def test_typdom_word_list_sample(step):
+    """A sample of Typ-Dom's word list (every 53rd word): the same checks."""
+    from bot.games.typdom.words import WORD_RULES
+
+    words = list(W.graph_for(L.load("typdom", rules=WORD_RULES)).words())[::step]
+    assert len(words) > 4000
+    _check(words)
+
+
+def test_gaddag_for_in_memory_and_on_disk(tmp_path):
+    import marisa_trie
+
+    lex = L.Lexicon.from_words(["Stern", "Sterne", "Öl"], "monoscrabble")
+    g = G.gaddag_for(lex, tmp_path)
+    assert G.gaddag_words(g.root) == {"STERN", "STERNE", "ÖL"}
+    assert G.gaddag_for(lex, tmp_path) is g
+    assert list(tmp_path.iterdir()) == []  # small lists stay in memory
+    words = ["ABEND", "ABENDE", "STERN", "ÖL"]
+    full = L.Lexicon(L.ALPHABETS["monoscrabble"], marisa_trie.Trie(words),
+                     marisa_trie.Trie([w[:i] for w in words for i in range(1, len(w) + 1)]),
+                     marisa_trie.Trie([]), source="igerman98")
+    g1 = G.gaddag_for(full, tmp_path)
+    assert (tmp_path / "monoscrabble.gaddag").is_file()
+    assert g1.content_hash == W.graph_for(full, tmp_path).content_hash
+    G._MEMO.clear()
+    g2 = G.gaddag_for(full, tmp_path)
+    assert g2 is not g1 and G.gaddag_words(g2.root) == set(words)
+    # a word graph's file is never read as a GADDAG (own magic), nor a stale one
+    assert G.load_gaddag(tmp_path / "monoscrabble.dawg", g1.content_hash) is None
+    assert G.load_gaddag(tmp_path / "monoscrabble.gaddag", "other") is None
