@@ -102,6 +102,7 @@ cdef class TouchSearcher:
     cdef _ReachAt reach
     cdef public long long lines_searched, lines_skipped, queries_skipped, lines_bounded
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
+    cdef CGraph gd             # use_gaddag: the lines searched over this GADDAG (None: by anchors)
 
     def __init__(self, rows, root, spec):
         cdef CGraph g = compiled_graph(root)
@@ -178,6 +179,14 @@ cdef class TouchSearcher:
         S.reach_ge = self.reach.ge
         S.reach_off = self.reach.off
         self.S = S
+
+    def use_gaddag(self, groot):
+        """Search the lines from now on over the GADDAG whose root node is ``groot``
+        (:func:`bot.gaddag.build_gaddag` of this searcher's word graph; ``None``: by
+        anchors and left parts again): each word from the first square it must reach
+        outwards (:func:`_gd_line`), the same records in another order (issue 35, work in
+        progress)."""
+        self.gd = None if groot is None else compiled_gaddag(groot, self.root)
 
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
         """The raw records (as :func:`search`'s) of the moves of ``rack`` on the table with
@@ -405,6 +414,16 @@ cdef class TouchSearcher:
             if fails is not None and _dominated(S, fails):
                 self.lines_skipped += 1
                 return 0
+        if self.gd is not None:
+            self.lines_searched += 1
+            n = len(found)
+            _gd_line(S, self.gd, p, ln)
+            if len(found) == n:
+                if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
+                    self.memo[key] = (S.min_tiles, S.thr)
+                if dkey is not None:
+                    self.line_failed.setdefault(dkey, []).append(_rack_code(S))
+            return 0
         # the anchors whose moves can lay enough tiles and reach the threshold
         S.set_line(p, ln)
         for a in range(size):

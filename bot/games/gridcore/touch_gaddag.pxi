@@ -1,0 +1,239 @@
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG (bot/gaddag.py): each line's words searched from the squares they must reach outwards, behind TouchSearcher.use_gaddag (issue 35, work in progress: docs/development/gaddag-plan.md).
+
+
+cdef long long _GD_STEPS = 0   # the GADDAG search's calls (part of _STEPS), for benches
+
+
+def gaddag_steps():
+    """How many of the search steps (:func:`steps`) were the GADDAG touch search's
+    (:func:`_gd_left`, :func:`_gd_right`): for benches."""
+    return _GD_STEPS
+
+
+cdef CGraph _convert_gaddag(dict root, CGraph dawg, str sep):
+    """The flat form of the GADDAG ``root`` with the letter indices of the word graph
+    ``dawg`` (so racks, cross-checks and values carry over unchanged) and ``sep`` as the
+    letter after them.  Raises ValueError for a letter the word graph lacks."""
+    cdef CGraph g = CGraph()
+    cdef dict index = dict(dawg.index)
+    cdef list letters = list(dawg.letters)
+    cdef dict ids = {id(root): 0}
+    cdef list nodes = [root]
+    cdef list stack = [root]
+    cdef Py_ssize_t nedges = 0, n
+    cdef int32_t e = 0, i
+    cdef uint64_t m
+    cdef dict node
+    if len(letters) >= MAXL:
+        raise ValueError("no letter index left for the separator")
+    index[sep] = len(letters)
+    letters.append(sep)
+    while stack:
+        node = stack.pop()
+        for k, c in node.items():
+            if k == END:
+                continue
+            if k not in index:
+                raise ValueError(f"the GADDAG has a letter the word graph lacks: {k!r}")
+            nedges += 1
+            if id(c) not in ids:
+                ids[id(c)] = len(nodes)
+                nodes.append(c)
+                stack.append(c)
+    n = len(nodes)
+    g.n = n
+    g.nl = len(letters)
+    g.index = index
+    g.letters = letters
+    g.first = <int32_t *>malloc((n + 1) * sizeof(int32_t))
+    g.child = <int32_t *>malloc((nedges + 1) * sizeof(int32_t))
+    g.mask = <uint64_t *>malloc(n * sizeof(uint64_t))
+    g.term = <uint8_t *>malloc(n * sizeof(uint8_t))
+    g.height = <uint8_t *>malloc(n * sizeof(uint8_t))
+    g.reach = <uint64_t *>malloc(n * sizeof(uint64_t))
+    if not (g.first and g.child and g.mask and g.term and g.height and g.reach):
+        raise MemoryError()
+    for i in range(n):
+        node = nodes[i]
+        g.first[i] = e
+        g.term[i] = 1 if END in node else 0
+        g.height[i] = 255
+        m = 0
+        for li, ci in sorted((index[k], ids[id(c)]) for k, c in node.items() if k != END):
+            m |= (<uint64_t>1) << <int>li
+            g.child[e] = ci
+            e += 1
+        g.mask[i] = m
+    g.first[n] = e
+    for i in range(n):
+        _heights(g, i)
+    for i in range(1024):
+        g.cpidx[i] = dawg.cpidx[i]
+    for i in range(len(letters)):
+        g.lchar[i] = dawg.lchar[i] if i < dawg.nl else ord(sep)
+    g.root = root
+    g.specs = {}
+    return g
+
+
+_GADDAGS = {}
+
+
+def compiled_gaddag(groot, root, sep="+"):
+    """The flat form of the GADDAG whose root node is ``groot`` (:mod:`bot.gaddag`), with
+    the letter indices of the word graph ``root`` and ``sep`` as one more letter;
+    converted on first use and memoised per pair of roots."""
+    key = (id(groot), id(root))
+    hit = _GADDAGS.get(key)
+    if hit is not None and hit[0] is groot and hit[1] is root:
+        return hit[2]
+    g = _convert_gaddag(groot, compiled_graph(root), sep)
+    if len(_GADDAGS) >= 4:
+        _GADDAGS.pop(next(iter(_GADDAGS)))
+    _GADDAGS[key] = (groot, root, g)
+    return g
+
+
+cdef int _gd_record(_Search S, int start, int end, int msum, int wmul, int xs, int nt) except -1:
+    """:meth:`_Search.record` for the word on squares ``start .. end - 1`` of the line."""
+    cdef int fp = start
+    if nt == 0:
+        return 0
+    while not S.is_new[fp]:
+        fp += 1
+    S.start = start
+    S.first_placed = fp
+    return S.record(end, msum, wmul, xs, nt)
+
+
+cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int start, int msum, int wmul,
+                 int xs, int nt, int right) except -1:
+    """Every rack tile (a letter or a Jolly for it) square ``c`` can take after ``node``
+    (its cross-check, the GADDAG's edges), laid there, then the word read on: leftwards
+    from ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1``
+    (:func:`_gd_right`); scores as :meth:`_Search.extend`."""
+    cdef CGraph g = S.g
+    cdef int li, k, v, lmc = S.llm[c], wmc = S.lwm[c], xc = S.lxs[c]
+    cdef int32_t e, ch
+    cdef uint64_t m = G.mask[node], bit
+    cdef uint64_t ok = S.lok[c] & S.pmask
+    e = G.first[node]
+    S.is_new[c] = 1
+    while m:
+        li = sl_ctz(m)
+        bit = (<uint64_t>1) << li
+        m ^= bit
+        ch = G.child[e]
+        e += 1
+        if not (ok & bit):
+            continue
+        S.line[c] = li
+        S.lch[c] = g.lchar[li]
+        if S.counts[li]:
+            S.counts[li] -= 1
+            if S.counts[li] == 0:
+                S.rmask ^= bit
+            S.left -= 1
+            v = S.s.val[li] * lmc
+            if right:
+                _gd_right(S, G, ch, c + 1, start, msum + v, wmul * wmc, xs if xc < 0 else xs + (xc + v) * wmc, nt + 1)
+            else:
+                _gd_left(S, G, ch, c, q, lo, msum + v, wmul * wmc, xs if xc < 0 else xs + (xc + v) * wmc, nt + 1)
+            S.left += 1
+            S.counts[li] += 1
+            S.rmask |= bit
+        k = S.s.kind_of[li]
+        if k >= 0 and S.bl[k]:
+            S.bl[k] -= 1
+            S.nbl -= 1
+            S.left -= 1
+            S.blank_at[c] = 1
+            if right:
+                _gd_right(S, G, ch, c + 1, start, msum, wmul * wmc, xs if xc < 0 else xs + xc * wmc, nt + 1)
+            else:
+                _gd_left(S, G, ch, c, q, lo, msum, wmul * wmc, xs if xc < 0 else xs + xc * wmc, nt + 1)
+            S.blank_at[c] = 0
+            S.left += 1
+            S.nbl += 1
+            S.bl[k] += 1
+    S.line[c] = EMPTY
+    S.lch[c] = u'.'
+    S.is_new[c] = 0
+    return 0
+
+
+cdef int _gd_right(_Search S, CGraph G, int32_t node, int col, int start, int msum, int wmul, int xs,
+                   int nt) except -1:
+    """The word holds squares ``start .. col - 1``, ``node`` is past the separator: read
+    the table's tiles from ``col`` on, record the word where it may end, lay rack tiles
+    on the next empty square (as :meth:`_Search.extend`)."""
+    global _STEPS, _GD_STEPS
+    _STEPS += 1
+    _GD_STEPS += 1
+    cdef int size = S.size
+    while col < size and S.line[col] != EMPTY:
+        node = G.get(node, S.line[col])
+        if node < 0:
+            return 0
+        msum += S.lbv[col]
+        col += 1
+    if G.term[node]:
+        _gd_record(S, start, col, msum, wmul, xs, nt)
+    if col >= size or S.left == 0 or G.mask[node] == 0:
+        return 0
+    if S.min_tiles and nt + S.left < S.min_tiles:
+        return 0
+    return _gd_lay(S, G, node, col, 0, 0, start, msum, wmul, xs, nt, 1)
+
+
+cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int msum, int wmul, int xs,
+                  int nt) except -1:
+    """The word holds squares ``col .. q`` (read from ``q`` leftwards; ``node`` after
+    them): where it may start on ``col`` (no tile before it), record it when it ends on
+    ``q`` (no separator: the GADDAG's word ends there) and read on rightwards past the
+    separator; then grow it one square left, but not before square ``lo`` (a word
+    holding an earlier square to reach is that square's)."""
+    global _STEPS, _GD_STEPS
+    _STEPS += 1
+    _GD_STEPS += 1
+    cdef int size = S.size, sep = S.g.nl
+    cdef int32_t ch
+    if col == 0 or S.line[col - 1] == EMPTY:
+        if G.term[node] and (q + 1 >= size or S.line[q + 1] == EMPTY):
+            _gd_record(S, col, q + 1, msum, wmul, xs, nt)
+        if q + 1 < size and (S.left or S.line[q + 1] != EMPTY):
+            ch = G.get(node, sep)
+            if ch >= 0:
+                _gd_right(S, G, ch, q + 1, col, msum, wmul, xs, nt)
+    if col - 1 < lo:
+        return 0
+    if S.line[col - 1] != EMPTY:
+        ch = G.get(node, S.line[col - 1])
+        if ch < 0:
+            return 0
+        return _gd_left(S, G, ch, col - 1, q, lo, msum + S.lbv[col - 1], wmul, xs, nt)
+    if S.left == 0:
+        return 0
+    if S.min_tiles and nt + S.left < S.min_tiles:
+        return 0
+    return _gd_lay(S, G, node, col - 1, q, lo, 0, msum, wmul, xs, nt, 0)
+
+
+cdef int _gd_line(_Search S, CGraph G, int p, int ln) except -1:
+    """Every move of line ``ln`` of pass ``p`` holding a square it must reach (``nxt``),
+    each once: from the first such square it holds (``q``), read leftwards to its start
+    (after the square to reach before ``q``), then rightwards."""
+    cdef int size = S.size, lo = 0, q
+    S.set_line(p, ln)
+    q = S.lnxt[0]
+    while q < size:
+        S.anchor = q
+        if S.line[q] != EMPTY:
+            node = G.get(0, S.line[q])
+            if node >= 0:
+                _gd_left(S, G, node, q, q, lo, S.lbv[q], 1, 0, 0)
+        elif S.left:
+            _gd_lay(S, G, 0, q, q, lo, 0, 0, 1, 0, 0, 0)
+        lo = q + 1
+        q = S.lnxt[q + 1]
+    return 0
