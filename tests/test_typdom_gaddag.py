@@ -1,0 +1,74 @@
+"""Typ-Dom's phase (b) over the GADDAG (issue 35, work in progress: bot/gaddag.py,
+``TouchSearcher.use_gaddag``, docs/development/gaddag-plan.md): each line's words read
+from the first square they must reach outwards list exactly the records of
+``gridgen.search`` with ``touch`` (and of the TouchSearcher by anchors), on self-played
+tables with large racks holding both Jollys, with the Kreuzwort-Spiel's tile counts and
+Point-Typ-Dom's thresholds."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.gaddag import gaddag_for
+from bot.games import _gridcore, gridgen
+from bot.games.typdom import movegen as mg
+from bot.games.typdom.tiles import full_set, sort_rack
+from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
+from bot.lexicon import load
+from tests.test_typdom_seconds import _queries
+from tests.typdom_tables import self_played
+
+
+@pytest.fixture(scope="module")
+def lexicon():
+    return load("typdom", rules=TYPDOM_RULES)
+
+
+@pytest.fixture(scope="module")
+def tables(lexicon):
+    return self_played(lexicon, seed="sec", partie="S1", rounds=5)
+
+
+def _moves(raws):
+    return sorted(map(gridgen.to_move, raws), key=repr)
+
+
+@pytest.mark.parametrize("sizes", [(5, 9), (17, 19)])
+def test_gaddag_touch_search_equals_the_search(lexicon, tables, sizes):
+    root = gridgen.graph_root(lexicon)
+    groot = gaddag_for(lexicon).root
+    rng = random.Random(f"gaddag-{sizes}")
+    letters = [c for c in full_set() if c.isalpha()]
+    asked = found = 0
+    for rows, _dealt in tables[4::4]:
+        for n in sizes:
+            rack = sort_rack(["?", "#"] + rng.sample(letters, n - 2))
+            tg = _gridcore.TouchSearcher(rows, root, mg.SPEC)
+            tg.use_gaddag(groot)
+            ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
+            for m_tiles, _s, _nt, rack2 in _queries(rows, rack, root, rng, 5):
+                rows2 = list(rows)
+                for r, c, ch, b in m_tiles:
+                    rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
+                touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+                for thr, k in ((-1, 0), (-1, 3), (-1, 5), (-1, 8), (-1, 11), (15, 0), (30, 0), (60, 0), (90, 0)):
+                    want = _moves(mg._search(rows2, rack2, root, touch, threshold=thr, min_tiles=k))
+                    assert _moves(tg.search(m_tiles, rack2, thr, k, None)) == want, (rows, m_tiles, rack2, thr, k)
+                    assert _moves(ts.search(m_tiles, rack2, thr, k, None)) == want
+                    asked += 1
+                    found += bool(want)
+    assert asked >= 60 and found >= 20, (asked, found)
+
+
+def test_gaddag_off_again(lexicon, tables):
+    """``use_gaddag(None)`` searches by anchors again; a GADDAG of other words is refused
+    when a letter lacks in the word graph."""
+    root = gridgen.graph_root(lexicon)
+    rows = tables[6][0]
+    ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
+    ts.use_gaddag(gaddag_for(lexicon).root)
+    ts.use_gaddag(None)
+    with pytest.raises(ValueError):
+        ts.use_gaddag({"Ω": {"$": 1}})
