@@ -102,7 +102,7 @@ cdef class TouchSearcher:
     cdef _ReachAt reach
     cdef public long long lines_searched, lines_skipped, queries_skipped, lines_bounded
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
-    cdef CGraph gd             # use_gaddag: the lines searched over this GADDAG (None: by anchors)
+    cdef _GdAux gd             # use_gaddag: the lines searched over this GADDAG (None: by anchors)
 
     def __init__(self, rows, root, spec):
         cdef CGraph g = compiled_graph(root)
@@ -186,7 +186,7 @@ cdef class TouchSearcher:
         anchors and left parts again): each word from the first square it must reach
         outwards (:func:`_gd_line`), the same records in another order (issue 35, work in
         progress)."""
-        self.gd = None if groot is None else compiled_gaddag(groot, self.root)
+        self.gd = None if groot is None else _gd_aux(compiled_gaddag(groot, self.root), self.S.s)
 
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
         """The raw records (as :func:`search`'s) of the moves of ``rack`` on the table with

@@ -94,6 +94,56 @@ def compiled_gaddag(groot, root, sep="+"):
     return g
 
 
+cdef int *_GD_VMAX = NULL      # _gd_line: per GADDAG node, the most a path to a word's end is worth
+cdef uint8_t *_GD_MOST = NULL  # (and per node and letter, the most times such a path holds it)
+cdef int _GD_NL = 0
+
+
+cdef class _GdAux:
+    """A GADDAG's bounds for one game: per node the most the letters of a path to a
+    word's end are worth (``vmax``, the separator worth 0) and the GADDAG's ``most``."""
+    cdef CGraph G
+    cdef CSpec s
+
+    def __init__(self, CGraph G, CSpec dawg_spec):
+        cdef int i
+        cdef CSpec s = CSpec()
+        for i in range(64):
+            s.val[i] = dawg_spec.val[i] if i < G.nl - 1 else 0
+        s.vmax = <int *>malloc(G.n * sizeof(int))
+        if s.vmax == NULL:
+            raise MemoryError()
+        for i in range(G.n):
+            s.vmax[i] = -1
+        for i in range(G.n):
+            _vmax(G, s, i)
+        _ensure_most(G)
+        self.G = G
+        self.s = s
+
+
+cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt) noexcept:
+    """1 when no word from ``node`` reaches the threshold (its letters' values at most
+    ``_GD_VMAX``) or lays ``min_tiles`` (the rack tiles a path from it can take, as
+    :meth:`_Search.usable`)."""
+    cdef uint64_t m
+    cdef int n, li, k
+    cdef uint8_t *most
+    if S.thr > 0 and msum + _GD_VMAX[node] < S.thr:
+        return 1
+    if S.min_tiles and nt + S.left >= S.min_tiles:
+        m = G.reach[node] & S.rmask
+        n = S.nbl
+        most = &_GD_MOST[<Py_ssize_t>node * _GD_NL]
+        while m:
+            li = sl_ctz(m)
+            m &= m - 1
+            k = most[li]
+            n += S.counts[li] if S.counts[li] < k else k
+        return nt + n < S.min_tiles
+    return 0
+
+
 cdef int _gd_record(_Search S, int start, int end, int msum, int wmul, int xs, int nt) except -1:
     """:meth:`_Search.record` for the word on squares ``start .. end - 1`` of the line."""
     cdef int fp = start
@@ -183,6 +233,8 @@ cdef int _gd_right(_Search S, CGraph G, int32_t node, int col, int start, int ms
         return 0
     if S.min_tiles and nt + S.left < S.min_tiles:
         return 0
+    if _gd_cut(S, G, node, msum, nt):
+        return 0
     return _gd_lay(S, G, node, col, 0, 0, start, msum, wmul, xs, nt, 1)
 
 
@@ -198,6 +250,8 @@ cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int
     _GD_STEPS += 1
     cdef int size = S.size, sep = S.g.nl
     cdef int32_t ch
+    if _gd_cut(S, G, node, msum, nt):
+        return 0
     if col == 0 or S.line[col - 1] == EMPTY:
         if G.term[node] and (q + 1 >= size or S.line[q + 1] == EMPTY):
             _gd_record(S, col, q + 1, msum, wmul, xs, nt)
@@ -219,11 +273,16 @@ cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int
     return _gd_lay(S, G, node, col - 1, q, lo, 0, msum, wmul, xs, nt, 0)
 
 
-cdef int _gd_line(_Search S, CGraph G, int p, int ln) except -1:
+cdef int _gd_line(_Search S, _GdAux aux, int p, int ln) except -1:
     """Every move of line ``ln`` of pass ``p`` holding a square it must reach (``nxt``),
     each once: from the first such square it holds (``q``), read leftwards to its start
     (after the square to reach before ``q``), then rightwards."""
+    global _GD_VMAX, _GD_MOST, _GD_NL
+    cdef CGraph G = aux.G
     cdef int size = S.size, lo = 0, q
+    _GD_VMAX = aux.s.vmax
+    _GD_MOST = G.most
+    _GD_NL = G.nl
     S.set_line(p, ln)
     q = S.lnxt[0]
     while q < size:
@@ -237,3 +296,20 @@ cdef int _gd_line(_Search S, CGraph G, int p, int ln) except -1:
         lo = q + 1
         q = S.lnxt[q + 1]
     return 0
+
+
+_GD_AUX = {}
+
+
+cdef _GdAux _gd_aux(CGraph G, CSpec s):
+    """The :class:`_GdAux` of the GADDAG ``G`` with the letter values of ``s`` (built on
+    first use, memoised per pair)."""
+    key = (id(G), id(s))
+    hit = _GD_AUX.get(key)
+    if hit is not None and (<_GdAux>hit).G is G and (<_GdAux>hit).s is not None:
+        return hit
+    aux = _GdAux(G, s)
+    if len(_GD_AUX) >= 4:
+        _GD_AUX.pop(next(iter(_GD_AUX)))
+    _GD_AUX[key] = aux
+    return aux

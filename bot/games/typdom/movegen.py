@@ -255,6 +255,13 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     return best
 
 
+#: The root of a GADDAG of the word graph (:func:`bot.gaddag.gaddag_for`): phase (b)'s
+#: touch searches read their lines over it (``TouchSearcher.use_gaddag``); None (the
+#: default): by anchors and left parts.  A flag for benches and tests while the GADDAG
+#: search is work in progress (issue 35, docs/development/gaddag-plan.md).
+GADDAG = None
+
+
 class _Seconds:
     """Phase (b) of :func:`_best_plan`: the best second placement touching a joining first
     placement, on one table ``rows`` with one rack ``rack`` (the plan's, before the first
@@ -290,6 +297,8 @@ class _Seconds:
             return None  # no word holds enough of the tiles left (the search would say so too)
         if self.searcher is None:
             self.searcher = _gridcore.TouchSearcher(self.rows, self.root, SPEC)
+            if GADDAG is not None:
+                self.searcher.use_gaddag(GADDAG)
         raws = self.searcher.search(m_tiles, rack2, threshold, min_tiles, self.cache)
         return _best_of(raws, self.rows, variant)
 
