@@ -31,15 +31,17 @@ def main() -> None:
     for n, jollys in ((12, "?"), (14, "#"), (16, "?#"), (19, "?#")):
         for pi in (5, 20):
             racks[n, pi] = sort_rack(list(jollys) + rng.sample(letters, n - len(jollys)))
-    spent = [0.0]
+    spent = [0.0, 0]
     orig = mg._Seconds.best
 
     def timed(self, *a):
         t0 = time.process_time()
+        s0 = _gridcore.steps()
         try:
             return orig(self, *a)
         finally:
             spent[0] += time.process_time() - t0
+            spent[1] += _gridcore.steps() - s0
 
     mg._Seconds.best = timed
     print(f"load_average: {load_average()}")
@@ -48,7 +50,7 @@ def main() -> None:
         for variant in ("point", "kreuzwort"):
             for use in (None, groot, None, groot):
                 mg.GADDAG = use
-                spent[0] = 0.0
+                spent[0], spent[1] = 0.0, 0
                 s0 = _gridcore.steps()
                 t = time.process_time()
                 b = best_turn(rows, rack, lex, variant)
@@ -56,7 +58,7 @@ def main() -> None:
                 got = b.notation if b else "KAUFEN"
                 ok = got == BIG_EXPECTED[(n, 20, variant)]
                 print(f"{n} {variant:9} {'gaddag ' if use is not None else 'anchors'}: turn {dt:.2f} s, "
-                      f"phase (b) {spent[0]:.2f} s, steps {(_gridcore.steps() - s0) / 1e6:.1f} M, "
+                      f"phase (b) {spent[0]:.2f} s ({spent[1] / 1e6:.1f} M steps), steps {(_gridcore.steps() - s0) / 1e6:.1f} M, "
                       f"{'same turn' if ok else 'DIFFERENT: ' + got}")
     mg.GADDAG = None
     print(f"load_average_after: {load_average()}")

@@ -104,6 +104,7 @@ cdef class _GdAux:
     word's end are worth (``vmax``, the separator worth 0) and the GADDAG's ``most``."""
     cdef CGraph G
     cdef CSpec s
+    cdef object dawg_spec
 
     def __init__(self, CGraph G, CSpec dawg_spec):
         cdef int i
@@ -120,27 +121,51 @@ cdef class _GdAux:
         _ensure_most(G)
         self.G = G
         self.s = s
+        self.dawg_spec = dawg_spec
 
 
-cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt) noexcept:
-    """1 when no word from ``node`` reaches the threshold (its letters' values at most
-    ``_GD_VMAX``) or lays ``min_tiles`` (the rack tiles a path from it can take, as
-    :meth:`_Search.usable`)."""
+cdef int _GD_TB[MAXS + 1]   # _gd_line: per square of the line, the table tiles' values before it
+cdef int _GD_EM[MAXS + 1]   # (and the empty squares before it)
+
+
+cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int a0, int a1, int b0,
+                        int b1) noexcept:
+    """1 when no word from ``node`` reaches the threshold or lays ``min_tiles``: what it
+    can still hold lies on squares ``a0 .. a1 - 1`` (left of it) and ``b0 .. b1 - 1``
+    (right of it), so it is worth at most the most its path's letters are worth
+    (``_GD_VMAX``) and at most the table tiles there plus the rack tiles a path from
+    ``node`` can take (per letter up to the most times one path holds it), and it lays
+    at most as many tiles as both the empty squares there and those rack tiles."""
     cdef uint64_t m
-    cdef int n, li, k
+    cdef int n, li, k, u, vu, tb, em
     cdef uint8_t *most
-    if S.thr > 0 and msum + _GD_VMAX[node] < S.thr:
-        return 1
-    if S.min_tiles and nt + S.left >= S.min_tiles:
-        m = G.reach[node] & S.rmask
-        n = S.nbl
-        most = &_GD_MOST[<Py_ssize_t>node * _GD_NL]
-        while m:
-            li = sl_ctz(m)
-            m &= m - 1
-            k = most[li]
-            n += S.counts[li] if S.counts[li] < k else k
-        return nt + n < S.min_tiles
+    if S.thr <= 0 and not S.min_tiles:
+        return 0
+    if a1 < a0:
+        a1 = a0
+    if b1 < b0:
+        b1 = b0
+    m = G.reach[node] & S.rmask
+    n = S.nbl
+    vu = 0
+    most = &_GD_MOST[<Py_ssize_t>node * _GD_NL]
+    while m:
+        li = sl_ctz(m)
+        m &= m - 1
+        k = most[li]
+        u = S.counts[li] if S.counts[li] < k else k
+        n += u
+        vu += u * S.s.val[li]
+    if S.thr > 0:
+        if msum + _GD_VMAX[node] < S.thr:
+            return 1
+        tb = _GD_TB[a1] - _GD_TB[a0] + _GD_TB[b1] - _GD_TB[b0]
+        if msum + tb + vu < S.thr:
+            return 1
+    if S.min_tiles:
+        em = _GD_EM[a1] - _GD_EM[a0] + _GD_EM[b1] - _GD_EM[b0]
+        if nt + (em if em < n else n) < S.min_tiles:
+            return 1
     return 0
 
 
@@ -220,7 +245,7 @@ cdef int _gd_right(_Search S, CGraph G, int32_t node, int col, int start, int ms
     global _STEPS, _GD_STEPS
     _STEPS += 1
     _GD_STEPS += 1
-    cdef int size = S.size
+    cdef int size = S.size, h
     while col < size and S.line[col] != EMPTY:
         node = G.get(node, S.line[col])
         if node < 0:
@@ -233,7 +258,8 @@ cdef int _gd_right(_Search S, CGraph G, int32_t node, int col, int start, int ms
         return 0
     if S.min_tiles and nt + S.left < S.min_tiles:
         return 0
-    if _gd_cut(S, G, node, msum, nt):
+    h = col + G.height[node]
+    if _gd_cut(S, G, node, msum, nt, col, col, col, h if h < size else size):
         return 0
     return _gd_lay(S, G, node, col, 0, 0, start, msum, wmul, xs, nt, 1)
 
@@ -250,7 +276,9 @@ cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int
     _GD_STEPS += 1
     cdef int size = S.size, sep = S.g.nl
     cdef int32_t ch
-    if _gd_cut(S, G, node, msum, nt):
+    cdef int h = G.height[node]
+    if _gd_cut(S, G, node, msum, nt, lo if col - h < lo else col - h, col, q + 1,
+               q + 1 + h if q + 1 + h < size else size):
         return 0
     if col == 0 or S.line[col - 1] == EMPTY:
         if G.term[node] and (q + 1 >= size or S.line[q + 1] == EMPTY):
@@ -284,6 +312,10 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln) except -1:
     _GD_MOST = G.most
     _GD_NL = G.nl
     S.set_line(p, ln)
+    _GD_TB[0] = _GD_EM[0] = 0
+    for q in range(size):
+        _GD_TB[q + 1] = _GD_TB[q] + (S.lbv[q] if S.line[q] != EMPTY else 0)
+        _GD_EM[q + 1] = _GD_EM[q] + (1 if S.line[q] == EMPTY else 0)
     q = S.lnxt[0]
     while q < size:
         S.anchor = q
@@ -306,7 +338,7 @@ cdef _GdAux _gd_aux(CGraph G, CSpec s):
     first use, memoised per pair)."""
     key = (id(G), id(s))
     hit = _GD_AUX.get(key)
-    if hit is not None and (<_GdAux>hit).G is G and (<_GdAux>hit).s is not None:
+    if hit is not None and (<_GdAux>hit).G is G and (<_GdAux>hit).dawg_spec is s:
         return hit
     aux = _GdAux(G, s)
     if len(_GD_AUX) >= 4:
