@@ -126,6 +126,8 @@ cdef class _GdAux:
 
 cdef int _GD_TB[MAXS + 1]   # _gd_line: per square of the line, the table tiles' values before it
 cdef int _GD_EM[MAXS + 1]   # (and the empty squares before it)
+cdef int _GD_LR[MAXS + 1]   # per square c: the first of the squares before c a word can cover up to c (tiles or squares the rack can lay a letter on)
+cdef int _GD_RR[MAXS + 1]   # (and one past the last such square from c on)
 
 
 cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int a0, int a1, int b0,
@@ -141,6 +143,10 @@ cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int
     cdef uint8_t *most
     if S.thr <= 0 and not S.min_tiles:
         return 0
+    if a0 < _GD_LR[a1]:
+        a0 = _GD_LR[a1]  # (no word covers a square the rack cannot lay a letter on)
+    if b1 > _GD_RR[b0]:
+        b1 = _GD_RR[b0]
     if a1 < a0:
         a1 = a0
     if b1 < b0:
@@ -156,14 +162,16 @@ cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int
         u = S.counts[li] if S.counts[li] < k else k
         n += u
         vu += u * S.s.val[li]
+    em = _GD_EM[a1] - _GD_EM[a0] + _GD_EM[b1] - _GD_EM[b0]
     if S.thr > 0:
         if msum + _GD_VMAX[node] < S.thr:
             return 1
         tb = _GD_TB[a1] - _GD_TB[a0] + _GD_TB[b1] - _GD_TB[b0]
+        if em < 63 and S.P[em] < vu:
+            vu = S.P[em]  # (at most em tiles more: the rack's best em values)
         if msum + tb + vu < S.thr:
             return 1
     if S.min_tiles:
-        em = _GD_EM[a1] - _GD_EM[a0] + _GD_EM[b1] - _GD_EM[b0]
         if nt + (em if em < n else n) < S.min_tiles:
             return 1
     return 0
@@ -312,10 +320,14 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln) except -1:
     _GD_MOST = G.most
     _GD_NL = G.nl
     S.set_line(p, ln)
-    _GD_TB[0] = _GD_EM[0] = 0
+    _GD_TB[0] = _GD_EM[0] = _GD_LR[0] = 0
     for q in range(size):
         _GD_TB[q + 1] = _GD_TB[q] + (S.lbv[q] if S.line[q] != EMPTY else 0)
         _GD_EM[q + 1] = _GD_EM[q] + (1 if S.line[q] == EMPTY else 0)
+        _GD_LR[q + 1] = _GD_LR[q] if S.line[q] != EMPTY or (S.lok[q] & S.pmask) else q + 1
+    _GD_RR[size] = size
+    for q in range(size - 1, -1, -1):
+        _GD_RR[q] = _GD_RR[q + 1] if S.line[q] != EMPTY or (S.lok[q] & S.pmask) else q
     q = S.lnxt[0]
     while q < size:
         S.anchor = q
