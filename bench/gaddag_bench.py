@@ -10,7 +10,7 @@ import random
 import time
 
 from bench.typdom_bench import BIG_EXPECTED, load_average, positions
-from bot.gaddag import gaddag_for
+from bot.gaddag import compiled_gaddag_for
 from bot.games import _gridcore
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.movegen import best_turn
@@ -22,7 +22,7 @@ from bot.lexicon import load
 def main() -> None:
     lex = load("typdom", rules=WORD_RULES)
     t = time.process_time()
-    groot = gaddag_for(lex).root
+    groot = compiled_gaddag_for(lex)
     print(f"gaddag_ready: {time.process_time() - t:.2f} s")
     pos = positions(lex, 6)
     rng = random.Random(5)

@@ -44,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bot import wordgraph  # noqa: E402
-from bot.games import _gridcore, get_game, gridgen  # noqa: E402
+from bot.games import get_game, gridgen  # noqa: E402
 from bot.games.typdom.movegen import best_turn, gen_notation, placements  # noqa: E402
 from bot.lexicon import load  # noqa: E402
 from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES  # the typdom list's build layer
@@ -85,12 +85,11 @@ def main() -> None:
     wordgraph.graph_for(lex)
     print(f"graph_ready: {time.perf_counter() - t:.2f} s")
     if args.gaddag:
-        from bot.gaddag import gaddag_for
+        from bot.gaddag import compiled_gaddag_for
         from bot.games.typdom import movegen as mg
 
         t = time.process_time()
-        mg.GADDAG = gaddag_for(lex).root
-        _gridcore.compiled_gaddag(mg.GADDAG, wordgraph.graph_for(lex).root)
+        mg.GADDAG = compiled_gaddag_for(lex)
         print(f"gaddag_ready: {time.process_time() - t:.2f} s (phase (b) over the GADDAG)")
     t = time.perf_counter()
     pos = positions(lex, args.games)

@@ -18,8 +18,10 @@ input; nodes with equal right languages shared) and has the same node format
 (:mod:`bot.wordgraph`: nested dicts, ``END`` for the flag).  The strings are produced
 and sorted one first letter at a time, so only one letter's strings are in memory.
 
-:func:`gaddag_for` caches the graph of a full lexicon on disk beside the word graph
-(``<cache_dir>/<alphabet>.gaddag``), keyed by the word graph's content hash.
+:func:`compiled_gaddag_for` caches the compiled graph (the core's flat arrays) of a full
+lexicon on disk beside the word graph (``<cache_dir>/<alphabet>.gaddag``), keyed by the
+word graph's content hash; loading it takes milliseconds and keeps no dicts (600,000 of
+them would slow every garbage collection of the process).
 """
 
 from __future__ import annotations
@@ -35,13 +37,13 @@ from bot.lexicon import default_cache_dir
 from bot.wordgraph import END, WordGraph, build, graph_for
 
 __all__ = ["SEP", "gaddag_strings", "build_gaddag", "gaddag_words", "readings", "gaddag_for",
-           "load_gaddag"]
+           "compiled_gaddag_for", "load_compiled"]
 
 #: The separator between the reversed part (the square read first and the letters to its
 #: left) and the rest of the word (the letters to its right).  Not a letter of any game.
 SEP = "+"
 _MAGIC = "spielleiter-gaddag"
-_FORMAT = 1
+_FORMAT = 2  # (1: the dicts, marshalled; 2: the flat arrays)
 
 
 def _strings_from(words: list[str], letter: str) -> list[str]:
@@ -119,23 +121,43 @@ def gaddag_words(root: dict) -> set[str]:
     return out
 
 
-def load_gaddag(path: str | os.PathLike, content_hash: str) -> WordGraph | None:
-    """The GADDAG saved at ``path`` for the word graph of ``content_hash``; ``None`` when
-    missing, unreadable, of another format or built from other words."""
+def gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None) -> WordGraph:
+    """The GADDAG of a :class:`bot.lexicon.Lexicon` as nested dicts (a
+    :class:`bot.wordgraph.WordGraph` whose ``content_hash`` is that of the lexicon's word
+    graph), built in memory and memoised per object: for tests and tools.  A full list
+    takes about 20 s and 300 MiB to build this way; searches use
+    :func:`compiled_gaddag_for`."""
+    hit = _MEMO.get(id(lexicon))
+    if hit is not None and hit[0] is lexicon:
+        return hit[1]
+    with _LOCK:
+        wg = graph_for(lexicon, cache_dir)
+        g = WordGraph(build_gaddag(wg.words()), wg.content_hash)
+        if len(_MEMO) >= 4:
+            _MEMO.pop(next(iter(_MEMO)))
+        _MEMO[id(lexicon)] = (lexicon, g)
+        return g
+
+
+def load_compiled(path: str | os.PathLike, content_hash: str, root: dict):
+    """The compiled GADDAG saved at ``path`` for the word graph ``root`` of
+    ``content_hash``; ``None`` when missing, unreadable, of another format, built from
+    other words or with other letters."""
+    from bot.games import _gridcore
+
     try:
         with open(path, "rb") as fh:
-            magic, fmt, h, root = marshal.loads(fh.read())
+            magic, fmt, h, parts = marshal.loads(fh.read())
+        if magic != _MAGIC or fmt != _FORMAT or h != content_hash:
+            return None
+        return _gridcore.gaddag_load(parts, root, SEP)
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    if magic != _MAGIC or fmt != _FORMAT or h != content_hash:
-        return None
-    return WordGraph(root, h)
 
 
-def _save(g: WordGraph, path: Path) -> None:
+def _save(data: bytes, path: Path) -> None:
     # (as bot.wordgraph.save, with the GADDAG's own magic: a word graph is never read as
     # a GADDAG or the other way round)
-    data = marshal.dumps((_MAGIC, _FORMAT, g.content_hash, g.root), 4)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
     try:
         with os.fdopen(fd, "wb") as fh:
@@ -149,19 +171,23 @@ def _save(g: WordGraph, path: Path) -> None:
         raise
 
 
-_MEMO: dict[int, tuple[object, WordGraph]] = {}
+_MEMO: dict[int, tuple[object, object]] = {}
+_CMEMO: dict[int, tuple[object, object]] = {}
 _LOCK = threading.RLock()
 
 
-def gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None) -> WordGraph:
-    """The GADDAG (a :class:`bot.wordgraph.WordGraph` whose ``content_hash`` is that of
-    the lexicon's word graph) of a :class:`bot.lexicon.Lexicon`, memoised per object.
-    A full lexicon's is loaded from ``<cache_dir>/<alphabet>.gaddag``, built and saved
-    there first when missing or stale; a league view's or a small list's is built in
-    memory (a league view's allow/deny lists change few words, but a GADDAG holds each
-    word once per letter: path copying as :meth:`WordGraph.with_lists` does is a next
-    step)."""
-    hit = _MEMO.get(id(lexicon))
+def compiled_gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None):
+    """The compiled GADDAG (``bot.games._gridcore``'s flat arrays, the word graph's letter
+    indices plus :data:`SEP`; for ``TouchSearcher.use_gaddag``) of a
+    :class:`bot.lexicon.Lexicon`, memoised per object.  A full lexicon's is loaded from
+    ``<cache_dir>/<alphabet>.gaddag`` (the flat arrays, keyed by the word graph's content
+    hash), built and saved there first when missing or stale; a league view's or a small
+    list's is built in memory (path copying for a view's allow and deny lists, as
+    :meth:`WordGraph.with_lists` does, is a next step).  The dicts of the build are
+    dropped: a process keeps only the arrays."""
+    from bot.games import _gridcore
+
+    hit = _CMEMO.get(id(lexicon))
     if hit is not None and hit[0] is lexicon:
         return hit[1]
     with _LOCK:
@@ -173,17 +199,16 @@ def gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None) -> WordGraph
         if full:
             name = getattr(getattr(lexicon, "alphabet", None), "name", "words")
             path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{name}.gaddag"
-            g = load_gaddag(path, wg.content_hash)
+            g = load_compiled(path, wg.content_hash, wg.root)
         if g is None:
-            g = WordGraph(build_gaddag(wg.words()), wg.content_hash)
+            g = _gridcore.convert_gaddag(build_gaddag(wg.words()), wg.root, SEP)
             if path is not None:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    _save(g, path)
+                    _save(marshal.dumps((_MAGIC, _FORMAT, wg.content_hash, _gridcore.gaddag_dump(g)), 4), path)
                 except OSError:
                     pass  # read-only cache: keep the in-memory graph
-        if len(_MEMO) >= 8:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[id(lexicon)] = (lexicon, g)
+        if len(_CMEMO) >= 4:
+            _CMEMO.pop(next(iter(_CMEMO)))
+        _CMEMO[id(lexicon)] = (lexicon, g)
         return g
-

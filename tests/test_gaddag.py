@@ -84,21 +84,30 @@ def test_typdom_word_list_sample(step):
 def test_gaddag_for_in_memory_and_on_disk(tmp_path):
     import marisa_trie
 
+    from bot.games import _gridcore
+
     lex = L.Lexicon.from_words(["Stern", "Sterne", "Öl"], "monoscrabble")
     g = G.gaddag_for(lex, tmp_path)
     assert G.gaddag_words(g.root) == {"STERN", "STERNE", "ÖL"}
     assert G.gaddag_for(lex, tmp_path) is g
+    c = G.compiled_gaddag_for(lex, tmp_path)
+    assert c.n == W.WordGraph(g.root).node_count() and c.letters[-1] == G.SEP
     assert list(tmp_path.iterdir()) == []  # small lists stay in memory
     words = ["ABEND", "ABENDE", "STERN", "ÖL"]
     full = L.Lexicon(L.ALPHABETS["monoscrabble"], marisa_trie.Trie(words),
                      marisa_trie.Trie([w[:i] for w in words for i in range(1, len(w) + 1)]),
                      marisa_trie.Trie([]), source="igerman98")
-    g1 = G.gaddag_for(full, tmp_path)
-    assert (tmp_path / "monoscrabble.gaddag").is_file()
-    assert g1.content_hash == W.graph_for(full, tmp_path).content_hash
-    G._MEMO.clear()
-    g2 = G.gaddag_for(full, tmp_path)
-    assert g2 is not g1 and G.gaddag_words(g2.root) == set(words)
-    # a word graph's file is never read as a GADDAG (own magic), nor a stale one
-    assert G.load_gaddag(tmp_path / "monoscrabble.dawg", g1.content_hash) is None
-    assert G.load_gaddag(tmp_path / "monoscrabble.gaddag", "other") is None
+    wg = W.graph_for(full, tmp_path)
+    c1 = G.compiled_gaddag_for(full, tmp_path)
+    path = tmp_path / "monoscrabble.gaddag"
+    assert path.is_file()
+    G._CMEMO.clear()
+    c2 = G.compiled_gaddag_for(full, tmp_path)
+    assert c2 is not c1 and c2.n == c1.n == W.WordGraph(G.build_gaddag(words)).node_count()
+    assert _gridcore.gaddag_dump(c2) == _gridcore.gaddag_dump(c1)  # the same arrays, read back
+    # a word graph's file is never read as a GADDAG (own magic), nor a stale or broken one
+    assert G.load_compiled(tmp_path / "monoscrabble.dawg", wg.content_hash, wg.root) is None
+    assert G.load_compiled(path, "other", wg.root) is None
+    assert G.load_compiled(path, wg.content_hash, W.graph_for(lex).root) is None  # other letters
+    path.write_bytes(path.read_bytes()[:-9])
+    assert G.load_compiled(path, wg.content_hash, wg.root) is None

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from bot.gaddag import gaddag_for
+from bot.gaddag import build_gaddag, compiled_gaddag_for
 from bot.games import _gridcore, gridgen
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import full_set, sort_rack
@@ -38,7 +38,7 @@ def _moves(raws):
 @pytest.mark.parametrize("sizes", [(5, 9), (17, 19)])
 def test_gaddag_touch_search_equals_the_search(lexicon, tables, sizes):
     root = gridgen.graph_root(lexicon)
-    groot = gaddag_for(lexicon).root
+    groot = compiled_gaddag_for(lexicon)
     rng = random.Random(f"gaddag-{sizes}")
     letters = [c for c in full_set() if c.isalpha()]
     asked = found = 0
@@ -63,12 +63,16 @@ def test_gaddag_touch_search_equals_the_search(lexicon, tables, sizes):
 
 
 def test_gaddag_off_again(lexicon, tables):
-    """``use_gaddag(None)`` searches by anchors again; a GADDAG of other words is refused
-    when a letter lacks in the word graph."""
+    """``use_gaddag(None)`` searches by anchors again; a GADDAG with a letter the word
+    graph lacks, or with other letter indices, is refused."""
     root = gridgen.graph_root(lexicon)
     rows = tables[6][0]
     ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
-    ts.use_gaddag(gaddag_for(lexicon).root)
+    ts.use_gaddag(compiled_gaddag_for(lexicon))
     ts.use_gaddag(None)
     with pytest.raises(ValueError):
         ts.use_gaddag({"Ω": {"$": 1}})
+    other = _gridcore.convert_gaddag(build_gaddag(["AB"]), gridgen.graph_root(lexicon))
+    ts.use_gaddag(other)  # (the same letter indices: a GADDAG of fewer words is fine)
+    with pytest.raises(ValueError):
+        ts.use_gaddag(_gridcore.convert_gaddag(build_gaddag(["AB"]), {"A": {"B": {"$": 1}}}))

@@ -182,11 +182,22 @@ cdef class TouchSearcher:
 
     def use_gaddag(self, groot):
         """Search the lines from now on over the GADDAG whose root node is ``groot``
-        (:func:`bot.gaddag.build_gaddag` of this searcher's word graph; ``None``: by
-        anchors and left parts again): each word from the first square it must reach
+        (:func:`bot.gaddag.build_gaddag` of this searcher's word graph), or over a
+        compiled one (:func:`bot.gaddag.compiled_gaddag_for`; ValueError when its letters
+        are not this word graph's); ``None``: by anchors and left parts again: each word from the first square it must reach
         outwards (:func:`_gd_line`), the same records in another order (issue 35, work in
         progress)."""
-        self.gd = None if groot is None else _gd_aux(compiled_gaddag(groot, self.root), self.S.s)
+        cdef CGraph G
+        if groot is None:
+            self.gd = None
+            return
+        if isinstance(groot, CGraph):
+            G = groot
+            if G.letters[:-1] != self.S.g.letters:
+                raise ValueError("the GADDAG's letters are not the word graph's")
+        else:
+            G = compiled_gaddag(groot, self.root)
+        self.gd = _gd_aux(G, self.S.s)
 
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
         """The raw records (as :func:`search`'s) of the moves of ``rack`` on the table with

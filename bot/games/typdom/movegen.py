@@ -255,7 +255,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     return best
 
 
-#: The root of a GADDAG of the word graph (:func:`bot.gaddag.gaddag_for`): phase (b)'s
+#: The compiled GADDAG of the word graph (:func:`bot.gaddag.compiled_gaddag_for`): phase (b)'s
 #: touch searches read their lines over it (``TouchSearcher.use_gaddag``); None (the
 #: default): by anchors and left parts.  A flag for benches and tests while the GADDAG
 #: search is work in progress (issue 35, docs/development/gaddag-plan.md).
