@@ -17,7 +17,7 @@ from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import full_set, sort_rack
 from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
 from bot.lexicon import load
-from tests.test_typdom_seconds import _queries
+from tests.test_typdom_seconds import _keys, _large_racks, _queries
 from tests.typdom_tables import self_played
 
 
@@ -60,6 +60,33 @@ def test_gaddag_touch_search_equals_the_search(lexicon, tables, sizes):
                     asked += 1
                     found += bool(want)
     assert asked >= 60 and found >= 20, (asked, found)
+
+
+@pytest.mark.parametrize("variant", ["point", "kreuzwort"])
+def test_seconds_over_the_gaddag_equal_the_reference(lexicon, tables, variant, monkeypatch):
+    """Phase (b) with ``movegen.GADDAG`` set: the best second placement (key, notation,
+    move) of ``_seconds_reference`` for every query and best key."""
+    root = gridgen.graph_root(lexicon)
+    monkeypatch.setattr(mg, "GADDAG", compiled_gaddag_for(lexicon))
+    rng = random.Random(f"seconds-gaddag-{variant}")
+    asked = found = 0
+    steps0 = _gridcore.gaddag_steps()
+    for rows, dealt in tables[4::3]:
+        for rack in [dealt] + _large_racks(dealt, rng):
+            seconds = mg._Seconds(rows, rack, root, variant, {})
+            ref_cache: dict = {}
+            for m_tiles, m_score, m_nt, rack2 in _queries(rows, rack, root, rng, 4):
+                for key in _keys(variant, rack, m_score, m_nt, rng):
+                    want = mg._seconds_reference(rows, rack, root, variant, ref_cache, m_tiles, m_score, m_nt,
+                                                 rack2, key)
+                    got = seconds.best(m_tiles, m_score, m_nt, rack2, key)
+                    assert (got is None) == (want is None), (rows, rack, m_tiles, rack2, key)
+                    if want is not None:
+                        assert (got[0], got[2], got[1]) == (want[0], want[2], want[1])
+                        found += 1
+                    asked += 1
+    assert asked >= 200 and found >= 30, (asked, found)
+    assert _gridcore.gaddag_steps() > steps0  # (the searches went over the GADDAG)
 
 
 def test_gaddag_off_again(lexicon, tables):
