@@ -48,8 +48,9 @@ def main() -> None:
     for n in (16, 19):
         rows, rack = pos[20][0], racks[n, 20]
         for variant in ("point", "kreuzwort"):
-            for use in (None, groot, None, groot):
+            for use, memo in ((None, 1), (groot, 1), (groot, 0), (None, 1), (groot, 1), (groot, 0)):
                 mg.GADDAG = use
+                mg.GADDAG_MEMO = memo
                 spent[0], spent[1] = 0.0, 0
                 s0 = _gridcore.steps()
                 t = time.process_time()
@@ -57,7 +58,7 @@ def main() -> None:
                 dt = time.process_time() - t
                 got = b.notation if b else "KAUFEN"
                 ok = got == BIG_EXPECTED[(n, 20, variant)]
-                print(f"{n} {variant:9} {'gaddag ' if use is not None else 'anchors'}: turn {dt:.2f} s, "
+                print(f"{n} {variant:9} {('gaddag' + ' nomemo' * (1 - memo)) if use is not None else 'anchors':13}: turn {dt:.2f} s, "
                       f"phase (b) {spent[0]:.2f} s ({spent[1] / 1e6:.1f} M steps), steps {(_gridcore.steps() - s0) / 1e6:.1f} M, "
                       f"{'same turn' if ok else 'DIFFERENT: ' + got}")
     mg.GADDAG = None

@@ -103,6 +103,7 @@ cdef class TouchSearcher:
     cdef public long long lines_searched, lines_skipped, queries_skipped, lines_bounded
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
     cdef _GdAux gd             # use_gaddag: the lines searched over this GADDAG (None: by anchors)
+    cdef public int gd_memo    # over the GADDAG: the line memo and dominance skips on (1, default) or off
 
     def __init__(self, rows, root, spec):
         cdef CGraph g = compiled_graph(root)
@@ -120,6 +121,7 @@ cdef class TouchSearcher:
         self.lines_skipped = 0
         self.queries_skipped = 0
         self.lines_bounded = 0
+        self.gd_memo = 1
         S.g = g
         S.s = s
         S.size = size
@@ -390,6 +392,10 @@ cdef class TouchSearcher:
         cdef int values = S.thr > 0
         cdef int anchors[MAXS]
         cdef long lpbs[MAXS][MAXS + 1]   # per anchor kept: its left parts' bounds (anchor_bound's by_len)
+        if self.gd is not None and not self.gd_memo:
+            self.lines_searched += 1
+            _gd_line(S, self.gd, p, ln)
+            return 0
         # the line's state: everything its search reads (a square is an anchor when it
         # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
         # threshold, the values do not change what it finds

@@ -260,6 +260,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
 #: default): by anchors and left parts.  A flag for benches and tests while the GADDAG
 #: search is work in progress (issue 35, docs/development/gaddag-plan.md).
 GADDAG = None
+GADDAG_MEMO = 1  # (0: over the GADDAG without the line memo; for benches)
 
 
 class _Seconds:
@@ -299,6 +300,7 @@ class _Seconds:
             self.searcher = _gridcore.TouchSearcher(self.rows, self.root, SPEC)
             if GADDAG is not None:
                 self.searcher.use_gaddag(GADDAG)
+                self.searcher.gd_memo = GADDAG_MEMO
         raws = self.searcher.search(m_tiles, rack2, threshold, min_tiles, self.cache)
         return _best_of(raws, self.rows, variant)
 
