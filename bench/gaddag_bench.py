@@ -49,7 +49,7 @@ def main() -> None:
         rows, rack = pos[20][0], racks[n, 20]
         for variant in ("point", "kreuzwort"):
             for use, memo in ((None, 1), (groot, 1), (groot, 0), (None, 1), (groot, 1), (groot, 0)):
-                mg.GADDAG = use
+                mg.USE_GADDAG = use is not None
                 mg.GADDAG_MEMO = memo
                 spent[0], spent[1] = 0.0, 0
                 s0 = _gridcore.steps()
@@ -61,7 +61,7 @@ def main() -> None:
                 print(f"{n} {variant:9} {('gaddag' + ' nomemo' * (1 - memo)) if use is not None else 'anchors':13}: turn {dt:.2f} s, "
                       f"phase (b) {spent[0]:.2f} s ({spent[1] / 1e6:.1f} M steps), steps {(_gridcore.steps() - s0) / 1e6:.1f} M, "
                       f"{'same turn' if ok else 'DIFFERENT: ' + got}")
-    mg.GADDAG = None
+    mg.USE_GADDAG = False
     print(f"load_average_after: {load_average()}")
 
 

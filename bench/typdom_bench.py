@@ -89,7 +89,8 @@ def main() -> None:
         from bot.games.typdom import movegen as mg
 
         t = time.process_time()
-        mg.GADDAG = compiled_gaddag_for(lex)
+        compiled_gaddag_for(lex)  # (built into the cache once; the turns only load it)
+        mg.USE_GADDAG = True
         print(f"gaddag_ready: {time.process_time() - t:.2f} s (phase (b) over the GADDAG)")
     t = time.perf_counter()
     pos = positions(lex, args.games)

@@ -37,7 +37,7 @@ from bot.lexicon import default_cache_dir
 from bot.wordgraph import END, WordGraph, build, graph_for
 
 __all__ = ["SEP", "gaddag_strings", "build_gaddag", "gaddag_words", "readings", "gaddag_for",
-           "compiled_gaddag_for", "load_compiled"]
+           "compiled_gaddag_for", "compiled_gaddag_if_cached", "load_compiled"]
 
 #: The separator between the reversed part (the square read first and the letters to its
 #: left) and the rest of the word (the letters to its right).  Not a letter of any game.
@@ -212,3 +212,21 @@ def compiled_gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None):
             _CMEMO.pop(next(iter(_CMEMO)))
         _CMEMO[id(lexicon)] = (lexicon, g)
         return g
+
+
+def compiled_gaddag_if_cached(lexicon, cache_dir: str | os.PathLike | None = None):
+    """The compiled GADDAG of ``lexicon`` when it costs no build: already in memory
+    (:func:`compiled_gaddag_for` ran for this object) or a full lexicon whose file is in
+    the cache and current; else ``None`` (a league view, a small list, no file yet).  For
+    a turn, which must never build the GADDAG (21 s for a full list)."""
+    hit = _CMEMO.get(id(lexicon))
+    if hit is not None and hit[0] is lexicon:
+        return hit[1]
+    layers = lexicon.layers() if hasattr(lexicon, "layers") else None
+    if layers is not None or getattr(lexicon, "content_hash", lambda: None)() is None:
+        return None
+    name = getattr(getattr(lexicon, "alphabet", None), "name", "words")
+    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{name}.gaddag"
+    if not path.is_file():
+        return None
+    return compiled_gaddag_for(lexicon, cache_dir)  # (loads the file; rebuilds only a stale one)

@@ -64,16 +64,16 @@ def test_gaddag_touch_search_equals_the_search(lexicon, tables, sizes):
 
 @pytest.mark.parametrize("variant", ["point", "kreuzwort"])
 def test_seconds_over_the_gaddag_equal_the_reference(lexicon, tables, variant, monkeypatch):
-    """Phase (b) with ``movegen.GADDAG`` set: the best second placement (key, notation,
-    move) of ``_seconds_reference`` for every query and best key."""
+    """Phase (b) over the GADDAG: the best second placement (key, notation, move) of
+    ``_seconds_reference`` for every query and best key."""
     root = gridgen.graph_root(lexicon)
-    monkeypatch.setattr(mg, "GADDAG", compiled_gaddag_for(lexicon))
+    gd = compiled_gaddag_for(lexicon)
     rng = random.Random(f"seconds-gaddag-{variant}")
     asked = found = 0
     steps0 = _gridcore.gaddag_steps()
     for rows, dealt in tables[4::3]:
         for rack in [dealt] + _large_racks(dealt, rng):
-            seconds = mg._Seconds(rows, rack, root, variant, {})
+            seconds = mg._Seconds(rows, rack, root, variant, {}, gd)
             ref_cache: dict = {}
             for m_tiles, m_score, m_nt, rack2 in _queries(rows, rack, root, rng, 4):
                 for key in _keys(variant, rack, m_score, m_nt, rng):
@@ -87,6 +87,36 @@ def test_seconds_over_the_gaddag_equal_the_reference(lexicon, tables, variant, m
                     asked += 1
     assert asked >= 200 and found >= 30, (asked, found)
     assert _gridcore.gaddag_steps() > steps0  # (the searches went over the GADDAG)
+
+
+@pytest.mark.parametrize("variant", ["point", "kreuzwort"])
+def test_best_turn_with_the_gaddag_flag(lexicon, tables, variant, monkeypatch):
+    """``movegen.USE_GADDAG``: the best turns of large racks are those by anchors, and the
+    GADDAG is used (it is in the cache) for the full list but never built for a league
+    view."""
+    from bot import gaddag as G
+
+    compiled_gaddag_for(lexicon)  # (in the cache: the turn only loads it)
+    rng = random.Random(f"best-{variant}")
+    letters = [c for c in full_set() if c.isalpha()]
+    turns = []
+    for rows, _dealt in tables[4::4]:
+        rack = sort_rack(["?", "#"] + rng.sample(letters, 11))
+        monkeypatch.setattr(mg, "USE_GADDAG", False)
+        want = mg.best_turn(rows, rack, lexicon, variant)
+        monkeypatch.setattr(mg, "USE_GADDAG", True)
+        steps0 = _gridcore.gaddag_steps()
+        got = mg.best_turn(rows, rack, lexicon, variant)
+        assert (got and got.to_json()) == (want and want.to_json()), (rows, rack)
+        turns.append(_gridcore.gaddag_steps() > steps0)
+    assert any(turns)
+    view = lexicon.with_lists(allow=["QQQ"])
+    assert G.compiled_gaddag_if_cached(view) is None
+    rows, _dealt = tables[8]
+    rack = sort_rack(["?", "#"] + rng.sample(letters, 11))
+    steps0 = _gridcore.gaddag_steps()
+    mg.best_turn(rows, rack, view, variant)
+    assert _gridcore.gaddag_steps() == steps0  # (by anchors: no GADDAG for the view)
 
 
 def test_gaddag_off_again(lexicon, tables):

@@ -239,7 +239,12 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
-    seconds = _Seconds(rows, rack, root, variant, cache)
+    gaddag = None
+    if USE_GADDAG and gridgen.compiled_active():
+        from bot.gaddag import compiled_gaddag_if_cached
+
+        gaddag = compiled_gaddag_if_cached(lexicon)
+    seconds = _Seconds(rows, rack, root, variant, cache, gaddag)
     for ub_b, m_tiles, m_score, m_nt, rack2, ref in later:
         if ub_b < best[0]:
             break
@@ -255,11 +260,12 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     return best
 
 
-#: The compiled GADDAG of the word graph (:func:`bot.gaddag.compiled_gaddag_for`): phase (b)'s
-#: touch searches read their lines over it (``TouchSearcher.use_gaddag``); None (the
-#: default): by anchors and left parts.  A flag for benches and tests while the GADDAG
-#: search is work in progress (issue 35, docs/development/gaddag-plan.md).
-GADDAG = None
+#: True: phase (b)'s touch searches read their lines over the lexicon's compiled GADDAG
+#: (``TouchSearcher.use_gaddag``) when it is in memory or in the cache
+#: (:func:`bot.gaddag.compiled_gaddag_if_cached`; never built in a turn), else by anchors
+#: and left parts.  False (the default): by anchors.  A flag for benches and tests while
+#: the GADDAG search is work in progress (issue 35, docs/development/gaddag-plan.md).
+USE_GADDAG = False
 GADDAG_MEMO = 1  # (0: over the GADDAG without the line memo; for benches)
 
 
@@ -273,12 +279,14 @@ class _Seconds:
     laid in place and only the lines a touching word can lie in are searched; a line
     that found nothing is remembered (its state, the rack left, ``min_tiles`` and
     ``threshold``), so the same line after another first placement with the same rack
-    left is not searched again (issue 35).  Inside ``gridgen.reference_search()`` it
+    left is not searched again (issue 35).  With ``gaddag`` (the compiled GADDAG of the
+    same words) the lines are read over it (work in progress).  Inside ``gridgen.reference_search()`` it
     builds the table after each first placement and runs ``gridgen.search`` with
     ``touch`` (:func:`_seconds_reference`): the same answers."""
 
-    def __init__(self, rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict) -> None:
+    def __init__(self, rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict, gaddag=None) -> None:
         self.rows, self.rack, self.root, self.variant, self.cache = list(rows), rack, root, variant, cache
+        self.gaddag = gaddag  # (the compiled GADDAG of root's words, or None: by anchors)
         self.compiled = gridgen.compiled_active()
         self.searcher = None  # (the TouchSearcher, made on the first query)
 
@@ -298,8 +306,8 @@ class _Seconds:
             return None  # no word holds enough of the tiles left (the search would say so too)
         if self.searcher is None:
             self.searcher = _gridcore.TouchSearcher(self.rows, self.root, SPEC)
-            if GADDAG is not None:
-                self.searcher.use_gaddag(GADDAG)
+            if self.gaddag is not None:
+                self.searcher.use_gaddag(self.gaddag)
                 self.searcher.gd_memo = GADDAG_MEMO
         raws = self.searcher.search(m_tiles, rack2, threshold, min_tiles, self.cache)
         return _best_of(raws, self.rows, variant)
