@@ -392,10 +392,14 @@ cdef class TouchSearcher:
         cdef int values = S.thr > 0
         cdef int anchors[MAXS]
         cdef long lpbs[MAXS][MAXS + 1]   # per anchor kept: its left parts' bounds (anchor_bound's by_len)
-        if self.gd is not None and not self.gd_memo:
-            self.lines_searched += 1
-            _gd_line(S, self.gd, p, ln)
-            return 0
+        if self.gd is not None:
+            if not _gd_prep(S, p, ln):
+                self.lines_bounded += 1  # (no move can hold a square to reach: no memo key)
+                return 0
+            if not self.gd_memo:
+                self.lines_searched += 1
+                _gd_line(S, self.gd, p, ln, 1)
+                return 0
         # the line's state: everything its search reads (a square is an anchor when it
         # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
         # threshold, the values do not change what it finds
@@ -434,7 +438,7 @@ cdef class TouchSearcher:
         if self.gd is not None:
             self.lines_searched += 1
             n = len(found)
-            _gd_line(S, self.gd, p, ln)
+            _gd_line(S, self.gd, p, ln, 1)
             if len(found) == n:
                 if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
                     self.memo[key] = (S.min_tiles, S.thr)

@@ -378,16 +378,13 @@ cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int
     return _gd_lay(S, G, node, col - 1, q, lo, 0, msum, wmul, xs, nt, 0)
 
 
-cdef int _gd_line(_Search S, _GdAux aux, int p, int ln) except -1:
-    """Every move of line ``ln`` of pass ``p`` holding a square it must reach (``nxt``),
-    each once: from the first such square it holds (``q``), read leftwards to its start
-    (after the square to reach before ``q``), then rightwards."""
-    global _GD_VMAX, _GD_MOST, _GD_NL
-    cdef CGraph G = aux.G
-    cdef int size = S.size, lo = 0, q
-    _GD_VMAX = aux.s.vmax
-    _GD_MOST = G.most
-    _GD_NL = G.nl
+cdef int _gd_prep(_Search S, int p, int ln) noexcept:
+    """Set line ``ln`` of pass ``p`` and its prefix sums (``_GD_TB``, ``_GD_EM``) and
+    reach limits (``_GD_LR``, ``_GD_RR``); 0 when no square to reach can hold a move:
+    around each, the stretch of squares that are tiles or take a rack letter (after the
+    square to reach before it) has no empty square, fewer than ``min_tiles``, or its table
+    tiles and the rack's best tiles on its empty squares stay below the threshold."""
+    cdef int size = S.size, q, lo = 0, a, b, em, ok = 0
     S.set_line(p, ln)
     _GD_TB[0] = _GD_EM[0] = _GD_LR[0] = 0
     for q in range(size):
@@ -397,6 +394,33 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln) except -1:
     _GD_RR[size] = size
     for q in range(size - 1, -1, -1):
         _GD_RR[q] = _GD_RR[q + 1] if S.line[q] != EMPTY or (S.lok[q] & S.pmask) else q
+    q = S.lnxt[0]
+    while q < size and not ok:
+        if S.line[q] != EMPTY or (S.lok[q] & S.pmask):
+            a = _GD_LR[q] if _GD_LR[q] > lo else lo
+            b = _GD_RR[q]
+            em = _GD_EM[b] - _GD_EM[a]
+            if em > S.left:
+                em = S.left
+            ok = em >= 1 and em >= S.min_tiles and (S.thr <= 0 or _GD_TB[b] - _GD_TB[a] + S.P[em] >= S.thr)
+        lo = q + 1
+        q = S.lnxt[q + 1]
+    return ok
+
+
+cdef int _gd_line(_Search S, _GdAux aux, int p, int ln, int prepared) except -1:
+    """Every move of line ``ln`` of pass ``p`` holding a square it must reach (``nxt``),
+    each once: from the first such square it holds (``q``), read leftwards to its start
+    (after the square to reach before ``q``), then rightwards.  ``prepared``:
+    :func:`_gd_prep` ran for this line already."""
+    global _GD_VMAX, _GD_MOST, _GD_NL
+    cdef CGraph G = aux.G
+    cdef int size = S.size, lo = 0, q
+    _GD_VMAX = aux.s.vmax
+    _GD_MOST = G.most
+    _GD_NL = G.nl
+    if not prepared and not _gd_prep(S, p, ln):
+        return 0
     q = S.lnxt[0]
     while q < size:
         S.anchor = q
