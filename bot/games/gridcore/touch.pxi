@@ -97,6 +97,7 @@ cdef class TouchSearcher:
     cdef uint64_t allowed0[2][MAXS][MAXS]
     cdef int xsum0[2][MAXS][MAXS]
     cdef dict memo
+    cdef dict racks          # rack -> its _RackParse as bytes
     cdef dict failed         # (tiles as (row, col, letter), min_tiles) -> racks that found nothing (threshold <= 0)
     cdef dict line_failed    # (a line's state without values, min_tiles) -> the same per line
     cdef _ReachAt reach
@@ -115,6 +116,7 @@ cdef class TouchSearcher:
         self.root = root
         self.spec = spec
         self.memo = {}
+        self.racks = {}
         self.failed = {}
         self.line_failed = {}
         self.lines_searched = 0
@@ -226,27 +228,7 @@ cdef class TouchSearcher:
             nt_laid += 1
         if nt_laid == 0:
             return found
-        # the rack (as search)
-        memset(S.counts, 0, sizeof(S.counts))
-        for k in range(MAXK):
-            S.bl[k] = 0
-        vals = []
-        for rch in rack:
-            if rch in s.blank_chars:
-                S.bl[s.blank_chars[rch]] += 1
-                vals.append(0)
-                ntotal += 1
-            elif rch == "*" and s.nkinds:
-                S.bl[0] += 1
-                vals.append(0)
-                ntotal += 1
-            elif rch.isalpha():
-                u = rch.upper()
-                ntotal += 1
-                li = _letter_index(g, u)
-                if li != NOLETTER:
-                    S.counts[li] += 1
-                    vals.append(self.spec.values.get(u, 0))
+        ntotal = _touch_rack(S, self.racks, rack, self.spec)  # (as search; parsed once per rack)
         if ntotal == 0 or min_tiles > ntotal:
             return found
         if min_tiles and not can_lay(self.root, rack, min_tiles, self.spec, cache):
@@ -270,16 +252,11 @@ cdef class TouchSearcher:
         for i in range(g.nl):
             if s.kind_of[i] >= 0 and S.bl[s.kind_of[i]]:
                 S.pmask |= (<uint64_t>1) << i
-        vals.sort(reverse=True)
-        S.R = len(vals)
         S.left = S.R
         S.total = ntotal
         S.nbl = 0
         for k in range(MAXK):
             S.nbl += S.bl[k]
-        S.P[0] = 0
-        for i in range(1, 64):
-            S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < len(vals) else 0)
         S.maxlen = min(ntotal - 1, size - 1)
         S.min_tiles = min_tiles
         S.sink = found.append
