@@ -67,7 +67,7 @@ def gaddag_strings(words: Iterable[str]) -> Iterator[str]:
     if SEP in letters:
         raise ValueError(f"a word holds the separator {SEP!r}")
     prev = None
-    for letter in letters:  # (every string starts with a letter, SEP sorts before none of them)
+    for letter in letters:  # (every string starts with a letter: the groups come in order)
         for s in _strings_from(ws, letter):
             if s != prev:
                 yield s
