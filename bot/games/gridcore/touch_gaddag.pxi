@@ -19,8 +19,7 @@ cdef CGraph _convert_gaddag(dict root, CGraph dawg, str sep):
     cdef list letters = list(dawg.letters)
     cdef dict ids = {id(root): 0}
     cdef list nodes = [root]
-    cdef list stack = [root]
-    cdef Py_ssize_t nedges = 0, n
+    cdef Py_ssize_t nedges = 0, n, head = 0
     cdef int32_t e = 0, i
     cdef uint64_t m
     cdef dict node
@@ -28,18 +27,19 @@ cdef CGraph _convert_gaddag(dict root, CGraph dawg, str sep):
         raise ValueError("no letter index left for the separator")
     index[sep] = len(letters)
     letters.append(sep)
-    while stack:
-        node = stack.pop()
-        for k, c in node.items():
-            if k == END:
-                continue
-            if k not in index:
+    # breadth first, children in letter order: the numbers build_gaddag_flat gives
+    while head < len(nodes):
+        node = nodes[head]
+        head += 1
+        for k in node:
+            if k != END and k not in index:
                 raise ValueError(f"the GADDAG has a letter the word graph lacks: {k!r}")
+        for k in sorted((k for k in node if k != END), key=index.__getitem__):
+            c = node[k]
             nedges += 1
             if id(c) not in ids:
                 ids[id(c)] = len(nodes)
                 nodes.append(c)
-                stack.append(c)
     n = len(nodes)
     g.n = n
     g.nl = len(letters)
