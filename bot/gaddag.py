@@ -13,15 +13,20 @@ word's first letter, then (after :data:`SEP`) right from the square after ``q``:
 * a node reached after ``SEP``, with the flag: the word ends here.
 
 The strings are a plain set of words over the alphabet plus ``SEP``, so the graph is
-built by :func:`bot.wordgraph.build` (Daciuk's incremental minimisation over sorted
-input; nodes with equal right languages shared) and has the same node format
-(:mod:`bot.wordgraph`: nested dicts, ``END`` for the flag).  The strings are produced
-and sorted one first letter at a time, so only one letter's strings are in memory.
+the minimal automaton of that set.  Two builds give the same graph:
+
+* :func:`build_gaddag`: nested dicts by :func:`bot.wordgraph.build` (Daciuk's incremental
+  minimisation over the sorted strings), the same node format as :mod:`bot.wordgraph`
+  (``END`` for the flag); for tests and tools (Typ-Dom's list: 21-26 s, +272 MiB);
+* ``bot.games._gridcore.build_gaddag_flat``: in C, straight into the core's flat arrays,
+  as wolges' KWG builder does (Typ-Dom's list: 0.6 s, +49 MiB); the searches' graph.
 
 :func:`compiled_gaddag_for` caches the compiled graph (the core's flat arrays) of a full
 lexicon on disk beside the word graph (``<cache_dir>/<alphabet>.gaddag``), keyed by the
 word graph's content hash; loading it takes milliseconds and keeps no dicts (600,000 of
-them would slow every garbage collection of the process).
+them would slow every garbage collection of the process).  :func:`prepare` writes it
+where the word lists are built (``spielleiter lexicon build``, so ``scripts/setup``);
+a turn only looks it up (:func:`compiled_gaddag_if_cached`) and never builds it.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from bot.lexicon import default_cache_dir
 from bot.wordgraph import END, WordGraph, build, graph_for
 
 __all__ = ["SEP", "gaddag_strings", "build_gaddag", "gaddag_words", "readings", "gaddag_for",
-           "compiled_gaddag_for", "compiled_gaddag_if_cached", "load_compiled"]
+           "compiled_gaddag_for", "compiled_gaddag_if_cached", "load_compiled", "prepare", "gaddag_path"]
 
 #: The separator between the reversed part (the square read first and the letters to its
 #: left) and the rest of the word (the letters to its right).  Not a letter of any game.
@@ -125,7 +130,7 @@ def gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None) -> WordGraph
     """The GADDAG of a :class:`bot.lexicon.Lexicon` as nested dicts (a
     :class:`bot.wordgraph.WordGraph` whose ``content_hash`` is that of the lexicon's word
     graph), built in memory and memoised per object: for tests and tools.  A full list
-    takes about 20 s and 300 MiB to build this way; searches use
+    takes about 20 s and 300 MiB to build this way; searches use the C build,
     :func:`compiled_gaddag_for`."""
     hit = _MEMO.get(id(lexicon))
     if hit is not None and hit[0] is lexicon:
@@ -173,6 +178,7 @@ def _save(data: bytes, path: Path) -> None:
 
 _MEMO: dict[int, tuple[object, object]] = {}
 _CMEMO: dict[int, tuple[object, object]] = {}
+_MISS: dict[int, tuple[object, tuple]] = {}  # (a file found stale, by its size and time)
 _LOCK = threading.RLock()
 
 
@@ -181,10 +187,9 @@ def compiled_gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None):
     indices plus :data:`SEP`; for ``TouchSearcher.use_gaddag``) of a
     :class:`bot.lexicon.Lexicon`, memoised per object.  A full lexicon's is loaded from
     ``<cache_dir>/<alphabet>.gaddag`` (the flat arrays, keyed by the word graph's content
-    hash), built and saved there first when missing or stale; a league view's or a small
-    list's is built in memory (path copying for a view's allow and deny lists, as
-    :meth:`WordGraph.with_lists` does, is a next step).  The dicts of the build are
-    dropped: a process keeps only the arrays."""
+    hash), built (in C, ``_gridcore.build_gaddag_flat``: 0.6 s for Typ-Dom's list) and
+    saved there first when missing or stale; a league view's or a small list's is built
+    in memory.  A process keeps only the arrays."""
     from bot.games import _gridcore
 
     hit = _CMEMO.get(id(lexicon))
@@ -197,11 +202,10 @@ def compiled_gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None):
         layers = lexicon.layers() if hasattr(lexicon, "layers") else None
         full = layers is None and getattr(lexicon, "content_hash", lambda: None)() is not None
         if full:
-            name = getattr(getattr(lexicon, "alphabet", None), "name", "words")
-            path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{name}.gaddag"
+            path = gaddag_path(lexicon, cache_dir)
             g = load_compiled(path, wg.content_hash, wg.root)
         if g is None:
-            g = _gridcore.convert_gaddag(build_gaddag(wg.words()), wg.root, SEP)
+            g = _gridcore.build_gaddag_flat(wg.root, SEP)
             if path is not None:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
@@ -217,16 +221,70 @@ def compiled_gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None):
 def compiled_gaddag_if_cached(lexicon, cache_dir: str | os.PathLike | None = None):
     """The compiled GADDAG of ``lexicon`` when it costs no build: already in memory
     (:func:`compiled_gaddag_for` ran for this object) or a full lexicon whose file is in
-    the cache and current; else ``None`` (a league view, a small list, no file yet).  For
-    a turn, which must never build the GADDAG (21 s for a full list)."""
+    the cache and current; else ``None`` (a league view, a small list, no file yet, a
+    stale or broken file: the caller searches by anchors).  For a turn, which never
+    builds the GADDAG: :func:`prepare` does, where the word lists are built.  A file
+    found stale is not read again while it stays the same (size and time)."""
     hit = _CMEMO.get(id(lexicon))
     if hit is not None and hit[0] is lexicon:
         return hit[1]
     layers = lexicon.layers() if hasattr(lexicon, "layers") else None
-    if layers is not None or getattr(lexicon, "content_hash", lambda: None)() is None:
+    if layers is not None:
         return None
+    path = gaddag_path(lexicon, cache_dir)
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    stamp = (str(path), st.st_size, st.st_mtime_ns)
+    miss = _MISS.get(id(lexicon))
+    if miss is not None and miss[0] is lexicon and miss[1] == stamp:
+        return None
+    if getattr(lexicon, "content_hash", lambda: None)() is None:
+        return None
+    with _LOCK:
+        hit = _CMEMO.get(id(lexicon))
+        if hit is not None and hit[0] is lexicon:
+            return hit[1]
+        wg = graph_for(lexicon, cache_dir)
+        g = load_compiled(path, wg.content_hash, wg.root)
+        if g is None:  # stale or broken: by anchors until `lexicon build` writes it anew
+            if len(_MISS) >= 4:
+                _MISS.pop(next(iter(_MISS)))
+            _MISS[id(lexicon)] = (lexicon, stamp)
+            return None
+        if len(_CMEMO) >= 4:
+            _CMEMO.pop(next(iter(_CMEMO)))
+        _CMEMO[id(lexicon)] = (lexicon, g)
+        return g
+
+
+def gaddag_path(lexicon, cache_dir: str | os.PathLike | None = None) -> Path:
+    """Where the GADDAG file of a full lexicon lives: ``<cache_dir>/<alphabet>.gaddag``,
+    beside the word graph's ``.dawg`` (``cache_dir`` as :func:`bot.wordgraph.graph_for`:
+    default :func:`bot.lexicon.default_cache_dir`)."""
     name = getattr(getattr(lexicon, "alphabet", None), "name", "words")
-    path = Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{name}.gaddag"
-    if not path.is_file():
-        return None
-    return compiled_gaddag_for(lexicon, cache_dir)  # (loads the file; rebuilds only a stale one)
+    return Path(cache_dir if cache_dir is not None else default_cache_dir()) / f"{name}.gaddag"
+
+
+def prepare(lexicon, cache_dir: str | os.PathLike | None = None) -> dict:
+    """Make sure the GADDAG file of the full ``lexicon`` is in the cache and current
+    (and the word graph's, which it is built from), building and saving what is
+    missing or stale: for ``spielleiter lexicon build`` and tools, never for a turn.
+    Returns ``{"path", "nodes", "built", "seconds"}`` (``built``: False when the file
+    was current; ``seconds``: CPU time of this call).  Raises ValueError for a league
+    view or an in-memory list (they have no file)."""
+    import time
+
+    layers = lexicon.layers() if hasattr(lexicon, "layers") else None
+    if layers is not None or getattr(lexicon, "content_hash", lambda: None)() is None:
+        raise ValueError("only a full (cached) lexicon has a GADDAG file")
+    t0 = time.process_time()
+    path = gaddag_path(lexicon, cache_dir)
+    wg = graph_for(lexicon, cache_dir)
+    built = load_compiled(path, wg.content_hash, wg.root) is None
+    with _LOCK:
+        if built:
+            _CMEMO.pop(id(lexicon), None)
+        g = compiled_gaddag_for(lexicon, cache_dir)
+    return {"path": str(path), "nodes": g.n, "built": built, "seconds": time.process_time() - t0}

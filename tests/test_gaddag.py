@@ -111,3 +111,72 @@ def test_gaddag_for_in_memory_and_on_disk(tmp_path):
     assert G.load_compiled(path, wg.content_hash, W.graph_for(lex).root) is None  # other letters
     path.write_bytes(path.read_bytes()[:-9])
     assert G.load_compiled(path, wg.content_hash, wg.root) is None
+
+
+def _flat_equals_python(words):
+    from bot.games import _gridcore
+
+    wg = W.WordGraph.from_words(words)
+    flat = _gridcore.build_gaddag_flat(wg.root, G.SEP)
+    py = _gridcore.convert_gaddag(G.build_gaddag(wg.words()), wg.root, G.SEP)
+    # the same nodes, edges, flags, numbered the same (breadth first, letter order)
+    assert _gridcore.gaddag_dump(flat) == _gridcore.gaddag_dump(py)
+    total = sum(len(w) for w in wg.words())
+    assert _gridcore.gaddag_paths(flat) == total
+    assert _gridcore.gaddag_read_all(flat, wg.root) == (total, 0)
+    return wg, flat
+
+
+def test_flat_build_equals_the_python_build():
+    """The C build (``_gridcore.build_gaddag_flat``) gives the arrays of the Python
+    build converted (:func:`G.build_gaddag`, ``convert_gaddag``)."""
+    from bot.games import _gridcore
+
+    wg, flat = _flat_equals_python(WORDS)
+    rng = random.Random("flat")
+    for _ in range(40):
+        words = sorted({"".join(rng.choice("ABENÄ") for _ in range(rng.randint(1, 8)))
+                        for _ in range(rng.randint(1, 60))})
+        _flat_equals_python(words)
+    # the checks can fail: a GADDAG of fewer words misses readings and strings
+    small = _gridcore.build_gaddag_flat(W.WordGraph.from_words(WORDS[:-3]).root, G.SEP)
+    n, failed = _gridcore.gaddag_read_all(small, wg.root)
+    assert failed == len("ANNA") + len("OTTO") + len("Z") and n == sum(map(len, WORDS))
+    assert _gridcore.gaddag_paths(small) == n - failed
+    with pytest.raises(ValueError):  # a word of more than 250 letters
+        _gridcore.build_gaddag_flat(W.WordGraph.from_words(["AB" * 130]).root, G.SEP)
+
+
+def test_flat_build_of_typdom_word_list():
+    """Typ-Dom's whole list: the C build spells exactly the word graph's words (every
+    word read from each of its letters, and no other string: the paths to a word end
+    are as many as the words' letters), and it is minimal (no two nodes alike, each
+    reached from the root and leading to a word end)."""
+    from array import array
+
+    from bot.games import _gridcore
+    from bot.games.typdom.words import WORD_RULES
+
+    wg = W.graph_for(L.load("typdom", rules=WORD_RULES))
+    g = _gridcore.build_gaddag_flat(wg.root, G.SEP)
+    total = sum(len(w) for w in wg.words())
+    assert total > 2_000_000
+    assert _gridcore.gaddag_paths(g) == total
+    assert _gridcore.gaddag_read_all(g, wg.root) == (total, 0)
+    letters, n, ne, fb, cb, mb, tb = _gridcore.gaddag_dump(g)
+    assert list(letters) == wg_letters(wg) + [G.SEP]
+    first, child, mask = array("i", fb), array("i", cb), array("Q", mb)
+    sigs = {(tb[i], mask[i], tuple(child[first[i]:first[i + 1]])) for i in range(n)}
+    assert len(sigs) == n  # minimal: no two nodes with the same flag and children
+    seen = bytearray(n)
+    seen[0] = 1
+    for c in child:
+        seen[c] = 1
+    assert all(seen)  # every node reached (the root, or someone's child)
+    assert all(tb[i] or first[i + 1] > first[i] for i in range(n))  # no dead end
+
+
+def wg_letters(wg):
+    from bot.games import _gridcore
+
+    return list(_gridcore.compiled_graph(wg.root).letters)

@@ -393,3 +393,78 @@ def build_gaddag_flat(root, sep="+"):
     Raises ValueError when the word graph has 63 letters (no index left for ``sep``)
     or a word of more than 250 letters."""
     return _build_gaddag_flat(compiled_graph(root), sep)
+
+
+cdef uint64_t _gb_paths(CGraph G, int32_t v, uint64_t *memo) noexcept:
+    cdef uint64_t t
+    cdef int32_t e
+    if memo[v] != <uint64_t>-1:
+        return memo[v]
+    t = G.term[v]
+    for e in range(G.first[v], G.first[v + 1]):
+        t += _gb_paths(G, G.child[e], memo)
+    memo[v] = t
+    return t
+
+
+cdef int _gb_read_all(CGraph G, CGraph D, int32_t v, uint8_t *path, int depth, int sep,
+                      long long *counts, const uint8_t *gi) noexcept:
+    """Read every word below the word graph's node ``v`` in ``G`` from each of its
+    letters; counts[0] += the readings, counts[1] += those that fail."""
+    cdef int i, j
+    cdef int32_t x, e
+    cdef uint64_t m
+    if D.term[v] and depth > 0:
+        for i in range(depth):
+            counts[0] += 1
+            x = 0
+            for j in range(i, -1, -1):
+                x = G.get(x, path[j])
+                if x < 0:
+                    break
+            if x >= 0 and i < depth - 1:
+                x = G.get(x, sep)
+                j = i + 1
+                while x >= 0 and j < depth:
+                    x = G.get(x, path[j])
+                    j += 1
+            if x < 0 or not G.term[x]:
+                counts[1] += 1
+    m = D.mask[v]
+    e = D.first[v]
+    while m:
+        path[depth] = gi[sl_ctz(m)]
+        m &= m - 1
+        _gb_read_all(G, D, D.child[e], path, depth + 1, sep, counts, gi)
+        e += 1
+    return 0
+
+
+def gaddag_paths(CGraph G):
+    """The number of paths from the root of ``G`` to a node with the end flag: for a
+    GADDAG, the number of its strings (tests)."""
+    cdef uint64_t *memo = <uint64_t *>malloc((G.n + 1) * sizeof(uint64_t))
+    cdef uint64_t r
+    if memo == NULL:
+        raise MemoryError()
+    memset(memo, 0xFF, (G.n + 1) * sizeof(uint64_t))
+    r = _gb_paths(G, 0, memo)
+    free(memo)
+    return r
+
+
+def gaddag_read_all(CGraph G, root):
+    """Read every word of the word graph ``root`` in the GADDAG ``G`` from each of its
+    letters (left to the start, the separator, right to the end: a node with the end
+    flag); returns ``(readings, failed)`` (tests).  The letters are matched by name."""
+    cdef CGraph D = compiled_graph(root)
+    cdef uint8_t path[256]
+    cdef uint8_t gi[64]
+    cdef long long counts[2]
+    cdef int li
+    for li in range(D.nl):
+        gi[li] = G.index.get(D.letters[li], NOLETTER)
+    counts[0] = 0
+    counts[1] = 0
+    _gb_read_all(G, D, 0, path, 0, G.nl - 1, counts, gi)
+    return counts[0], counts[1]
