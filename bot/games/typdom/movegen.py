@@ -260,12 +260,13 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     return best
 
 
-#: True: phase (b)'s touch searches read their lines over the lexicon's compiled GADDAG
-#: (``TouchSearcher.use_gaddag``) when it is in memory or in the cache
-#: (:func:`bot.gaddag.compiled_gaddag_if_cached`; never built in a turn), else by anchors
-#: and left parts.  False (the default): by anchors.  A flag for benches and tests while
-#: the GADDAG search is work in progress (issue 35, docs/development/gaddag-plan.md).
-USE_GADDAG = False
+#: True (the default): phase (b)'s touch searches read their lines over the lexicon's
+#: compiled GADDAG (``TouchSearcher.use_gaddag``) when it is in memory or its file is in
+#: the cache and current (:func:`bot.gaddag.compiled_gaddag_if_cached`; written by
+#: ``spielleiter lexicon build``, never built in a turn), else by anchors and left parts,
+#: with the same answer: a league view (allow/deny words), a small list, no file yet.
+#: False: always by anchors (benches, tests).  Issue 35; docs/development/performance-movegen.md.
+USE_GADDAG = True
 GADDAG_MEMO = 1  # (0: over the GADDAG without the line memo; for benches)
 
 
