@@ -110,13 +110,96 @@ def test_best_turn_with_the_gaddag_flag(lexicon, tables, variant, monkeypatch):
         assert (got and got.to_json()) == (want and want.to_json()), (rows, rack)
         turns.append(_gridcore.gaddag_steps() > steps0)
     assert any(turns)
-    view = lexicon.with_lists(allow=["QQQ"])
-    assert G.compiled_gaddag_if_cached(view) is None
+
+
+@pytest.mark.parametrize("variant", ["point", "kreuzwort"])
+def test_league_view_by_anchors_equals_the_reference(lexicon, tables, variant):
+    """A league view (``with_lists``: the GM's allowed and denied words) has no GADDAG:
+    its turns run by anchors, never build one, and give the pure-Python reference's best
+    turn, which plays the allowed word (a second placement, phase (b)) and not the
+    denied one the full list's best turn played."""
+    from bot import gaddag as G
+
+    assert mg.USE_GADDAG  # (the default)
     rows, _dealt = tables[8]
-    rack = sort_rack(["?", "#"] + rng.sample(letters, 11))
+    rng = random.Random("view")
+    letters = [c for c in full_set() if c.isalpha()]
+    rack = sort_rack(["?", "#"] + rng.sample(letters, 9))
+    full = mg.best_turn(rows, rack, lexicon, variant).to_json()
+    allowed = "ZIMMER" + "".join(c for c in rack if c.isalpha())[:4]  # (ZIMMER is on the table)
+    view = lexicon.with_lists(allow=[allowed], deny=full["words"][:1])
+    assert G.compiled_gaddag_if_cached(view) is None
     steps0 = _gridcore.gaddag_steps()
-    mg.best_turn(rows, rack, view, variant)
-    assert _gridcore.gaddag_steps() == steps0  # (by anchors: no GADDAG for the view)
+    got = mg.best_turn(rows, rack, view, variant).to_json()
+    assert _gridcore.gaddag_steps() == steps0  # (by anchors)
+    with gridgen.reference_search():
+        want = mg.best_turn(rows, rack, view, variant).to_json()
+    assert got == want
+    assert allowed in got["words"] and full["words"][0] not in got["words"]
+
+
+def test_missing_or_stale_file_turns_by_anchors(lexicon, tables, tmp_path, monkeypatch):
+    """A turn never builds the GADDAG: with no file, or a stale or broken one, it runs
+    by anchors (the same best turn) and leaves the cache as it was; after
+    :func:`bot.gaddag.prepare` (what ``spielleiter lexicon build`` runs) it loads the
+    file and reads over it, with the same best turn."""
+    import marshal
+
+    from bot import gaddag as G
+
+    monkeypatch.setenv("SPIELLEITER_LEXICON_DIR", str(tmp_path))  # (the word graph stays memoised)
+    monkeypatch.setattr(G, "_CMEMO", {})
+    monkeypatch.setattr(G, "_MISS", {})
+    rows, _dealt = tables[8]
+    rng = random.Random("view")
+    letters = [c for c in full_set() if c.isalpha()]
+    rack = sort_rack(["?", "#"] + rng.sample(letters, 9))
+    monkeypatch.setattr(mg, "USE_GADDAG", False)
+    want = mg.best_turn(rows, rack, lexicon, "kreuzwort").to_json()
+    monkeypatch.setattr(mg, "USE_GADDAG", True)
+    path = G.gaddag_path(lexicon)
+    assert path.parent == tmp_path
+
+    def turn():
+        steps0 = _gridcore.gaddag_steps()
+        got = mg.best_turn(rows, rack, lexicon, "kreuzwort").to_json()
+        assert got == want
+        return _gridcore.gaddag_steps() > steps0
+
+    assert not turn() and not path.exists()  # no file: by anchors, nothing built
+    parts = _gridcore.gaddag_dump(compiled_gaddag_for(lexicon, "/nonexistent/x"))  # (built in memory)
+    G._CMEMO.clear()
+    path.write_bytes(marshal.dumps((G._MAGIC, G._FORMAT, "marisa:stale", parts), 4))
+    stale = path.read_bytes()
+    assert not turn() and path.read_bytes() == stale  # a stale file: by anchors, left alone
+    assert not turn()  # (and not read again)
+    path.write_bytes(stale[:1000])
+    assert not turn()  # a broken one too
+    st = G.prepare(lexicon)
+    assert st["built"] and st["path"] == str(path) and st["nodes"] == parts[1]
+    G._CMEMO.clear()
+    assert turn()  # the file is current: over the GADDAG, the same turn
+    assert not G.prepare(lexicon)["built"]
+    with pytest.raises(ValueError):
+        G.prepare(lexicon.with_lists(allow=["QQQ"]))
+
+
+def test_lexicon_build_prepares_the_gaddag(lexicon, tmp_path, monkeypatch, capsys):
+    """``spielleiter lexicon build`` then writes the GADDAG of every word list a game
+    reads over one (``GameRules.search_gaddag``: Typ-Dom) where the turns look for it;
+    not for another source's word lists."""
+    from bot import gaddag as G
+    from bot.cli.commands import prepare_gaddags
+
+    monkeypatch.setattr(G, "_CMEMO", {})
+    monkeypatch.setattr(G, "default_cache_dir", lambda: tmp_path)  # (the word lists: as built)
+    assert prepare_gaddags(None, source="opentaal") == []
+    [st] = prepare_gaddags(None)
+    assert st["path"] == str(tmp_path / "typdom.gaddag") and st["built"]
+    out = capsys.readouterr().out
+    assert "Suchgraph (GADDAG) typdom: " in out and "gebaut (built)" in out
+    [st] = prepare_gaddags(None)
+    assert not st["built"] and "aktuell (current)" in capsys.readouterr().out
 
 
 def test_gaddag_off_again(lexicon, tables):
