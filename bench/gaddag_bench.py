@@ -10,7 +10,7 @@ import random
 import time
 
 from bench.typdom_bench import BIG_EXPECTED, load_average, positions
-from bot.gaddag import compiled_gaddag_for
+from bot.games.gaddag import compiled_gaddag_for
 from bot.games import _gridcore
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.movegen import best_turn

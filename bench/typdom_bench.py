@@ -90,7 +90,7 @@ def main() -> None:
         mg.USE_GADDAG = False
         print("gaddag: off (phase (b) by anchors)")
     else:
-        from bot.gaddag import prepare
+        from bot.games.gaddag import prepare
 
         st = prepare(lex)  # (as `spielleiter lexicon build` does; the turns only load it)
         mg.USE_GADDAG = True

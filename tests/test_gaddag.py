@@ -1,4 +1,4 @@
-"""The GADDAG (bot/gaddag.py, issue 35): exactly the strings rev(w[:i]) + SEP + w[i:]
+"""The GADDAG (bot/games/gaddag.py, issue 35): exactly the strings rev(w[:i]) + SEP + w[i:]
 (rev(w) for i = n) of the words given, every word readable from each of its letters, the
 same word set as the word graph, minimised, cached on disk beside the word graph."""
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from bot import gaddag as G
+from bot.games import gaddag as G
 from bot import lexicon as L
 from bot import wordgraph as W
 

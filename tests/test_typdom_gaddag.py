@@ -1,4 +1,4 @@
-"""Typ-Dom's phase (b) over the GADDAG (issue 35, work in progress: bot/gaddag.py,
+"""Typ-Dom's phase (b) over the GADDAG (issue 35, work in progress: bot/games/gaddag.py,
 ``TouchSearcher.use_gaddag``, docs/development/gaddag-plan.md): each line's words read
 from the first square they must reach outwards list exactly the records of
 ``gridgen.search`` with ``touch`` (and of the TouchSearcher by anchors), on self-played
@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from bot.gaddag import build_gaddag, compiled_gaddag_for
+from bot.games.gaddag import build_gaddag, compiled_gaddag_for
 from bot.games import _gridcore, gridgen
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import full_set, sort_rack
@@ -94,7 +94,7 @@ def test_best_turn_with_the_gaddag_flag(lexicon, tables, variant, monkeypatch):
     """``movegen.USE_GADDAG``: the best turns of large racks are those by anchors, and the
     GADDAG is used (it is in the cache) for the full list but never built for a league
     view."""
-    from bot import gaddag as G
+    from bot.games import gaddag as G
 
     compiled_gaddag_for(lexicon)  # (in the cache: the turn only loads it)
     rng = random.Random(f"best-{variant}")
@@ -118,7 +118,7 @@ def test_league_view_by_anchors_equals_the_reference(lexicon, tables, variant):
     its turns run by anchors, never build one, and give the pure-Python reference's best
     turn, which plays the allowed word (a second placement, phase (b)) and not the
     denied one the full list's best turn played."""
-    from bot import gaddag as G
+    from bot.games import gaddag as G
 
     assert mg.USE_GADDAG  # (the default)
     rows, _dealt = tables[8]
@@ -141,11 +141,11 @@ def test_league_view_by_anchors_equals_the_reference(lexicon, tables, variant):
 def test_missing_or_stale_file_turns_by_anchors(lexicon, tables, tmp_path, monkeypatch):
     """A turn never builds the GADDAG: with no file, or a stale or broken one, it runs
     by anchors (the same best turn) and leaves the cache as it was; after
-    :func:`bot.gaddag.prepare` (what ``spielleiter lexicon build`` runs) it loads the
+    :func:`bot.games.gaddag.prepare` (what ``spielleiter lexicon build`` runs) it loads the
     file and reads over it, with the same best turn."""
     import marshal
 
-    from bot import gaddag as G
+    from bot.games import gaddag as G
 
     monkeypatch.setenv("SPIELLEITER_LEXICON_DIR", str(tmp_path))  # (the word graph stays memoised)
     monkeypatch.setattr(G, "_CMEMO", {})
@@ -188,7 +188,7 @@ def test_lexicon_build_prepares_the_gaddag(lexicon, tmp_path, monkeypatch, capsy
     """``spielleiter lexicon build`` then writes the GADDAG of every word list a game
     reads over one (``GameRules.search_gaddag``: Typ-Dom) where the turns look for it;
     not for another source's word lists."""
-    from bot import gaddag as G
+    from bot.games import gaddag as G
     from bot.cli.commands import prepare_gaddags
 
     monkeypatch.setattr(G, "_CMEMO", {})

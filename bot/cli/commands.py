@@ -270,12 +270,12 @@ def cmd_lexicon_build(args, cfg) -> int:
 
 
 def prepare_gaddags(lexicon_dir=None, source: str | None = None) -> list[dict]:
-    """After the word lists are built: the GADDAG file (:func:`bot.gaddag.prepare`) of
+    """After the word lists are built: the GADDAG file (:func:`bot.games.gaddag.prepare`) of
     every game's word list whose game reads it over one (``GameRules.search_gaddag``;
     Typ-Dom), with ``source`` only those of that source dictionary.  It goes where the
     turns look it up, beside the word graph (the default lexicon cache,
     :func:`bot.lexicon.default_cache_dir`).  Prints one line each; returns the stats."""
-    from bot.gaddag import prepare  # deferred: loaded when the command runs
+    from bot.games.gaddag import prepare  # deferred: loaded when the command runs
     from bot.games.registry import GAME_CLASSES, get_game  # deferred: loaded when the command runs
     from bot.lexicon import get_alphabet, load  # deferred: loaded when the command runs
     out, seen = [], []

@@ -143,7 +143,7 @@ class GameRules(ABC, Generic[MoveT]):
     #: its ZAT (Presto: the race is over); the service asks before storing a mail's moves.
     notes_closed_round: bool = False
     #: True when the game's move generator reads its word list over a GADDAG
-    #: (:mod:`bot.gaddag`; Typ-Dom's touch searches, issue 35): ``spielleiter lexicon
+    #: (:mod:`bot.games.gaddag`; Typ-Dom's touch searches, issue 35): ``spielleiter lexicon
     #: build`` then writes the GADDAG file of the game's full word list (``alphabet``
     #: with ``word_rules``) into the lexicon cache; a turn only looks it up.
     search_gaddag: bool = False

@@ -1,4 +1,4 @@
-# Part of bot/games/_gridcore.pyx (included there: one compilation unit). The GADDAG of a word graph built in C, straight into the core's flat arrays (bot/gaddag.py; issue 35, docs/development/performance-movegen.md).
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). The GADDAG of a word graph built in C, straight into the core's flat arrays (bot/games/gaddag.py; issue 35, docs/development/performance-movegen.md).
 
 from libc.string cimport memcmp
 from libc.stdint cimport int64_t, uint32_t
@@ -383,7 +383,7 @@ cdef CGraph _build_gaddag_flat(CGraph D, str sep):
 
 
 def build_gaddag_flat(root, sep="+"):
-    """The compiled GADDAG (as :func:`convert_gaddag` of :func:`bot.gaddag.build_gaddag`
+    """The compiled GADDAG (as :func:`convert_gaddag` of :func:`bot.games.gaddag.build_gaddag`
     gives it: the same nodes, numbered the same) of the words of the word graph ``root``,
     built in C straight from the word graph's flat arrays, as wolges' KWG builder does
     (``build.rs``): the reversed prefixes of the words sorted, Daciuk's incremental

@@ -186,8 +186,8 @@ cdef class TouchSearcher:
 
     def use_gaddag(self, groot):
         """Search the lines from now on over the GADDAG whose root node is ``groot``
-        (:func:`bot.gaddag.build_gaddag` of this searcher's word graph), or over a
-        compiled one (:func:`bot.gaddag.compiled_gaddag_for`; ValueError when its letters
+        (:func:`bot.games.gaddag.build_gaddag` of this searcher's word graph), or over a
+        compiled one (:func:`bot.games.gaddag.compiled_gaddag_for`; ValueError when its letters
         are not this word graph's); ``None``: by anchors and left parts again: each word from the first square it must reach
         outwards (:func:`_gd_line`), the same records in another order (issue 35, work in
         progress)."""

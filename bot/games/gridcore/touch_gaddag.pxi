@@ -1,4 +1,4 @@
-# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG (bot/gaddag.py): each line's words searched from the squares they must reach outwards, behind TouchSearcher.use_gaddag (issue 35, work in progress: docs/development/gaddag-plan.md).
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG (bot/games/gaddag.py): each line's words searched from the squares they must reach outwards, behind TouchSearcher.use_gaddag (issue 35, work in progress: docs/development/gaddag-plan.md).
 
 
 cdef long long _GD_STEPS = 0   # the GADDAG search's calls (part of _STEPS), for benches
@@ -149,7 +149,7 @@ _GADDAGS = {}
 
 
 def compiled_gaddag(groot, root, sep="+"):
-    """The flat form of the GADDAG whose root node is ``groot`` (:mod:`bot.gaddag`), with
+    """The flat form of the GADDAG whose root node is ``groot`` (:mod:`bot.games.gaddag`), with
     the letter indices of the word graph ``root`` and ``sep`` as one more letter;
     converted on first use and memoised per pair of roots."""
     key = (id(groot), id(root))

@@ -241,7 +241,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     later.sort(key=itemgetter(0), reverse=True)
     gaddag = None
     if USE_GADDAG and gridgen.compiled_active():
-        from bot.gaddag import compiled_gaddag_if_cached
+        from bot.games.gaddag import compiled_gaddag_if_cached
 
         gaddag = compiled_gaddag_if_cached(lexicon)
     seconds = _Seconds(rows, rack, root, variant, cache, gaddag)
@@ -262,7 +262,7 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
 
 #: True (the default): phase (b)'s touch searches read their lines over the lexicon's
 #: compiled GADDAG (``TouchSearcher.use_gaddag``) when it is in memory or its file is in
-#: the cache and current (:func:`bot.gaddag.compiled_gaddag_if_cached`; written by
+#: the cache and current (:func:`bot.games.gaddag.compiled_gaddag_if_cached`; written by
 #: ``spielleiter lexicon build``, never built in a turn), else by anchors and left parts,
 #: with the same answer: a league view (allow/deny words), a small list, no file yet.
 #: False: always by anchors (benches, tests).  Issue 35; docs/development/performance-movegen.md.
