@@ -167,7 +167,7 @@ def test_missing_or_stale_file_turns_by_anchors(lexicon, tables, tmp_path, monke
         return _gridcore.gaddag_steps() > steps0
 
     assert not turn() and not path.exists()  # no file: by anchors, nothing built
-    parts = _gridcore.gaddag_dump(compiled_gaddag_for(lexicon, "/nonexistent/x"))  # (built in memory)
+    parts = _gridcore.gaddag_dump(compiled_gaddag_for(lexicon, tmp_path / "other"))
     G._CMEMO.clear()
     path.write_bytes(marshal.dumps((G._MAGIC, G._FORMAT, "marisa:stale", parts), 4))
     stale = path.read_bytes()
