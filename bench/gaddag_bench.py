@@ -1,4 +1,4 @@
-"""Typ-Dom's phase (b) by anchors against over the GADDAG (issue 35, work in progress:
+"""Typ-Dom's phase (b) by anchors against over the GADDAG (issue 35:
 docs/development/gaddag-plan.md): the ``--big`` racks of 16 and 19 tiles on position 20
 (as ``bench/typdom_bench.py --big`` deals them), both variants; per turn the CPU time of
 the whole turn and of phase (b) (``_Seconds.best``), the search steps, and the turn

@@ -1,4 +1,4 @@
-"""Typ-Dom's phase (b) over the GADDAG (issue 35, work in progress: bot/games/gaddag.py,
+"""Typ-Dom's phase (b) over the GADDAG (issue 35: bot/games/gaddag.py,
 ``TouchSearcher.use_gaddag``, docs/development/gaddag-plan.md): each line's words read
 from the first square they must reach outwards list exactly the records of
 ``gridgen.search`` with ``touch`` (and of the TouchSearcher by anchors), on self-played

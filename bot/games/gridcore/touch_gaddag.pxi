@@ -1,4 +1,4 @@
-# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG (bot/games/gaddag.py): each line's words searched from the squares they must reach outwards, behind TouchSearcher.use_gaddag (issue 35, work in progress: docs/development/gaddag-plan.md).
+# Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG (bot/games/gaddag.py): each line's words searched from the squares they must reach outwards, behind TouchSearcher.use_gaddag (issue 35: docs/development/gaddag-plan.md).
 
 
 cdef long long _GD_STEPS = 0   # the GADDAG search's calls (part of _STEPS), for benches

@@ -281,7 +281,7 @@ class _Seconds:
     that found nothing is remembered (its state, the rack left, ``min_tiles`` and
     ``threshold``), so the same line after another first placement with the same rack
     left is not searched again (issue 35).  With ``gaddag`` (the compiled GADDAG of the
-    same words) the lines are read over it (work in progress).  Inside ``gridgen.reference_search()`` it
+    same words) the lines are read over it.  Inside ``gridgen.reference_search()`` it
     builds the table after each first placement and runs ``gridgen.search`` with
     ``touch`` (:func:`_seconds_reference`): the same answers."""
 
