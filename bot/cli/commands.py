@@ -263,7 +263,36 @@ def cmd_demo(args, cfg) -> int:
 
 def cmd_lexicon_build(args, cfg) -> int:
     from bot.lexicon import cli_build  # deferred: loaded when the command runs
-    return cli_build(cfg.lexicon_dir, source=args.source, layers=game_layers())
+    status = cli_build(cfg.lexicon_dir, source=args.source, layers=game_layers())
+    if status == 0:
+        prepare_gaddags(cfg.lexicon_dir, source=args.source)
+    return status
+
+
+def prepare_gaddags(lexicon_dir=None, source: str | None = None) -> list[dict]:
+    """After the word lists are built: the GADDAG file (:func:`bot.games.gaddag.prepare`) of
+    every game's word list whose game reads it over one (``GameRules.search_gaddag``;
+    Typ-Dom), with ``source`` only those of that source dictionary.  It goes where the
+    turns look it up, beside the word graph (the default lexicon cache,
+    :func:`bot.lexicon.default_cache_dir`).  Prints one line each; returns the stats."""
+    from bot.games.gaddag import prepare  # deferred: loaded when the command runs
+    from bot.games.registry import GAME_CLASSES, get_game  # deferred: loaded when the command runs
+    from bot.lexicon import get_alphabet, load  # deferred: loaded when the command runs
+    out, seen = [], []
+    for name in GAME_CLASSES:
+        game = get_game(name)
+        key = (game.alphabet, game.word_rules)
+        if not game.search_gaddag or key in seen:
+            continue
+        seen.append(key)
+        if source is not None and get_alphabet(game.alphabet).source != source:
+            continue
+        st = prepare(load(game.alphabet, lexicon_dir, game.word_rules))
+        print(f"Suchgraph (GADDAG) {game.alphabet}: {st['nodes']} Knoten (nodes), "
+              f"{'gebaut' if st['built'] else 'aktuell'} ({'built' if st['built'] else 'current'}) "
+              f"in {st['seconds']:.1f} s -> {st['path']}")
+        out.append(st)
+    return out
 
 
 def game_layers() -> dict:

@@ -142,6 +142,11 @@ class GameRules(ABC, Generic[MoveT]):
     #: True when :meth:`closed_note` may refuse a mail for a round already decided before
     #: its ZAT (Presto: the race is over); the service asks before storing a mail's moves.
     notes_closed_round: bool = False
+    #: True when the game's move generator reads its word list over a GADDAG
+    #: (:mod:`bot.games.gaddag`; Typ-Dom's touch searches, issue 35): ``spielleiter lexicon
+    #: build`` then writes the GADDAG file of the game's full word list (``alphabet``
+    #: with ``word_rules``) into the lexicon cache; a turn only looks it up.
+    search_gaddag: bool = False
     #: True when each round after the opening is one player's turn (RONDO): the mails
     #: then name the turn ("Auswertung Zug 3", the public view's ``turn``), not the round.
     turn_rounds: bool = False

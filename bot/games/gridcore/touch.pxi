@@ -97,11 +97,14 @@ cdef class TouchSearcher:
     cdef uint64_t allowed0[2][MAXS][MAXS]
     cdef int xsum0[2][MAXS][MAXS]
     cdef dict memo
+    cdef dict racks          # rack -> its _RackParse as bytes
     cdef dict failed         # (tiles as (row, col, letter), min_tiles) -> racks that found nothing (threshold <= 0)
     cdef dict line_failed    # (a line's state without values, min_tiles) -> the same per line
     cdef _ReachAt reach
     cdef public long long lines_searched, lines_skipped, queries_skipped, lines_bounded
     cdef public object trace   # a list: (pass, line, steps) per line searched (benches)
+    cdef _GdAux gd             # use_gaddag: the lines searched over this GADDAG (None: by anchors)
+    cdef public int gd_memo    # over the GADDAG: the line memo and dominance skips on (1, default) or off
 
     def __init__(self, rows, root, spec):
         cdef CGraph g = compiled_graph(root)
@@ -113,12 +116,14 @@ cdef class TouchSearcher:
         self.root = root
         self.spec = spec
         self.memo = {}
+        self.racks = {}
         self.failed = {}
         self.line_failed = {}
         self.lines_searched = 0
         self.lines_skipped = 0
         self.queries_skipped = 0
         self.lines_bounded = 0
+        self.gd_memo = 1
         S.g = g
         S.s = s
         S.size = size
@@ -179,6 +184,25 @@ cdef class TouchSearcher:
         S.reach_off = self.reach.off
         self.S = S
 
+    def use_gaddag(self, groot):
+        """Search the lines from now on over the GADDAG whose root node is ``groot``
+        (:func:`bot.games.gaddag.build_gaddag` of this searcher's word graph), or over a
+        compiled one (:func:`bot.games.gaddag.compiled_gaddag_for`; ValueError when its letters
+        are not this word graph's); ``None``: by anchors and left parts again: each word from the first square it must reach
+        outwards (:func:`_gd_line`), the same records in another order (issue 35, work in
+        progress)."""
+        cdef CGraph G
+        if groot is None:
+            self.gd = None
+            return
+        if isinstance(groot, CGraph):
+            G = groot
+            if G.letters[:-1] != self.S.g.letters:
+                raise ValueError("the GADDAG's letters are not the word graph's")
+        else:
+            G = compiled_gaddag(groot, self.root)
+        self.gd = _gd_aux(G, self.S.s)
+
     def search(self, tiles, rack, int threshold=-1, int min_tiles=0, cache=None):
         """The raw records (as :func:`search`'s) of the moves of ``rack`` on the table with
         ``tiles`` laid (``(row, col, letter, jolly)``, 0-based, on empty squares; a Jolly's
@@ -204,27 +228,7 @@ cdef class TouchSearcher:
             nt_laid += 1
         if nt_laid == 0:
             return found
-        # the rack (as search)
-        memset(S.counts, 0, sizeof(S.counts))
-        for k in range(MAXK):
-            S.bl[k] = 0
-        vals = []
-        for rch in rack:
-            if rch in s.blank_chars:
-                S.bl[s.blank_chars[rch]] += 1
-                vals.append(0)
-                ntotal += 1
-            elif rch == "*" and s.nkinds:
-                S.bl[0] += 1
-                vals.append(0)
-                ntotal += 1
-            elif rch.isalpha():
-                u = rch.upper()
-                ntotal += 1
-                li = _letter_index(g, u)
-                if li != NOLETTER:
-                    S.counts[li] += 1
-                    vals.append(self.spec.values.get(u, 0))
+        ntotal = _touch_rack(S, self.racks, rack, self.spec)  # (as search; parsed once per rack)
         if ntotal == 0 or min_tiles > ntotal:
             return found
         if min_tiles and not can_lay(self.root, rack, min_tiles, self.spec, cache):
@@ -248,16 +252,11 @@ cdef class TouchSearcher:
         for i in range(g.nl):
             if s.kind_of[i] >= 0 and S.bl[s.kind_of[i]]:
                 S.pmask |= (<uint64_t>1) << i
-        vals.sort(reverse=True)
-        S.R = len(vals)
         S.left = S.R
         S.total = ntotal
         S.nbl = 0
         for k in range(MAXK):
             S.nbl += S.bl[k]
-        S.P[0] = 0
-        for i in range(1, 64):
-            S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < len(vals) else 0)
         S.maxlen = min(ntotal - 1, size - 1)
         S.min_tiles = min_tiles
         S.sink = found.append
@@ -370,6 +369,14 @@ cdef class TouchSearcher:
         cdef int values = S.thr > 0
         cdef int anchors[MAXS]
         cdef long lpbs[MAXS][MAXS + 1]   # per anchor kept: its left parts' bounds (anchor_bound's by_len)
+        if self.gd is not None:
+            if not _gd_prep(S, p, ln):
+                self.lines_bounded += 1  # (no move can hold a square to reach: no memo key)
+                return 0
+            if not self.gd_memo:
+                self.lines_searched += 1
+                _gd_line(S, self.gd, p, ln, 1)
+                return 0
         # the line's state: everything its search reads (a square is an anchor when it
         # is empty next to a tile in the line or has a cross word, xsum >= 0); without a
         # threshold, the values do not change what it finds
@@ -405,6 +412,16 @@ cdef class TouchSearcher:
             if fails is not None and _dominated(S, fails):
                 self.lines_skipped += 1
                 return 0
+        if self.gd is not None:
+            self.lines_searched += 1
+            n = len(found)
+            _gd_line(S, self.gd, p, ln, 1)
+            if len(found) == n:
+                if hit is None or (S.min_tiles <= (<tuple>hit)[0] and S.thr <= (<tuple>hit)[1]):
+                    self.memo[key] = (S.min_tiles, S.thr)
+                if dkey is not None:
+                    self.line_failed.setdefault(dkey, []).append(_rack_code(S))
+            return 0
         # the anchors whose moves can lay enough tiles and reach the threshold
         S.set_line(p, ln)
         for a in range(size):

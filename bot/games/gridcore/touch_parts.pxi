@@ -163,3 +163,62 @@ cdef int _dominated(_Search S, list fails) except -1:
         if ok:
             return 1
     return 0
+
+
+cdef struct _RackParse:
+    int counts[64]
+    int bl[MAXK]
+    int P[64]
+    int ntotal
+    int R
+
+
+cdef int _touch_rack(_Search S, dict racks, str rack, spec) except -1:
+    """Set ``S``'s rack (``counts``, ``bl``, ``P``, ``R``) from ``rack`` as :func:`search`
+    does; the parse is kept in ``racks`` (rack -> its :c:type:`_RackParse` as bytes), so
+    a TouchSearcher parses each rack left once.  Returns the rack's tiles."""
+    cdef CGraph g = S.g
+    cdef CSpec s = S.s
+    cdef _RackParse rp
+    cdef int i, k, li, ntotal = 0, nvals
+    hit = racks.get(rack)
+    if hit is not None:
+        memcpy(&rp, <char *>(<bytes>hit), sizeof(_RackParse))
+        memcpy(S.counts, rp.counts, sizeof(S.counts))
+        memcpy(S.bl, rp.bl, sizeof(S.bl))
+        memcpy(S.P, rp.P, sizeof(S.P))
+        S.R = rp.R
+        return rp.ntotal
+    memset(S.counts, 0, sizeof(S.counts))
+    for k in range(MAXK):
+        S.bl[k] = 0
+    vals = []
+    for rch in rack:
+        if rch in s.blank_chars:
+            S.bl[s.blank_chars[rch]] += 1
+            vals.append(0)
+            ntotal += 1
+        elif rch == "*" and s.nkinds:
+            S.bl[0] += 1
+            vals.append(0)
+            ntotal += 1
+        elif rch.isalpha():
+            u = rch.upper()
+            ntotal += 1
+            li = _letter_index(g, u)
+            if li != NOLETTER:
+                S.counts[li] += 1
+                vals.append(spec.values.get(u, 0))
+    vals.sort(reverse=True)
+    nvals = len(vals)
+    S.P[0] = 0
+    for i in range(1, 64):
+        S.P[i] = S.P[i - 1] + (vals[i - 1] if i - 1 < nvals else 0)
+    S.R = nvals
+    memcpy(rp.counts, S.counts, sizeof(S.counts))
+    memcpy(rp.bl, S.bl, sizeof(S.bl))
+    memcpy(rp.P, S.P, sizeof(S.P))
+    rp.ntotal = ntotal
+    rp.R = nvals
+    racks[rack] = PyBytes_FromStringAndSize(<char *>&rp, sizeof(_RackParse))
+    return ntotal

@@ -132,6 +132,7 @@ class TypdomRules(GameRules[Turn]):
     #: The ``typdom`` word list's build layer (seed 002: verbs only in the infinitive, no
     #: family, company or brand names; :mod:`bot.games.typdom.words`).
     word_rules = WORD_RULES
+    search_gaddag = True  # (the bot's phase (b): bot.games.typdom.movegen.USE_GADDAG)
     grammar = "typdom_move.lark"
     title = "Typ-Dom"
     min_players = 2

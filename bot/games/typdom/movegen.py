@@ -239,7 +239,12 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
-    seconds = _Seconds(rows, rack, root, variant, cache)
+    gaddag = None
+    if USE_GADDAG and gridgen.compiled_active():
+        from bot.games.gaddag import compiled_gaddag_if_cached
+
+        gaddag = compiled_gaddag_if_cached(lexicon)
+    seconds = _Seconds(rows, rack, root, variant, cache, gaddag)
     for ub_b, m_tiles, m_score, m_nt, rack2, ref in later:
         if ub_b < best[0]:
             break
@@ -255,6 +260,16 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     return best
 
 
+#: True (the default): phase (b)'s touch searches read their lines over the lexicon's
+#: compiled GADDAG (``TouchSearcher.use_gaddag``) when it is in memory or its file is in
+#: the cache and current (:func:`bot.games.gaddag.compiled_gaddag_if_cached`; written by
+#: ``spielleiter lexicon build``, never built in a turn), else by anchors and left parts,
+#: with the same answer: a league view (allow/deny words), a small list, no file yet.
+#: False: always by anchors (benches, tests).  Issue 35; docs/development/performance-movegen.md.
+USE_GADDAG = True
+GADDAG_MEMO = 1  # (0: over the GADDAG without the line memo; for benches)
+
+
 class _Seconds:
     """Phase (b) of :func:`_best_plan`: the best second placement touching a joining first
     placement, on one table ``rows`` with one rack ``rack`` (the plan's, before the first
@@ -265,12 +280,14 @@ class _Seconds:
     laid in place and only the lines a touching word can lie in are searched; a line
     that found nothing is remembered (its state, the rack left, ``min_tiles`` and
     ``threshold``), so the same line after another first placement with the same rack
-    left is not searched again (issue 35).  Inside ``gridgen.reference_search()`` it
+    left is not searched again (issue 35).  With ``gaddag`` (the compiled GADDAG of the
+    same words) the lines are read over it.  Inside ``gridgen.reference_search()`` it
     builds the table after each first placement and runs ``gridgen.search`` with
     ``touch`` (:func:`_seconds_reference`): the same answers."""
 
-    def __init__(self, rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict) -> None:
+    def __init__(self, rows: Sequence[str], rack: str, root: dict, variant: str, cache: dict, gaddag=None) -> None:
         self.rows, self.rack, self.root, self.variant, self.cache = list(rows), rack, root, variant, cache
+        self.gaddag = gaddag  # (the compiled GADDAG of root's words, or None: by anchors)
         self.compiled = gridgen.compiled_active()
         self.searcher = None  # (the TouchSearcher, made on the first query)
 
@@ -290,6 +307,9 @@ class _Seconds:
             return None  # no word holds enough of the tiles left (the search would say so too)
         if self.searcher is None:
             self.searcher = _gridcore.TouchSearcher(self.rows, self.root, SPEC)
+            if self.gaddag is not None:
+                self.searcher.use_gaddag(self.gaddag)
+                self.searcher.gd_memo = GADDAG_MEMO
         raws = self.searcher.search(m_tiles, rack2, threshold, min_tiles, self.cache)
         return _best_of(raws, self.rows, variant)
 
