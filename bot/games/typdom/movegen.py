@@ -76,7 +76,7 @@ from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
 from bot.games.typdom.genbase import SPEC, _best_of, _better, _key, _search, gen_notation, gen_placement
 from bot.games.typdom.notation import Turn
-from bot.games.typdom.table import SIZE, Table  # noqa: F401 (SIZE: for the tests)
+from bot.games.typdom.table import SIZE, Table
 from bot.games.typdom.tiles import VALUES, VOWELS, jolly_for, sort_rack
 
 # the reference's helpers, which the tests use through this module
@@ -382,19 +382,29 @@ _ROWS: dict[str, tuple] = {}  # row code -> its squares (Tile or None); bounded 
 
 def _table(rows: list[str]) -> Table:
     """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen) and
-    one tuple per row code (most rows of a table are empty or seen before)."""
+    one tuple per row code (most rows of a table are empty or seen before). The shape is
+    checked here (ValueError as ``Table.from_rows``): a cached row has SIZE squares, so
+    the Table is made without checking every row again."""
+    if len(rows) != SIZE:
+        raise ValueError(f"ein Brettcode hat {SIZE} Zeilen zu {SIZE} Zeichen")
     try:
-        return Table(tuple(map(_ROWS.__getitem__, rows)))
+        grid = tuple(map(_ROWS.__getitem__, rows))
     except KeyError:
         if len(_ROWS) > 4096:
             _ROWS.clear()
         for line in rows:
             if line not in _ROWS:
+                if len(line) != SIZE:
+                    raise ValueError(f"ein Brettcode hat {SIZE} Zeilen zu {SIZE} Zeichen") from None
                 for ch in line:
                     if ch not in _TILES:
                         _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
                 _ROWS[line] = tuple(map(_TILES.__getitem__, line))
-        return Table(tuple(map(_ROWS.__getitem__, rows)))
+        grid = tuple(map(_ROWS.__getitem__, rows))
+    return _EMPTY_TABLE._same_shape(grid)
+
+
+_EMPTY_TABLE = Table.empty()  # (its _same_shape makes a Table without the shape check)
 
 
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
