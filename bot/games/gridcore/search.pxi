@@ -477,7 +477,10 @@ cdef class _Search:
         self.start = a
         self.extend(0, a, 0, 1, 0, 0)
         if limit:
-            self.anchor_bound(a, a - limit, self.lpb)
+            if self.plan is None or self.thr > 0:
+                # (with_left reads the bounds only while the threshold is above 0; a
+                # PlanListing sink never raises it: issue 35, a small rack's listing)
+                self.anchor_bound(a, a - limit, self.lpb)
             self.with_left(0, 0, limit, a, 0)
         return 0
 
