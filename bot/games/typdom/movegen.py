@@ -129,22 +129,22 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
     (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
     phase (b) searches after and for plans that can win."""
     lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
+    # (the compiled search itself: _first runs only while it is active; it copies rows)
     if best is None or not _two_passes(variant, len(rack), best[0]):
-        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+        _gridcore.search(rows, rack, root, lst, [-1], SPEC)
     else:
         # two passes (issue 35): the joining placements, then only what can still be
         # part of a plan as good as the best known (_listing_need)
         lst.set_pass(1)
-        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+        _gridcore.search(rows, rack, root, lst, [-1], SPEC)
         need = _listing_need(variant, len(rack), best[0], lst.join_max())
         lows = [v for v in need if v is not None]
         if lows:
             # (the search cuts by the need of the tiles each word would lay)
             lst.set_pass(2, need)
-            gridgen.search(list(rows), rack, root, lst, [max(0, min(lows))], SPEC)
+            _gridcore.search(rows, rack, root, lst, [max(0, min(lows))], SPEC)
     if not len(lst):
         return None
-    lst.finish()
     single = _best_of([lst.raw(i) for i in lst.top()], rows, variant)
     plan = (single[0], prefix + [single[2]], (single[1],), jolly)
     if best is None or _better(plan, best):
@@ -164,6 +164,7 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
 
     if not lst.joining():
         return best, [], cache, None
+    lst.finish()  # (the groups and zones of phase (a): only with a joining placement)
     later = lst.plan_loop(best[0][0], best[0][1], sum(VALUES.get(ch, 0) for ch in rack), root, SPEC, cache,
                           _gridcore.TouchBound(rows, VALUES), on_plan)
     return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
