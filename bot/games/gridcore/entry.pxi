@@ -313,13 +313,14 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                     jobs[njobs].p = p
                     jobs[njobs].r = r
                     jobs[njobs].a = a
+                    jobs[njobs].lo = lo
                     njobs += 1
         if not listing:
             qsort(jobs, njobs, sizeof(AnchorJob), _cmp_job)
         for i in range(njobs):
             if jobs[i].bound < S.thr:
                 break
-            S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a)
+            S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a, jobs[i].lo)
     finally:
         free(jobs)
     return 0

@@ -183,7 +183,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     reason ``syntax``). Checks in the order of the module docstring (seed 002; RULES.md,
     NOTATION.md and the conformance README, "Typ-Dom").
     """
-    table = _as_table(table)
+    if not isinstance(table, Table):
+        table = Table.from_rows(table)
     if variant not in VARIANTS:
         raise ValueError(f"variant={variant!r}")
     if isinstance(turn, str):
@@ -195,7 +196,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     have = _count(rack)
 
     # -- a purchase ------------------------------------------------------------------------
-    if turn.is_buy:
+    if turn.buy is not None:  # (Turn.is_buy)
         n = turn.buy or 1
         top = MAX_BUY[variant]
         if variant == "kreuzwort" and n != 1:
@@ -373,11 +374,13 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
 
     # -- not-connected ----------------------------------------------------------------------
     for p, placed, line, direction, _, bd in lines:
+        if any(s not in placed for s in line):
+            continue  # (the word holds a tile of the table: not empty, and connected)
         if bd.is_empty():
             if CENTRE not in placed:
                 return _invalid("not-connected", _bad("not-connected", N_("Das erste Wort muss das Mittelfeld M13 "
                                                                           "bedecken.")), turn, notes + hints)
-        elif not any(s not in placed for s in line):
+        else:
             return _invalid("not-connected", _bad("not-connected", N_("{move} benutzt keinen Stein, der schon auf dem "
                                                                       "Tisch liegt: jedes Wort muss mindestens einen "
                                                                       "Buchstaben mit den Wörtern auf dem Tisch "
