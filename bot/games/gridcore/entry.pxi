@@ -313,13 +313,14 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                     jobs[njobs].p = p
                     jobs[njobs].r = r
                     jobs[njobs].a = a
+                    jobs[njobs].lo = lo
                     njobs += 1
         if not listing:
             qsort(jobs, njobs, sizeof(AnchorJob), _cmp_job)
         for i in range(njobs):
             if jobs[i].bound < S.thr:
                 break
-            S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a)
+            S.run_anchor(jobs[i].p, jobs[i].r, jobs[i].a, jobs[i].lo)
     finally:
         free(jobs)
     return 0
@@ -337,19 +338,22 @@ cdef class TouchBound:
 
     def __init__(self, rows, values):
         cdef int r, c
+        cdef Py_UCS4 ch
+        cdef str row
         self.size = len(rows)
         if self.size > MAXS or any(len(x) != self.size for x in rows):
             raise ValueError("bad table")
         for r in range(self.size):
             row = rows[r]
-            for c in range(self.size):
-                ch = row[c]
-                if ch == "." or ch == " ":
+            c = 0
+            for ch in row:  # (C characters; a value looked up for a tile only)
+                if ch == u'.' or ch == u' ':
                     self.occ[r][c] = 0
                     self.val[r][c] = 0
                 else:
                     self.occ[r][c] = 1
-                    self.val[r][c] = values.get(ch, 0) if ch.isupper() else 0
+                    self.val[r][c] = values.get(row[c], 0) if ch.isupper() else 0
+                c += 1
 
     cdef inline int at_occ(self, int tr, int ln, int pos) noexcept:
         return self.occ[pos][ln] if tr else self.occ[ln][pos]

@@ -297,6 +297,7 @@ cdef struct AnchorJob:
     int p
     int r
     int a
+    int lo  # the first square a word through the anchor may start on (see run_anchor)
 
 
 cdef int _cmp_job(const void *x, const void *y) noexcept nogil:

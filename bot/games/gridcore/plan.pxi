@@ -1,5 +1,27 @@
 # Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's plan: PlanListing (the first listing in C arrays, its groups and phase (a)'s steps; the loop itself is in plan_loop.pxi).
 
+cdef int _PLAN_VAL[1024]  # the value table of _PLAN_VALUES (PlanListing copies it)
+cdef object _PLAN_VALUES = None
+cdef dict _PLAN_COPY = None  # (a copy of it: a changed dict is seen)
+
+
+cdef int _plan_values(values) except -1:
+    """Make ``_PLAN_VAL`` the value table of ``values`` (letter -> value; 0 elsewhere),
+    rebuilt only when ``values`` is another dict or has changed."""
+    global _PLAN_VALUES, _PLAN_COPY
+    cdef int i
+    if values is _PLAN_VALUES and values == _PLAN_COPY:
+        return 0
+    for i in range(1024):
+        _PLAN_VAL[i] = 0
+    for ch, v in values.items():
+        if len(ch) == 1 and ord(ch) < 1024:
+            _PLAN_VAL[ord(ch)] = v
+    _PLAN_VALUES = values
+    _PLAN_COPY = dict(values)
+    return 0
+
+
 cdef class PlanListing:
     """The first listing of a Typ-Dom plan in C arrays: pass it as the ``sink`` of
     :func:`search` (with a threshold of -1), then call :meth:`finish`.
@@ -70,22 +92,24 @@ cdef class PlanListing:
             raise ValueError("too many kinds of tile")
         if self.W == 0:
             self.W = 1
-        for i in range(1024):
-            self.fld[i] = -1
-            self.fldb[i] = -1
-            self.val[i] = 0
-        for ch, v in values.items():
-            if len(ch) == 1 and ord(ch) < 1024:
-                self.val[ord(ch)] = v
+        # (issue 35, the set-up of a small rack's turn: -1 by memset, the value table
+        # copied from the one made for the last ``values``, and the per-letter loops
+        # only over what the rack holds; the same tables as a loop over every letter)
+        memset(self.fld, 0xff, sizeof(self.fld))
+        memset(self.fldb, 0xff, sizeof(self.fldb))
+        _plan_values(values)
+        memcpy(self.val, _PLAN_VAL, sizeof(self.val))
         field = {ch: i for i, ch in enumerate(kinds)}
-        for ch in values:
-            if len(ch) != 1 or ord(ch) >= 1024:
-                continue
-            if ch in field:
+        for ch in kinds:
+            if len(ch) == 1 and ord(ch) < 1024 and ch in values:
                 self.fld[ord(ch)] = field[ch]
-            jolly = "?" if ch in vowels else "#"
-            if jolly in field:
-                self.fldb[ord(ch)] = field[jolly]
+        if "?" in field or "#" in field:
+            for ch in values:
+                if len(ch) != 1 or ord(ch) >= 1024:
+                    continue
+                jolly = "?" if ch in vowels else "#"
+                if jolly in field:
+                    self.fldb[ord(ch)] = field[jolly]
         for i in range(4):
             self.guard[i] = 0
             self.rack_code[i] = 0

@@ -445,7 +445,10 @@ cdef class _Search:
                 by_len[a - s] = best  # (best so far: the stretches from lo to s)
         return <int>best
 
-    cdef int run_anchor(self, int p, int r, int a) except -1:
+    cdef int run_anchor(self, int p, int r, int a, int lo=-1) except -1:
+        # (``lo``: when known, the first square of the empty stretch left of ``a`` that
+        # holds no anchor, as the search's set-up found it from the anchor bit masks;
+        # -1: found here square by square)
         cdef CGraph g = self.g
         cdef int s, c, msum, limit, size = self.size
         cdef int32_t node
@@ -468,16 +471,22 @@ cdef class _Search:
             self.extend(node, a, msum, 1, 0, 0)
             return 0
         limit = 0
-        c = a - 1
-        while c >= 0 and self.line[c] == EMPTY and not self.is_anchor(c):
-            limit += 1
-            c -= 1
+        if lo >= 0:
+            limit = a - lo
+        else:
+            c = a - 1
+            while c >= 0 and self.line[c] == EMPTY and not self.is_anchor(c):
+                limit += 1
+                c -= 1
         if self.nxt_on and self.lnxt[a - limit] >= size:
             return 0
         self.start = a
         self.extend(0, a, 0, 1, 0, 0)
         if limit:
-            self.anchor_bound(a, a - limit, self.lpb)
+            if self.plan is None or self.thr > 0:
+                # (with_left reads the bounds only while the threshold is above 0; a
+                # PlanListing sink never raises it: issue 35, a small rack's listing)
+                self.anchor_bound(a, a - limit, self.lpb)
             self.with_left(0, 0, limit, a, 0)
         return 0
 

@@ -75,8 +75,7 @@ from typing import Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
 from bot.games.grid import Placement as Tiled, run
-from bot.games.typdom.notation import (Placement, Token, Turn, format_placement, format_turn, parse_turn, shared_token,
-                                       tokens_text)
+from bot.games.typdom.notation import Token, Turn, format_placement, format_turn, parse_turn, tokens_text
 from bot.games.typdom.outcome import Laid, Outcome, as_mover
 from bot.games.typdom.table import CENTRE, Table, coord_name
 from bot.games.typdom.tiles import BLACK_JOLLY, RED_JOLLY, VALUES, VOWELS, jolly_for, sort_rack
@@ -146,20 +145,16 @@ def _letters(table: Table, placed: dict, squares: list[tuple[int, int]]) -> str:
     return "".join(placed[s].letter if s in placed else table.get(*s).letter for s in squares)  # type: ignore[union-attr]
 
 
-def _tokens(table: Table, placed: dict, squares: list[tuple[int, int]]) -> tuple[Token, ...]:
-    out = []
-    for s in squares:
-        if s in placed:
-            p = placed[s]
-            out.append(shared_token("blank" if p.blank else "new", p.letter))
-        else:
-            out.append(shared_token("old", table.get(*s).letter))  # type: ignore[union-attr]
-    return tuple(out)
+#: The token kinds of a tile laid now (``Token.placed``, without the property call).
+_PLACED = frozenset(("new", "blank"))
 
 
-def _value(table: Table, placed: dict, s: tuple[int, int]) -> int:
-    t = placed.get(s) or table.get(*s)
-    return 0 if t.blank else VALUES[t.letter]  # type: ignore[union-attr]
+def _count(s: str) -> dict[str, int]:
+    """How often each character occurs in ``s`` (a Counter's counts, as a plain dict)."""
+    out: dict[str, int] = {}
+    for ch in s:
+        out[ch] = out.get(ch, 0) + 1
+    return out
 
 
 def old_groups(placed: dict, squares: Sequence[tuple[int, int]]) -> int:
@@ -188,7 +183,8 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     reason ``syntax``). Checks in the order of the module docstring (seed 002; RULES.md,
     NOTATION.md and the conformance README, "Typ-Dom").
     """
-    table = _as_table(table)
+    if not isinstance(table, Table):
+        table = Table.from_rows(table)
     if variant not in VARIANTS:
         raise ValueError(f"variant={variant!r}")
     if isinstance(turn, str):
@@ -197,10 +193,10 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         except NotationError as exc:
             return _invalid("syntax", exc.verdict)
     notes: list[Verdict] = []
-    have = Counter(rack)
+    have = _count(rack)
 
     # -- a purchase ------------------------------------------------------------------------
-    if turn.is_buy:
+    if turn.buy is not None:  # (Turn.is_buy)
         n = turn.buy or 1
         top = MAX_BUY[variant]
         if variant == "kreuzwort" and n != 1:
@@ -237,59 +233,63 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     token_lists: list[list[Token]] = []
     squares_list: list[list[tuple[int, int]]] = []
     provisional: dict[tuple[int, int], str] = {}
+    bgrid, n = base.grid, base.SIZE  # (squares read in place: base.get, inlined)
     for p in placements:
         sq = p.squares()
         toks = list(p.tokens)
         for i, ((r, c), t) in enumerate(zip(sq, toks)):
-            if not t.placed:
+            if t.kind not in _PLACED:
                 continue
-            tile = base.get(r, c)
+            tile = bgrid[r - 1][c - 1] if 0 < r <= n and 0 < c <= n else None
             letter_there = tile.letter if tile is not None else provisional.get((r, c))
             if letter_there is not None and letter_there == t.letter:
                 toks[i] = Token("old", t.letter)
                 notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch gelesen."),
                                    coord=coord_name(r, c), letter=t.letter))
         for (r, c), t in zip(sq, toks):
-            if t.placed and base.on_board(r, c) and base.get(r, c) is None:
+            if t.kind in _PLACED and 0 < r <= n and 0 < c <= n and bgrid[r - 1][c - 1] is None:
                 provisional.setdefault((r, c), t.letter)  # type: ignore[arg-type]
         token_lists.append(toks)
         squares_list.append(sq)
 
     # -- rack -------------------------------------------------------------------------------
-    pool = Counter(have)
-    need: Counter = Counter()
+    # (counts in plain dicts: a missing key is 0, as in a Counter)
+    pool = dict(have)
+    need: dict[str, int] = {}
     if take is not None:
-        need[take["letter"]] += 1
+        need[take["letter"]] = 1
     for toks in token_lists:
         for t in toks:
             if t.kind == "new":
-                need[t.letter] += 1
+                need[t.letter] = need.get(t.letter, 0) + 1
             elif t.kind == "blank":
-                need["*"] += 1
+                need["*"] = need.get("*", 0) + 1
     if take is not None:
-        pool[take["jolly"]] += 1
-    jollys_have = pool[RED_JOLLY] + pool[BLACK_JOLLY]
-    missing = {ch: n - pool[ch] for ch, n in need.items() if ch != "*" and n > pool[ch]}
-    if need["*"] > jollys_have:
-        missing["*"] = need["*"] - jollys_have
+        pool[take["jolly"]] = pool.get(take["jolly"], 0) + 1
+    jollys_have = pool.get(RED_JOLLY, 0) + pool.get(BLACK_JOLLY, 0)
+    missing = {ch: k - pool.get(ch, 0) for ch, k in need.items() if ch != "*" and k > pool.get(ch, 0)}
+    blanks_need = need.get("*", 0)
+    if blanks_need > jollys_have:
+        missing["*"] = blanks_need - jollys_have
     if missing:
         # the rack and what is missing are the mover's alone: this verdict is never public
         # (a line written to probe the rack learns nothing but "ungültig"; issue 31)
-        shown = " ".join(ch * n for ch, n in sorted(missing.items()))
+        shown = " ".join(ch * k for ch, k in sorted(missing.items()))
         held = rack or verdict("empty", N_("leer"), seen=Visibility.PUBLIC)
-        if "*" not in missing and jollys_have > need["*"]:
+        if "*" not in missing and jollys_have > blanks_need:
             msg = _bad("rack", NOT_ON_RACK_JOLLY, rack=held, missing=shown)
         else:
             msg = _bad("rack", NOT_ON_RACK, rack=held, missing=shown)
         return _invalid("rack", msg, turn, notes + hints)
 
     # -- off-board --------------------------------------------------------------------------
-    if turn.jolly is not None and not table.on_board(*turn.jolly):
+    if turn.jolly is not None and not (0 < turn.jolly[0] <= n and 0 < turn.jolly[1] <= n):
         return _invalid("off-board", _bad("off-board", N_("JOLLY {coord}: dieses Feld gibt es nicht (Spalten A-Y, "
                                                           "Zeilen 1-25)."), coord=coord_name(*turn.jolly)),
                         turn, notes + hints)
     for p, sq in zip(placements, squares_list):
-        if sq and not (table.on_board(*sq[0]) and table.on_board(*sq[-1])):  # (a straight line: its ends)
+        if sq and not (0 < sq[0][0] <= n and 0 < sq[0][1] <= n and 0 < sq[-1][0] <= n and 0 < sq[-1][1] <= n):
+            # (a straight line: its ends)
             return _invalid("off-board", _bad("off-board", N_("Das Wort ab {coord} ({direction}) geht über den Rand "
                                                               "des Tisches hinaus (Spalten A-Y, Zeilen 1-25)."),
                                               coord=p.coord, direction=_dir_name(p.direction)), turn, notes + hints)
@@ -307,8 +307,9 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     last = len(token_lists) - 1
     for k, (toks, sq) in enumerate(zip(token_lists, squares_list)):
         boards.append(board)
+        bgrid = board.grid
         for (r, c), t in zip(sq, toks):
-            tile = board.get(r, c)
+            tile = bgrid[r - 1][c - 1]  # (on the table: the off-board check passed)
             if t.kind == "old" and (tile is None or tile.letter != t.letter):
                 where = coord_name(r, c)
                 if tile is None:
@@ -320,7 +321,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                                             "Steine, die schon auf dem Tisch liegen)."),
                              coord=where, there=tile.letter, letter=t.letter)
                 return _invalid("mismatch", v, turn, notes + hints)
-            if t.placed and tile is not None:
+            if t.kind in _PLACED and tile is not None:
                 return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt schon {there}; dort kann kein "
                                                                 "{letter} gelegt werden."),
                                                  coord=coord_name(r, c), there=tile.letter, letter=t.letter),
@@ -330,7 +331,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                                                                 "leeres Feld."), coord=coord_name(r, c),
                                                  there=tile.letter), turn, notes + hints)
         placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
-                  for (r, c), t in zip(sq, toks) if t.placed}
+                  for (r, c), t in zip(sq, toks) if t.kind in _PLACED}
         placed_list.append(placed)
         if k < last:  # (the table the next placement is read on; none after the last)
             board = board.place(placed.values())
@@ -351,9 +352,9 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     blanks = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
     red_need = sum(1 for b in blanks if b in VOWELS)
     black_need = len(blanks) - red_need
-    if red_need > pool[RED_JOLLY] or black_need > pool[BLACK_JOLLY]:
+    if red_need > pool.get(RED_JOLLY, 0) or black_need > pool.get(BLACK_JOLLY, 0):
         return _invalid("jolly", _bad("jolly", JOLLY_KIND,
-                                      jollys=_jolly_words(pool), wanted=", ".join("*" + b for b in blanks)),
+                                      jollys=_jolly_words(Counter(pool)), wanted=", ".join("*" + b for b in blanks)),
                         turn, notes + hints)
 
     # -- lines ------------------------------------------------------------------------------
@@ -373,11 +374,13 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
 
     # -- not-connected ----------------------------------------------------------------------
     for p, placed, line, direction, _, bd in lines:
+        if any(s not in placed for s in line):
+            continue  # (the word holds a tile of the table: not empty, and connected)
         if bd.is_empty():
             if CENTRE not in placed:
                 return _invalid("not-connected", _bad("not-connected", N_("Das erste Wort muss das Mittelfeld M13 "
                                                                           "bedecken.")), turn, notes + hints)
-        elif not any(s not in placed for s in line):
+        else:
             return _invalid("not-connected", _bad("not-connected", N_("{move} benutzt keinen Stein, der schon auf dem "
                                                                       "Tisch liegt: jedes Wort muss mindestens einen "
                                                                       "Buchstaben mit den Wörtern auf dem Tisch "
@@ -411,10 +414,25 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                                start=coord_name(*line[0]), end=coord_name(*line[-1])))
         if len(line) < 2:
             return _invalid("word", _bad("word", N_("Ein einzelner Buchstabe ist kein Wort.")), turn, notes + hints)
-        main = _letters(bd, placed, line)
-        contacts = []
+        # the word's letters, its value and its canonical notation in one pass (the
+        # notation as format_placement writes a Placement of the line's tokens; every
+        # square of the line is a tile laid now or a tile of the table, both on it)
         grid, n = bd.grid, bd.SIZE
-        for s in sorted(placed):
+        letters, written, score = [], [], 0
+        for s in line:
+            t = placed.get(s)
+            if t is None:
+                t = grid[s[0] - 1][s[1] - 1]
+                written.append(t.letter.lower())
+            else:
+                written.append("*" + t.letter if t.blank else t.letter)
+            letters.append(t.letter)
+            if not t.blank:
+                score += VALUES[t.letter]
+        main = "".join(letters)
+        contacts = []
+        order = sorted(placed)
+        for s in order:
             r, c = s[0] - 1, s[1] - 1  # (0-based; a contact word needs a tile beside s, across the word)
             if not ((0 <= r - dc and 0 <= c - dr and grid[r - dc][c - dr] is not None) or
                     (r + dc < n and c + dr < n and grid[r + dc][c + dr] is not None)):
@@ -436,24 +454,24 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                 msgid = N_("{words} sind keine gültigen Wörter (wo sich die Steine berühren, muss überall ein Wort "
                            "entstehen). {rules}")
             return _invalid("word", _bad("word", msgid, words=shown, rules=WORD_RULES), turn, notes + hints)
-        score = sum(_value(bd, placed, s) for s in line)
-        canon = Placement(line[0][0], line[0][1], direction, _tokens(bd, placed, line))  # type: ignore[arg-type]
         if p.claimed is not None and p.claimed != score:
             notes.append(_note("claimed", N_("{word}: angegeben {claimed}, gezählt {score} Punkte.")
                                if score != 1 else N_("{word}: angegeben {claimed}, gezählt 1 Punkt."),
                                word=main, claimed=p.claimed, score=score))
-        laid.append(Laid(format_placement(canon), main, words, [placed[s] for s in sorted(placed)], score, jn,
-                         line[0][0], line[0][1], direction))
+        laid.append(Laid(f"{coord_name(*line[0])}{direction} {''.join(written)}", main, words,
+                         [placed[s] for s in order], score, jn, line[0][0], line[0][1], direction))
 
-    left = Counter(have)
+    left = dict(have)
     if take is not None:
-        left[take["letter"]] -= 1
-        left[take["jolly"]] += 1
+        left[take["letter"]] = left.get(take["letter"], 0) - 1
+        left[take["jolly"]] = left.get(take["jolly"], 0) + 1
     for lp in laid:
         for t in lp.tiles:
-            left[jolly_for(t.letter) if t.blank else t.letter] -= 1
+            k = jolly_for(t.letter) if t.blank else t.letter
+            left[k] = left.get(k, 0) - 1
     canon_turn = "; ".join(([f"JOLLY {take['coord']}"] if take else []) + [lp.notation for lp in laid])
-    return Outcome(valid=True, turn=turn, laid=laid, jolly_take=take, rack_after=sort_rack(left.elements()),
+    return Outcome(valid=True, turn=turn, laid=laid, jolly_take=take,
+                   rack_after=sort_rack("".join(ch * k for ch, k in left.items() if k > 0)),
                    notes=notes, notation=canon_turn)
 
 

@@ -76,7 +76,7 @@ from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
 from bot.games.typdom.genbase import SPEC, _best_of, _better, _key, _search, gen_notation, gen_placement
 from bot.games.typdom.notation import Turn
-from bot.games.typdom.table import SIZE, Table  # noqa: F401 (SIZE: for the tests)
+from bot.games.typdom.table import SIZE, Table
 from bot.games.typdom.tiles import VALUES, VOWELS, jolly_for, sort_rack
 
 # the reference's helpers, which the tests use through this module
@@ -129,22 +129,22 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
     (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
     phase (b) searches after and for plans that can win."""
     lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
+    # (the compiled search itself: _first runs only while it is active; it copies rows)
     if best is None or not _two_passes(variant, len(rack), best[0]):
-        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+        _gridcore.search(rows, rack, root, lst, [-1], SPEC)
     else:
         # two passes (issue 35): the joining placements, then only what can still be
         # part of a plan as good as the best known (_listing_need)
         lst.set_pass(1)
-        gridgen.search(list(rows), rack, root, lst, [-1], SPEC)
+        _gridcore.search(rows, rack, root, lst, [-1], SPEC)
         need = _listing_need(variant, len(rack), best[0], lst.join_max())
         lows = [v for v in need if v is not None]
         if lows:
             # (the search cuts by the need of the tiles each word would lay)
             lst.set_pass(2, need)
-            gridgen.search(list(rows), rack, root, lst, [max(0, min(lows))], SPEC)
+            _gridcore.search(rows, rack, root, lst, [max(0, min(lows))], SPEC)
     if not len(lst):
         return None
-    lst.finish()
     single = _best_of([lst.raw(i) for i in lst.top()], rows, variant)
     plan = (single[0], prefix + [single[2]], (single[1],), jolly)
     if best is None or _better(plan, best):
@@ -164,6 +164,7 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
 
     if not lst.joining():
         return best, [], cache, None
+    lst.finish()  # (the groups and zones of phase (a): only with a joining placement)
     later = lst.plan_loop(best[0][0], best[0][1], sum(VALUES.get(ch, 0) for ch in rack), root, SPEC, cache,
                           _gridcore.TouchBound(rows, VALUES), on_plan)
     return best, later, cache, lambda i: gridgen.to_move(lst.raw(i))
@@ -402,19 +403,29 @@ _ROWS: dict[str, tuple] = {}  # row code -> its squares (Tile or None); bounded 
 
 def _table(rows: list[str]) -> Table:
     """``Table.from_rows(rows)`` with one Tile object per row code (tiles are frozen) and
-    one tuple per row code (most rows of a table are empty or seen before)."""
+    one tuple per row code (most rows of a table are empty or seen before). The shape is
+    checked here (ValueError as ``Table.from_rows``): a cached row has SIZE squares, so
+    the Table is made without checking every row again."""
+    if len(rows) != SIZE:
+        raise ValueError(f"ein Brettcode hat {SIZE} Zeilen zu {SIZE} Zeichen")
     try:
-        return Table(tuple(map(_ROWS.__getitem__, rows)))
+        grid = tuple(map(_ROWS.__getitem__, rows))
     except KeyError:
         if len(_ROWS) > 4096:
             _ROWS.clear()
         for line in rows:
             if line not in _ROWS:
+                if len(line) != SIZE:
+                    raise ValueError(f"ein Brettcode hat {SIZE} Zeilen zu {SIZE} Zeichen") from None
                 for ch in line:
                     if ch not in _TILES:
                         _TILES[ch] = Table.tile_from_code(ch)  # (ValueError for a bad code)
                 _ROWS[line] = tuple(map(_TILES.__getitem__, line))
-        return Table(tuple(map(_ROWS.__getitem__, rows)))
+        grid = tuple(map(_ROWS.__getitem__, rows))
+    return _EMPTY_TABLE._same_shape(grid)
+
+
+_EMPTY_TABLE = Table.empty()  # (its _same_shape makes a Table without the shape check)
 
 
 def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTurn | None:
