@@ -401,3 +401,50 @@ def test_a_batch_sees_the_answers_it_has_not_written_yet(tmp_path, db_url):
         assert parse["ignored"] == [], parse  # every pasted line known as the bot's
     finally:
         db.dispose()
+
+
+def test_a_pasted_block_of_an_unwritten_acknowledgement_of_the_same_batch_is_recognised(tmp_path, db_url):
+    """A batch read without savepoints writes an acknowledgement only when a query needs
+    it (``mailctx.written_for`` before the quoted-block check of its player): a second
+    mail of the same player in the same batch that pastes lines of the first mail's
+    acknowledgement -- lines the reply stripping keeps (no ``>``, no reply header, no
+    ``Hauptzug:``/``->`` pair, no greeting or intro line) -- has them recognised as the
+    bot's, not read as the player's unreadable lines. Another player's mail comes first,
+    so the answer cap's first count (which flushes) is not what writes the first
+    acknowledgement (SQLite and PostgreSQL)."""
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
+    first = player_mail("anna@example.org", "Partie R1:\nTOR\nErsatz: ROT")
+    league = league_toml(tmp_path / "liga.toml")
+    probe = Database(f"sqlite:///{tmp_path / 'probe.sqlite'}")  # the acknowledgement the first mail gets
+    probe.migrate()
+    try:
+        with probe.session() as s:
+            create_league(s, read_league_file(league), cfg)
+        ingest(probe, cfg, [("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")), ("a1.eml", first)])
+        with probe.session() as s:
+            ack = text_of(s.scalars(select(OutboxMail.raw).where(OutboxMail.kind == "ack", OutboxMail.to_addr ==
+                                                                  "anna@example.org")).one())
+    finally:
+        probe.dispose()
+    # four lines in a row of that acknowledgement: the last verdict, the replace note, the ZAT
+    block = ack[ack.index("    -> ", ack.index("Ersatzzug 1:")):ack.index("\n-- ")]
+    assert len([line for line in block.splitlines() if line.strip()]) == 4, block
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league), cfg)
+        pasted = player_mail("anna@example.org", "Partie R1:\nMOND\n\n" + block)
+        reports = ingest(db, cfg, [("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+                                   ("a1.eml", first), ("a2.eml", pasted)])
+        assert [(r["from"], r["status"], len(r["replies"])) for r in reports] == [
+            ("bernd@example.org", "processed", 1), ("anna@example.org", "processed", 1),
+            ("anna@example.org", "processed", 1)]
+        assert reports[2]["sections"] == [{"partie": "R1", "moves": ["MOND"]}]
+        with db.session() as s:
+            parse = s.scalar(select(InboundMail.parse).where(InboundMail.id == reports[2]["id"]))
+            acks = s.scalars(select(OutboxMail.raw).where(OutboxMail.kind == "ack").order_by(OutboxMail.id)).all()
+        assert parse["ignored"] == [], parse  # every pasted line known as the bot's
+        assert text_of(acks[1]) == ack  # the same acknowledgement as in the probe: the block is its own
+    finally:
+        db.dispose()
