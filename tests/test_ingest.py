@@ -448,3 +448,59 @@ def test_a_pasted_block_of_an_unwritten_acknowledgement_of_the_same_batch_is_rec
         assert text_of(acks[1]) == ack  # the same acknowledgement as in the probe: the block is its own
     finally:
         db.dispose()
+
+
+def test_a_batch_writes_its_submissions_together_and_each_replaces_the_one_before(tmp_path, db_url):
+    """A batch read without savepoints holds its submissions and writes them together
+    (issue 35: ``moves.write_submissions``); whether a mail replaced an earlier
+    submission comes from the batch's memory of the standing ones. Anna's three mails
+    of one batch (R1, R1 and R2, R1) and one of the next batch, Clara's first two of
+    the batch (the second told it replaced the first, from the batch's memory): each R1 submission
+    supersedes the one before, in order, whether written in the same batch or before
+    it, and each acknowledgement says so only when there was one before; the GM's
+    ``STATUS`` between them counts the submissions held so far (written before the
+    command reads them; the batch's memory of the standing ones read again after it)
+    (SQLite and PostgreSQL)."""
+    code, gm = "Geheim-4711", "gm@example.org"
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail",
+                 rate_limit_per_hour=0)
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml",
+                                                          extra=f'gm_email = "{gm}"\ngm_code = "{code}"')), cfg)
+        first = ingest(db, cfg, [
+            ("a1.eml", player_mail("anna@example.org", "Partie R1:\nTOR")),
+            ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+            ("status.eml", player_mail(gm, f"Code: {code}\n", subject="STATUS Test-Rondo")),
+            ("a2.eml", player_mail("anna@example.org", "Partie R1:\nOPER\n\nPartie R2:\nMOND")),
+            ("a3.eml", player_mail("anna@example.org", "Partie R1:\nSAU")),
+            ("c1.eml", player_mail("clara@example.org", "Partie R1:\nLOS")),  # her first: nothing standing
+            ("c2.eml", player_mail("clara@example.org", "Partie R1:\nSOL"))])  # the batch's memory: c1's
+        second = ingest(db, cfg, [("a4.eml", player_mail("anna@example.org", "Partie R1:\nLAUS"))])
+        assert [r["status"] for r in first + second] == ["processed"] * 8
+        with db.session() as s:
+            told = [text_of(raw) for raw in s.scalars(select(OutboxMail.raw).where(OutboxMail.to_addr == gm))]
+            clara = s.scalars(select(OutboxMail.raw).where(OutboxMail.kind == "ack", OutboxMail.to_addr ==
+                                                           "clara@example.org").order_by(OutboxMail.id)).all()
+            acks = [text_of(raw) for raw in s.scalars(select(OutboxMail.raw).where(
+                OutboxMail.kind == "ack", OutboxMail.to_addr == "anna@example.org").order_by(OutboxMail.id))]
+            sub, mv = Submission.__table__, SubmissionMove.__table__
+            rows = s.execute(select(sub.c.id, sub.c.superseded_by, sub.c.partie_id, mv.c.text)
+                             .join(mv, mv.c.submission_id == sub.c.id)
+                             .join(InboundMail.__table__, InboundMail.__table__.c.id == sub.c.mail_id)
+                             .where(InboundMail.__table__.c.from_addr == "anna@example.org")
+                             .order_by(sub.c.id)).all()
+        replaced = ["ersetzt deine frühere Einsendung" in a for a in acks]
+        assert ["ersetzt deine frühere Einsendung" in text_of(raw) for raw in clara] == [False, True], clara
+        assert replaced == [False, True, True, True], acks
+        assert "Partie R1." in acks[1] and "R2" not in acks[1].split("ersetzt deine frühere")[1].split("\n")[0]
+        texts = [r.text for r in rows]
+        assert texts == ["TOR", "OPER", "MOND", "SAU", "LAUS"], texts
+        ids = {r.text: r.id for r in rows}
+        chain = {r.text: r.superseded_by for r in rows}
+        assert chain == {"TOR": ids["OPER"], "OPER": ids["SAU"], "MOND": None, "SAU": ids["LAUS"], "LAUS": None}
+        assert any("Züge von 2 von 3 Spielern" in " ".join(t.split()) for t in told), told
+    finally:
+        db.dispose()
