@@ -401,3 +401,106 @@ def test_a_batch_sees_the_answers_it_has_not_written_yet(tmp_path, db_url):
         assert parse["ignored"] == [], parse  # every pasted line known as the bot's
     finally:
         db.dispose()
+
+
+def test_a_pasted_block_of_an_unwritten_acknowledgement_of_the_same_batch_is_recognised(tmp_path, db_url):
+    """A batch read without savepoints writes an acknowledgement only when a query needs
+    it (``mailctx.written_for`` before the quoted-block check of its player): a second
+    mail of the same player in the same batch that pastes lines of the first mail's
+    acknowledgement -- lines the reply stripping keeps (no ``>``, no reply header, no
+    ``Hauptzug:``/``->`` pair, no greeting or intro line) -- has them recognised as the
+    bot's, not read as the player's unreadable lines. Another player's mail comes first,
+    so the answer cap's first count (which flushes) is not what writes the first
+    acknowledgement (SQLite and PostgreSQL)."""
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
+    first = player_mail("anna@example.org", "Partie R1:\nTOR\nErsatz: ROT")
+    league = league_toml(tmp_path / "liga.toml")
+    probe = Database(f"sqlite:///{tmp_path / 'probe.sqlite'}")  # the acknowledgement the first mail gets
+    probe.migrate()
+    try:
+        with probe.session() as s:
+            create_league(s, read_league_file(league), cfg)
+        ingest(probe, cfg, [("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")), ("a1.eml", first)])
+        with probe.session() as s:
+            ack = text_of(s.scalars(select(OutboxMail.raw).where(OutboxMail.kind == "ack", OutboxMail.to_addr ==
+                                                                  "anna@example.org")).one())
+    finally:
+        probe.dispose()
+    # four lines in a row of that acknowledgement: the last verdict, the replace note, the ZAT
+    block = ack[ack.index("    -> ", ack.index("Ersatzzug 1:")):ack.index("\n-- ")]
+    assert len([line for line in block.splitlines() if line.strip()]) == 4, block
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league), cfg)
+        pasted = player_mail("anna@example.org", "Partie R1:\nMOND\n\n" + block)
+        reports = ingest(db, cfg, [("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+                                   ("a1.eml", first), ("a2.eml", pasted)])
+        assert [(r["from"], r["status"], len(r["replies"])) for r in reports] == [
+            ("bernd@example.org", "processed", 1), ("anna@example.org", "processed", 1),
+            ("anna@example.org", "processed", 1)]
+        assert reports[2]["sections"] == [{"partie": "R1", "moves": ["MOND"]}]
+        with db.session() as s:
+            parse = s.scalar(select(InboundMail.parse).where(InboundMail.id == reports[2]["id"]))
+            acks = s.scalars(select(OutboxMail.raw).where(OutboxMail.kind == "ack").order_by(OutboxMail.id)).all()
+        assert parse["ignored"] == [], parse  # every pasted line known as the bot's
+        assert text_of(acks[1]) == ack  # the same acknowledgement as in the probe: the block is its own
+    finally:
+        db.dispose()
+
+
+def test_a_batch_writes_its_submissions_together_and_each_replaces_the_one_before(tmp_path, db_url):
+    """A batch read without savepoints holds its submissions and writes them together
+    (issue 35: ``moves.write_submissions``); whether a mail replaced an earlier
+    submission comes from the batch's memory of the standing ones. Anna's three mails
+    of one batch (R1, R1 and R2, R1) and one of the next batch, Clara's first two of
+    the batch (the second told it replaced the first, from the batch's memory): each R1 submission
+    supersedes the one before, in order, whether written in the same batch or before
+    it, and each acknowledgement says so only when there was one before; the GM's
+    ``STATUS`` between them counts the submissions held so far (written before the
+    command reads them; the batch's memory of the standing ones read again after it)
+    (SQLite and PostgreSQL)."""
+    code, gm = "Geheim-4711", "gm@example.org"
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail",
+                 rate_limit_per_hour=0)
+    db = Database(db_url)
+    db.migrate()
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml",
+                                                          extra=f'gm_email = "{gm}"\ngm_code = "{code}"')), cfg)
+        first = ingest(db, cfg, [
+            ("a1.eml", player_mail("anna@example.org", "Partie R1:\nTOR")),
+            ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),
+            ("status.eml", player_mail(gm, f"Code: {code}\n", subject="STATUS Test-Rondo")),
+            ("a2.eml", player_mail("anna@example.org", "Partie R1:\nOPER\n\nPartie R2:\nMOND")),
+            ("a3.eml", player_mail("anna@example.org", "Partie R1:\nSAU")),
+            ("c1.eml", player_mail("clara@example.org", "Partie R1:\nLOS")),  # her first: nothing standing
+            ("c2.eml", player_mail("clara@example.org", "Partie R1:\nSOL"))])  # the batch's memory: c1's
+        second = ingest(db, cfg, [("a4.eml", player_mail("anna@example.org", "Partie R1:\nLAUS"))])
+        assert [r["status"] for r in first + second] == ["processed"] * 8
+        with db.session() as s:
+            told = [text_of(raw) for raw in s.scalars(select(OutboxMail.raw).where(OutboxMail.to_addr == gm))]
+            clara = s.scalars(select(OutboxMail.raw).where(OutboxMail.kind == "ack", OutboxMail.to_addr ==
+                                                           "clara@example.org").order_by(OutboxMail.id)).all()
+            acks = [text_of(raw) for raw in s.scalars(select(OutboxMail.raw).where(
+                OutboxMail.kind == "ack", OutboxMail.to_addr == "anna@example.org").order_by(OutboxMail.id))]
+            sub, mv = Submission.__table__, SubmissionMove.__table__
+            rows = s.execute(select(sub.c.id, sub.c.superseded_by, sub.c.partie_id, mv.c.text)
+                             .join(mv, mv.c.submission_id == sub.c.id)
+                             .join(InboundMail.__table__, InboundMail.__table__.c.id == sub.c.mail_id)
+                             .where(InboundMail.__table__.c.from_addr == "anna@example.org")
+                             .order_by(sub.c.id)).all()
+        replaced = ["ersetzt deine frühere Einsendung" in a for a in acks]
+        assert ["ersetzt deine frühere Einsendung" in text_of(raw) for raw in clara] == [False, True], clara
+        assert replaced == [False, True, True, True], acks
+        assert "Partie R1." in acks[1] and "R2" not in acks[1].split("ersetzt deine frühere")[1].split("\n")[0]
+        texts = [r.text for r in rows]
+        assert texts == ["TOR", "OPER", "MOND", "SAU", "LAUS"], texts
+        ids = {r.text: r.id for r in rows}
+        chain = {r.text: r.superseded_by for r in rows}
+        assert chain == {"TOR": ids["OPER"], "OPER": ids["SAU"], "MOND": None, "SAU": ids["LAUS"], "LAUS": None}
+        assert any("Züge von 2 von 3 Spielern" in " ".join(t.split()) for t in told), told
+    finally:
+        db.dispose()

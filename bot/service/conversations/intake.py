@@ -37,7 +37,7 @@ from bot.crash import crashpoint
 from bot.i18n import texts
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
-from bot.service.conversations.moves import PLAIN, take_moves
+from bot.service.conversations.moves import DEFER, PLAIN, take_moves, write_submissions
 from bot.service.conversations.quoted import remember
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.outbox import FREE_KEYS, free_keys
@@ -171,6 +171,8 @@ def read_pass(rdb: OneTransaction, cfg: Config, todo: list[int], reads, seen: li
         later: list = []
         process_mail(rdb, cfg, mid, now, read=rm, later=later)
         done.append((mid, later))
+    with rdb.session() as s:  # the batch's submissions (moves.write_submissions), then
+        write_submissions(s)
     rdb.flush()  # the batch's UPDATEs and INSERTs, one executemany each where the ORM can
     plain = []
     for mid, later in done:  # the outbox ids are given in the order the rows were queued
@@ -241,6 +243,7 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
             if mail is None or mail.status != "stored":
                 return mail.status if mail else "missing"
             batch = batch_of(s)
+            s.info[DEFER] = later is not None  # its submissions held for the batch's one write (moves)
             first = identify(s, mail, known=batch.get(SAME_ID) if batch is not None else None)
             if first is not None:  # a re-delivery: read once, answered once
                 mail.status, mail.kind = "ignored", "ignored"
@@ -367,6 +370,7 @@ def _process(s: Session, cfg: Config, mail: InboundMail, now: datetime, read: Re
     code, text = take_code(rm.new_text)
     found = find_command(rm.subject, text)
     if found:  # a command may change what the batch's shared lookups hold (rounds, Partien)
+        write_submissions(s)  # and may read the submissions: the batch's held ones written first
         forget_batch(s)
     if found and found[0].gm:
         if found[0].handler(ctx, found[1]) is not False:  # False: a player's mail after all

@@ -11,7 +11,7 @@ import json
 import logging
 from datetime import datetime, timezone
 
-from sqlalchemy import bindparam, func, insert, select, update
+from sqlalchemy import bindparam, event, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.games import get_game
@@ -137,6 +137,75 @@ _SUPERSEDE = (update(_SUBMISSIONS)
               .returning(_SUBMISSIONS.c.partie_id))
 
 
+#: the submission rows of a batch in one INSERT (ids returned in the order of the rows),
+#: by :func:`write_submissions`
+_NEW_SUBMISSIONS = insert(_SUBMISSIONS).returning(_SUBMISSIONS.c.id, sort_by_parameter_order=True)
+#: one new submission supersedes the player's standing ones of its Partie and round
+#: written before it (a lower id: the batch's rows are written in the order of its mails)
+_SUPERSEDE_ONE = (update(_SUBMISSIONS)
+                  .where(_SUBMISSIONS.c.partie_id == bindparam("s_partie"),
+                         _SUBMISSIONS.c.round_number == bindparam("s_round"),
+                         _SUBMISSIONS.c.player_id == bindparam("s_player"), _SUBMISSIONS.c.superseded_by.is_(None),
+                         _SUBMISSIONS.c.id < bindparam("s_new"))
+                  .values(superseded_by=bindparam("s_new")))
+#: the (player, Partie) pairs with a standing (not superseded) submission in a round:
+#: what a batch remembers (:func:`_standing`) to tell a mail it replaced an earlier one
+_STANDING_PAIRS = (select(_SUBMISSIONS.c.player_id, _SUBMISSIONS.c.partie_id).distinct()
+                   .where(_SUBMISSIONS.c.partie_id.in_(bindparam("partien", expanding=True)),
+                          _SUBMISSIONS.c.round_number == bindparam("round"),
+                          _SUBMISSIONS.c.superseded_by.is_(None)))
+
+#: The key in ``Session.info`` of the submissions a batch read without savepoints holds
+#: unwritten (``(submission row, move lines)`` each, in the order of its mails): written
+#: together by :func:`write_submissions` at the session's next flush (the end of the
+#: batch; a query that reads the batch's answers; a command) and before anything reads
+#: submissions (a merging game's standing moves, a closed round's note).
+HELD = "spielleiter.submissions"
+#: The key in ``Session.info``: True while a mail is read whose submissions may be held
+#: for the batch (:func:`bot.service.conversations.intake.process_mail` with ``later``).
+DEFER = "spielleiter.defer_submissions"
+
+
+def write_submissions(s: Session) -> None:
+    """Write the submissions the batch holds (:data:`HELD`): one INSERT of the rows (ids
+    in their order), one executemany of their move lines, one executemany superseding,
+    for each in turn, the player's standing submissions of its Partie and round written
+    before it. A no-op when none are held."""
+    held = s.info.pop(HELD, None)
+    if not held:
+        return
+    conn = s.connection()
+    ids = conn.execute(_NEW_SUBMISSIONS, [row for row, _ in held]).scalars().all()
+    lines = [{"submission_id": sid, "position": i, "text": t}
+             for sid, (_, moves) in zip(ids, held) for i, t in enumerate(moves)]
+    if lines:
+        conn.execute(_NEW_MOVES, lines)
+    conn.execute(_SUPERSEDE_ONE, [{"s_partie": row["partie_id"], "s_round": row["round_number"],
+                                   "s_player": row["player_id"], "s_new": sid} for sid, (row, _) in zip(ids, held)])
+
+
+@event.listens_for(Session, "before_flush")
+def _write_held(session: Session, _ctx, _instances) -> None:
+    """Every session: the submissions a batch holds are written before its other changes
+    (a flush is what a query that needs the batch's writes asks for; while submissions
+    are held, the mail that took them is unwritten too, so the flush is never empty)."""
+    if session.info.get(HELD):
+        write_submissions(session)
+
+
+def _standing(conn, batch: dict, league_id: int, number: int, partien) -> set[tuple[int, int]]:
+    """The batch's memory of the (player id, Partie id) pairs with a standing submission
+    in round ``number`` of league ``league_id`` (:data:`_STANDING_PAIRS`, read once a
+    batch; each held submission added as it is taken). A command empties it with the
+    batch's other lookups (after the flush that writes what is held)."""
+    key = ("standing", league_id, number)
+    got = batch.get(key)
+    if got is None:
+        got = batch[key] = {(a, b) for a, b in conn.execute(_STANDING_PAIRS, {"partien": [p.id for p in partien],
+                                                                             "round": number})}
+    return got
+
+
 #: Rendered situations of a Partie (``<game>/situation.txt.j2``) by game, language, state
 #: and the player's private view: the same for every mail of a round in most games.
 _SITUATIONS: dict[tuple[str, str, str, str], str] = {}
@@ -221,6 +290,30 @@ def _drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, sender: 
     return dropped
 
 
+def _write_now(conn, rows: list[dict], accepted: list, number: int, player_id: int) -> set[int]:
+    """Write one mail's submissions ``rows`` (the move lines of ``accepted``) now and
+    supersede the player's earlier ones of these Partien; returns the Partien whose
+    earlier submission was replaced. In bulk, with plain statements (no unit of work):
+    one INSERT (SQLite returns the ids of a multi-row INSERT in no guaranteed order, so
+    each with its Partie: one submission per Partie), the move lines (one executemany),
+    one UPDATE naming the Partien it hit."""
+    if len({r["partie_id"] for r in rows}) == len(rows):
+        new_ids = {pid: sid for sid, pid in conn.execute(_NEW_SUBMISSION, rows)} if rows else {}
+        all_new = list(new_ids.values())
+    else:  # a Partie named twice: the later section's row takes the move lines, as before
+        all_new = [conn.execute(_NEW_SUBMISSION, r).scalar_one() for r in rows]
+        new_ids = {r["partie_id"]: sid for r, sid in zip(rows, all_new)}
+    lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
+             for part, moves, _ in accepted for i, t in enumerate(moves)]
+    if lines:
+        conn.execute(_NEW_MOVES, lines)
+    earlier: set[int] = set()  # the Partien whose earlier submission was replaced
+    if all_new:
+        earlier = set(conn.execute(_SUPERSEDE, {"partien": list(new_ids), "round": number, "player": player_id,
+                                                "new": all_new, "newer": all_new}).scalars())
+    return earlier
+
+
 def take_moves(ctx: Incoming, text: str) -> None:
     """Read the moves of a player's mail, record them (replacing the player's earlier
     submission for each Partie) and queue the acknowledgement. Its queries never need the
@@ -251,6 +344,8 @@ def _read_moves(ctx: Incoming, text: str) -> None:
             return ctx.reply(tr(lang, "late", round=rnd.number, zat=zat))
         turn = game.shown_number(rnd.number)  # a game of turns names the turn (issue 32)
         return ctx.reply(tr(lang, "late_turn", turn=turn, zat=zat) if turn else tr(lang, "late_opening", zat=zat))
+    if game.notes_closed_round:  # closed_note reads the round's submissions: the batch's held ones first
+        write_submissions(s)
     closed = closed_note(s, cfg, league, rnd)  # e.g. a Presto race two valid crosswords decided
     if closed:
         ctx.record("late", "submission", reason="round decided", round=rnd.number)
@@ -309,6 +404,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
     merged: list[str] = []
     parts = game.merges_moves  # False: a later mail replaces the whole move
     if accepted and parts:  # the default replaces: no query
+        write_submissions(s)  # the batch's held submissions first: a later mail is merged with them
         standing: dict[int, list[str]] = {}
         for pid, mtext in conn.execute(_STANDING, {"partien": [p.id for p, _, _ in accepted], "round": rnd.number,
                                                    "player": player.id}):
@@ -319,26 +415,24 @@ def _read_moves(ctx: Incoming, text: str) -> None:
                 if now_moves != moves:
                     accepted[k] = (part, now_moves, [None] * len(now_moves))
                     merged.append(part.name)
-    # in bulk, with plain statements (no unit of work): the new submissions (one INSERT;
-    # SQLite returns the ids of a multi-row INSERT in no guaranteed order, so each with its
-    # Partie: one submission per Partie), their move lines (one executemany), the player's
-    # earlier ones of these Partien superseded (one UPDATE, naming the Partien it hit)
+    # the new submissions, their move lines, the player's earlier ones of these Partien
+    # superseded: held for the batch's one write (write_submissions) when read in a batch
+    # without savepoints, else written now (_write_now)
     rows = [{"mail_id": mail.id, "partie_id": part.id, "round_number": rnd.number, "player_id": player.id,
              "created_at": now} for part, _, _ in accepted]
-    if len({r["partie_id"] for r in rows}) == len(rows):
-        new_ids = {pid: sid for sid, pid in conn.execute(_NEW_SUBMISSION, rows)} if rows else {}
-        all_new = list(new_ids.values())
-    else:  # a Partie named twice: the later section's row takes the move lines, as before
-        all_new = [conn.execute(_NEW_SUBMISSION, r).scalar_one() for r in rows]
-        new_ids = {r["partie_id"]: sid for r, sid in zip(rows, all_new)}
-    lines = [{"submission_id": new_ids[part.id], "position": i, "text": t}
-             for part, moves, _ in accepted for i, t in enumerate(moves)]
-    if lines:
-        conn.execute(_NEW_MOVES, lines)
-    earlier: set[int] = set()  # the Partien whose earlier submission was replaced
-    if all_new:
-        earlier = set(conn.execute(_SUPERSEDE, {"partien": list(new_ids), "round": rnd.number, "player": player.id,
-                                                "new": all_new, "newer": all_new}).scalars())
+    batch = batch_of(s)
+    held = batch is not None and s.info.get(DEFER) and len({r["partie_id"] for r in rows}) == len(rows)
+    if held:  # the standing ones from the batch's memory, this mail's added to it
+        standing = _standing(conn, batch, league.id, rnd.number, all_partien)
+        earlier = {part.id for part, _, _ in accepted if (player.id, part.id) in standing}
+        standing.update((player.id, part.id) for part, _, _ in accepted)
+        if rows:
+            s.info.setdefault(HELD, []).extend((r, moves) for r, (_, moves, _) in zip(rows, accepted))
+    else:
+        write_submissions(s)  # those the batch holds come first
+        if batch is not None:  # the batch's memory of standing submissions read again when asked
+            batch.pop(("standing", league.id, rnd.number), None)
+        earlier = _write_now(conn, rows, accepted, rnd.number, player.id)
     sections, replaced = [], []
     for part, moves, parsed in accepted:
         if part.id in earlier and part.name not in merged:
