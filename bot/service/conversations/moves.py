@@ -184,13 +184,25 @@ def write_submissions(s: Session) -> None:
                                    "s_player": row["player_id"], "s_new": sid} for sid, (row, _) in zip(ids, held)])
 
 
-@event.listens_for(Session, "before_flush")
 def _write_held(session: Session, _ctx, _instances) -> None:
-    """Every session: the submissions a batch holds are written before its other changes
-    (a flush is what a query that needs the batch's writes asks for; while submissions
-    are held, the mail that took them is unwritten too, so the flush is never empty)."""
+    """The batch's session, before each flush: the submissions it holds are written before
+    its other changes (a flush is what a query that needs the batch's writes asks for;
+    while submissions are held, the mail that took them is unwritten too, so the flush is
+    never empty)."""
     if session.info.get(HELD):
         write_submissions(session)
+
+
+def _hold(s: Session) -> list:
+    """The list of submissions ``s`` holds (:data:`HELD`), made on the first; the session
+    then writes them at its next flush (:func:`_write_held`, listening on this session
+    only, not on every session of the process)."""
+    held = s.info.get(HELD)
+    if held is None:
+        held = s.info[HELD] = []
+        if not event.contains(s, "before_flush", _write_held):
+            event.listen(s, "before_flush", _write_held)
+    return held
 
 
 def _standing(conn, batch: dict, league_id: int, number: int, partien) -> set[tuple[int, int]]:
@@ -427,7 +439,7 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         earlier = {part.id for part, _, _ in accepted if (player.id, part.id) in standing}
         standing.update((player.id, part.id) for part, _, _ in accepted)
         if rows:
-            s.info.setdefault(HELD, []).extend((r, moves) for r, (_, moves, _) in zip(rows, accepted))
+            _hold(s).extend((r, moves) for r, (_, moves, _) in zip(rows, accepted))
     else:
         write_submissions(s)  # those the batch holds come first
         if batch is not None:  # the batch's memory of standing submissions read again when asked
