@@ -69,14 +69,18 @@ def can_lay(root, rack, int min_tiles, spec, cache=None):
     tiles finds no move laying ``min_tiles`` tiles when this is False.  Memoised in
     ``cache`` under the key :func:`search` uses (Typ-Dom's plan search asks before it
     builds the table a second placement is searched on)."""
-    cdef CGraph g = compiled_graph(root)
-    cdef CSpec s = _cspec(g, spec)
+    cdef CGraph g
+    cdef CSpec s
     cdef _Search S
     cdef int i, li, nv
-    fkey = ("can_lay", rack, min_tiles, bool(s.require_old), s.size)
+    # (the memo first: most calls of a plan ask again; the key's last two are the
+    # CSpec's require_old and size, read from spec as _cspec reads them)
+    fkey = ("can_lay", rack, min_tiles, bool(spec.require_old), spec.size)
     can = None if cache is None else cache.get(fkey)
     if can is not None:
         return can
+    g = compiled_graph(root)
+    s = _cspec(g, spec)
     S = _Search()
     S.g = g
     S.s = s
