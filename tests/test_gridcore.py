@@ -318,8 +318,9 @@ def test_can_lay_no_for_a_sub_rack_equals_a_scan_of_the_word_list(td_lex):
     whose tiles lie within this one's, with at least this query's slack, answers without
     a walk; ``_no_implies``): chains of racks of 5-17 tiles with hard letters (Q, X, Y,
     J, C) and Jollys, each less 0-5 tiles, asked with slacks 0-3 in random order through
-    one cache, against a scan of the whole word list. Both answers occur, and some no
-    comes from the memo (no walk for it)."""
+    one cache, then racks holding a letter 4-5 times and, after them, once; against a scan
+    of the whole word list. Both answers occur, and some no comes from the memo (no walk
+    for it)."""
     from collections import Counter
 
     from bot.games.typdom.tiles import VOWELS
@@ -336,10 +337,17 @@ def test_can_lay_no_for_a_sub_rack_equals_a_scan_of_the_word_list(td_lex):
             for slack in rng.sample(range(4), 2):
                 queries.append((rack, max(1, len(rack) - slack)))
     rng.shuffle(queries)
+    # then, through a cache of their own (no word that said yes answers first), racks
+    # that say no with many copies of a letter, then as many tiles with fewer copies
+    # (yes): a no implies another only when each letter is held at least as often
+    fresh = len(queries)
+    queries += [("XXXX", 4), ("AEIX", 4), ("CCCCC", 5), ("ACEHI", 5), ("VVVV", 4), ("AEIV", 4)]
     cache: dict = {}
     seen = set()
     implied = 0
-    for rack, k in queries:
+    for i, (rack, k) in enumerate(queries):
+        if i == fresh:
+            cache = {}
         counts = Counter(ch for ch in rack if ch.isalpha())
         red, black = rack.count(RED_JOLLY), rack.count(BLACK_JOLLY)
         want = any(n > k and _lays(wc, n, counts, red, black, VOWELS) >= k for n, wc in words)
