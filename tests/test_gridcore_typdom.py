@@ -146,6 +146,53 @@ def test_can_lay_with_a_shared_cache_equals_a_scan_of_the_word_list(td_lex):
     assert yes > walks  # (some yes answered by a word found for another rack)
 
 
+def test_can_lay_no_for_a_sub_rack_equals_a_scan_of_the_word_list(td_lex):
+    """``_gridcore.can_lay``'s memo of racks that said no (issue 35: a no for a rack
+    whose tiles lie within this one's, with at least this query's slack, answers without
+    a walk; ``_no_implies``): chains of racks of 5-17 tiles with hard letters (Q, X, Y,
+    J, C) and Jollys, each less 0-5 tiles, asked with slacks 0-3 in random order through
+    one cache, then racks holding a letter 4-5 times and, after them, once; against a scan
+    of the whole word list. Both answers occur, and some no comes from the memo (no walk
+    for it)."""
+    from collections import Counter
+
+    from bot.games.typdom.tiles import VOWELS
+    root = gridgen.graph_root(td_lex)
+    words = [(len(w), Counter(w)) for w in td_lex.words() if 2 <= len(w) <= td.SIZE]
+    bag = [t for t in full_set() if t.isalpha()]
+    rng = random.Random(3535)
+    queries = []
+    for _ in range(4 if CASES < 100 else 10):
+        full = rng.sample([RED_JOLLY, BLACK_JOLLY], rng.randrange(0, 3)) + rng.sample("QXYJCQUV", 2) + \
+            rng.sample(bag, rng.randrange(5, 14))
+        for _ in range(8):
+            rack = "".join(sorted(rng.sample(full, len(full) - rng.randrange(0, 6))))
+            for slack in rng.sample(range(4), 2):
+                queries.append((rack, max(1, len(rack) - slack)))
+    rng.shuffle(queries)
+    # then, through a cache of their own (no word that said yes answers first), racks
+    # that say no with many copies of a letter, then as many tiles with fewer copies
+    # (yes): a no implies another only when each letter is held at least as often
+    fresh = len(queries)
+    queries += [("XXXX", 4), ("AEIX", 4), ("CCCCC", 5), ("ACEHI", 5), ("VVVV", 4), ("AEIV", 4)]
+    cache: dict = {}
+    seen = set()
+    implied = 0
+    for i, (rack, k) in enumerate(queries):
+        if i == fresh:
+            cache = {}
+        counts = Counter(ch for ch in rack if ch.isalpha())
+        red, black = rack.count(RED_JOLLY), rack.count(BLACK_JOLLY)
+        want = any(n > k and _lays(wc, n, counts, red, black, VOWELS) >= k for n, wc in words)
+        asked = ("can_lay", rack, k, True, td.SIZE) in cache
+        s0 = _gridcore.lay_steps()
+        assert _gridcore.can_lay(root, rack, k, td.SPEC, cache) is want, (rack, k)
+        implied += not want and not asked and _gridcore.lay_steps() == s0
+        seen.add(want)
+    assert seen == {True, False}
+    assert implied  # (some no without a walk: a sub-rack said no before)
+
+
 def test_typdom_kreuzwort_best_turn_with_large_racks_equals_the_reference(td_lex, monkeypatch):
     """The Kreuzwort-Spiel's whole best turn with racks of 9-11 tiles holding a Q (no U)
     or both Jollys, compiled vs reference: the plan search skips the second placements for which

@@ -179,9 +179,6 @@ cdef class PlanListing:
         cdef int *count
         cdef PRec *rec
         cdef uint64_t *c
-        cdef uint64_t hv
-        cdef uint64_t fnv_basis = <uint64_t>1469598103934665603ULL
-        cdef uint64_t fnv_prime = <uint64_t>1099511628211ULL
         if self.n == 0:
             return
         order = <uint64_t *>malloc(self.n * sizeof(uint64_t))
@@ -214,10 +211,7 @@ cdef class PlanListing:
             for j in range(self.n):
                 i = <int>(order[j] & 0xFFFFFF)
                 c = &self.codes[i * W]
-                hv = fnv_basis
-                for x in range(W):
-                    hv = (hv ^ c[x]) * fnv_prime
-                h = <int>(hv & (hsize - 1))
+                h = <int>(_code_hash(c, W) & <uint64_t>(hsize - 1))
                 while True:
                     g = table[h]
                     if g < 0:
@@ -363,12 +357,8 @@ cdef class PlanListing:
 
     cdef int lookup(self, uint64_t *c) noexcept:
         """The group whose usage code is ``c`` (W words), or -1."""
-        cdef uint64_t hv = <uint64_t>1469598103934665603ULL
-        cdef uint64_t prime = <uint64_t>1099511628211ULL
         cdef int x, g, h, W = self.W
-        for x in range(W):
-            hv = (hv ^ c[x]) * prime
-        h = <int>(hv & (self.hsize - 1))
+        h = <int>(_code_hash(c, W) & <uint64_t>(self.hsize - 1))
         while True:
             g = self.htab[h]
             if g < 0:
