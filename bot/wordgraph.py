@@ -193,8 +193,13 @@ def build(sorted_words: Iterable[str]) -> dict:
 
 def save(graph: WordGraph, path: str | os.PathLike) -> None:
     """Write ``graph`` to ``path`` atomically (marshal, sharing kept)."""
-    path = Path(path)
-    data = marshal.dumps((_MAGIC, _FORMAT, graph.content_hash, graph.root), 4)
+    write_atomic(marshal.dumps((_MAGIC, _FORMAT, graph.content_hash, graph.root), 4), Path(path))
+
+
+def write_atomic(data: bytes, path: Path) -> None:
+    """Write ``data`` to ``path`` atomically: a temporary file beside it, then renamed
+    over it (a reader sees the old file or the new one, never a part; the temporary file
+    is removed on any error, which is raised)."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
     try:
         with os.fdopen(fd, "wb") as fh:

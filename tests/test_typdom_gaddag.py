@@ -17,7 +17,7 @@ from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import full_set, sort_rack
 from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
 from bot.lexicon import load
-from tests.test_typdom_seconds import _keys, _large_racks, _queries
+from tests.test_typdom_seconds import _against_reference, _large_racks, _queries
 from tests.typdom_tables import self_played
 
 
@@ -74,17 +74,8 @@ def test_seconds_over_the_gaddag_equal_the_reference(lexicon, tables, variant, m
     for rows, dealt in tables[4::3]:
         for rack in [dealt] + _large_racks(dealt, rng):
             seconds = mg._Seconds(rows, rack, root, variant, {}, gd)
-            ref_cache: dict = {}
-            for m_tiles, m_score, m_nt, rack2 in _queries(rows, rack, root, rng, 4):
-                for key in _keys(variant, rack, m_score, m_nt, rng):
-                    want = mg._seconds_reference(rows, rack, root, variant, ref_cache, m_tiles, m_score, m_nt,
-                                                 rack2, key)
-                    got = seconds.best(m_tiles, m_score, m_nt, rack2, key)
-                    assert (got is None) == (want is None), (rows, rack, m_tiles, rack2, key)
-                    if want is not None:
-                        assert (got[0], got[2], got[1]) == (want[0], want[2], want[1])
-                        found += 1
-                    asked += 1
+            a, f = _against_reference(seconds, rows, rack, root, variant, rng, 4)
+            asked, found = asked + a, found + f
     assert asked >= 200 and found >= 30, (asked, found)
     assert _gridcore.gaddag_steps() > steps0  # (the searches went over the GADDAG)
 
@@ -92,10 +83,8 @@ def test_seconds_over_the_gaddag_equal_the_reference(lexicon, tables, variant, m
 @pytest.mark.parametrize("variant", ["point", "kreuzwort"])
 def test_best_turn_with_the_gaddag_flag(lexicon, tables, variant, monkeypatch):
     """``movegen.USE_GADDAG``: the best turns of large racks are those by anchors, and the
-    GADDAG is used (it is in the cache) for the full list but never built for a league
-    view."""
-    from bot.games import gaddag as G
-
+    GADDAG is used (it is in the cache) for the full list (league views:
+    :func:`test_league_view_by_anchors_equals_the_reference`)."""
     compiled_gaddag_for(lexicon)  # (in the cache: the turn only loads it)
     rng = random.Random(f"best-{variant}")
     letters = [c for c in full_set() if c.isalpha()]

@@ -71,6 +71,25 @@ def _large_racks(dealt, rng):
             sort_rack([c for c in dealt if c.isalpha()][:6] + ["?", "#"])]
 
 
+def _against_reference(seconds, rows, rack, root, variant, rng, n):
+    """Asks ``seconds`` (a ``movegen._Seconds`` of ``rows`` and ``rack``) ``n`` random
+    first placements' queries with their best keys and asserts each answer (key,
+    notation, move) equals ``_seconds_reference``'s; returns (queries asked, answers
+    found)."""
+    ref_cache: dict = {}
+    asked = found = 0
+    for m_tiles, m_score, m_nt, rack2 in _queries(rows, rack, root, rng, n):
+        for key in _keys(variant, rack, m_score, m_nt, rng):
+            want = mg._seconds_reference(rows, rack, root, variant, ref_cache, m_tiles, m_score, m_nt, rack2, key)
+            got = seconds.best(m_tiles, m_score, m_nt, rack2, key)
+            assert (got is None) == (want is None), (rows, rack, m_tiles, rack2, key)
+            if want is not None:
+                assert (got[0], got[2], got[1]) == (want[0], want[2], want[1])
+                found += 1
+            asked += 1
+    return asked, found
+
+
 @pytest.mark.parametrize("variant", ["point", "kreuzwort"])
 def test_seconds_equal_the_reference(lexicon, tables, variant):
     root = gridgen.graph_root(lexicon)
@@ -79,17 +98,8 @@ def test_seconds_equal_the_reference(lexicon, tables, variant):
     for rows, dealt in tables[4::2]:
         for rack in [dealt] + _large_racks(dealt, rng):
             seconds = mg._Seconds(rows, rack, root, variant, {})
-            ref_cache: dict = {}
-            for m_tiles, m_score, m_nt, rack2 in _queries(rows, rack, root, rng, 6):
-                for key in _keys(variant, rack, m_score, m_nt, rng):
-                    want = mg._seconds_reference(rows, rack, root, variant, ref_cache, m_tiles, m_score, m_nt,
-                                                 rack2, key)
-                    got = seconds.best(m_tiles, m_score, m_nt, rack2, key)
-                    assert (got is None) == (want is None), (rows, rack, m_tiles, rack2, key)
-                    if want is not None:
-                        assert (got[0], got[2], got[1]) == (want[0], want[2], want[1])
-                        found += 1
-                    asked += 1
+            a, f = _against_reference(seconds, rows, rack, root, variant, rng, 6)
+            asked, found = asked + a, found + f
             if seconds.searcher is not None:
                 memo_hits += seconds.searcher.lines_skipped
     assert asked >= 500 and found >= 50 and memo_hits >= 50

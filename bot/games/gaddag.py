@@ -33,13 +33,12 @@ from __future__ import annotations
 
 import marshal
 import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Iterable, Iterator
 
 from bot.lexicon import default_cache_dir
-from bot.wordgraph import END, WordGraph, build, graph_for
+from bot.wordgraph import END, WordGraph, build, graph_for, write_atomic
 
 __all__ = ["SEP", "gaddag_strings", "build_gaddag", "gaddag_words", "readings", "gaddag_for",
            "compiled_gaddag_for", "compiled_gaddag_if_cached", "load_compiled", "prepare", "gaddag_path"]
@@ -160,22 +159,6 @@ def load_compiled(path: str | os.PathLike, content_hash: str, root: dict):
         return None
 
 
-def _save(data: bytes, path: Path) -> None:
-    # (as bot.wordgraph.save, with the GADDAG's own magic: a word graph is never read as
-    # a GADDAG or the other way round)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 _MEMO: dict[int, tuple[object, object]] = {}
 _CMEMO: dict[int, tuple[object, object]] = {}
 _MISS: dict[int, tuple[object, tuple]] = {}  # (a file found stale, by its size and time)
@@ -209,7 +192,7 @@ def compiled_gaddag_for(lexicon, cache_dir: str | os.PathLike | None = None):
             if path is not None:
                 try:
                     path.parent.mkdir(parents=True, exist_ok=True)
-                    _save(marshal.dumps((_MAGIC, _FORMAT, wg.content_hash, _gridcore.gaddag_dump(g)), 4), path)
+                    write_atomic(marshal.dumps((_MAGIC, _FORMAT, wg.content_hash, _gridcore.gaddag_dump(g)), 4), path)
                 except OSError:
                     pass  # read-only cache: keep the in-memory graph
         if len(_CMEMO) >= 4:
