@@ -6,12 +6,12 @@ round and generates moves. The service layer (storage, mail, scheduling,
 rendering) only calls these methods and reads the capability flags a game declares
 (:data:`CAPABILITIES`); it never contains game rules and never inspects a game's code.
 
-What the rules make of moves and rounds lives in :mod:`bot.games.reports`
-(:class:`MoveReport`, :class:`PlayerRound`, :class:`RoundReport`), the privacy wrappers
-in :mod:`bot.games.sealed` (:class:`Sealed`, :class:`Redacted`, :class:`Withheld`), a
-line's spelling in :mod:`bot.games.spelling` (:class:`Spelled`), the shapes the service
-reads (:data:`State`, :class:`PublicView` ...) in :mod:`bot.games.shapes`; all are
-re-exported here, so ``from bot.games.base import MoveReport`` keeps working. The registry of games is
+What the rules make of moves and rounds lives in :mod:`bot.games.reports` (:class:`MoveReport`,
+:class:`PlayerRound`, :class:`RoundReport`), the privacy wrappers in :mod:`bot.games.sealed`
+(:class:`Sealed`, :class:`Redacted`, :class:`Withheld`), a line's spelling in
+:mod:`bot.games.spelling` (:class:`Spelled`), the shapes the service reads (:data:`State`,
+:class:`PublicView` ...) in :mod:`bot.games.shapes`; all are re-exported here, so ``from
+bot.games.base import MoveReport`` keeps working. The registry of games is
 :mod:`bot.games.registry`.
 """
 
@@ -142,11 +142,6 @@ class GameRules(ABC, Generic[MoveT]):
     #: True when :meth:`closed_note` may refuse a mail for a round already decided before
     #: its ZAT (Presto: the race is over); the service asks before storing a mail's moves.
     notes_closed_round: bool = False
-    #: True when the game's move generator reads its word list over a GADDAG
-    #: (:mod:`bot.games.gaddag`; Typ-Dom's touch searches, issue 35): ``spielleiter lexicon
-    #: build`` then writes the GADDAG file of the game's full word list (``alphabet``
-    #: with ``word_rules``) into the lexicon cache; a turn only looks it up.
-    search_gaddag: bool = False
     #: True when each round after the opening is one player's turn (RONDO): the mails
     #: then name the turn ("Auswertung Zug 3", the public view's ``turn``), not the round.
     turn_rounds: bool = False
@@ -163,34 +158,34 @@ class GameRules(ABC, Generic[MoveT]):
     #: The service and the CLI pass them to :func:`bot.lexicon.load`, ``lexicon build``
     #: the layers of every game to :func:`bot.lexicon.build` (the lexicon knows no game).
     word_rules: "WordRules | None" = None
+    #: True when the move generator reads the full word list over a GADDAG (Typ-Dom, issue 35):
+    #: ``spielleiter lexicon build`` writes its file (:mod:`bot.games.gaddag`); turns only read it.
+    search_gaddag: bool = False
 
-    #: Hours from the end of one round to the ZAT of the next when each round is one turn
-    #: (RONDO, "Wer behält recht?"); None: the league's ZAT schedule (days). The league
-    #: option ``turn_hours`` overrides it.
+    #: Hours from the end of one round to the ZAT of the next when each round is one turn (RONDO, "Wer behält
+    #: recht?"); None: the league's ZAT schedule (days). The league option ``turn_hours`` overrides it.
     turn_hours: float | None = None
-    #: True for games whose rounds are turns that may end early ("Wer behält recht?"): each
-    #: round's ZAT then counts from the end of the previous round, ``zat_interval_days``
-    #: days later (or ``turn_hours``), instead of following the league's fixed schedule.
+    #: True for games whose rounds are turns that may end early ("Wer behält recht?"): each round's ZAT then
+    #: counts from the end of the previous round, ``zat_interval_days`` days later (or ``turn_hours``),
+    #: instead of following the league's fixed schedule.
     relative_zat: bool = False
-    #: The number of rounds (ZATs) a Partie of this game always has (Crossword: 7); the
-    #: league file's ``rounds`` must then be absent or equal. None: the league file's
-    #: ``rounds`` (default 20) is the number of rounds, or for games that end by
-    #: themselves (Typ-Dom: a player is out; see :meth:`finished`) an upper bound.
+    #: The number of rounds (ZATs) a Partie of this game always has (Crossword: 7); the league file's
+    #: ``rounds`` must then be absent or equal. None: the league file's ``rounds`` (default 20) is the number
+    #: of rounds, or for games that end by themselves (Typ-Dom: a player is out; see :meth:`finished`) an
+    #: upper bound.
     fixed_rounds: int | None = None
-    #: Rounds before the first turn of a :attr:`turn_rounds` game (RONDO's opening: 1);
-    #: the standings chart counts turns from the end of these (turn 0).
+    #: Rounds before the first turn of a :attr:`turn_rounds` game (RONDO's opening: 1); the standings
+    #: chart counts turns from the end of these (turn 0).
     opening_rounds: int = 0
-    #: Rounds of a league when its file gives none. None: the game ends by itself (a
-    #: player is out, the deck is empty; see :meth:`finished`) and ``rounds`` in a
-    #: league file is only an upper bound.
+    #: Rounds of a league when its file gives none. None: the game ends by itself (a player is out, the deck
+    #: is empty; see :meth:`finished`) and ``rounds`` in a league file is only an upper bound.
     default_rounds: int | None = 20
     #: Keys of a move's ``detail`` that only the mover (and the game master) sees.
     private_detail: frozenset[str] = frozenset({"picture"})
-    #: Keys of a :class:`PlayerRound`'s ``private`` dict that are no secret (others' views
-    #: keep them; every other key raises when read there).
+    #: Keys of a :class:`PlayerRound`'s ``private`` dict that are no secret (others' views keep them;
+    #: every other key raises when read there).
     public_round_keys: frozenset[str] = frozenset()
-    #: Keys of the views that hold pictures for the templates only (boards, rows), left
-    #: out of ``show --json``; a game with another picture key adds it.
+    #: Keys of the views that hold pictures for the templates only (boards, rows): not in ``show --json``.
     picture_keys: frozenset[str] = frozenset({"cells", "grid_text", "row_pretty", "vorgabe_pretty"})
     #: What others see instead of a move line while :meth:`move_text_public` is False.
     hidden_move_text: str = N_("(verdeckt bis zum Ende der Partie)")

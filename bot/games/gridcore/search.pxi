@@ -446,9 +446,8 @@ cdef class _Search:
         return <int>best
 
     cdef int run_anchor(self, int p, int r, int a, int lo=-1) except -1:
-        # (``lo``: when known, the first square of the empty stretch left of ``a`` that
-        # holds no anchor, as the search's set-up found it from the anchor bit masks;
-        # -1: found here square by square)
+        # (``lo``: the first square of the anchor-free empty stretch left of ``a`` when the
+        # set-up found it from the anchor bit masks; -1: found here square by square)
         cdef CGraph g = self.g
         cdef int s, c, msum, limit, size = self.size
         cdef int32_t node
@@ -497,12 +496,5 @@ cdef class _Search:
             return c == (self.s.cc if p == 0 else self.s.cr) and r == (self.s.cr if p == 0 else self.s.cc)
         if self.grid[p][r][c] != EMPTY:
             return 0
-        if c > 0 and self.grid[p][r][c - 1] != EMPTY:
-            return 1
-        if c < size - 1 and self.grid[p][r][c + 1] != EMPTY:
-            return 1
-        if r > 0 and self.grid[p][r - 1][c] != EMPTY:
-            return 1
-        if r < size - 1 and self.grid[p][r + 1][c] != EMPTY:
-            return 1
-        return 0
+        return ((c > 0 and self.grid[p][r][c - 1] != EMPTY) or (c < size - 1 and self.grid[p][r][c + 1] != EMPTY)
+                or (r > 0 and self.grid[p][r - 1][c] != EMPTY) or (r < size - 1 and self.grid[p][r + 1][c] != EMPTY))
