@@ -101,7 +101,8 @@ def test_player_page_adds_up_to_the_standings(played, site):
                 page = files[f"{slug(name)}/{player_page(row['player_id'], row['name'])}"]
                 totals = re.findall(r'<td class="zahl" rowspan="\d+">(-?\d+)</td>', page)
                 assert int(totals[-1]) == row["points"], (name, row["name"])
-                assert f"Platz {row['rank']} mit {row['points']}" in page
+                title = "Besser-Wertung" if name == "Demo-Mono" else "Punkte"
+                assert f"Platz {row['rank']}, {title}: {row['points']}</p>" in page
     # Monoscrabble: move points and Besser-Wertung differ, so both columns are shown
     anna = {d: next(v for k, v in files.items() if re.fullmatch(rf"{d}/spieler-anna-albers-\d+\.html", k))
             for d in ("demo-mono", "demo-rondo")}

@@ -127,10 +127,13 @@ def test_a_rondo_player_page_heads_the_words_value_and_the_points_apart(env, tmp
                            "options": {"full_rounds": 1}, "max_rounds": 2, "eml": name.lower()}, base)
     out = tmp_path / "archiv"
     build_archive(db, out)
-    for folder, want in (("waarde-comp", ["Beurt", "Zet", "Waarde", "Punten", "Stand"]),
-                         ("wert-liga", ["Zug Nr.", "Zug", "Wert", "Punkte", "Stand"])):
+    for folder, want, standing in (("waarde-comp", ["Beurt", "Zet", "Waarde", "Punten", "Stand"], "plaats {}, Punten: "),
+                                   ("wert-liga", ["Zug Nr.", "Zug", "Wert", "Punkte", "Stand"], "Platz {}, Punkte: ")):
         pages = sorted((out / folder).glob("spieler-*.html"))
         assert len(pages) == 3
+        # the player's place and points under the name: "Platz 2, Punkte: 0" (not "mit 0 (Punkte)")
+        texts = [p.read_text(encoding="utf-8") for p in pages]
+        assert sorted(any(standing.format(n) in t for t in texts) for n in (1, 2, 3)).count(True) >= 2, folder
         heads = [_headings(p) for p in pages]
         assert want in heads, (folder, heads)  # a player with an opening word: its value, then the points
         for h in heads:
