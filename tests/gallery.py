@@ -517,7 +517,8 @@ def _ops(work: Path) -> dict[int, str]:
             mid = s.scalar(select(OutboxMail.message_id).where(OutboxMail.to_addr == anna, OutboxMail.kind == "start"))
         sender.md.deliver_to_inbox(postfix_dsn(mid, rcpt=anna).replace(b"spielleiter@example.org",
                                                                        b"spielleiter@demo.invalid"))
-        sender.md.deliver_to_inbox(player_mail(gm, "Code: Falsch-0000\n", subject=f"PAUSE {name}"))
+        pause = "PAUZE" if gm.endswith("melding.invalid") else "PAUSE"  # (a Dutch GM writes Dutch)
+        sender.md.deliver_to_inbox(player_mail(gm, "Code: Falsch-0000\n", subject=f"{pause} {name}"))
         poll_once(db, cfg)
     keep(before, lambda m: m.to_addr in INBOX_GMS)
     # the inbox fails from now on: after two hours every GM is told
@@ -553,11 +554,15 @@ def _ops(work: Path) -> dict[int, str]:
     inbox_recovered(db, cfg, *inbox.succeeded())
     keep(before, lambda m: m.to_addr in INBOX_GMS)
     # the game masters' commands with the right code: the answers in the GM's language,
-    # naming the game's period (Rondo: Runde; RONDO: beurt), and a refused one
+    # naming the game's period (Rondo: Runde; RONDO: beurt), and a refused one; the Dutch
+    # GM writes the Dutch words (a German word written is answered with that word:
+    # tests/test_gm_answers.py)
     before = top()
-    for name, gm in (("Hinweis-Liga", "gm@hinweis.invalid"), ("Melding-Competitie", "gm@melding.invalid")):
-        for command in ("PAUSE", "AUSWERTEN", "ZURUECK", "ENTFERNE"):
-            subject = f"{command} {name} Xaver" if command == "ENTFERNE" else f"{command} {name}"
+    for name, gm, words in (("Hinweis-Liga", "gm@hinweis.invalid", ("PAUSE", "AUSWERTEN", "ZURUECK", "ENTFERNE")),
+                            ("Melding-Competitie", "gm@melding.invalid",
+                             ("PAUZE", "UITWERKEN", "TERUGDRAAIEN", "VERWIJDER"))):
+        for command in words:
+            subject = f"{command} {name} Xaver" if command in ("ENTFERNE", "VERWIJDER") else f"{command} {name}"
             sender.md.deliver_to_inbox(player_mail(gm, "Code: Geheim-4711\n", subject=subject))
             poll_once(db, cfg)
     keep(before, lambda m: m.to_addr in INBOX_GMS and m.subject.startswith("Re:"))
