@@ -84,11 +84,11 @@ def can_lay(root, rack, int min_tiles, spec, cache=None):
     s = _cspec(g, spec)
     # one _Search for every call (its allocation zeroed about 70 KB, 39,000 instructions:
     # more than the rest of an answer from the kept words); every field the walk reads is
-    # set below, and the walk gives back what it takes
+    # set below, and the walk gives back what it takes. Taken while in use, as search()
+    # takes its _SPARE: a call meanwhile (another thread) makes its own
     global _CANLAY_S
-    if _CANLAY_S is None:
-        _CANLAY_S = _Search()
-    S = <_Search>_CANLAY_S
+    S = <_Search>_CANLAY_S if _CANLAY_S is not None else _Search()
+    _CANLAY_S = None
     S.g = g
     S.s = s
     S.size = s.size
@@ -171,6 +171,7 @@ def can_lay(root, rack, int min_tiles, spec, cache=None):
                         nos.pop()
     if cache is not None:
         cache[fkey] = can
+    _CANLAY_S = S  # (given back; an exception above only loses it)
     return can
 
 
