@@ -9,6 +9,7 @@ pays everyone; a player lays the last tile and wins with the Kreuzwort-Spiel's s
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -154,3 +155,11 @@ def test_wbr_game_through_imap_and_smtp(tmp_path, dovecot, smtpd, capsys):
     assert view["status"] == "finished"
     assert {r["player"]: r["points"] for r in view["standings"]} == {a: -12, b: 8, c: 4}
     assert view["partien"][0]["board"][13][13] == "O"
+    # the archive: a move has no score of its own in this game (the points are the
+    # payments), so a player's page shows the points column alone, not a column of zeros
+    out = tmp_path / "archiv"
+    assert main(["archive", "--out", str(out), "--config", str(conf)]) == 0
+    page = next(out.glob("*/spieler-bernd-becker-*.html")).read_text(encoding="utf-8")
+    heads = re.findall(r'<th scope="col"[^>]*>([^<]*)</th>', page)
+    assert heads == ["Zug Nr.", "Zug", "Punkte", "Stand"], heads
+    assert "Platz 1, Punkte: 8</p>" in page
