@@ -25,7 +25,7 @@ Measured in one run, on the same mails:
   Maildir outbox; ``maildir_ingest_cpu_per_mail`` is the CPU time of the main process,
   ``maildir_ingest_workers_cpu_per_mail`` that of the workers (start-up included);
 - ``imap_*`` (unless ``--no-imap``, skipped without Dovecot): the same mails APPENDed to
-  a real Dovecot started as ``tests/mailservers.py`` does; ``imap_fetch_baseline`` is a
+  a real Dovecot started as ``tests/dovecotserver.py`` does; ``imap_fetch_baseline`` is a
   raw imapclient ``FETCH BODY.PEEK[]`` of all of them in one command,
   ``imap_fetch_each_baseline`` one such FETCH per mail, both on one connection;
   ``imap_store_pass`` the IMAP transport's pass, the stage "mail in -> stored raw"

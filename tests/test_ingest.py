@@ -290,6 +290,29 @@ def test_a_batch_that_has_read_can_always_write_beside_another_writer(tmp_path):
         db.dispose()
 
 
+_GM, _GM_CODE = "gm@example.org", "Geheim-4711"
+
+
+def _gm_league(db_url: str, tmp_path: Path, **cfg) -> tuple[Database, Config]:
+    """A migrated database at ``db_url`` holding the test Rondo league (tests.helpers
+    ``league_toml``) with ``_GM`` as its game master and ``_GM_CODE`` as the code, and
+    the config to ingest with (Maildir under ``tmp_path``; ``cfg`` adds Config fields,
+    e.g. ``rate_limit_per_hour``). Returns (db, config); the caller disposes of db."""
+    config = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>",
+                    maildir=tmp_path / "mail", **cfg)
+    db = Database(db_url)
+    try:
+        db.migrate()
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml",
+                                                          extra=f'gm_email = "{_GM}"\ngm_code = "{_GM_CODE}"')),
+                          config)
+    except BaseException:
+        db.dispose()
+        raise
+    return db, config
+
+
 def test_a_command_in_a_batch_is_seen_by_the_mails_after_it(tmp_path, db_url):
     """A batch reads a league's open round and Partien once for all its mails, and
     re-delivery checks and acknowledgement keys once (issue 35); a command in the batch
@@ -299,14 +322,10 @@ def test_a_command_in_a_batch_is_seen_by_the_mails_after_it(tmp_path, db_url):
     (SQLite and PostgreSQL)."""
     from bot.render import format_zat
     from bot.storage.models import Round
-    code, gm = "Geheim-4711", "gm@example.org"
-    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail")
-    db = Database(db_url)
-    db.migrate()
+    code, gm = _GM_CODE, _GM
+    db, cfg = _gm_league(db_url, tmp_path)
     try:
         with db.session() as s:
-            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml",
-                                                          extra=f'gm_email = "{gm}"\ngm_code = "{code}"')), cfg)
             rnd = s.scalar(select(Round).where(Round.status == "open"))
             tz, zat0 = rnd.league.timezone, rnd.zat
         anna = player_mail("anna@example.org", "Partie R1:\nTOR")
@@ -461,15 +480,9 @@ def test_a_batch_writes_its_submissions_together_and_each_replaces_the_one_befor
     ``STATUS`` between them counts the submissions held so far (written before the
     command reads them; the batch's memory of the standing ones read again after it)
     (SQLite and PostgreSQL)."""
-    code, gm = "Geheim-4711", "gm@example.org"
-    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail",
-                 rate_limit_per_hour=0)
-    db = Database(db_url)
-    db.migrate()
+    code, gm = _GM_CODE, _GM
+    db, cfg = _gm_league(db_url, tmp_path, rate_limit_per_hour=0)
     try:
-        with db.session() as s:
-            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml",
-                                                          extra=f'gm_email = "{gm}"\ngm_code = "{code}"')), cfg)
         first = ingest(db, cfg, [
             ("a1.eml", player_mail("anna@example.org", "Partie R1:\nTOR")),
             ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT")),

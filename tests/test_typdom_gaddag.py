@@ -15,20 +15,10 @@ from bot.games.gaddag import build_gaddag, compiled_gaddag_for
 from bot.games import _gridcore, gridgen
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import full_set, sort_rack
-from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
-from bot.lexicon import load
-from tests.test_typdom_seconds import _against_reference, _large_racks, _queries
-from tests.typdom_tables import self_played
+from tests import typdom_tables
+from tests.typdom_tables import _against_reference, _laid, _large_racks, _queries
 
-
-@pytest.fixture(scope="module")
-def lexicon():
-    return load("typdom", rules=TYPDOM_RULES)
-
-
-@pytest.fixture(scope="module")
-def tables(lexicon):
-    return self_played(lexicon, seed="sec", partie="S1", rounds=5)
+lexicon, tables = typdom_tables.lexicon, typdom_tables.tables  # (the module fixtures)
 
 
 def _moves(raws):
@@ -49,10 +39,7 @@ def test_gaddag_touch_search_equals_the_search(lexicon, tables, sizes):
             tg.use_gaddag(groot)
             ts = _gridcore.TouchSearcher(rows, root, mg.SPEC)
             for m_tiles, _s, _nt, rack2 in _queries(rows, rack, root, rng, 5):
-                rows2 = list(rows)
-                for r, c, ch, b in m_tiles:
-                    rows2[r] = rows2[r][:c] + (ch.lower() if b else ch) + rows2[r][c + 1:]
-                touch = [(r + 1, c + 1) for r, c, _ch, _b in m_tiles]
+                rows2, touch = _laid(rows, m_tiles)
                 for thr, k in ((-1, 0), (-1, 3), (-1, 5), (-1, 8), (-1, 11), (15, 0), (30, 0), (60, 0), (90, 0)):
                     want = _moves(mg._search(rows2, rack2, root, touch, threshold=thr, min_tiles=k))
                     assert _moves(tg.search(m_tiles, rack2, thr, k, None)) == want, (rows, m_tiles, rack2, thr, k)

@@ -234,20 +234,25 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     squares_list: list[list[tuple[int, int]]] = []
     provisional: dict[tuple[int, int], str] = {}
     bgrid, n = base.grid, base.SIZE  # (squares read in place: base.get, inlined)
+
+    def inside(r: int, c: int) -> bool:
+        """Whether (r, c) (1-based) is a square of the table."""
+        return 0 < r <= n and 0 < c <= n
+
     for p in placements:
         sq = p.squares()
         toks = list(p.tokens)
         for i, ((r, c), t) in enumerate(zip(sq, toks)):
             if t.kind not in _PLACED:
                 continue
-            tile = bgrid[r - 1][c - 1] if 0 < r <= n and 0 < c <= n else None
+            tile = bgrid[r - 1][c - 1] if inside(r, c) else None
             letter_there = tile.letter if tile is not None else provisional.get((r, c))
             if letter_there is not None and letter_there == t.letter:
                 toks[i] = Token("old", t.letter)
                 notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch gelesen."),
                                    coord=coord_name(r, c), letter=t.letter))
         for (r, c), t in zip(sq, toks):
-            if t.kind in _PLACED and 0 < r <= n and 0 < c <= n and bgrid[r - 1][c - 1] is None:
+            if t.kind in _PLACED and inside(r, c) and bgrid[r - 1][c - 1] is None:
                 provisional.setdefault((r, c), t.letter)  # type: ignore[arg-type]
         token_lists.append(toks)
         squares_list.append(sq)
@@ -283,13 +288,12 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         return _invalid("rack", msg, turn, notes + hints)
 
     # -- off-board --------------------------------------------------------------------------
-    if turn.jolly is not None and not (0 < turn.jolly[0] <= n and 0 < turn.jolly[1] <= n):
+    if turn.jolly is not None and not inside(*turn.jolly):
         return _invalid("off-board", _bad("off-board", N_("JOLLY {coord}: dieses Feld gibt es nicht (Spalten A-Y, "
                                                           "Zeilen 1-25)."), coord=coord_name(*turn.jolly)),
                         turn, notes + hints)
     for p, sq in zip(placements, squares_list):
-        if sq and not (0 < sq[0][0] <= n and 0 < sq[0][1] <= n and 0 < sq[-1][0] <= n and 0 < sq[-1][1] <= n):
-            # (a straight line: its ends)
+        if sq and not (inside(*sq[0]) and inside(*sq[-1])):  # (a straight line: its ends)
             return _invalid("off-board", _bad("off-board", N_("Das Wort ab {coord} ({direction}) geht über den Rand "
                                                               "des Tisches hinaus (Spalten A-Y, Zeilen 1-25)."),
                                               coord=p.coord, direction=_dir_name(p.direction)), turn, notes + hints)

@@ -71,6 +71,7 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from bot.games import _gridcore, gridgen
+from bot.games.gaddag import compiled_gaddag_if_cached
 from bot.games.gridgen import GenMove
 from bot.games.typdom import plan_ref
 from bot.games.typdom.engine import Outcome, evaluate
@@ -242,8 +243,6 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     later.sort(key=itemgetter(0), reverse=True)
     gaddag = None
     if USE_GADDAG and gridgen.compiled_active():
-        from bot.games.gaddag import compiled_gaddag_if_cached
-
         gaddag = compiled_gaddag_if_cached(lexicon)
     seconds = _Seconds(rows, rack, root, variant, cache, gaddag)
     for ub_b, m_tiles, m_score, m_nt, rack2, ref in later:
