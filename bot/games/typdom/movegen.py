@@ -47,7 +47,14 @@ choice of the joining placements phase (b) must search run there (:func:`_first`
 Python objects are made only for phase (b)'s joining placements and for plans that can
 win; phase (b) is :class:`_Seconds`. After a Jolly take (a best plan known) Point-Typ-Dom
 lists in two passes: the joining placements, then only the records that can still be
-part of a plan as good as the best (:func:`_listing_need`, cut inside the search). :mod:`.plan_ref` is the pure-Python reference of
+part of a plan as good as the best (:func:`_listing_need`, cut inside the search). With the
+lexicon's compiled GADDAG at hand (the same condition as phase (b): :data:`USE_GADDAG`,
+``compiled_gaddag_if_cached``; not for league views, a missing file or inside
+``gridgen.reference_search()``) the listing reads each line over it from the first tile
+of each run of table tiles outwards instead of by anchors and left parts (every word must
+hold a table tile; ``bot/games/gridcore/list_gaddag.pxi`` proves each record comes out
+once; the records are the anchors', tested in ``tests/test_typdom_gdlist.py``; the empty
+table stays with the anchors). :mod:`.plan_ref` is the pure-Python reference of
 the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
 two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
 notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
