@@ -4,8 +4,8 @@
 # is a PlanListing, the game requires a table tile in the word (``require_old``), the
 # table is not empty and there is no ``touch``, the lines are not searched by anchors
 # and left parts but over the GADDAG, with phase (b)'s reading (touch_gaddag.pxi,
-# ``_gd_prep``, ``_gd_left``, ``_gd_right``, ``_gd_lay``): the squares a word must reach (``nxt``) are the first tiles of the
-# line's runs of table tiles.
+# ``_gd_prep``, ``_gd_left``, ``_gd_right``, ``_gd_lay``): the squares a word must reach
+# (``nxt``) are the first tiles of the line's runs of table tiles.
 #
 # Why every record of the anchors' search comes out, and each exactly once. The anchors'
 # search records (``_Search.record``) exactly the words W on squares s .. e-1 of a line
