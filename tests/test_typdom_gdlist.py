@@ -82,7 +82,8 @@ def test_listing_over_the_gaddag_equals_the_anchors(lexicon, gd, tables, sizes):
     root = gridgen.graph_root(lexicon)
     rng = random.Random(f"gdlist-{sizes}")
     seen = joined = 0
-    for t, rows in enumerate(tables):
+    # (the large racks on every other table: their listings hold up to 300,000 records)
+    for t, rows in enumerate(tables if sizes[0] < 10 else tables[1::2]):
         n = sizes[t % 3]
         jollys = 1 + (t + n) % 3
         rack = _rack(rng, n, jollys)
