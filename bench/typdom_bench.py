@@ -75,8 +75,8 @@ def main() -> None:
     ap.add_argument("--compare", type=int, default=4)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--big", action="store_true")
-    ap.add_argument("--gaddag", action="store_true", help="(the default now: phase (b) over the GADDAG)")
-    ap.add_argument("--anchors", action="store_true", help="phase (b) by anchors, never over the GADDAG")
+    ap.add_argument("--gaddag", action="store_true", help="(the default now: the listing and phase (b) over the GADDAG)")
+    ap.add_argument("--anchors", action="store_true", help="the listing and phase (b) by anchors, never over the GADDAG")
     args = ap.parse_args()
     print(f"load_average: {load_average()} (1 / 5 / 15 min; 2 shared cores)")
     t = time.perf_counter()
@@ -88,14 +88,14 @@ def main() -> None:
     from bot.games.typdom import movegen as mg
     if args.anchors:
         mg.USE_GADDAG = False
-        print("gaddag: off (phase (b) by anchors)")
+        print("gaddag: off (the listing and phase (b) by anchors)")
     else:
         from bot.games.gaddag import prepare
 
         st = prepare(lex)  # (as `spielleiter lexicon build` does; the turns only load it)
         mg.USE_GADDAG = True
         print(f"gaddag_ready: {st['seconds']:.2f} s CPU ({'built' if st['built'] else 'file current'}, "
-              f"{st['nodes']} nodes; phase (b) over the GADDAG)")
+              f"{st['nodes']} nodes; the listing and phase (b) over the GADDAG)")
     t = time.perf_counter()
     pos = positions(lex, args.games)
     print(f"positions: {len(pos)} (self-play {time.perf_counter() - t:.1f} s)")

@@ -17,7 +17,7 @@ cdef int _letter_index(CGraph g, str ch):
 cdef _Search _SPARE = None  # one _Search kept between calls (allocating one zeroes 70 KB)
 
 
-def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_tiles=0, cache=None):
+def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_tiles=0, cache=None, gaddag=None):
     """Compiled :func:`bot.games.gridgen.search`: the same arguments, the same raw
     records ``(score, ntiles, transposed, line_index, start, word, placed, xparts)`` for
     the same moves (each passed to ``sink`` when its score is >= ``threshold[0]``, which
@@ -29,7 +29,14 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     Set-up per call (issue 35, small racks): the ``_Search`` of the last call is reused
     (every field it reads is set again below), the squares needing a cross-check and the
     anchors come from per-line occupancy bit masks, and lines without a cross word share
-    one list of parts."""
+    one list of parts.
+
+    ``gaddag``: a compiled GADDAG of ``root``'s words (:func:`bot.games.gaddag.compiled_gaddag_for`;
+    ValueError when its letters are not the word graph's).  Used only when ``sink`` is a
+    :class:`PlanListing`, the spec requires a table tile in the word, the board is not
+    empty and there is no ``touch``: then every line is read from its table tiles over
+    the GADDAG (``list_gaddag.pxi``: the same records; Typ-Dom's plan listing, issue 35);
+    otherwise by anchors, as without it."""
     global _SPARE
     cdef _Search S = _SPARE
     if S is None:
@@ -37,7 +44,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     else:
         _SPARE = None  # (a nested call, from a sink, makes its own)
     try:
-        _run_search(S, board_rows, rack, root, sink, threshold, spec, touch, min_tiles, cache)
+        _run_search(S, board_rows, rack, root, sink, threshold, spec, touch, min_tiles, cache, gaddag)
     finally:
         S.sink = None
         S.plan = None
@@ -47,7 +54,7 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
 
 
 cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, touch, int min_tiles,
-                     cache) except -1:
+                     cache, gaddag=None) except -1:
     cdef CGraph g = compiled_graph(root)
     cdef CSpec s = _cspec(g, spec)
     cdef int size = s.size
@@ -271,6 +278,9 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                 S.allowed[p][r][c] = ok
                 S.xsum[p][r][c] = sm
                 lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
+    if gaddag is not None and S.plan is not None and S.require_old and touch is None:
+        # (require_old is off on an empty board: the first move stays with the anchors)
+        return _gd_listing(S, _gd_aux(_gd_checked(gaddag, g), s))
     # the anchors of both passes (an empty square beside a tile; on an empty board the
     # centre), best bound first; a plan's listing of a small rack (a PlanListing, which
     # never raises the threshold, below 0: every record) cannot cut by a bound, so its

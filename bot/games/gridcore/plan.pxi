@@ -310,6 +310,22 @@ cdef class PlanListing:
             pl.append((t.pos, PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, &t.ch, 1), t.blank != 0))
         return (rec.score, rec.nt, rec.p == 1, rec.r, rec.start, word, tuple(pl), self.parts[rec.p])
 
+    def detail(self, int i):
+        """What record ``i`` holds besides :meth:`raw` (for tests): ``(joining, k0, k1,
+        usage code words, per new tile (pos, letter, jolly, up, down, field))``."""
+        cdef PRec *rec
+        cdef PTile *t
+        cdef int k
+        if not 0 <= i < self.n:
+            raise IndexError(i)
+        rec = &self.recs[i]
+        tiles = []
+        for k in range(rec.nt):
+            t = &self.tl[rec.toff + k]
+            tiles.append((t.pos, t.ch, t.blank, t.up, t.down, t.field))
+        tiles = tuple(tiles)
+        return (rec.joining, rec.k0, rec.k1, tuple([self.codes[i * self.W + k] for k in range(self.W)]), tiles)
+
     cdef str left_rack(self, int i):
         """The rack record ``i`` leaves (code order), memoised per usage group."""
         cdef int g = self.recs[i].group, f, k, W = self.W

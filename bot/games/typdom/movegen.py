@@ -47,7 +47,14 @@ choice of the joining placements phase (b) must search run there (:func:`_first`
 Python objects are made only for phase (b)'s joining placements and for plans that can
 win; phase (b) is :class:`_Seconds`. After a Jolly take (a best plan known) Point-Typ-Dom
 lists in two passes: the joining placements, then only the records that can still be
-part of a plan as good as the best (:func:`_listing_need`, cut inside the search). :mod:`.plan_ref` is the pure-Python reference of
+part of a plan as good as the best (:func:`_listing_need`, cut inside the search). With the
+lexicon's compiled GADDAG at hand (the same condition as phase (b): :data:`USE_GADDAG`,
+``compiled_gaddag_if_cached``; not for league views, a missing file or inside
+``gridgen.reference_search()``) the listing reads each line over it from the first tile
+of each run of table tiles outwards instead of by anchors and left parts (every word must
+hold a table tile; ``bot/games/gridcore/list_gaddag.pxi`` proves each record comes out
+once; the records are the anchors', tested in ``tests/test_typdom_gdlist.py``; the empty
+table stays with the anchors). :mod:`.plan_ref` is the pure-Python reference of
 the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
 two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
 notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
@@ -124,26 +131,30 @@ def _two_passes(variant: str, n_rack: int, best_key: tuple[int, int]) -> bool:
 _KREUZ_TWO_PASS_TILES = 99  # (off; the tests set it to 0 to run the two passes there too)
 
 
-def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly):
+def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list[str], best, jolly,
+           gaddag=None):
     """:func:`bot.games.typdom.plan_ref.first` (same arguments and answers) on the
     compiled core: the listing's records stay in C arrays
     (:class:`bot.games._gridcore.PlanListing`); Python objects only for the placements
-    phase (b) searches after and for plans that can win."""
+    phase (b) searches after and for plans that can win.  ``gaddag``: the compiled
+    GADDAG of ``root``'s words, or None; with it the listing reads each line from its
+    table tiles over the GADDAG (``_gridcore.search``'s ``gaddag``: the same records)."""
     lst = _gridcore.PlanListing(rack, variant == "kreuzwort", VALUES, VOWELS)
+    gd = gaddag if LIST_GADDAG else None
     # (the compiled search itself: _first runs only while it is active; it copies rows)
     if best is None or not _two_passes(variant, len(rack), best[0]):
-        _gridcore.search(rows, rack, root, lst, [-1], SPEC)
+        _gridcore.search(rows, rack, root, lst, [-1], SPEC, gaddag=gd)
     else:
         # two passes (issue 35): the joining placements, then only what can still be
         # part of a plan as good as the best known (_listing_need)
         lst.set_pass(1)
-        _gridcore.search(rows, rack, root, lst, [-1], SPEC)
+        _gridcore.search(rows, rack, root, lst, [-1], SPEC, gaddag=gd)
         need = _listing_need(variant, len(rack), best[0], lst.join_max())
         lows = [v for v in need if v is not None]
         if lows:
             # (the search cuts by the need of the tiles each word would lay)
             lst.set_pass(2, need)
-            _gridcore.search(rows, rack, root, lst, [max(0, min(lows))], SPEC)
+            _gridcore.search(rows, rack, root, lst, [max(0, min(lows))], SPEC, gaddag=gd)
     if not len(lst):
         return None
     single = _best_of([lst.raw(i) for i in lst.top()], rows, variant)
@@ -230,8 +241,13 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     the search stops when the bound is below the best plan found, and (b) is skipped for
     an m whose bound for (b) is below it (:func:`.plan_ref._touch_bound`)."""
     root = gridgen.graph_root(lexicon)
-    first = _first if gridgen.compiled_active() else plan_ref.first
-    found = first(rows, rack, root, variant, prefix, best, jolly)
+    gaddag = None
+    if USE_GADDAG and gridgen.compiled_active():
+        gaddag = compiled_gaddag_if_cached(lexicon)
+    if gridgen.compiled_active():
+        found = _first(rows, rack, root, variant, prefix, best, jolly, gaddag)
+    else:
+        found = plan_ref.first(rows, rack, root, variant, prefix, best, jolly)
     if found is None:
         return best
     best, later, cache, move_of = found
@@ -241,9 +257,6 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
     # only passed over when its bound is below the best plan, and every search lists
     # all the second placements that tie with it)
     later.sort(key=itemgetter(0), reverse=True)
-    gaddag = None
-    if USE_GADDAG and gridgen.compiled_active():
-        gaddag = compiled_gaddag_if_cached(lexicon)
     seconds = _Seconds(rows, rack, root, variant, cache, gaddag)
     for ub_b, m_tiles, m_score, m_nt, rack2, ref in later:
         if ub_b < best[0]:
@@ -268,6 +281,10 @@ def _best_plan(rows: Sequence[str], rack: str, lexicon: Any, variant: str, prefi
 #: False: always by anchors (benches, tests).  Issue 35; docs/development/performance-movegen.md.
 USE_GADDAG = True
 GADDAG_MEMO = 1  # (0: over the GADDAG without the line memo; for benches)
+#: True (the default): with :data:`USE_GADDAG` and a GADDAG at hand, the plan's listing
+#: (:func:`_first`) reads its lines over it too, from their table tiles
+#: (``bot/games/gridcore/list_gaddag.pxi``); False: by anchors (benches, tests).
+LIST_GADDAG = True
 
 
 class _Seconds:
