@@ -608,3 +608,52 @@ def test_our_message_ids_have_the_shape_the_quoted_check_relies_on():
     assert not may_be_ours("<start.1@liga.invalid>")
     assert not may_be_ours("<x1@mail.example>")
     assert not may_be_ours(None) and not may_be_ours("")
+
+
+@pytest.mark.parametrize("first_bounces", [False, True])
+def test_the_batchs_quoted_check_takes_the_players_report_address_as_the_database_does(tmp_path, first_bounces):
+    """The batch's memory of quotable mails (``moves.quotable_for``) takes the mails to
+    the address the player's answers go to as ``quoted._REPORT_TO`` does: Anna writes
+    from a second address and pastes four lines of the acknowledgement sent to her
+    first; while the first works they are the bot's, once it bounces answers go to the
+    sender's and the lines are read as written (unreadable). One statement for the
+    batch's check: the memory answered."""
+    from datetime import datetime, timezone
+
+    from bot.storage.models import PlayerAddress
+
+    db_url = f"sqlite:///{tmp_path / 'bot.sqlite'}"
+    cfg = Config(database_url=db_url, sender="Spielleiter <spielleiter@example.org>", maildir=tmp_path / "mail",
+                 rate_limit_per_hour=0)
+    db = Database(db_url)
+    db.migrate()
+    box = [0]
+    stop = None
+    try:
+        with db.session() as s:
+            create_league(s, read_league_file(league_toml(tmp_path / "liga.toml")), cfg)
+        ingest(db, cfg, [("a1.eml", player_mail("anna@example.org", "Partie R1:\nTOR\nErsatz: ROT"))])
+        block, _ = _first_ack_block(db, cfg)
+        with db.session() as s:
+            first = s.scalars(select(PlayerAddress).where(PlayerAddress.email == "anna@example.org")).one()
+            s.add(PlayerAddress(player_id=first.player_id, email="anna.zwei@example.org"))
+            if first_bounces:
+                first.bounced_at, first.bounce_reason = datetime.now(timezone.utc), "550 no such user"
+        stop = _quotable_statements(box)
+        reports = ingest(db, cfg, [
+            ("a2.eml", player_mail("anna.zwei@example.org", "Partie R1:\nMOND\n\n" + block)),
+            ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT"))])
+        stop()
+        stop = None
+        assert [(r["status"], len(r["replies"])) for r in reports] == [("processed", 1)] * 2
+        with db.session() as s:
+            parse = s.scalar(select(InboundMail.parse).where(InboundMail.id == reports[0]["id"]))
+        if first_bounces:
+            assert parse["ignored"], parse  # not a mail to her answer address: read as written
+        else:
+            assert parse["ignored"] == [], parse
+        assert box[0] == 1, box
+    finally:
+        if stop:
+            stop()
+        db.dispose()
