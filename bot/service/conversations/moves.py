@@ -265,8 +265,8 @@ def _move_block(lang: str, multiline: bool, move: dict, last: bool) -> str:
 
 
 #: Up to how many of the quotable mails of a batch (:func:`quotable_for`) are made lines
-#: of at once (bounded: the process remembers the lines of 2,048 mails).
-PREFETCH = 1024
+#: of at once (bounded: the process remembers the lines of 2,048 mails; one IN list).
+PREFETCH = 500
 
 
 def quotable_for(s: Session, conn, league_id: int, sender: str, player_id: int,
@@ -280,10 +280,12 @@ def quotable_for(s: Session, conn, league_id: int, sender: str, player_id: int,
     answers the batch queued since added (:data:`QUEUED_TO`, written first if they are
     not). None when the memory cannot tell (the caller asks the database): a mail read
     with savepoints or outside a batch, no memory of the senders (many players:
-    :data:`SENDER_ROWS`), a sender or address not in it, a reply to a mail not in it. The address the player's
-    answers go to is taken as :data:`~bot.service.conversations.quoted._REPORT_TO` takes
-    it: the first of the player's addresses (by id) that does not bounce, ``sender``
-    counting as working."""
+    :data:`SENDER_ROWS`), a sender or address not in it, a reply to one of the bot's
+    mails not in it. The address the player's answers go to is taken as
+    :data:`~bot.service.conversations.quoted._REPORT_TO` takes it: the first of the
+    player's addresses (by id) that does not bounce, ``sender`` counting as working.
+    What the memory gives up: on PostgreSQL, a mail another process queues to the
+    player while the batch is read is not compared (as the batch's other memories)."""
     batch = batch_of(s)
     if batch is None or not s.info.get(DEFER):
         return None
