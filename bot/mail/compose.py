@@ -21,7 +21,7 @@ from email.header import Header
 
 from bot.packing import Chunked, pack
 
-__all__ = ["compose", "make_message_id", "domain_of", "Segments", "qp_lines"]
+__all__ = ["compose", "make_message_id", "may_be_ours", "domain_of", "Segments", "qp_lines"]
 
 # SMTP needs CRLF line endings and lines <= 998 chars: headers folded at 78,
 # bodies quoted-printable (lines <= 76).
@@ -43,6 +43,17 @@ def make_message_id(key: str, domain: str) -> str:
     """
     digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
     return f"<{digest}.spielleiter@{domain}>"
+
+
+_OURS = re.compile(r"<[0-9a-f]{32}\.spielleiter@[^>]*>")
+
+
+def may_be_ours(message_id: str | None) -> bool:
+    """Whether ``message_id`` has the shape of :func:`make_message_id` (whatever the
+    domain): every mail the bot queues gets its Message-ID from there (the outbox,
+    ``bot.service.stages.outbox``, a copy resent), so a Message-ID of another shape was
+    never the bot's (the quoted-block check of a batch needs no query for a reply to it)."""
+    return bool(message_id) and _OURS.fullmatch(message_id) is not None
 
 
 @dataclass(frozen=True)

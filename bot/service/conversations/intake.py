@@ -48,7 +48,8 @@ from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.bounces import handle_bounce
 from bot.service.conversations.loops import (ANSWER_ADDRS, HOUR, REPEAT_KEYS, gate_answers, proven,
                                              repeat_key, repeat_keys)
-from bot.service.conversations.mailctx import UNWRITTEN, Incoming, batch_of, forget_batch
+from bot.service.conversations.mailctx import (QUEUED_TO, SENDER_ROWS, UNWRITTEN, Incoming, batch_of,
+                                               forget_batch)
 from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, SENDERS, bad_code,
                                                claimed_player, failure, finished_player, former_player, game_master,
                                                game_over, gm_not_player, not_playing, registered, too_big, unreadable)
@@ -99,10 +100,6 @@ def process_pending(db: Database, cfg: Config, now: datetime | None = None, *,
     return len(ids)
 
 
-#: The key among a batch's shared lookups (:data:`bot.storage.db.BATCH`) of the rows of
-#: :data:`~bot.service.conversations.senders.SENDERS` by address: read once for the
-#: batch when the running leagues have at most two player addresses a mail of it.
-SENDER_ROWS = "senders"
 
 #: Mails read in one transaction (:func:`read_batch`) by :func:`process_pending`.
 READ_BATCH = 200
@@ -266,6 +263,9 @@ def process_mail(db: Database, cfg: Config, mail_id: int, now: datetime | None =
                     unwritten = batch.setdefault(UNWRITTEN, set())
                     unwritten.update(("a", row.to_addr.lower()) for row in queued)
                     unwritten.add(("p", mail.player_id))
+                    to = batch.setdefault(QUEUED_TO, {})  # the quoted-block check's memory adds them
+                    for row in queued:
+                        to.setdefault((row.league_id, row.to_addr.lower()), []).append(row)
                 later.append((list(queued), plain))
                 plain = []
         if plain:  # committed: a later reply quoting them is compared without parsing their bytes

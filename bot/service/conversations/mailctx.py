@@ -29,6 +29,16 @@ def batch_of(s: Session) -> dict | None:
 #: id)`` of the mail that queued them, ``("a", address)`` they go to.
 UNWRITTEN = "unwritten"
 
+#: The key among a batch's shared lookups of the rows of
+#: :data:`~bot.service.conversations.senders.SENDERS` by address (player, league, address
+#: each): read once for the batch when the running leagues have at most two player
+#: addresses a mail of it (:func:`bot.service.conversations.intake.read_pass`).
+SENDER_ROWS = "senders"
+#: The key among a batch's shared lookups of the answers it queued (read without
+#: savepoints), by (league id, address in lower case): the quoted-block check's memory
+#: (:func:`bot.service.conversations.moves.quotable_for`) adds them.
+QUEUED_TO = "queued_to"
+
 
 def written_for(s: Session, player_id: int | None, addr: str | None) -> None:
     """Flush ``s`` when the batch holds answers not yet written for player ``player_id``

@@ -34,11 +34,13 @@ from typing import Iterable
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection
 
+from bot.mail.compose import may_be_ours
 from bot.mail.message import body_text
 from bot.submission import is_section_header
 from bot.storage.models import OutboxMail, PlayerAddress, Submission, SubmissionMove
 
-__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "runs", "bot_mails", "remember", "RECENT", "MIN_RUN"]
+__all__ = ["bot_lines", "player_lines", "quoted_lines", "norm", "runs", "bot_mails", "remember", "quotable_rows",
+           "pick_quotable", "lines_of_rows", "RECENT", "MIN_RUN"]
 
 #: How many of the latest mails to the player are compared (the start mail, the last
 #: Auswertungen and acknowledgements: what a reply quotes).
@@ -124,6 +126,73 @@ _QUOTABLE_PLAYER = (
 _RAW = select(_OUT.c.id, _OUT.c.message_id, _OUT.c.raw).where(_OUT.c.id.in_(bindparam("ids", expanding=True)))
 
 
+#: The quotable mails of many addresses at once (a batch, :func:`quotable_rows`): for each
+#: address (lower case) of ``addrs`` its last :data:`RECENT` mails in the league and its
+#: start mails, numbered newest first per address by a window function
+_NUMBERED = (select(_OUT.c.id, _OUT.c.message_id, func.lower(_OUT.c.to_addr).label("addr"), _OUT.c.kind,
+                    func.row_number().over(partition_by=func.lower(_OUT.c.to_addr),
+                                           order_by=_OUT.c.id.desc()).label("n"))
+             .where(_MINE).subquery())
+_QUOTABLE_MANY = (select(_NUMBERED.c.addr, _NUMBERED.c.id, _NUMBERED.c.message_id, _NUMBERED.c.kind)
+                  .where((_NUMBERED.c.n <= RECENT) | (_NUMBERED.c.kind == "start")))
+
+
+def quotable_rows(conn: Connection, league_id: int, addresses: Iterable[str]) -> dict[str, dict[int, tuple[str, str]]]:
+    """For each of ``addresses`` (lower case) the mails of league ``league_id`` to it that
+    a reply may quote, as far as they do not depend on the reply: ``{address: {outbox id:
+    (Message-ID, kind)}}``, its last :data:`RECENT` and its start mails (one statement for
+    all addresses; :func:`pick_quotable` takes one mail's from them)."""
+    addrs = sorted({a.lower() for a in addresses if a})
+    out: dict[str, dict[int, tuple[str, str]]] = {a: {} for a in addrs}
+    if addrs:
+        for addr, oid, mid, kind in conn.execute(_QUOTABLE_MANY, {"league": league_id, "addrs": addrs}):
+            out.setdefault(addr, {})[oid] = (mid, kind)
+    return out
+
+
+def pick_quotable(rows: dict[str, dict[int, tuple[str, str]]], addresses: Iterable[str],
+                  in_reply_to: str | None = None) -> list[tuple[int, str]] | None:
+    """What :data:`_QUOTABLE` / :data:`_QUOTABLE_PLAYER` return for ``addresses`` (lower
+    case), ``(outbox id, Message-ID)`` newest first, taken from ``rows``
+    (:func:`quotable_rows`, with the mails queued since added): the last :data:`RECENT`
+    to these addresses together (each address's last :data:`RECENT` hold them), every
+    start mail, and the mail ``in_reply_to`` names. None when ``rows`` cannot tell: an
+    address not among them, or a reply to a mail not among them that may be the bot's
+    (:func:`bot.mail.compose.may_be_ours`: it may be older; a Message-ID of another shape
+    names none of the bot's mails)."""
+    mine: dict[int, tuple[str, str]] = {}
+    for a in set(addresses):
+        if a not in rows:
+            return None
+        mine.update(rows[a])
+    ids = sorted(mine, reverse=True)
+    recent = set(ids[:RECENT])
+    if may_be_ours(in_reply_to) and not any(mid == in_reply_to for mid, _ in mine.values()):
+        return None  # perhaps an older mail of ours
+    return [(oid, mine[oid][0]) for oid in ids
+            if oid in recent or mine[oid][1] == "start" or mine[oid][0] == in_reply_to]
+
+
+def lines_of_rows(conn: Connection, rows: list[tuple[int, str]]) -> list[tuple[str, ...]]:
+    """The lines (:func:`_sequence`) of each of the bot's mails ``rows`` (``(outbox id,
+    Message-ID)``, kept in order): remembered, else read (one statement for those not
+    seen before) and parsed once per process."""
+    db = str(conn.engine.url)
+    missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
+    if missing:
+        for oid, mid, raw in conn.execute(_RAW, {"ids": missing}):
+            _CACHE[(db, oid, mid)] = _lines_of(raw)
+            if len(_CACHE) > _CACHE_SIZE:
+                _CACHE.popitem(last=False)
+    out = []
+    for oid, mid in rows:
+        lines = _CACHE.get((db, oid, mid), ())
+        if isinstance(lines, str):  # remembered as text
+            lines = _CACHE[(db, oid, mid)] = _sequence(lines)
+        out.append(lines)
+    return out
+
+
 def remember(db_url: str, rows: Iterable[tuple[int, str, str]]) -> None:
     """Take the lines of mails just queued and committed, ``(outbox id, Message-ID, plain
     text)`` each, from their text, so :func:`bot_mails` need not parse their bytes
@@ -151,20 +220,7 @@ def bot_mails(conn: Connection, league_id: int, addresses: Iterable[str],
                                                "player": player, "reply": in_reply_to}).all()
     else:
         rows = conn.execute(_QUOTABLE, {"league": league_id, "addrs": addrs, "reply": in_reply_to}).all()
-    db = str(conn.engine.url)
-    missing = [oid for oid, mid in rows if (db, oid, mid) not in _CACHE]
-    if missing:
-        for oid, mid, raw in conn.execute(_RAW, {"ids": missing}):
-            _CACHE[(db, oid, mid)] = _lines_of(raw)
-            if len(_CACHE) > _CACHE_SIZE:
-                _CACHE.popitem(last=False)
-    out = []
-    for oid, mid in rows:
-        lines = _CACHE.get((db, oid, mid), ())
-        if isinstance(lines, str):  # remembered as text
-            lines = _CACHE[(db, oid, mid)] = _sequence(lines)
-        out.append(lines)
-    return out
+    return lines_of_rows(conn, [tuple(r) for r in rows])
 
 
 def bot_lines(conn: Connection, league_id: int, addresses: Iterable[str],
@@ -210,18 +266,24 @@ def player_lines(conn: Connection, player_id: int) -> set[str]:
 
 
 def quoted_lines(conn: Connection, text: str, league_id: int, addresses: Iterable[str],
-                 player_id: int, in_reply_to: str | None = None, *, report_address: bool = False) -> Counter[str]:
+                 player_id: int, in_reply_to: str | None = None, *, report_address: bool = False,
+                 mails: list[tuple[str, ...]] | None = None, before_moves=None) -> Counter[str]:
     """The normalised lines of ``text`` that lie in a pasted block of one of the bot's
     mails (:func:`runs` over :func:`bot_mails`, at least :data:`MIN_RUN` lines in order),
     less the player's own earlier moves (:func:`player_lines`), each with its number of
     places in such blocks; else empty. The player's moves are only looked up when there
     is such a block. ``report_address``: the mails to the address the player's answers
     go to count too (``addresses``: the one the player wrote from; :func:`bot_mails`
-    with ``player``)."""
-    hits = runs(text, bot_mails(conn, league_id, addresses, in_reply_to,
-                                player=player_id if report_address else None))
+    with ``player``). ``mails``: those lines already taken (a batch: :func:`pick_quotable`);
+    ``before_moves``: called before the player's moves are read (a batch writes its held
+    submissions)."""
+    if mails is None:
+        mails = bot_mails(conn, league_id, addresses, in_reply_to, player=player_id if report_address else None)
+    hits = runs(text, mails)
     if not hits:
         return hits
+    if before_moves is not None:
+        before_moves()
     for line in player_lines(conn, player_id):
         hits.pop(line, None)
     return hits
