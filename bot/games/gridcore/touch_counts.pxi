@@ -7,26 +7,44 @@ cdef uint64_t _GD_RM3 = 0      # (kept by _gd_lay as S.rmask is; valid while _GD
 cdef int _GD_RBIG = 0          # 1: the rack holds a letter more than three times (_gd_cut counts by its loop)
 
 
-cdef int _ge_masks(CGraph G, uint64_t *ge2, uint64_t *ge3) noexcept:
-    """Per node of ``G`` the letters its ``most`` holds at least twice (``ge2``) and at
-    least three times (``ge3``)."""
+cdef int _ge_node(CGraph G, int32_t node, uint64_t *ge2, uint64_t *ge3, uint8_t *done) noexcept:
+    """Fill in ``ge2`` and ``ge3`` of ``node`` and below: a path from ``node`` holds a letter
+    k times when a path from a child does, or when the edge to that child is the letter
+    and a path from the child holds it k - 1 times (``reach``: once)."""
+    cdef int32_t e, c
+    cdef uint64_t m, bit, a = 0, b = 0
+    cdef int li
+    if done[node]:
+        return 0
+    m = G.mask[node]
+    e = G.first[node]
+    while m:
+        li = sl_ctz(m)
+        bit = (<uint64_t>1) << li
+        m ^= bit
+        c = G.child[e]
+        e += 1
+        _ge_node(G, c, ge2, ge3, done)
+        a |= ge2[c] | (bit & G.reach[c])
+        b |= ge3[c] | (bit & ge2[c])
+    ge2[node] = a
+    ge3[node] = b
+    done[node] = 1
+    return 0
+
+
+cdef int _ge_masks(CGraph G, uint64_t *ge2, uint64_t *ge3) except -1:
+    """Per node of ``G`` the letters a path from it to a word's end holds at least twice
+    (``ge2``) and at least three times (``ge3``): ``most`` >= 2 and >= 3, in one pass over
+    the edges."""
     cdef Py_ssize_t i
-    cdef int li, nl = G.nl
-    cdef uint8_t *row
-    cdef uint64_t a, b, m
+    cdef uint8_t *done = <uint8_t *>malloc(G.n)
+    if done == NULL:
+        raise MemoryError()
+    memset(done, 0, G.n)
     for i in range(G.n):
-        row = &G.most[i * nl]
-        a = b = 0
-        m = G.reach[i]  # (a letter a path holds at all)
-        while m:
-            li = sl_ctz(m)
-            m &= m - 1
-            if row[li] >= 2:
-                a |= (<uint64_t>1) << li
-                if row[li] >= 3:
-                    b |= (<uint64_t>1) << li
-        ge2[i] = a
-        ge3[i] = b
+        _ge_node(G, <int32_t>i, ge2, ge3, done)
+    free(done)
     return 0
 
 
