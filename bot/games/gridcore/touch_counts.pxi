@@ -3,8 +3,9 @@
 cdef uint64_t *_GD_GE2 = NULL  # (and _GdAux's ge2, ge3)
 cdef uint64_t *_GD_GE3 = NULL
 cdef uint64_t _GD_RM2 = 0      # _gd_line: the rack's letters it holds at least twice, three times
-cdef uint64_t _GD_RM3 = 0      # (kept by _gd_lay as S.rmask is; valid while _GD_RBIG is 0)
-cdef int _GD_RBIG = 0          # 1: the rack holds a letter more than three times (_gd_cut counts by its loop)
+cdef uint64_t _GD_RM3 = 0      # (kept by _gd_lay as S.rmask is; valid while _GD_MASKS is 1)
+cdef int _GD_MASKS = 0         # 1: the masks above are the current search's (set and cleared by _gd_line; 0: the rack
+                               # holds a letter more than three times, or another caller of _gd_left: _gd_cut's loop)
 
 
 cdef int _ge_node(CGraph G, int32_t node, uint64_t *ge2, uint64_t *ge3, uint8_t *done) noexcept:
@@ -49,17 +50,18 @@ cdef int _ge_masks(CGraph G, uint64_t *ge2, uint64_t *ge3) except -1:
 
 
 cdef int _gd_rack_masks(_Search S) noexcept:
-    """Set ``_GD_RM2``, ``_GD_RM3`` and ``_GD_RBIG`` from the rack in ``S`` (its
-    ``counts``; ``S.rmask`` holds the letters it holds at all)."""
-    global _GD_RM2, _GD_RM3, _GD_RBIG
+    """Set ``_GD_RM2`` and ``_GD_RM3`` from the rack in ``S`` (its ``counts``;
+    ``S.rmask`` holds the letters it holds at all) and ``_GD_MASKS`` to 1, or to 0 when
+    it holds a letter more than three times."""
+    global _GD_RM2, _GD_RM3, _GD_MASKS
     cdef int li
     _GD_RM2 = _GD_RM3 = 0
-    _GD_RBIG = 0
+    _GD_MASKS = 1
     for li in range(S.g.nl):
         if S.counts[li] >= 2:
             _GD_RM2 |= (<uint64_t>1) << li
             if S.counts[li] >= 3:
                 _GD_RM3 |= (<uint64_t>1) << li
                 if S.counts[li] > 3:
-                    _GD_RBIG = 1
+                    _GD_MASKS = 0
     return 0

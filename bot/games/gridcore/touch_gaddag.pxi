@@ -252,7 +252,7 @@ cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int
     vu = 0
     if n >= need_n and vu >= need_v:
         return 0
-    if need_v <= 0 and not _GD_RBIG:
+    if need_v <= 0 and _GD_MASKS:
         # only the count: min(counts, most) summed over the letters is the letters the
         # rack holds at least k times and a path at least k times, summed over k = 1..3
         n += sl_popcount(G.reach[node] & S.rmask)
@@ -453,7 +453,7 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln, int prepared) except -1:
     each once: from the first such square it holds (``q``), read leftwards to its start
     (after the square to reach before ``q``), then rightwards.  ``prepared``:
     :func:`_gd_prep` ran for this line already."""
-    global _GD_VMAX, _GD_MOST, _GD_NL, _GD_GE2, _GD_GE3
+    global _GD_VMAX, _GD_MOST, _GD_NL, _GD_GE2, _GD_GE3, _GD_MASKS
     cdef CGraph G = aux.G
     cdef int size = S.size, lo = 0, q
     _GD_VMAX = aux.s.vmax
@@ -461,20 +461,23 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln, int prepared) except -1:
     _GD_NL = G.nl
     _GD_GE2 = aux.ge2
     _GD_GE3 = aux.ge3
-    _gd_rack_masks(S)
     if not prepared and not _gd_prep(S, p, ln):
         return 0
-    q = S.lnxt[0]
-    while q < size:
-        S.anchor = q
-        if S.line[q] != EMPTY:
-            node = G.get(0, S.line[q])
-            if node >= 0:
-                _gd_left(S, G, node, q, q, lo, S.lbv[q], 1, 0, 0)
-        elif S.left:
-            _gd_lay(S, G, 0, q, q, lo, 0, 0, 1, 0, 0, 0)
-        lo = q + 1
-        q = S.lnxt[q + 1]
+    _gd_rack_masks(S)  # (on for this line only: other callers of _gd_left count by the loop)
+    try:
+        q = S.lnxt[0]
+        while q < size:
+            S.anchor = q
+            if S.line[q] != EMPTY:
+                node = G.get(0, S.line[q])
+                if node >= 0:
+                    _gd_left(S, G, node, q, q, lo, S.lbv[q], 1, 0, 0)
+            elif S.left:
+                _gd_lay(S, G, 0, q, q, lo, 0, 0, 1, 0, 0, 0)
+            lo = q + 1
+            q = S.lnxt[q + 1]
+    finally:
+        _GD_MASKS = 0
     return 0
 
 
