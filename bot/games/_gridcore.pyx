@@ -27,7 +27,18 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 
 cdef extern from *:
     """
+    #if defined(__POPCNT__)
     static inline int sl_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    #else
+    /* without the popcnt instruction the builtin is a call into libgcc; this is the
+       same count inline (issue 35: about a tenth of phase (b)'s instructions) */
+    static inline int sl_popcount(unsigned long long x) {
+        x = x - ((x >> 1) & 0x5555555555555555ULL);
+        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+        x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+        return (int)((x * 0x0101010101010101ULL) >> 56);
+    }
+    #endif
     static inline int sl_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     """
     int sl_popcount(unsigned long long x) nogil
@@ -72,6 +83,7 @@ include "gridcore/canlay.pxi"
 include "gridcore/entry.pxi"
 include "gridcore/touch_parts.pxi"
 include "gridcore/touch_left.pxi"
+include "gridcore/touch_counts.pxi"
 include "gridcore/touch_gaddag.pxi"
 include "gridcore/list_gaddag.pxi"
 include "gridcore/gaddag_build.pxi"

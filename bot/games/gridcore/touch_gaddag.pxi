@@ -170,10 +170,18 @@ cdef int _GD_NL = 0
 
 cdef class _GdAux:
     """A GADDAG's bounds for one game: per node the most the letters of a path to a
-    word's end are worth (``vmax``, the separator worth 0) and the GADDAG's ``most``."""
+    word's end are worth (``vmax``, the separator worth 0) and the GADDAG's ``most``,
+    also as two bit masks per node (``ge2``, ``ge3``: the letters a path holds at least
+    twice, three times; with ``reach``, once) for :func:`_gd_cut`'s count of tiles."""
     cdef CGraph G
     cdef CSpec s
     cdef object dawg_spec
+    cdef uint64_t *ge2
+    cdef uint64_t *ge3
+
+    def __dealloc__(self):
+        free(self.ge2)
+        free(self.ge3)
 
     def __init__(self, CGraph G, CSpec dawg_spec):
         cdef int i
@@ -188,6 +196,11 @@ cdef class _GdAux:
         for i in range(G.n):
             _vmax(G, s, i)
         _ensure_most(G)
+        self.ge2 = <uint64_t *>malloc(G.n * sizeof(uint64_t))
+        self.ge3 = <uint64_t *>malloc(G.n * sizeof(uint64_t))
+        if self.ge2 == NULL or self.ge3 == NULL:
+            raise MemoryError()
+        _ge_masks(G, self.ge2, self.ge3)
         self.G = G
         self.s = s
         self.dawg_spec = dawg_spec
@@ -208,7 +221,7 @@ cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int
     ``node`` can take (per letter up to the most times one path holds it), and it lays
     at most as many tiles as both the empty squares there and those rack tiles."""
     cdef uint64_t m
-    cdef int n, li, k, u, vu, tb, em
+    cdef int n, li, k, u, vu, tb, em, need_n, need_v
     cdef uint8_t *most
     if S.thr <= 0 and not S.min_tiles:
         return 0
@@ -220,9 +233,37 @@ cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int
         a1 = a0
     if b1 < b0:
         b1 = b0
-    m = G.reach[node] & S.rmask
+    em = _GD_EM[a1] - _GD_EM[a0] + _GD_EM[b1] - _GD_EM[b0]
+    # (the tests cheapest first: each cuts what the one loop over the letters below would)
+    need_n = S.min_tiles - nt
+    if need_n > 0 and em < need_n:
+        return 1  # (the tiles it lays: at most em)
+    need_v = 0
+    if S.thr > 0:
+        if msum + _GD_VMAX[node] < S.thr:
+            return 1
+        tb = _GD_TB[a1] - _GD_TB[a0] + _GD_TB[b1] - _GD_TB[b0]
+        need_v = S.thr - msum - tb
+        if em < 63 and S.P[em] < need_v:
+            return 1  # (at most em tiles more: the rack's best em values)
+    # the rack tiles a path from node can take (n) and their values (vu): both only grow,
+    # so the loop stops as soon as they reach what is needed
     n = S.nbl
     vu = 0
+    if n >= need_n and vu >= need_v:
+        return 0
+    if need_v <= 0 and _GD_MASKS:
+        # only the count: min(counts, most) summed over the letters is the letters the
+        # rack holds at least k times and a path at least k times, summed over k = 1..3
+        n += sl_popcount(G.reach[node] & S.rmask)
+        if n >= need_n:
+            return 0
+        n += sl_popcount(_GD_GE2[node] & _GD_RM2)
+        if n >= need_n:
+            return 0
+        n += sl_popcount(_GD_GE3[node] & _GD_RM3)
+        return n < need_n
+    m = G.reach[node] & S.rmask
     most = &_GD_MOST[<Py_ssize_t>node * _GD_NL]
     while m:
         li = sl_ctz(m)
@@ -231,19 +272,9 @@ cdef inline int _gd_cut(_Search S, CGraph G, int32_t node, int msum, int nt, int
         u = S.counts[li] if S.counts[li] < k else k
         n += u
         vu += u * S.s.val[li]
-    em = _GD_EM[a1] - _GD_EM[a0] + _GD_EM[b1] - _GD_EM[b0]
-    if S.thr > 0:
-        if msum + _GD_VMAX[node] < S.thr:
-            return 1
-        tb = _GD_TB[a1] - _GD_TB[a0] + _GD_TB[b1] - _GD_TB[b0]
-        if em < 63 and S.P[em] < vu:
-            vu = S.P[em]  # (at most em tiles more: the rack's best em values)
-        if msum + tb + vu < S.thr:
-            return 1
-    if S.min_tiles:
-        if nt + (em if em < n else n) < S.min_tiles:
-            return 1
-    return 0
+        if n >= need_n and vu >= need_v:
+            return 0
+    return 1
 
 
 cdef int _gd_record(_Search S, int start, int end, int msum, int wmul, int xs, int nt) except -1:
@@ -264,6 +295,7 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
     (its cross-check, the GADDAG's edges), laid there, then the word read on: leftwards
     from ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1``
     (:func:`_gd_right`); scores as :meth:`_Search.extend`."""
+    global _GD_RM2, _GD_RM3
     cdef CGraph g = S.g
     cdef int li, k, v, lmc = S.llm[c], wmc = S.lwm[c], xc = S.lxs[c]
     cdef int32_t e, ch
@@ -285,6 +317,10 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
             S.counts[li] -= 1
             if S.counts[li] == 0:
                 S.rmask ^= bit
+            elif S.counts[li] == 1:
+                _GD_RM2 ^= bit
+            elif S.counts[li] == 2:
+                _GD_RM3 ^= bit
             S.left -= 1
             v = S.s.val[li] * lmc
             if right:
@@ -294,6 +330,10 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
             S.left += 1
             S.counts[li] += 1
             S.rmask |= bit
+            if S.counts[li] == 2:
+                _GD_RM2 |= bit
+            elif S.counts[li] == 3:
+                _GD_RM3 |= bit
         k = S.s.kind_of[li]
         if k >= 0 and S.bl[k]:
             S.bl[k] -= 1
@@ -413,25 +453,31 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln, int prepared) except -1:
     each once: from the first such square it holds (``q``), read leftwards to its start
     (after the square to reach before ``q``), then rightwards.  ``prepared``:
     :func:`_gd_prep` ran for this line already."""
-    global _GD_VMAX, _GD_MOST, _GD_NL
+    global _GD_VMAX, _GD_MOST, _GD_NL, _GD_GE2, _GD_GE3, _GD_MASKS
     cdef CGraph G = aux.G
     cdef int size = S.size, lo = 0, q
     _GD_VMAX = aux.s.vmax
     _GD_MOST = G.most
     _GD_NL = G.nl
+    _GD_GE2 = aux.ge2
+    _GD_GE3 = aux.ge3
     if not prepared and not _gd_prep(S, p, ln):
         return 0
-    q = S.lnxt[0]
-    while q < size:
-        S.anchor = q
-        if S.line[q] != EMPTY:
-            node = G.get(0, S.line[q])
-            if node >= 0:
-                _gd_left(S, G, node, q, q, lo, S.lbv[q], 1, 0, 0)
-        elif S.left:
-            _gd_lay(S, G, 0, q, q, lo, 0, 0, 1, 0, 0, 0)
-        lo = q + 1
-        q = S.lnxt[q + 1]
+    _gd_rack_masks(S)  # (on for this line only: other callers of _gd_left count by the loop)
+    try:
+        q = S.lnxt[0]
+        while q < size:
+            S.anchor = q
+            if S.line[q] != EMPTY:
+                node = G.get(0, S.line[q])
+                if node >= 0:
+                    _gd_left(S, G, node, q, q, lo, S.lbv[q], 1, 0, 0)
+            elif S.left:
+                _gd_lay(S, G, 0, q, q, lo, 0, 0, 1, 0, 0, 0)
+            lo = q + 1
+            q = S.lnxt[q + 1]
+    finally:
+        _GD_MASKS = 0
     return 0
 
 
