@@ -50,7 +50,7 @@ cdef int _gd_listing(_Search S, _GdAux aux) except -1:
     """Every move of both passes over the GADDAG of ``aux``, each line read from the
     first tile of each run of its table tiles (``S`` set up by :func:`_run_search`:
     table, rack, cross-checks, sink)."""
-    global _GD_LISTINGS, _GD_VMAX, _GD_MOST, _GD_NL
+    global _GD_LISTINGS, _GD_VMAX, _GD_MOST, _GD_NL, _GD_GE2, _GD_GE3, _GD_MASKS
     cdef CGraph G = aux.G
     cdef int p, ln, q, e, lo, size = S.size, any_run
     cdef int32_t node
@@ -58,6 +58,8 @@ cdef int _gd_listing(_Search S, _GdAux aux) except -1:
     _GD_VMAX = aux.s.vmax  # (_gd_cut's bounds, as _gd_line sets them)
     _GD_MOST = G.most
     _GD_NL = G.nl
+    _GD_GE2 = aux.ge2  # (_gd_cut's count of repeated letters by bit masks, as _gd_line)
+    _GD_GE3 = aux.ge3
     S.nxt_on = 1
     try:
         for p in range(2):
@@ -73,6 +75,7 @@ cdef int _gd_listing(_Search S, _GdAux aux) except -1:
                         S.nxt[p][ln][q] = S.nxt[p][ln][q + 1]
                 if not any_run or not _gd_prep(S, p, ln):
                     continue
+                _gd_rack_masks(S)  # (the whole rack: every line starts with it)
                 # (as _gd_line, with lo past the square after the run before: a word
                 # starts after an empty square, so none from q holds that square)
                 lo = 0
@@ -89,6 +92,7 @@ cdef int _gd_listing(_Search S, _GdAux aux) except -1:
                     q = S.lnxt[e + 1] if e + 1 < size else size
     finally:
         S.nxt_on = 0
+        _GD_MASKS = 0
     return 0
 
 

@@ -4,8 +4,8 @@ cdef uint64_t *_GD_GE2 = NULL  # (and _GdAux's ge2, ge3)
 cdef uint64_t *_GD_GE3 = NULL
 cdef uint64_t _GD_RM2 = 0      # _gd_line: the rack's letters it holds at least twice, three times
 cdef uint64_t _GD_RM3 = 0      # (kept by _gd_lay as S.rmask is; valid while _GD_MASKS is 1)
-cdef int _GD_MASKS = 0         # 1: the masks above are the current search's (set and cleared by _gd_line; 0: the rack
-                               # holds a letter more than three times, or another caller of _gd_left: _gd_cut's loop)
+cdef int _GD_MASKS = 0         # 1: the masks above are the current search's (set and cleared by _gd_line and _gd_listing; 0: the rack
+                               # holds a letter more than three times: _gd_cut's loop)
 
 
 cdef int _ge_node(CGraph G, int32_t node, uint64_t *ge2, uint64_t *ge3, uint8_t *done) noexcept:

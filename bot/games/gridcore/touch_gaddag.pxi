@@ -463,7 +463,7 @@ cdef int _gd_line(_Search S, _GdAux aux, int p, int ln, int prepared) except -1:
     _GD_GE3 = aux.ge3
     if not prepared and not _gd_prep(S, p, ln):
         return 0
-    _gd_rack_masks(S)  # (on for this line only: other callers of _gd_left count by the loop)
+    _gd_rack_masks(S)  # (on for this line only; _gd_listing sets them per line too)
     try:
         q = S.lnxt[0]
         while q < size:
