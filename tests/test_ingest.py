@@ -546,7 +546,7 @@ def _first_ack_block(db, cfg) -> tuple[str, str]:
 
 def test_a_batch_reads_the_quotable_mails_of_its_players_in_one_statement(tmp_path, db_url):
     """Issue 35: the quoted-block check of a batch read without savepoints takes the
-    bot's mails a player may quote from the batch's memory (``moves.quotable_for``: the
+    bot's mails a player may quote from the batch's memory (``quoting.quotable_for``: the
     last mails and the start mail of every address of the league's players, one
     statement), not from a statement a mail. Anna pastes four lines of her acknowledgement
     of the batch before (recognised: no unreadable line); Bernd's reply names a
@@ -625,7 +625,7 @@ def test_our_message_ids_have_the_shape_the_quoted_check_relies_on():
 
 @pytest.mark.parametrize("first_bounces", [False, True])
 def test_the_batchs_quoted_check_takes_the_players_report_address_as_the_database_does(tmp_path, first_bounces):
-    """The batch's memory of quotable mails (``moves.quotable_for``) takes the mails to
+    """The batch's memory of quotable mails (``quoting.quotable_for``) takes the mails to
     the address the player's answers go to as ``quoted._REPORT_TO`` does: Anna writes
     from a second address and pastes four lines of the acknowledgement sent to her
     first; while the first works they are the bot's, once it bounces answers go to the

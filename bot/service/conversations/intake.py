@@ -37,7 +37,7 @@ from bot.crash import crashpoint
 from bot.i18n import texts
 from bot.mail.auth import SenderAuth, mail_auth
 from bot.mail.message import ReadMail, header_block, raw_headers, read_mail
-from bot.service.conversations.moves import DEFER, PLAIN, take_moves, write_submissions
+from bot.service.conversations.moves import PLAIN, take_moves, write_submissions
 from bot.service.conversations.quoted import remember
 from bot.service.stages.readpool import pool_for
 from bot.service.stages.outbox import FREE_KEYS, free_keys
@@ -48,7 +48,7 @@ from bot.service.conversations.identity import check_code, take_code
 from bot.service.conversations.bounces import handle_bounce
 from bot.service.conversations.loops import (ANSWER_ADDRS, HOUR, REPEAT_KEYS, gate_answers, proven,
                                              repeat_key, repeat_keys)
-from bot.service.conversations.mailctx import (QUEUED_TO, SENDER_ROWS, UNWRITTEN, Incoming, batch_of,
+from bot.service.conversations.mailctx import (DEFER, QUEUED_TO, SENDER_ROWS, UNWRITTEN, Incoming, batch_of,
                                                forget_batch)
 from bot.service.conversations.senders import (AFTER_END_COMMANDS, OPEN_COMMANDS, SENDER, SENDERS, bad_code,
                                                claimed_player, failure, finished_player, former_player, game_master,

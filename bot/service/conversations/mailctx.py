@@ -36,8 +36,11 @@ UNWRITTEN = "unwritten"
 SENDER_ROWS = "senders"
 #: The key among a batch's shared lookups of the answers it queued (read without
 #: savepoints), by (league id, address in lower case): the quoted-block check's memory
-#: (:func:`bot.service.conversations.moves.quotable_for`) adds them.
+#: (:func:`bot.service.conversations.quoting.quotable_for`) adds them.
 QUEUED_TO = "queued_to"
+#: The key in ``Session.info``: True while a mail is read whose submissions may be held
+#: for the batch (:func:`bot.service.conversations.intake.process_mail` with ``later``).
+DEFER = "spielleiter.defer_submissions"
 
 
 def written_for(s: Session, player_id: int | None, addr: str | None) -> None:
