@@ -58,9 +58,9 @@ table stays with the anchors). :mod:`.plan_ref` is the pure-Python reference of
 the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
 two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
 notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
-positions; ``docs/development/performance-movegen.md``): median 2-3 ms, worst 0.2 s
-(Point-Typ-Dom) and 0.5 s (Kreuzwort-Spiel); racks of 16-19 tiles with both Jollys
-0.1-7 s (``--big``; phase (b)'s touch searches take most of it).
+positions; ``docs/development/performance-movegen.md``): median 1.5-2.5 ms, worst 0.2-0.3 s;
+racks of 16-19 tiles with both Jollys 0.05-1.25 s (``--big``; on the slowest, the
+Kreuzwort-Spiel's 19 tiles, phase (b)'s touch searches take most of it).
 
 "Best" is, for Point-Typ-Dom, the most points (then more
 tiles), for the Kreuzwort-Spiel the most tiles laid (then more points); then the
