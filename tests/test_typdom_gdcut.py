@@ -9,26 +9,14 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from bot.games import _gridcore, gridgen
 from bot.games.gaddag import compiled_gaddag_for
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.tiles import sort_rack
-from bot.games.typdom.words import WORD_RULES as TYPDOM_RULES
-from bot.lexicon import load
-from tests.test_typdom_seconds import _laid, _queries
-from tests.typdom_tables import self_played
+from tests import typdom_tables
+from tests.typdom_tables import _laid, _queries
 
-
-@pytest.fixture(scope="module")
-def lexicon():
-    return load("typdom", rules=TYPDOM_RULES)
-
-
-@pytest.fixture(scope="module")
-def tables(lexicon):
-    return self_played(lexicon, seed="sec", partie="S1", rounds=5)
+lexicon, tables = typdom_tables.lexicon, typdom_tables.tables  # (the module fixtures)
 
 
 def _moves(raws):
