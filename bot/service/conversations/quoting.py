@@ -76,8 +76,8 @@ def quotable_for(s: Session, conn, league_id: int, sender: str, player_id: int,
 
 
 def drop_quoted(conn, read: ReadSubmission, text: str, league_id: int, sender: str,
-                 player_id: int, in_reply_to: str | None = None,
-                 mails: list[tuple[str, ...]] | None = None, before_moves=None) -> list[str]:
+                player_id: int, in_reply_to: str | None = None,
+                mails: list[tuple[str, ...]] | None = None, before_moves=None) -> list[str]:
     """Take a block pasted from one of the bot's mails to this player in this league (to
     ``sender``, the address the mail came from, or to the address the player's answers
     go to: the first that does not bounce, the sender's counting as working) out of
