@@ -35,7 +35,6 @@ This module holds the fixtures; the servers are in ``tests/dovecotserver.py`` an
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 
@@ -43,7 +42,7 @@ import pytest
 
 # the servers and helpers, importable from here as before
 from tests.dovecotserver import (DOVECOT_PASSWORD, NO_IDLE_CAPABILITY, DovecotServer, _dovecot_binary,
-                                 _need_dovecot, _start_dovecot, _stop, running_dovecot)
+                                 _start_dovecot, _stop, running_dovecot)
 from tests.smtpserver import Received, SmtpServer
 from tests.tcpproxy import TcpProxy, free_port
 from tests.testcerts import TlsCerts, make_self_signed, make_tls_certs
@@ -78,18 +77,9 @@ def tls_certs(tmp_path_factory):
 @pytest.fixture(scope="session")
 def dovecot_tls(tls_certs):
     """A running Dovecot with TLS: STARTTLS on ``port``, implicit TLS on ``tls_port``."""
-    binary = _need_dovecot()
-    base = Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-tls-"))
-    try:  # (Dovecot's config process reads the certificate and key before dropping privileges)
-        server = _start_dovecot(binary, base, tls_certs)
-    except Exception:
-        shutil.rmtree(base, ignore_errors=True)
-        raise
-    try:
+    # (Dovecot's config process reads the certificate and key before dropping privileges)
+    with running_dovecot(Path(tempfile.mkdtemp(prefix="spielleiter-dovecot-tls-")), certs=tls_certs) as server:
         yield server
-    finally:
-        _stop(server.process)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 @pytest.fixture

@@ -63,17 +63,24 @@ def test_a_pasted_block_of_an_unwritten_acknowledgement_of_the_same_batch_is_rec
         db.dispose()
 
 
-def _quotable_statements(engine_box: list):
-    """Count the quoted-block check's statements (the outbox of one league by address)."""
+def _ingest_counting(db, cfg, mails) -> tuple[list, int]:
+    """``ingest(db, cfg, mails)`` and how many statements the quoted-block check ran (the
+    outbox of one league by address)."""
     from sqlalchemy import event
     from sqlalchemy.engine import Engine
+
+    box = [0]
 
     def count(_conn, _cur, statement, *_a):
         st = " ".join(statement.split())
         if st.startswith("SELECT") and "FROM outbox" in st and "outbox.league_id = " in st:
-            engine_box[0] += 1
+            box[0] += 1
     event.listen(Engine, "before_cursor_execute", count)
-    return lambda: event.remove(Engine, "before_cursor_execute", count)
+    try:
+        reports = ingest(db, cfg, mails)
+    finally:
+        event.remove(Engine, "before_cursor_execute", count)
+    return reports, box[0]
 
 
 def _first_ack_block(db, cfg) -> tuple[str, str]:
@@ -117,29 +124,22 @@ def test_a_batch_reads_the_quotable_mails_of_its_players_in_one_statement(tmp_pa
     Clara's names her start mail (in the memory). One statement for the three mails; a
     statement a mail before (SQLite and PostgreSQL)."""
     db, cfg = _db_and_cfg(db_url, tmp_path)
-    box = [0]
-    stop = None
     try:
         block, _ = _anna_acknowledged(db, cfg, tmp_path)
         with db.session() as s:
             clara_start = s.scalar(select(OutboxMail.message_id).where(OutboxMail.kind == "start",
                                                                        OutboxMail.to_addr == "clara@example.org"))
-        stop = _quotable_statements(box)
-        reports = ingest(db, cfg, [
+        reports, statements = _ingest_counting(db, cfg, [
             ("a2.eml", player_mail("anna@example.org", "Partie R1:\nMOND\n\n" + block)),
             ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT", headers={"In-Reply-To": "<x1@mail.example>"})),
             ("c.eml", player_mail("clara@example.org", "Partie R1:\nTOR", headers={"In-Reply-To": clara_start}))])
-        stop()
-        stop = None
         assert [(r["status"], len(r["replies"])) for r in reports] == [("processed", 1)] * 3
         assert reports[0]["sections"] == [{"partie": "R1", "moves": ["MOND"]}]
         with db.session() as s:
             parse = s.scalar(select(InboundMail.parse).where(InboundMail.id == reports[0]["id"]))
         assert parse["ignored"] == [], parse  # every pasted line known as the bot's
-        assert box[0] == 1, box
+        assert statements == 1, statements
     finally:
-        if stop:
-            stop()
         db.dispose()
 
 
@@ -187,8 +187,6 @@ def test_the_batchs_quoted_check_takes_the_players_report_address_as_the_databas
 
     db_url = f"sqlite:///{tmp_path / 'bot.sqlite'}"
     db, cfg = _db_and_cfg(db_url, tmp_path)
-    box = [0]
-    stop = None
     try:
         block, _ = _anna_acknowledged(db, cfg, tmp_path)
         with db.session() as s:
@@ -196,12 +194,9 @@ def test_the_batchs_quoted_check_takes_the_players_report_address_as_the_databas
             s.add(PlayerAddress(player_id=first.player_id, email="anna.zwei@example.org"))
             if first_bounces:
                 first.bounced_at, first.bounce_reason = datetime.now(timezone.utc), "550 no such user"
-        stop = _quotable_statements(box)
-        reports = ingest(db, cfg, [
+        reports, statements = _ingest_counting(db, cfg, [
             ("a2.eml", player_mail("anna.zwei@example.org", "Partie R1:\nMOND\n\n" + block)),
             ("b.eml", player_mail("bernd@example.org", "Partie R1:\nROT"))])
-        stop()
-        stop = None
         assert [(r["status"], len(r["replies"])) for r in reports] == [("processed", 1)] * 2
         with db.session() as s:
             parse = s.scalar(select(InboundMail.parse).where(InboundMail.id == reports[0]["id"]))
@@ -209,8 +204,6 @@ def test_the_batchs_quoted_check_takes_the_players_report_address_as_the_databas
             assert parse["ignored"], parse  # not a mail to her answer address: read as written
         else:
             assert parse["ignored"] == [], parse
-        assert box[0] == 1, box
+        assert statements == 1, statements
     finally:
-        if stop:
-            stop()
         db.dispose()
