@@ -295,15 +295,16 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
     (its cross-check, the GADDAG's edges), laid there, then the word read on: leftwards
     from ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1``
     (:func:`_gd_right`); scores as :meth:`_Search.extend`."""
-    global _GD_RM2, _GD_RM3
-    cdef CGraph g = S.g
+    global _GD_RM2, _GD_RM3, _GD_JM
     cdef int li, k, v, lmc = S.llm[c], wmc = S.lwm[c], xc = S.lxs[c]
     cdef int32_t e, ch
     cdef uint64_t m = G.mask[node], bit
-    cdef uint64_t ok = S.lok[c] & S.pmask
+    # the letters the square takes that a rack tile or a Jolly left can give (the
+    # edges are walked in letter order: the walk stops after the last such letter)
+    cdef uint64_t ok = S.lok[c] & (S.rmask | _GD_JM)
     e = G.first[node]
     S.is_new[c] = 1
-    while m:
+    while m & ok:
         li = sl_ctz(m)
         bit = (<uint64_t>1) << li
         m ^= bit
@@ -312,7 +313,7 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
         if not (ok & bit):
             continue
         S.line[c] = li
-        S.lch[c] = g.lchar[li]
+        S.lch[c] = G.lchar[li]
         if S.counts[li]:
             S.counts[li] -= 1
             if S.counts[li] == 0:
@@ -334,9 +335,11 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
                 _GD_RM2 |= bit
             elif S.counts[li] == 3:
                 _GD_RM3 |= bit
-        k = S.s.kind_of[li]
-        if k >= 0 and S.bl[k]:
+        if _GD_JM & bit:
+            k = S.s.kind_of[li]
             S.bl[k] -= 1
+            if S.bl[k] == 0:
+                _GD_JM &= ~_GD_KM[k]
             S.nbl -= 1
             S.left -= 1
             S.blank_at[c] = 1
@@ -347,6 +350,8 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
             S.blank_at[c] = 0
             S.left += 1
             S.nbl += 1
+            if S.bl[k] == 0:
+                _GD_JM |= _GD_KM[k]
             S.bl[k] += 1
     S.line[c] = EMPTY
     S.lch[c] = u'.'
@@ -391,7 +396,7 @@ cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int
     global _STEPS, _GD_STEPS
     _STEPS += 1
     _GD_STEPS += 1
-    cdef int size = S.size, sep = S.g.nl
+    cdef int size = S.size, sep = G.nl - 1  # (the separator: the GADDAG's last letter)
     cdef int32_t ch
     cdef int h = G.height[node]
     if _gd_cut(S, G, node, msum, nt, lo if col - h < lo else col - h, col, q + 1,
