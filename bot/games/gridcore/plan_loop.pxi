@@ -108,7 +108,7 @@ cdef object _plan_loop(PlanListing self, int b0, int b1, int rack_sum, root, spe
             # (b) only when a second placement touching m can still reach the best plan
             rack2 = self.left_rack(i)
             need = (b0 - rec.nt) if self.kreuz else 0
-            if need > 0 and not can_lay(root, rack2, need, spec, cache):
+            if need > 0 and not _can_lay_q(root, rack2, need, spec, cache):
                 continue  # no word holds enough of the tiles left, nor will
             nk = 0
             for uc in rack2:
