@@ -1,5 +1,8 @@
 # Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG: the bit masks by which _gd_cut (touch_gaddag.pxi) counts the rack tiles a path can still take (issue 35, branch i35-big19).
 
+cdef int *_GD_VMAX = NULL      # _gd_line: per GADDAG node, the most a path to a word's end is worth
+cdef uint8_t *_GD_MOST = NULL  # (and per node and letter, the most times such a path holds it)
+cdef int _GD_NL = 0
 cdef uint64_t *_GD_GE2 = NULL  # (and _GdAux's ge2, ge3)
 cdef uint64_t *_GD_GE3 = NULL
 cdef uint64_t _GD_RM2 = 0      # _gd_line: the rack's letters it holds at least twice, three times

@@ -163,11 +163,6 @@ def compiled_gaddag(groot, root, sep="+"):
     return g
 
 
-cdef int *_GD_VMAX = NULL      # _gd_line: per GADDAG node, the most a path to a word's end is worth
-cdef uint8_t *_GD_MOST = NULL  # (and per node and letter, the most times such a path holds it)
-cdef int _GD_NL = 0
-
-
 cdef class _GdAux:
     """A GADDAG's bounds for one game: per node the most the letters of a path to a
     word's end are worth (``vmax``, the separator worth 0) and the GADDAG's ``most``,
@@ -292,16 +287,15 @@ cdef int _gd_record(_Search S, int start, int end, int msum, int wmul, int xs, i
 cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int start, int msum, int wmul,
                  int xs, int nt, int right) except -1:
     """Every rack tile (a letter or a Jolly for it) square ``c`` can take after ``node``
-    (its cross-check, the GADDAG's edges), laid there, then the word read on: leftwards
-    from ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1``
-    (:func:`_gd_right`); scores as :meth:`_Search.extend`."""
+    (its cross-check, the GADDAG's edges, walked in letter order up to the last letter
+    a rack tile or a Jolly left gives), laid there, then the word read on: leftwards from
+    ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1`` (:func:`_gd_right`);
+    scores as :meth:`_Search.extend`."""
     global _GD_RM2, _GD_RM3, _GD_JM
     cdef int li, k, v, lmc = S.llm[c], wmc = S.lwm[c], xc = S.lxs[c]
     cdef int32_t e, ch
     cdef uint64_t m = G.mask[node], bit
-    # the letters the square takes that a rack tile or a Jolly left can give (the
-    # edges are walked in letter order: the walk stops after the last such letter)
-    cdef uint64_t ok = S.lok[c] & (S.rmask | _GD_JM)
+    cdef uint64_t ok = S.lok[c] & (S.rmask | _GD_JM)  # (what the square takes and a tile can give)
     e = G.first[node]
     S.is_new[c] = 1
     while m & ok:
