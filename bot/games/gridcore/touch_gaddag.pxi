@@ -82,6 +82,69 @@ def convert_gaddag(groot, root, sep="+"):
     return _convert_gaddag(groot, compiled_graph(root), sep)
 
 
+def gaddag_dump(CGraph G):
+    """The flat arrays of a compiled GADDAG as ``(letters, n, edges, first, child, mask,
+    term)`` (the arrays as bytes, native byte order) for a cache file; the rest is
+    recomputed on loading (:func:`gaddag_load`)."""
+    cdef Py_ssize_t ne = G.first[G.n]
+    return (tuple(G.letters), G.n, ne,
+            PyBytes_FromStringAndSize(<char *>G.first, (G.n + 1) * sizeof(int32_t)),
+            PyBytes_FromStringAndSize(<char *>G.child, ne * sizeof(int32_t)),
+            PyBytes_FromStringAndSize(<char *>G.mask, G.n * sizeof(uint64_t)),
+            PyBytes_FromStringAndSize(<char *>G.term, G.n))
+
+
+def gaddag_load(tuple parts, root, sep="+"):
+    """The compiled GADDAG from :func:`gaddag_dump`'s ``parts``; raises ValueError when
+    its letters are not the word graph ``root``'s (in its index order) and ``sep``, or
+    the arrays do not fit."""
+    cdef CGraph dawg = compiled_graph(root)
+    cdef CGraph g = CGraph()
+    cdef bytes fb, cb, mb, tb
+    cdef Py_ssize_t n, ne
+    cdef int32_t i
+    letters, n, ne, fb, cb, mb, tb = parts
+    if list(letters) != dawg.letters + [sep]:
+        raise ValueError("the GADDAG's letters are not the word graph's")
+    if (len(fb) != (n + 1) * sizeof(int32_t) or len(cb) != ne * sizeof(int32_t) or len(mb) != n * sizeof(uint64_t)
+            or len(tb) != n or n < 1):
+        raise ValueError("the GADDAG's arrays do not fit")
+    g.n = n
+    g.nl = len(letters)
+    g.letters = list(letters)
+    g.index = {k: j for j, k in enumerate(g.letters)}
+    g.first = <int32_t *>malloc((n + 1) * sizeof(int32_t))
+    g.child = <int32_t *>malloc((ne + 1) * sizeof(int32_t))
+    g.mask = <uint64_t *>malloc(n * sizeof(uint64_t))
+    g.term = <uint8_t *>malloc(n * sizeof(uint8_t))
+    g.height = <uint8_t *>malloc(n * sizeof(uint8_t))
+    g.reach = <uint64_t *>malloc(n * sizeof(uint64_t))
+    if not (g.first and g.child and g.mask and g.term and g.height and g.reach):
+        raise MemoryError()
+    memcpy(g.first, <char *>fb, len(fb))
+    memcpy(g.child, <char *>cb, len(cb))
+    memcpy(g.mask, <char *>mb, len(mb))
+    memcpy(g.term, <char *>tb, len(tb))
+    if g.first[0] != 0 or g.first[n] != ne:
+        raise ValueError("the GADDAG's arrays do not fit")
+    for i in range(n):
+        g.height[i] = 255
+        if g.first[i + 1] - g.first[i] != sl_popcount(g.mask[i]):
+            raise ValueError("the GADDAG's arrays do not fit")
+    for i in range(ne):
+        if g.child[i] < 0 or g.child[i] >= n:
+            raise ValueError("the GADDAG's arrays do not fit")
+    for i in range(n):
+        _heights(g, i)
+    for i in range(1024):
+        g.cpidx[i] = dawg.cpidx[i]
+    for i in range(g.nl):
+        g.lchar[i] = dawg.lchar[i] if i < dawg.nl else ord(sep)
+    g.root = None
+    g.specs = {}
+    return g
+
+
 _GADDAGS = {}
 
 
@@ -317,32 +380,22 @@ cdef int _gd_right(_Search S, CGraph G, int32_t node, int col, int start, int ms
     return _gd_lay(S, G, node, col, 0, 0, start, msum, wmul, xs, nt, 1)
 
 
-cdef inline int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int msum, int wmul, int xs,
-                         int nt) except -1:
+cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int msum, int wmul, int xs,
+                  int nt) except -1:
     """The word holds squares ``col .. q`` (read from ``q`` leftwards; ``node`` after
     them): where it may start on ``col`` (no tile before it), record it when it ends on
     ``q`` (no separator: the GADDAG's word ends there) and read on rightwards past the
     separator; then grow it one square left, but not before square ``lo`` (a word
-    holding an earlier square to reach is that square's).  Inline: the cut is tested in
-    the caller, and the rest (:func:`_gd_left_on`) called only when it can find a move."""
-    global _STEPS, _GD_STEPS
-    cdef int size = S.size, h = G.height[node]
-    if _gd_cut(S, G, node, msum, nt, lo if col - h < lo else col - h, col, q + 1,
-               q + 1 + h if q + 1 + h < size else size):
-        _STEPS += 1  # (a step as before, when the call made the cut)
-        _GD_STEPS += 1
-        return 0
-    return _gd_left_on(S, G, node, col, q, lo, msum, wmul, xs, nt)
-
-
-cdef int _gd_left_on(_Search S, CGraph G, int32_t node, int col, int q, int lo, int msum, int wmul, int xs,
-                     int nt) except -1:
-    """:func:`_gd_left` after its cut."""
+    holding an earlier square to reach is that square's)."""
     global _STEPS, _GD_STEPS
     _STEPS += 1
     _GD_STEPS += 1
     cdef int size = S.size, sep = G.nl - 1  # (the separator: the GADDAG's last letter)
     cdef int32_t ch
+    cdef int h = G.height[node]
+    if _gd_cut(S, G, node, msum, nt, lo if col - h < lo else col - h, col, q + 1,
+               q + 1 + h if q + 1 + h < size else size):
+        return 0
     if col == 0 or S.line[col - 1] == EMPTY:
         if G.term[node] and (q + 1 >= size or S.line[q + 1] == EMPTY):
             _gd_record(S, col, q + 1, msum, wmul, xs, nt)
