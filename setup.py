@@ -52,7 +52,7 @@ setup(
     exclude_package_data={"": ["*.pyc", "__pycache__", "*.pot", "*.pyx", "*.pxi", "*.c"]},
     cmdclass={"build_py": build_py_with_catalogs},
     ext_modules=cythonize(
-        [Extension("bot.games._gridcore", ["bot/games/_gridcore.pyx"], extra_compile_args=["-O2"],
+        [Extension("bot.games._gridcore", ["bot/games/_gridcore.pyx"], extra_compile_args=["-O3"],
                    depends=sorted(str(p) for p in Path("bot/games/gridcore").glob("*.pxi")))],
         compiler_directives={"language_level": "3"},
     ),

@@ -70,14 +70,25 @@ def can_lay(root, rack, int min_tiles, spec, cache=None):
     tiles finds no move laying ``min_tiles`` tiles when this is False.  Memoised in
     ``cache`` under the key :func:`search` uses (Typ-Dom's plan search asks before it
     builds the table a second placement is searched on)."""
+    return _can_lay_q(root, rack, min_tiles, spec, cache)
+
+
+cdef object _can_lay_q(root, rack, int min_tiles, spec, cache):
+    """:func:`can_lay` (the core's callers call it without the Python call)."""
     cdef CGraph g
     cdef CSpec s
     cdef _Search S
     cdef int i, li, nv
+    cdef Py_UCS4 uc
     # (the memo first: most calls of a plan ask again; the key's last two are the
     # CSpec's require_old and size, read from spec as _cspec reads them)
     fkey = ("can_lay", rack, min_tiles, bool(spec.require_old), spec.size)
-    can = None if cache is None else cache.get(fkey)
+    if cache is None:
+        can = None
+    elif type(cache) is dict:
+        can = (<dict>cache).get(fkey)  # (a plain dict: no method call)
+    else:
+        can = cache.get(fkey)
     if can is not None:
         return can
     g = compiled_graph(root)
@@ -97,6 +108,18 @@ def can_lay(root, rack, int min_tiles, spec, cache=None):
         S.bl[i] = 0
     n = 0
     for rch in rack:
+        # (an ASCII character by the CSpec's tables: a Jolly, or a capital the graph
+        # holds, as the general branches below would take it)
+        uc = rch
+        if uc < 128:
+            if s.bkind[uc] >= 0:
+                S.bl[s.bkind[uc]] += 1
+                n += 1
+                continue
+            if u'A' <= uc <= u'Z' and g.cpidx[uc] != NOLETTER:
+                S.counts[g.cpidx[uc]] += 1
+                n += 1
+                continue
         if rch in s.blank_chars:
             S.bl[s.blank_chars[rch]] += 1
         elif rch == "*" and s.nkinds:

@@ -207,9 +207,11 @@ cdef class CSpec:
     cdef object blank_chars   # dict char -> kind
     cdef int plain            # no premium squares
     cdef int *vmax            # per node: the most the letters of a path to a word's end are worth
+    cdef signed char bkind[128]  # per ASCII character, the kind of blank it is (blank_chars; -1: none)
 
     def __cinit__(self):
         self.vmax = NULL
+        memset(self.bkind, -1, sizeof(self.bkind))
 
     def __dealloc__(self):
         free(self.vmax)
@@ -257,6 +259,9 @@ cdef CSpec _cspec(CGraph g, spec):
         raise ValueError("too many kinds of blank")
     s.nkinds = len(kinds)
     s.blank_chars = {ch: i for i, ch in enumerate(kinds)}
+    for i, ch in enumerate(kinds):
+        if isinstance(ch, str) and len(ch) == 1 and ord(ch) < 128:
+            s.bkind[ord(ch)] = i
     for i in range(64):
         s.val[i] = 0
         s.kind_of[i] = -1

@@ -1,5 +1,19 @@
 # Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's plan loop: PlanListing.plan_loop (phase (a) over the joining placements, the choice of phase (b)) and the compiled touch bound.
 
+cdef int _KREUZ_LOOSE = 1  # plan_loop: the Kreuzwort-Spiel's candidates by the first bound while no plan lays every tile
+
+
+def kreuz_loose_bound(on=None):
+    """Whether :meth:`PlanListing.plan_loop` in the Kreuzwort-Spiel, while the best plan
+    does not lay every tile, bounds a phase (b) candidate by the first bound's value
+    (the best single placement or a line plus the rack's values) instead of the touch
+    bound (``_touch_bound_c``): True by default; ``on`` (bool) sets it first (tests,
+    benches). The same answers either way (issue 35)."""
+    global _KREUZ_LOOSE
+    if on is not None:
+        _KREUZ_LOOSE = 1 if on else 0
+    return _KREUZ_LOOSE != 0
+
 
 cdef object _plan_loop(PlanListing self, int b0, int b1, int rack_sum, root, spec, cache, TouchBound bounder,
                        on_plan):
@@ -108,12 +122,8 @@ cdef object _plan_loop(PlanListing self, int b0, int b1, int rack_sum, root, spe
             # (b) only when a second placement touching m can still reach the best plan
             rack2 = self.left_rack(i)
             need = (b0 - rec.nt) if self.kreuz else 0
-            if need > 0 and not can_lay(root, rack2, need, spec, cache):
+            if need > 0 and not _can_lay_q(root, rack2, need, spec, cache):
                 continue  # no word holds enough of the tiles left, nor will
-            nk = 0
-            for uc in rack2:
-                lv[nk] = self.val[uc] if uc < 1024 else 0
-                nk += 1
             for k in range(rec.nt):
                 t = &self.tl[rec.toff + k]
                 if rec.p:
@@ -123,7 +133,19 @@ cdef object _plan_loop(PlanListing self, int b0, int b1, int rack_sum, root, spe
                     tr_[k] = rec.r
                     tc_[k] = t.pos
                 tv_[k] = 0 if t.blank else (self.val[t.ch] if t.ch < 1024 else 0)
-            tb = _touch_bound_c(bounder, rec.nt, tr_, tc_, tv_, nk, lv)
+            if self.kreuz and b0 < self.n_rack and _KREUZ_LOOSE:
+                # (the Kreuzwort-Spiel while no plan lays every tile: the key's tiles,
+                # every tile of the rack, beat the best whatever the value bound is, so
+                # the first bound's value, a valid but looser one, is taken instead of the
+                # touch bound: only the order of the candidates and, once a plan lays
+                # every tile, how many are searched can change, never the answer)
+                tb = extra
+            else:
+                nk = 0
+                for uc in rack2:
+                    lv[nk] = self.val[uc] if uc < 1024 else 0
+                    nk += 1
+                tb = _touch_bound_c(bounder, rec.nt, tr_, tc_, tv_, nk, lv)
             if self.kreuz:
                 u0, u1 = self.n_rack, rec.score + tb
             else:

@@ -231,7 +231,7 @@ cdef class TouchSearcher:
         ntotal = _touch_rack(S, self.racks, rack, self.spec)  # (as search; parsed once per rack)
         if ntotal == 0 or min_tiles > ntotal:
             return found
-        if min_tiles and not can_lay(self.root, rack, min_tiles, self.spec, cache):
+        if min_tiles and not _can_lay_q(self.root, rack, min_tiles, self.spec, cache):
             return found  # (search's own test, memoised under the same key)
         dkey = code = None
         if threshold <= 0:

@@ -1,11 +1,16 @@
 # Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's phase (b) over a GADDAG: the bit masks by which _gd_cut (touch_gaddag.pxi) counts the rack tiles a path can still take (issue 35, branch i35-big19).
 
+cdef int *_GD_VMAX = NULL      # _gd_line: per GADDAG node, the most a path to a word's end is worth
+cdef uint8_t *_GD_MOST = NULL  # (and per node and letter, the most times such a path holds it)
+cdef int _GD_NL = 0
 cdef uint64_t *_GD_GE2 = NULL  # (and _GdAux's ge2, ge3)
 cdef uint64_t *_GD_GE3 = NULL
 cdef uint64_t _GD_RM2 = 0      # _gd_line: the rack's letters it holds at least twice, three times
 cdef uint64_t _GD_RM3 = 0      # (kept by _gd_lay as S.rmask is; valid while _GD_MASKS is 1)
 cdef int _GD_MASKS = 0         # 1: the masks above are the current search's (set and cleared by _gd_line and _gd_listing; 0: the rack
                                # holds a letter more than three times: _gd_cut's loop)
+cdef uint64_t _GD_KM[MAXK]     # per Jolly kind, the letters it can stand for (set by _gd_rack_masks)
+cdef uint64_t _GD_JM = 0       # the letters a Jolly left can stand for (kept by _gd_lay as S.bl is)
 
 
 cdef int _ge_node(CGraph G, int32_t node, uint64_t *ge2, uint64_t *ge3, uint8_t *done) noexcept:
@@ -52,11 +57,23 @@ cdef int _ge_masks(CGraph G, uint64_t *ge2, uint64_t *ge3) except -1:
 cdef int _gd_rack_masks(_Search S) noexcept:
     """Set ``_GD_RM2`` and ``_GD_RM3`` from the rack in ``S`` (its ``counts``;
     ``S.rmask`` holds the letters it holds at all) and ``_GD_MASKS`` to 1, or to 0 when
-    it holds a letter more than three times."""
-    global _GD_RM2, _GD_RM3, _GD_MASKS
-    cdef int li
+    it holds a letter more than three times; ``_GD_KM`` (per Jolly kind its letters) and
+    ``_GD_JM`` (the letters of the kinds the rack holds a Jolly of, ``S.bl``), which
+    :func:`_gd_lay` reads and keeps."""
+    global _GD_RM2, _GD_RM3, _GD_MASKS, _GD_JM
+    cdef int li, k
     _GD_RM2 = _GD_RM3 = 0
     _GD_MASKS = 1
+    for k in range(MAXK):
+        _GD_KM[k] = 0
+    for li in range(S.g.nl):
+        k = S.s.kind_of[li]
+        if k >= 0:
+            _GD_KM[k] |= (<uint64_t>1) << li
+    _GD_JM = 0
+    for k in range(MAXK):
+        if S.bl[k]:
+            _GD_JM |= _GD_KM[k]
     for li in range(S.g.nl):
         if S.counts[li] >= 2:
             _GD_RM2 |= (<uint64_t>1) << li

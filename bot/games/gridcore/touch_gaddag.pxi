@@ -163,11 +163,6 @@ def compiled_gaddag(groot, root, sep="+"):
     return g
 
 
-cdef int *_GD_VMAX = NULL      # _gd_line: per GADDAG node, the most a path to a word's end is worth
-cdef uint8_t *_GD_MOST = NULL  # (and per node and letter, the most times such a path holds it)
-cdef int _GD_NL = 0
-
-
 cdef class _GdAux:
     """A GADDAG's bounds for one game: per node the most the letters of a path to a
     word's end are worth (``vmax``, the separator worth 0) and the GADDAG's ``most``,
@@ -292,18 +287,18 @@ cdef int _gd_record(_Search S, int start, int end, int msum, int wmul, int xs, i
 cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int start, int msum, int wmul,
                  int xs, int nt, int right) except -1:
     """Every rack tile (a letter or a Jolly for it) square ``c`` can take after ``node``
-    (its cross-check, the GADDAG's edges), laid there, then the word read on: leftwards
-    from ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1``
-    (:func:`_gd_right`); scores as :meth:`_Search.extend`."""
-    global _GD_RM2, _GD_RM3
-    cdef CGraph g = S.g
+    (its cross-check, the GADDAG's edges, walked in letter order up to the last letter
+    a rack tile or a Jolly left gives), laid there, then the word read on: leftwards from
+    ``c`` (:func:`_gd_left`) or, ``right``, rightwards from ``c + 1`` (:func:`_gd_right`);
+    scores as :meth:`_Search.extend`."""
+    global _GD_RM2, _GD_RM3, _GD_JM
     cdef int li, k, v, lmc = S.llm[c], wmc = S.lwm[c], xc = S.lxs[c]
     cdef int32_t e, ch
     cdef uint64_t m = G.mask[node], bit
-    cdef uint64_t ok = S.lok[c] & S.pmask
+    cdef uint64_t ok = S.lok[c] & (S.rmask | _GD_JM)  # (what the square takes and a tile can give)
     e = G.first[node]
     S.is_new[c] = 1
-    while m:
+    while m & ok:
         li = sl_ctz(m)
         bit = (<uint64_t>1) << li
         m ^= bit
@@ -312,7 +307,7 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
         if not (ok & bit):
             continue
         S.line[c] = li
-        S.lch[c] = g.lchar[li]
+        S.lch[c] = G.lchar[li]
         if S.counts[li]:
             S.counts[li] -= 1
             if S.counts[li] == 0:
@@ -334,9 +329,11 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
                 _GD_RM2 |= bit
             elif S.counts[li] == 3:
                 _GD_RM3 |= bit
-        k = S.s.kind_of[li]
-        if k >= 0 and S.bl[k]:
+        if _GD_JM & bit:
+            k = S.s.kind_of[li]
             S.bl[k] -= 1
+            if S.bl[k] == 0:
+                _GD_JM &= ~_GD_KM[k]
             S.nbl -= 1
             S.left -= 1
             S.blank_at[c] = 1
@@ -347,6 +344,8 @@ cdef int _gd_lay(_Search S, CGraph G, int32_t node, int c, int q, int lo, int st
             S.blank_at[c] = 0
             S.left += 1
             S.nbl += 1
+            if S.bl[k] == 0:
+                _GD_JM |= _GD_KM[k]
             S.bl[k] += 1
     S.line[c] = EMPTY
     S.lch[c] = u'.'
@@ -391,7 +390,7 @@ cdef int _gd_left(_Search S, CGraph G, int32_t node, int col, int q, int lo, int
     global _STEPS, _GD_STEPS
     _STEPS += 1
     _GD_STEPS += 1
-    cdef int size = S.size, sep = S.g.nl
+    cdef int size = S.size, sep = G.nl - 1  # (the separator: the GADDAG's last letter)
     cdef int32_t ch
     cdef int h = G.height[node]
     if _gd_cut(S, G, node, msum, nt, lo if col - h < lo else col - h, col, q + 1,
