@@ -77,44 +77,39 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
     cdef Py_UCS4 ch, uch
     cdef str row
     empty = True
+    # (both passes at once: pass 1 is the transposed board; the premiums of both come
+    # from the spec, made once per spec)
     for r in range(size):
         row = rows[r]
         c = 0
         for ch in row:
             if ch == u'.' or ch == u' ':
-                S.grid[0][r][c] = EMPTY
-                S.bval[0][r][c] = 0
-                S.chars[0][r][c] = u'.'
+                S.grid[0][r][c] = S.grid[1][c][r] = EMPTY
+                S.bval[0][r][c] = S.bval[1][c][r] = 0
+                S.chars[0][r][c] = S.chars[1][c][r] = u'.'
             elif ch.isupper():
                 li = g.cpidx[ch] if ch < 1024 else NOLETTER
                 if li == NOLETTER and ch >= 1024:
                     li = _letter_index(g, row[c])
-                S.grid[0][r][c] = li
-                S.bval[0][r][c] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
-                S.chars[0][r][c] = ch
+                S.grid[0][r][c] = S.grid[1][c][r] = li
+                S.bval[0][r][c] = S.bval[1][c][r] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
+                S.chars[0][r][c] = S.chars[1][c][r] = ch
                 occ[0][r + 1] |= (<uint64_t>1) << c
                 occ[1][c + 1] |= (<uint64_t>1) << r
                 empty = False
             elif ch.islower():
                 u = row[c].upper()
-                S.grid[0][r][c] = _letter_index(g, u)
-                S.bval[0][r][c] = 0
-                S.chars[0][r][c] = ord(u) if len(u) == 1 else ch
+                S.grid[0][r][c] = S.grid[1][c][r] = _letter_index(g, u)
+                S.bval[0][r][c] = S.bval[1][c][r] = 0
+                S.chars[0][r][c] = S.chars[1][c][r] = ord(u) if len(u) == 1 else ch
                 occ[0][r + 1] |= (<uint64_t>1) << c
                 occ[1][c + 1] |= (<uint64_t>1) << r
                 empty = False
             else:
                 raise ValueError(f"bad board character {row[c]!r}")
             c += 1
-    memcpy(&S.lm[0][0][0], &s.lm[0][0], sizeof(s.lm))
-    memcpy(&S.wm[0][0][0], &s.wm[0][0], sizeof(s.wm))
-    for r in range(size):
-        for c in range(size):
-            S.grid[1][c][r] = S.grid[0][r][c]
-            S.bval[1][c][r] = S.bval[0][r][c]
-            S.chars[1][c][r] = S.chars[0][r][c]
-            S.lm[1][c][r] = s.lm[r][c]
-            S.wm[1][c][r] = s.wm[r][c]
+    memcpy(&S.lm[0][0][0], &s.lm2[0][0][0], sizeof(S.lm))
+    memcpy(&S.wm[0][0][0], &s.wm2[0][0][0], sizeof(S.wm))
     S.empty_board = 1 if empty else 0
     # the rack (as bot.games.gridspec._parse_rack)
     memset(S.counts, 0, sizeof(S.counts))
@@ -227,6 +222,13 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
     cdef uint64_t ok, mm, bit
     cdef int32_t e
     cdef list lp
+    # (a plan's listing over the GADDAG reads the cross-checks with many tiles after the
+    # square over it too: the same letters, fewer steps; issue 35, branch i35-med)
+    cdef CGraph G = None
+    cdef uint64_t letters = 0
+    if gaddag is not None and S.plan is not None and S.require_old and touch is None:
+        G = _gd_checked(gaddag, g)
+        letters = ((<uint64_t>1) << g.nl) - 1
     memset(S.allowed, 0xff, sizeof(S.allowed))
     memset(S.xsum, 0xff, sizeof(S.xsum))
     nones = [None] * size  # (the parts of the lines without a cross word; read only)
@@ -255,6 +257,34 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                     sm += S.bval[p][j][c]
                     j += 1
                 ok = 0
+                if G is not None and j - r > r - i:
+                    # (the tiles after the square outnumber those before: over the
+                    # GADDAG, whose path rev(W) ends in an end of word exactly when W is
+                    # a word: rev(after) read once, then per letter rev(before))
+                    node = 0
+                    for q in range(j - 1, r, -1):
+                        node = G.get(node, S.grid[p][q][c])
+                        if node < 0:
+                            break
+                    if node >= 0:
+                        mm = G.mask[node] & letters  # (not the separator, the last index)
+                        e = G.first[node]
+                        while mm:
+                            li = sl_ctz(mm)
+                            bit = (<uint64_t>1) << li
+                            mm ^= bit
+                            n2 = G.child[e]
+                            e += 1
+                            for q in range(r - 1, i, -1):
+                                n2 = G.get(n2, S.grid[p][q][c])
+                                if n2 < 0:
+                                    break
+                            if n2 >= 0 and G.term[n2]:
+                                ok |= bit
+                    S.allowed[p][r][c] = ok
+                    S.xsum[p][r][c] = sm
+                    lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
+                    continue
                 node = 0
                 for q in range(i + 1, r):
                     node = g.get(node, S.grid[p][q][c])
@@ -278,9 +308,9 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                 S.allowed[p][r][c] = ok
                 S.xsum[p][r][c] = sm
                 lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
-    if gaddag is not None and S.plan is not None and S.require_old and touch is None:
+    if G is not None:
         # (require_old is off on an empty board: the first move stays with the anchors)
-        return _gd_listing(S, _gd_aux(_gd_checked(gaddag, g), s))
+        return _gd_listing(S, _gd_aux(G, s))
     # the anchors of both passes (an empty square beside a tile; on an empty board the
     # centre), best bound first; a plan's listing of a small rack (a PlanListing, which
     # never raises the threshold, below 0: every record) cannot cut by a bound, so its
