@@ -108,8 +108,10 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
             else:
                 raise ValueError(f"bad board character {row[c]!r}")
             c += 1
-    memcpy(&S.lm[0][0][0], &s.lm2[0][0][0], sizeof(S.lm))
-    memcpy(&S.wm[0][0][0], &s.wm2[0][0][0], sizeof(S.wm))
+    if S.lm_from is not s:
+        memcpy(&S.lm[0][0][0], &s.lm2[0][0][0], sizeof(S.lm))
+        memcpy(&S.wm[0][0][0], &s.wm2[0][0][0], sizeof(S.wm))
+        S.lm_from = s
     S.empty_board = 1 if empty else 0
     # the rack (as bot.games.gridspec._parse_rack)
     memset(S.counts, 0, sizeof(S.counts))
@@ -229,8 +231,17 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
     if gaddag is not None and S.plan is not None and S.require_old and touch is None:
         G = _gd_checked(gaddag, g)
         letters = ((<uint64_t>1) << g.nl) - 1
-    memset(S.allowed, 0xff, sizeof(S.allowed))
-    memset(S.xsum, 0xff, sizeof(S.xsum))
+    cdef uint64_t *allowed0 = &S.allowed[0][0][0]
+    cdef int *xsum0 = &S.xsum[0][0][0]
+    if not S.xinit:
+        memset(S.allowed, 0xff, sizeof(S.allowed))
+        memset(S.xsum, 0xff, sizeof(S.xsum))
+        S.xinit = 1
+    else:
+        for k in range(S.nxw):
+            allowed0[S.xw[k]] = ~(<uint64_t>0)
+            xsum0[S.xw[k]] = -1
+    S.nxw = 0
     nones = [None] * size  # (the parts of the lines without a cross word; read only)
     for p in range(2):
         parts = [None] * size  # the lines searched get their list (what to_move reads)
@@ -257,6 +268,8 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                     sm += S.bval[p][j][c]
                     j += 1
                 ok = 0
+                S.xw[S.nxw] = (p * MAXS + r) * MAXS + c  # (set back by the next call)
+                S.nxw += 1
                 if G is not None and j - r > r - i:
                     # (the tiles after the square outnumber those before: over the
                     # GADDAG, whose path rev(W) ends in an end of word exactly when W is
