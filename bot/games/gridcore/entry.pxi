@@ -29,14 +29,17 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     Set-up per call (issue 35, small racks): the ``_Search`` of the last call is reused
     (every field it reads is set again below), the squares needing a cross-check and the
     anchors come from per-line occupancy bit masks, and lines without a cross word share
-    one list of parts.
+    one list of parts; the board is parsed into both passes at once, the premiums are
+    copied only when the reused ``_Search`` held another spec's, and only the
+    cross-checks the last call wrote are set back (branch i35-med).
 
     ``gaddag``: a compiled GADDAG of ``root``'s words (:func:`bot.games.gaddag.compiled_gaddag_for`;
     ValueError when its letters are not the word graph's).  Used only when ``sink`` is a
     :class:`PlanListing`, the spec requires a table tile in the word, the board is not
     empty and there is no ``touch``: then every line is read from its table tiles over
-    the GADDAG (``list_gaddag.pxi``: the same records; Typ-Dom's plan listing, issue 35);
-    otherwise by anchors, as without it."""
+    the GADDAG (``list_gaddag.pxi``: the same records; Typ-Dom's plan listing, issue 35),
+    and the cross-checks of squares with more tiles after them than before are read over
+    it too (the same letters); otherwise by anchors, as without it."""
     global _SPARE
     cdef _Search S = _SPARE
     if S is None:
