@@ -111,8 +111,10 @@ DIRECTIONS = {"w": verdict("waagerecht", N_("waagerecht"), seen=Visibility.PUBLI
 MAX_BUY = {"kreuzwort": 1, "point": 3}
 
 
+
 class WordList(Protocol):
     def __contains__(self, word: object) -> bool: ...
+
 
 
 def _invalid(reason: str, v: Verdict, turn: Turn | None = None, notes: Iterable[Verdict] = ()) -> Outcome:
@@ -169,6 +171,10 @@ def old_groups(placed: dict, squares: Sequence[tuple[int, int]]) -> int:
             groups += 1
         prev_old = old
     return groups
+
+
+def _as_table(table: Table | Sequence[str]) -> Table:
+    return table if isinstance(table, Table) else Table.from_rows(table)
 
 
 def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon: WordList,
@@ -233,43 +239,40 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     provisional: dict[tuple[int, int], str] = {}
     bgrid, n = base.grid, base.SIZE  # (squares read in place: base.get, inlined)
 
-    def inside(r: int, c: int) -> bool:  # (whether (r, c), 1-based, is a square of the table)
+    def inside(r: int, c: int) -> bool:
+        """Whether (r, c) (1-based) is a square of the table."""
         return 0 < r <= n and 0 < c <= n
 
-    # (the same pass counts the tiles needed, the Jollys' letters and notes a gap)
-    need: dict[str, int] = {take["letter"]: 1} if take is not None else {}
-    blanks: list[str] = []
-    gapped = False
     for p in placements:
         sq = p.squares()
         toks = list(p.tokens)
-        for i, (r, c) in enumerate(sq):
-            t = toks[i]
-            kind = t.kind
-            if kind in _PLACED:
-                on = 0 < r <= n and 0 < c <= n
-                tile = bgrid[r - 1][c - 1] if on else None
-                letter_there = tile.letter if tile is not None else provisional.get((r, c))
-                if letter_there is not None and letter_there == t.letter:
-                    toks[i] = t = Token("old", t.letter)
-                    kind = "old"
-                    notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch "
-                                                        "gelesen."), coord=coord_name(r, c), letter=t.letter))
-                elif on and tile is None:
-                    provisional.setdefault((r, c), t.letter)  # type: ignore[arg-type]
-            if kind == "new":
-                need[t.letter] = need.get(t.letter, 0) + 1  # type: ignore[index]
-            elif kind == "blank":
-                need["*"] = need.get("*", 0) + 1
-                blanks.append(t.letter)  # type: ignore[arg-type]
-            elif kind == "empty":
-                gapped = True
+        for i, ((r, c), t) in enumerate(zip(sq, toks)):
+            if t.kind not in _PLACED:
+                continue
+            tile = bgrid[r - 1][c - 1] if inside(r, c) else None
+            letter_there = tile.letter if tile is not None else provisional.get((r, c))
+            if letter_there is not None and letter_there == t.letter:
+                toks[i] = Token("old", t.letter)
+                notes.append(_note("table_tile", N_("Auf {coord} liegt schon {letter}: als Stein vom Tisch gelesen."),
+                                   coord=coord_name(r, c), letter=t.letter))
+        for (r, c), t in zip(sq, toks):
+            if t.kind in _PLACED and inside(r, c) and bgrid[r - 1][c - 1] is None:
+                provisional.setdefault((r, c), t.letter)  # type: ignore[arg-type]
         token_lists.append(toks)
         squares_list.append(sq)
 
     # -- rack -------------------------------------------------------------------------------
     # (counts in plain dicts: a missing key is 0, as in a Counter)
     pool = dict(have)
+    need: dict[str, int] = {}
+    if take is not None:
+        need[take["letter"]] = 1
+    for toks in token_lists:
+        for t in toks:
+            if t.kind == "new":
+                need[t.letter] = need.get(t.letter, 0) + 1
+            elif t.kind == "blank":
+                need["*"] = need.get("*", 0) + 1
     if take is not None:
         pool[take["jolly"]] = pool.get(take["jolly"], 0) + 1
     jollys_have = pool.get(RED_JOLLY, 0) + pool.get(BLACK_JOLLY, 0)
@@ -313,39 +316,36 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
     for k, (toks, sq) in enumerate(zip(token_lists, squares_list)):
         boards.append(board)
         bgrid = board.grid
-        placed = {}  # (its tiles by square, in word order)
         for (r, c), t in zip(sq, toks):
             tile = bgrid[r - 1][c - 1]  # (on the table: the off-board check passed)
-            kind = t.kind
-            if kind == "old":
-                if tile is None or tile.letter != t.letter:
-                    where = coord_name(r, c)
-                    if tile is None:
-                        v = _bad("mismatch", N_("Auf {coord} liegt kein Stein, also auch kein {letter} (kleine "
-                                                "Buchstaben stehen für Steine, die schon auf dem Tisch liegen)."),
-                                 coord=where, letter=t.letter)
-                    else:
-                        v = _bad("mismatch", N_("Auf {coord} liegt {there}, nicht {letter} (kleine Buchstaben stehen "
-                                                "für Steine, die schon auf dem Tisch liegen)."),
-                                 coord=where, there=tile.letter, letter=t.letter)
-                    return _invalid("mismatch", v, turn, notes + hints)
-            elif kind in _PLACED:
-                if tile is not None:
-                    return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt schon {there}; dort kann kein "
-                                                                    "{letter} gelegt werden."),
-                                                     coord=coord_name(r, c), there=tile.letter, letter=t.letter),
-                                    turn, notes + hints)
-                placed[(r, c)] = _TILED(r, c, t.letter, kind == "blank")
-            elif kind == "empty" and tile is not None:
+            if t.kind == "old" and (tile is None or tile.letter != t.letter):
+                where = coord_name(r, c)
+                if tile is None:
+                    v = _bad("mismatch", N_("Auf {coord} liegt kein Stein, also auch kein {letter} (kleine Buchstaben "
+                                            "stehen für Steine, die schon auf dem Tisch liegen)."),
+                             coord=where, letter=t.letter)
+                else:
+                    v = _bad("mismatch", N_("Auf {coord} liegt {there}, nicht {letter} (kleine Buchstaben stehen für "
+                                            "Steine, die schon auf dem Tisch liegen)."),
+                             coord=where, there=tile.letter, letter=t.letter)
+                return _invalid("mismatch", v, turn, notes + hints)
+            if t.kind in _PLACED and tile is not None:
+                return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt schon {there}; dort kann kein "
+                                                                "{letter} gelegt werden."),
+                                                 coord=coord_name(r, c), there=tile.letter, letter=t.letter),
+                                turn, notes + hints)
+            if t.kind == "empty" and tile is not None:
                 return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt {there}; der Punkt steht für ein "
                                                                 "leeres Feld."), coord=coord_name(r, c),
                                                  there=tile.letter), turn, notes + hints)
+        placed = {(r, c): _TILED(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
+                  for (r, c), t in zip(sq, toks) if t.kind in _PLACED}
         placed_list.append(placed)
         if k < last:  # (the table the next placement is read on; none after the last)
             board = board.place(placed.values())
 
     # -- gap --------------------------------------------------------------------------------
-    for toks, sq in zip(token_lists, squares_list) if gapped else ():
+    for toks, sq in zip(token_lists, squares_list):
         gaps = [coord_name(r, c) for (r, c), t in zip(sq, toks) if t.kind == "empty"]
         if gaps:
             return _invalid("gap", _bad("gap", N_("Das Wort hat eine Lücke ({squares} bleibt leer).") if len(gaps) == 1
@@ -357,6 +357,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
         return _invalid("jolly", _bad("jolly", N_("Der Jolly auf {coord} ist schon an drei Seiten verbaut und kann "
                                                   "nicht mehr getauscht werden."), coord=take["coord"]),
                         turn, notes + hints)
+    blanks = [t.letter for toks in token_lists for t in toks if t.kind == "blank"]
     red_need = sum(1 for b in blanks if b in VOWELS)
     black_need = len(blanks) - red_need
     if red_need > pool.get(RED_JOLLY, 0) or black_need > pool.get(BLACK_JOLLY, 0):
