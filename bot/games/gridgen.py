@@ -46,7 +46,6 @@ import contextlib
 from typing import Callable, Collection, Iterator, Sequence
 
 from bot.games import _gridcore
-from bot.games.fastinit import frozen_maker
 from bot.games.gridref import search_reference
 from bot.games.gridspec import GenMove, GridSpec, move_key
 from bot.wordgraph import WordGraph, graph_for
@@ -120,11 +119,8 @@ def to_move(raw) -> GenMove:
     if prev < start + len(word) - 1:
         runs += 1
     if transposed:
-        return _GENMOVE(start + 1, r + 1, "s", tuple(tiles), word, (word, *cross), score, runs)
-    return _GENMOVE(r + 1, start + 1, "w", tuple(tiles), word, (word, *cross), score, runs)
-
-
-_GENMOVE = frozen_maker(GenMove, 8)  # (GenMove(...) without the dataclass __init__)
+        return GenMove(start + 1, r + 1, "s", tuple(tiles), word, (word, *cross), score, runs)
+    return GenMove(r + 1, start + 1, "w", tuple(tiles), word, (word, *cross), score, runs)
 
 
 def all_moves(board_rows: Sequence[str], rack: str, lexicon, spec: GridSpec) -> list[GenMove]:

@@ -74,7 +74,6 @@ from collections import Counter
 from typing import Iterable, Protocol, Sequence
 
 from bot.games.base import NotationError
-from bot.games.fastinit import frozen_maker
 from bot.games.grid import Placement as Tiled, run
 from bot.games.typdom.notation import Token, Turn, format_placement, format_turn, parse_turn, tokens_text
 from bot.games.typdom.outcome import Laid, Outcome, as_mover
@@ -145,9 +144,6 @@ def _dir_name(direction: str) -> Verdict:
 def _letters(table: Table, placed: dict, squares: list[tuple[int, int]]) -> str:
     return "".join(placed[s].letter if s in placed else table.get(*s).letter for s in squares)  # type: ignore[union-attr]
 
-
-#: ``Tiled(row, col, letter, blank)`` without the dataclass __init__ (issue 35).
-_TILED = frozen_maker(Tiled, 4)
 
 #: The token kinds of a tile laid now (``Token.placed``, without the property call).
 _PLACED = frozenset(("new", "blank"))
@@ -338,7 +334,7 @@ def evaluate(table: Table | Sequence[str], rack: str, turn: Turn | str, lexicon:
                 return _invalid("mismatch", _bad("mismatch", N_("Auf {coord} liegt {there}; der Punkt steht für ein "
                                                                 "leeres Feld."), coord=coord_name(r, c),
                                                  there=tile.letter), turn, notes + hints)
-        placed = {(r, c): _TILED(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
+        placed = {(r, c): Tiled(r, c, t.letter, t.kind == "blank")  # type: ignore[arg-type]
                   for (r, c), t in zip(sq, toks) if t.kind in _PLACED}
         placed_list.append(placed)
         if k < last:  # (the table the next placement is read on; none after the last)

@@ -10,7 +10,6 @@ from operator import itemgetter
 from typing import Sequence
 
 from bot.games import gridgen
-from bot.games.fastinit import frozen_maker
 from bot.games.gridgen import GenMove, GridSpec
 from bot.games.typdom.notation import Placement, shared_token
 from bot.games.typdom.table import CENTRE, SIZE, Table
@@ -70,10 +69,7 @@ def gen_placement(m: GenMove) -> Placement:
     for r, c, _ch, b in m.tiles:
         i = c - c0 if across else r - r0
         toks[i] = shared_token("blank" if b else "new", word[i])
-    return _PLACEMENT(r0, c0, m.direction, tuple(toks))
-
-
-_PLACEMENT = frozen_maker(Placement, 4)  # (Placement(...) without the dataclass __init__)
+    return Placement(r0, c0, m.direction, tuple(toks))
 
 
 class _OldTokens(dict):

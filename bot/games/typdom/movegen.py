@@ -78,7 +78,6 @@ from operator import itemgetter
 from typing import Any, Sequence
 
 from bot.games import _gridcore, gridgen
-from bot.games.fastinit import frozen_maker
 from bot.games.gaddag import compiled_gaddag_if_cached
 from bot.games.gridgen import GenMove
 from bot.games.typdom import plan_ref
@@ -479,13 +478,8 @@ def _best_turn(rows: list[str], rack: str, lexicon: Any, variant: str) -> BestTu
         return None
     notation = "; ".join(best[1])
     # the plan's own Placements (what parse_turn would read from the notation: no parse)
-    turn = _TURN(tuple(map(gen_placement, best[2])), best[3])
+    turn = Turn(placements=tuple(gen_placement(m) for m in best[2]), jolly=best[3])
     out = evaluate(_table(rows), rack, turn, lexicon, variant)
     if not out.valid:
         raise RuntimeError(f"move generator and rules disagree: {notation} is {out.reason} ({out.message})")
-    return _BEST_TURN(out.notation, out.score, out.tiles, tuple(out.words), out)
-
-
-# (Turn(placements, jolly) and BestTurn(...) without the dataclass __init__)
-_TURN = frozen_maker(Turn, 2)
-_BEST_TURN = frozen_maker(BestTurn, 5)
+    return BestTurn(out.notation, out.score, out.tiles, tuple(out.words), out)
