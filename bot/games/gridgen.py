@@ -100,30 +100,27 @@ def graph_root(lexicon) -> dict:
 def to_move(raw) -> GenMove:
     """A :class:`GenMove` from a raw record of :func:`search`."""
     score, nt, transposed, r, start, word, placed, parts_g = raw
+    line = parts_g[r]
     cross = []
     tiles = []
-    new = set()
     for p, ch, isb in placed:
-        new.add(p)
-        pr = parts_g[r][p]
+        pr = line[p]
         if pr is not None:
             cross.append(pr[0] + ch + pr[1])
-        if transposed:
-            tiles.append((p + 1, r + 1, ch, isb))
-        else:
-            tiles.append((r + 1, p + 1, ch, isb))
+        tiles.append((p + 1, r + 1, ch, isb) if transposed else (r + 1, p + 1, ch, isb))
+    # the groups of board tiles in the word: the gaps between the new tiles' squares
+    # (the same count as walking the word's squares)
     runs = 0
-    prev_old = False
-    for p in range(start, start + len(word)):
-        old = p not in new
-        if old and not prev_old:
+    prev = start - 1
+    for p in sorted(p for p, _ch, _b in placed):
+        if p > prev + 1:
             runs += 1
-        prev_old = old
+        prev = p
+    if prev < start + len(word) - 1:
+        runs += 1
     if transposed:
-        row, col, d = start + 1, r + 1, "s"
-    else:
-        row, col, d = r + 1, start + 1, "w"
-    return GenMove(row, col, d, tuple(tiles), word, (word, *cross), score, runs)
+        return GenMove(start + 1, r + 1, "s", tuple(tiles), word, (word, *cross), score, runs)
+    return GenMove(r + 1, start + 1, "w", tuple(tiles), word, (word, *cross), score, runs)
 
 
 def all_moves(board_rows: Sequence[str], rack: str, lexicon, spec: GridSpec) -> list[GenMove]:

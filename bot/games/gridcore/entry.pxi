@@ -29,14 +29,17 @@ def search(board_rows, rack, root, sink, threshold, spec, touch=None, *, min_til
     Set-up per call (issue 35, small racks): the ``_Search`` of the last call is reused
     (every field it reads is set again below), the squares needing a cross-check and the
     anchors come from per-line occupancy bit masks, and lines without a cross word share
-    one list of parts.
+    one list of parts; the board is parsed into both passes at once, the premiums are
+    copied only when the reused ``_Search`` held another spec's, and only the
+    cross-checks the last call wrote are set back (branch i35-med).
 
     ``gaddag``: a compiled GADDAG of ``root``'s words (:func:`bot.games.gaddag.compiled_gaddag_for`;
     ValueError when its letters are not the word graph's).  Used only when ``sink`` is a
     :class:`PlanListing`, the spec requires a table tile in the word, the board is not
     empty and there is no ``touch``: then every line is read from its table tiles over
-    the GADDAG (``list_gaddag.pxi``: the same records; Typ-Dom's plan listing, issue 35);
-    otherwise by anchors, as without it."""
+    the GADDAG (``list_gaddag.pxi``: the same records; Typ-Dom's plan listing, issue 35),
+    and the cross-checks of squares with more tiles after them than before are read over
+    it too (the same letters); otherwise by anchors, as without it."""
     global _SPARE
     cdef _Search S = _SPARE
     if S is None:
@@ -77,44 +80,41 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
     cdef Py_UCS4 ch, uch
     cdef str row
     empty = True
+    # (both passes at once: pass 1 is the transposed board; the premiums of both come
+    # from the spec, made once per spec)
     for r in range(size):
         row = rows[r]
         c = 0
         for ch in row:
             if ch == u'.' or ch == u' ':
-                S.grid[0][r][c] = EMPTY
-                S.bval[0][r][c] = 0
-                S.chars[0][r][c] = u'.'
+                S.grid[0][r][c] = S.grid[1][c][r] = EMPTY
+                S.bval[0][r][c] = S.bval[1][c][r] = 0
+                S.chars[0][r][c] = S.chars[1][c][r] = u'.'
             elif ch.isupper():
                 li = g.cpidx[ch] if ch < 1024 else NOLETTER
                 if li == NOLETTER and ch >= 1024:
                     li = _letter_index(g, row[c])
-                S.grid[0][r][c] = li
-                S.bval[0][r][c] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
-                S.chars[0][r][c] = ch
+                S.grid[0][r][c] = S.grid[1][c][r] = li
+                S.bval[0][r][c] = S.bval[1][c][r] = s.val[li] if li != NOLETTER else spec.values.get(row[c], 0)
+                S.chars[0][r][c] = S.chars[1][c][r] = ch
                 occ[0][r + 1] |= (<uint64_t>1) << c
                 occ[1][c + 1] |= (<uint64_t>1) << r
                 empty = False
             elif ch.islower():
                 u = row[c].upper()
-                S.grid[0][r][c] = _letter_index(g, u)
-                S.bval[0][r][c] = 0
-                S.chars[0][r][c] = ord(u) if len(u) == 1 else ch
+                S.grid[0][r][c] = S.grid[1][c][r] = _letter_index(g, u)
+                S.bval[0][r][c] = S.bval[1][c][r] = 0
+                S.chars[0][r][c] = S.chars[1][c][r] = ord(u) if len(u) == 1 else ch
                 occ[0][r + 1] |= (<uint64_t>1) << c
                 occ[1][c + 1] |= (<uint64_t>1) << r
                 empty = False
             else:
                 raise ValueError(f"bad board character {row[c]!r}")
             c += 1
-    memcpy(&S.lm[0][0][0], &s.lm[0][0], sizeof(s.lm))
-    memcpy(&S.wm[0][0][0], &s.wm[0][0], sizeof(s.wm))
-    for r in range(size):
-        for c in range(size):
-            S.grid[1][c][r] = S.grid[0][r][c]
-            S.bval[1][c][r] = S.bval[0][r][c]
-            S.chars[1][c][r] = S.chars[0][r][c]
-            S.lm[1][c][r] = s.lm[r][c]
-            S.wm[1][c][r] = s.wm[r][c]
+    if S.lm_from is not s:
+        memcpy(&S.lm[0][0][0], &s.lm2[0][0][0], sizeof(S.lm))
+        memcpy(&S.wm[0][0][0], &s.wm2[0][0][0], sizeof(S.wm))
+        S.lm_from = s
     S.empty_board = 1 if empty else 0
     # the rack (as bot.games.gridspec._parse_rack)
     memset(S.counts, 0, sizeof(S.counts))
@@ -227,8 +227,24 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
     cdef uint64_t ok, mm, bit
     cdef int32_t e
     cdef list lp
-    memset(S.allowed, 0xff, sizeof(S.allowed))
-    memset(S.xsum, 0xff, sizeof(S.xsum))
+    # (a plan's listing over the GADDAG reads the cross-checks with many tiles after the
+    # square over it too: the same letters, fewer steps; issue 35, branch i35-med)
+    cdef CGraph G = None
+    cdef uint64_t letters = 0
+    if gaddag is not None and S.plan is not None and S.require_old and touch is None:
+        G = _gd_checked(gaddag, g)
+        letters = ((<uint64_t>1) << g.nl) - 1
+    cdef uint64_t *allowed0 = &S.allowed[0][0][0]
+    cdef int *xsum0 = &S.xsum[0][0][0]
+    if not S.xinit:
+        memset(S.allowed, 0xff, sizeof(S.allowed))
+        memset(S.xsum, 0xff, sizeof(S.xsum))
+        S.xinit = 1
+    else:
+        for k in range(S.nxw):
+            allowed0[S.xw[k]] = ~(<uint64_t>0)
+            xsum0[S.xw[k]] = -1
+    S.nxw = 0
     nones = [None] * size  # (the parts of the lines without a cross word; read only)
     for p in range(2):
         parts = [None] * size  # the lines searched get their list (what to_move reads)
@@ -255,6 +271,36 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                     sm += S.bval[p][j][c]
                     j += 1
                 ok = 0
+                S.xw[S.nxw] = (p * MAXS + r) * MAXS + c  # (set back by the next call)
+                S.nxw += 1
+                if G is not None and j - r > r - i:
+                    # (the tiles after the square outnumber those before: over the
+                    # GADDAG, whose path rev(W) ends in an end of word exactly when W is
+                    # a word: rev(after) read once, then per letter rev(before))
+                    node = 0
+                    for q in range(j - 1, r, -1):
+                        node = G.get(node, S.grid[p][q][c])
+                        if node < 0:
+                            break
+                    if node >= 0:
+                        mm = G.mask[node] & letters  # (not the separator, the last index)
+                        e = G.first[node]
+                        while mm:
+                            li = sl_ctz(mm)
+                            bit = (<uint64_t>1) << li
+                            mm ^= bit
+                            n2 = G.child[e]
+                            e += 1
+                            for q in range(r - 1, i, -1):
+                                n2 = G.get(n2, S.grid[p][q][c])
+                                if n2 < 0:
+                                    break
+                            if n2 >= 0 and G.term[n2]:
+                                ok |= bit
+                    S.allowed[p][r][c] = ok
+                    S.xsum[p][r][c] = sm
+                    lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
+                    continue
                 node = 0
                 for q in range(i + 1, r):
                     node = g.get(node, S.grid[p][q][c])
@@ -278,9 +324,9 @@ cdef int _run_search(_Search S, board_rows, rack, root, sink, threshold, spec, t
                 S.allowed[p][r][c] = ok
                 S.xsum[p][r][c] = sm
                 lp[c] = (_column(S, p, c, i + 1, r), _column(S, p, c, r + 1, j))
-    if gaddag is not None and S.plan is not None and S.require_old and touch is None:
+    if G is not None:
         # (require_old is off on an empty board: the first move stays with the anchors)
-        return _gd_listing(S, _gd_aux(_gd_checked(gaddag, g), s))
+        return _gd_listing(S, _gd_aux(G, s))
     # the anchors of both passes (an empty square beside a tile; on an empty board the
     # centre), best bound first; a plan's listing of a small rack (a PlanListing, which
     # never raises the threshold, below 0: every record) cannot cut by a bound, so its

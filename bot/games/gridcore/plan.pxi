@@ -1,6 +1,8 @@
 # Part of bot/games/_gridcore.pyx (included there: one compilation unit). Typ-Dom's plan: PlanListing (the first listing in C arrays, its groups and phase (a)'s steps; the loop itself is in plan_loop.pxi).
 
-cdef int _PLAN_VAL[1024]  # the value table of _PLAN_VALUES (PlanListing copies it)
+from libc.stdint cimport int16_t
+
+cdef int16_t _PLAN_VAL[1024]  # the value table of _PLAN_VALUES (PlanListing copies it)
 cdef object _PLAN_VALUES = None
 cdef dict _PLAN_COPY = None  # (a copy of it: a changed dict is seen)
 
@@ -16,6 +18,8 @@ cdef int _plan_values(values) except -1:
         _PLAN_VAL[i] = 0
     for ch, v in values.items():
         if len(ch) == 1 and ord(ch) < 1024:
+            if not -32768 <= v <= 32767:
+                raise ValueError(f"letter value {v} out of range")
             _PLAN_VAL[ord(ch)] = v
     _PLAN_VALUES = values
     _PLAN_COPY = dict(values)
@@ -38,9 +42,11 @@ cdef class PlanListing:
     cdef uint64_t *codes     # per record W words: its usage (6 bits a field)
     cdef int capc
     cdef int W, nfields, kreuz, n_rack, size, njoin
-    cdef int fld[1024]       # field of a letter laid as itself (-1: none)
-    cdef int fldb[1024]      # field of the Jolly laying a letter (-1: none)
-    cdef int val[1024]       # letter values
+    # (16-bit tables: the object is zeroed when made, and a small rack's turn makes one;
+    # issue 35, branch i35-med)
+    cdef int16_t fld[1024]   # field of a letter laid as itself (-1: none)
+    cdef int16_t fldb[1024]  # field of the Jolly laying a letter (-1: none)
+    cdef int16_t val[1024]   # letter values
     cdef uint64_t guard[4]
     cdef uint64_t rack_code[4]
     cdef object parts

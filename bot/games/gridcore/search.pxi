@@ -12,6 +12,9 @@ cdef class _Search:
     cdef int xsum[2][MAXS][MAXS]        # -1: no cross word
     cdef int lm[2][MAXS][MAXS]
     cdef int wm[2][MAXS][MAXS]
+    cdef object lm_from     # the CSpec whose premiums lm, wm hold (search() reuses its _Search)
+    cdef int xinit, nxw     # allowed, xsum all ones but at the nxw squares xw[] (written last)
+    cdef int xw[2 * MAXS * MAXS]
     cdef int nxt[2][MAXS][MAXS + 1]
     cdef int line_on[2][MAXS]
     cdef list parts
@@ -20,9 +23,7 @@ cdef class _Search:
     cdef uint64_t rmask     # the letters with a count above 0
     cdef uint64_t pmask     # the letters the rack can lay (its letters, those of its blanks)
     cdef int bl[MAXK]
-    cdef int nbl
-    cdef int left
-    cdef int total
+    cdef int nbl, left, total
     cdef int P[64]          # prefix sums of the rack's tile values, best first
     cdef int R              # tiles that can be placed
     # the line being searched
@@ -32,9 +33,7 @@ cdef class _Search:
     cdef int *lbv
     cdef uint64_t *lok
     cdef int *lxs
-    cdef int *llm
-    cdef int *lwm
-    cdef int *lnxt
+    cdef int *llm, *lwm, *lnxt
     cdef int blank_at[MAXS]
     cdef int is_new[MAXS]
     cdef int lp_li[MAXS]

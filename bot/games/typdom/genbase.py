@@ -15,7 +15,7 @@ from bot.games.typdom.notation import Placement, shared_token
 from bot.games.typdom.table import CENTRE, SIZE, Table
 from bot.games.typdom.tiles import BLACK_JOLLY, CONSONANTS, RED_JOLLY, VALUES, VOWELS
 
-__all__ = ["SPEC", "gen_notation", "gen_placement"]
+__all__ = ["SPEC", "gen_notation", "gen_placement", "raw_notation"]
 
 #: Typ-Dom's parameters of the shared generator (seed 002; RULES.md "Typ-Dom").
 SPEC = GridSpec(size=SIZE, centre=CENTRE, values=VALUES, premiums=None, blanks={RED_JOLLY: VOWELS,
@@ -25,31 +25,62 @@ SPEC = GridSpec(size=SIZE, centre=CENTRE, values=VALUES, premiums=None, blanks={
 def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
     """The player notation of a generated placement on the table ``rows``
     (``M11s TEx*AS``): ``format_placement(gen_placement(m))``, written directly."""
-    new = {(r, c): b for r, c, _ch, b in m.tiles}
-    dr, dc = (0, 1) if m.direction == "w" else (1, 0)
-    r, c = m.row, m.col
-    out = []
-    for ch in m.word:
-        b = new.get((r, c))
-        out.append(ch.lower() if b is None else ("*" + ch if b else ch))
-        r += dr
-        c += dc
-    return f"{Table.coord(m.row, m.col)}{m.direction} {''.join(out)}"
+    # (the word's letters in lower case, the new tiles written over them: upper case,
+    # ``*X`` for a Jolly; every new tile lies on the word's squares)
+    word = m.word
+    out = list(word.lower())
+    r0, c0 = m.row, m.col
+    if m.direction == "w":
+        for _r, c, _ch, b in m.tiles:
+            i = c - c0
+            out[i] = "*" + word[i] if b else word[i]
+    else:
+        for r, _c, _ch, b in m.tiles:
+            i = r - r0
+            out[i] = "*" + word[i] if b else word[i]
+    return f"{_COORDS[r0][c0]}{m.direction} {''.join(out)}"
+
+
+def raw_notation(raw) -> str:
+    """``gen_notation(gridgen.to_move(raw), rows)`` of a raw search record, without the
+    :class:`GenMove` (the best of tied records is chosen by its notation, issue 35)."""
+    _score, _nt, transposed, r, start, word, placed, _parts = raw
+    out = list(word.lower())
+    for p, _ch, b in placed:
+        i = p - start
+        out[i] = "*" + word[i] if b else word[i]
+    if transposed:
+        return f"{_COORDS[start + 1][r + 1]}s {''.join(out)}"
+    return f"{_COORDS[r + 1][start + 1]}w {''.join(out)}"
+
+
+#: ``Table.coord(row, col)`` for 1-based squares on the table (``_COORDS[13][13]`` is
+#: ``"M13"``); index 0 unused.
+_COORDS = [[""] * (SIZE + 1)] + [[""] + [Table.coord(r, c) for c in range(1, SIZE + 1)] for r in range(1, SIZE + 1)]
 
 
 def gen_placement(m: GenMove) -> Placement:
     """The :class:`Placement` a generated placement is written as (what
     :func:`bot.games.typdom.notation.parse_turn` reads from its :func:`gen_notation`)."""
-    new = {(r, c): b for r, c, _ch, b in m.tiles}
-    dr, dc = (0, 1) if m.direction == "w" else (1, 0)
-    r, c = m.row, m.col
-    toks = []
-    for ch in m.word:
-        b = new.get((r, c))
-        toks.append(shared_token("old" if b is None else "blank" if b else "new", ch))
-        r += dr
-        c += dc
-    return Placement(m.row, m.col, m.direction, tuple(toks))
+    word = m.word
+    toks = list(map(_OLD_TOKENS.__getitem__, word))  # (then the new tiles over them)
+    r0, c0 = m.row, m.col
+    across = m.direction == "w"
+    for r, c, _ch, b in m.tiles:
+        i = c - c0 if across else r - r0
+        toks[i] = shared_token("blank" if b else "new", word[i])
+    return Placement(r0, c0, m.direction, tuple(toks))
+
+
+class _OldTokens(dict):
+    """letter -> ``shared_token("old", letter)``, filled on first use."""
+
+    def __missing__(self, letter: str):
+        t = self[letter] = shared_token("old", letter)
+        return t
+
+
+_OLD_TOKENS = _OldTokens()
 
 
 def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
@@ -65,17 +96,22 @@ def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold
 
 
 def _best_of(raws: list, rows: Sequence[str], variant: str):
-    """(key, GenMove, notation) of the best raw record (ties: smallest notation)."""
+    """(key, GenMove, notation) of the best raw record (ties: smallest notation). Only
+    the winner becomes a :class:`GenMove`; tied records are compared by
+    :func:`raw_notation`."""
     if not raws:
         return None
     keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
+    if len(raws) == 1:
+        raw = raws[0]
+        return keyget(raw), gridgen.to_move(raw), raw_notation(raw)
     top = max(map(keyget, raws))
-    tied = [gridgen.to_move(r) for r in raws if keyget(r) == top]
+    tied = [r for r in raws if keyget(r) == top]
     if len(tied) == 1:
-        return top, tied[0], gen_notation(tied[0], rows)
-    notation, best = min(((gen_notation(m, rows), m) for m in tied), key=itemgetter(0))
-    return top, best, notation
-
+        raw = tied[0]
+        return top, gridgen.to_move(raw), raw_notation(raw)
+    notation, raw = min(((raw_notation(r), r) for r in tied), key=itemgetter(0))
+    return top, gridgen.to_move(raw), notation
 
 
 def _better(a, b) -> bool:

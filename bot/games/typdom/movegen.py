@@ -393,26 +393,44 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
 
 def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
     """The Jollys of the table ``rows`` that can be taken (``Table.jollys`` with at most
-    two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based."""
-    out = []
+    two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based.
+    ``rows``: n codes of n squares each (the search checked the shape before)."""
+    out: list[tuple[int, int, str]] = []
     n = len(rows)
     whole = "".join(rows)
     if whole == whole.upper():
         return out  # (no lower-case code: no Jolly)
+    if whole.isascii() and len(whole) == n * n:
+        # (the lower-case codes found in C: bytes.translate marks a-z, find walks them)
+        low = whole.encode().translate(_LOWER_MARK)
+        i = low.find(1)
+        while i >= 0:
+            r, c = divmod(i, n)
+            _take(rows, r, c, n, n, out)
+            i = low.find(1, i + 1)
+        return out
     for r, line in enumerate(rows):
         if line == line.upper():
             continue  # (no lower-case code: no Jolly)
-        w = len(line)
         for c, ch in enumerate(line):
             if ch.islower():
-                occ = ((r > 0 and rows[r - 1][c] not in _EMPTY) + (r + 1 < n and rows[r + 1][c] not in _EMPTY) +
-                       (c > 0 and line[c - 1] not in _EMPTY) + (c + 1 < w and line[c + 1] not in _EMPTY))
-                if occ < 3:
-                    out.append((r + 1, c + 1, ch.upper()))
+                _take(rows, r, c, n, len(line), out)
     return out
 
 
+def _take(rows: list[str], r: int, c: int, n: int, w: int, out: list) -> None:
+    """Add the Jolly at ``rows[r][c]`` (0-based; a row of ``w`` squares, ``n`` rows) to
+    ``out`` as (row, col, letter), 1-based, when at most two squares beside it hold a tile."""
+    line = rows[r]
+    occ = ((r > 0 and rows[r - 1][c] not in _EMPTY) + (r + 1 < n and rows[r + 1][c] not in _EMPTY) +
+           (c > 0 and line[c - 1] not in _EMPTY) + (c + 1 < w and line[c + 1] not in _EMPTY))
+    if occ < 3:
+        out.append((r + 1, c + 1, line[c].upper()))
+
+
 _EMPTY = frozenset(". ")
+#: bytes.translate table: 1 for a-z (str.islower of an ASCII character), else 0.
+_LOWER_MARK = bytes(1 if 97 <= i <= 122 else 0 for i in range(256))
 _TILES: dict[str, Any] = {}
 _ROWS: dict[str, tuple] = {}  # row code -> its squares (Tile or None); bounded below
 
