@@ -25,13 +25,60 @@ from typing import Any
 from bot.games.base import Audience, render_move
 from bot.render import render
 
-#: Entries each memory holds before it is emptied.
-KEPT = 4096
+#: Entries each memory holds before it is emptied; lexicons :func:`checked` keeps.
+KEPT, LEXICONS_KEPT = 4096, 8
+
+#: Checked moves by lexicon: ``id(lexicon) -> (lexicon, {(game, judging key, text, move,
+#: index): (report JSON, report key)})`` (the lexicon kept, so its id is not reused).
+_CHECKED: dict[int, tuple[Any, dict[tuple, tuple[dict[str, Any], str | None]]]] = {}
 
 #: Moves rendered for their mover: ``(language, report JSON) -> rendered move``.
 _RENDERED: dict[tuple[str, str], dict[str, Any]] = {}
 #: Blocks of ``ack_move.txt.j2``: ``(language, multiline, last, report JSON) -> text``.
 _BLOCKS: dict[tuple[str, bool, bool, str], str] = {}
+
+
+def checked(game: Any, state: Any, state_key: Any, text: str, move: Any, lexicon: Any, index: int,
+            player: str) -> tuple[dict[str, Any], str | None]:
+    """``game.check_read(state, text, move, lexicon, index, player=player).to_json()`` and
+    its :func:`report_key`. Remembered for a game that offers ``judging_key(state)`` (all
+    of the state its check depends on; the check then depends on neither the player nor
+    anything else of the state): ``state_key`` is that key for ``state`` (None: not
+    remembered), and ``move`` (what ``read_move`` made of the line) must be a hashable
+    value (not None, not the NotationError). The report is only read afterwards (its
+    rendering copies it)."""
+    key = None
+    if state_key is not None and move is not None and not isinstance(move, BaseException):
+        try:
+            key = (game.name, state_key, text, move, index)
+            hash(key)
+        except TypeError:
+            key = None
+    memo = None
+    if key is not None:
+        entry = _CHECKED.get(id(lexicon))
+        if entry is None or entry[0] is not lexicon:
+            if len(_CHECKED) >= LEXICONS_KEPT:
+                _CHECKED.clear()
+            entry = _CHECKED[id(lexicon)] = (lexicon, {})
+        memo = entry[1]
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+    report = game.check_read(state, text, move, lexicon, index, player=player).to_json()
+    out = (report, report_key(report))
+    if memo is not None:
+        if len(memo) >= KEPT:
+            memo.clear()
+        memo[key] = out
+    return out
+
+
+def state_key_of(game: Any, state: Any) -> Any:
+    """``game.judging_key(state)`` for a game that offers it, else None (its checks are
+    not remembered)."""
+    judging_key = getattr(game, "judging_key", None)
+    return judging_key(state) if judging_key is not None else None
 
 
 def report_key(report: dict[str, Any]) -> str | None:

@@ -24,7 +24,7 @@ from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
 from bot.service.conversations.mailctx import DEFER, Incoming, batch_of, written_for
 from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
-from bot.service.conversations.ackmoves import mover_move, move_block, report_key
+from bot.service.conversations.ackmoves import checked, mover_move, move_block, state_key_of
 from bot.service.conversations.quoting import drop_quoted, quotable_for
 from bot.submission import read_submission
 
@@ -390,10 +390,10 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         if part.id in earlier and part.name not in merged:
             replaced.append(part.name)
         # the verdicts rendered for the mover, remembered by the report (ackmoves: not the mover's key)
-        checked = [game.check_read(part.state, t, m, lexicon, i, player=key).to_json()
-                   for i, (t, m) in enumerate(zip(moves, parsed))]
-        rkeys = [report_key(r) for r in checked]
-        reports = [mover_move(r, lang, key, k) for r, k in zip(checked, rkeys)]
+        skey = state_key_of(game, part.state)  # the checks remembered where the game allows it
+        done = [checked(game, part.state, skey, t, m, lexicon, i, key) for i, (t, m) in enumerate(zip(moves, parsed))]
+        rkeys = [k for _, k in done]
+        reports = [mover_move(r, lang, key, k) for r, k in done]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None,
                          "readings": readings.get(part.id, [])})
