@@ -113,3 +113,17 @@ def test_a_checked_move_is_remembered_by_lexicon_position_line_move_and_index():
     assert ackmoves.state_key_of(MonoscrabbleRules(), {}) is None
     ackmoves.checked(RULES, st, None, "mondES", parse_move("mondES"), LEX, 0, "p1")  # no key: not remembered
     assert not ackmoves._CHECKED
+
+
+def test_a_move_that_is_not_a_hashable_value_is_checked_every_time():
+    class Game:
+        name, calls = "fake", 0
+
+        def check_read(self, state, text, move, lexicon, index, *, player=None):
+            Game.calls += 1
+            return MoveReport(index, text, False, reason="syntax")
+
+    for move in (["not", "hashable"], ValueError("a NotationError"), None, ["not", "hashable"]):
+        report, _ = ackmoves.checked(Game(), {}, "key", "x", move, LEX, 0, "p1")
+        assert report == MoveReport(0, "x", False, reason="syntax").to_json()
+    assert Game.calls == 4 and not any(m for _, m in ackmoves._CHECKED.values())

@@ -47,22 +47,19 @@ def checked(game: Any, state: Any, state_key: Any, text: str, move: Any, lexicon
     remembered), and ``move`` (what ``read_move`` made of the line) must be a hashable
     value (not None, not the NotationError). The report is only read afterwards (its
     rendering copies it)."""
-    key = None
+    key = memo = None
     if state_key is not None and move is not None and not isinstance(move, BaseException):
-        try:
-            key = (game.name, state_key, text, move, index)
-            hash(key)
-        except TypeError:
-            key = None
-    memo = None
-    if key is not None:
+        key = (game.name, state_key, text, move, index)
         entry = _CHECKED.get(id(lexicon))
         if entry is None or entry[0] is not lexicon:
             if len(_CHECKED) >= LEXICONS_KEPT:
                 _CHECKED.clear()
             entry = _CHECKED[id(lexicon)] = (lexicon, {})
         memo = entry[1]
-        hit = memo.get(key)
+        try:
+            hit = memo.get(key)
+        except TypeError:  # a move that is not hashable: not remembered
+            key = memo = hit = None
         if hit is not None:
             return hit
     report = game.check_read(state, text, move, lexicon, index, player=player).to_json()
