@@ -168,6 +168,15 @@ class RondoRules(GameRules[Move]):
             evaluate(position, text if move is None else move, lexicon)
         return _report(index, text, out, position)
 
+    def judging_key(self, state: Mapping[str, Any]) -> tuple[str, str, int]:
+        """All of ``state`` that :meth:`check_read` of a read move depends on: the values
+        the open round's :class:`Position` is made of (:func:`position_of`: the row, the
+        Vorgabe, the round number; strings hash once). The report of a line is a function
+        of them, the line, the move read, the index and the lexicon - not of the player
+        (Rondo has no private state) -, so the service may remember it
+        (``bot.service.conversations.ackmoves.checked``)."""
+        return (state["row"], state["vorgabe"], int(state["round"]))
+
     def top(self, state: Mapping[str, Any], lexicon: Any) -> dict | None:
         """The best possible move of the open round, or None when there is none."""
         position = position_of(state)

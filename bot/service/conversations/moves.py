@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, event, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from bot.games import get_game
-from bot.games.base import Audience, render_move
+from bot.games.base import Audience
 from bot.games.verdict import render_text
 from bot.i18n import league_language, tr
 from bot.render import format_zat, nobreak, render
@@ -24,6 +24,7 @@ from bot.service.stages.rounds import closed_note
 from bot.service.stages.outbox import queue_mail
 from bot.service.conversations.mailctx import DEFER, Incoming, batch_of, written_for
 from bot.storage.models import (League, Partie, Player, Round, Submission, SubmissionMove)
+from bot.service.conversations.ackmoves import checked, mover_move, move_block, state_key_of
 from bot.service.conversations.quoting import drop_quoted, quotable_for
 from bot.submission import read_submission
 
@@ -237,29 +238,6 @@ def _situation(game, lang: str, state: dict, mine: dict) -> str:
     return text
 
 
-#: Rendered moves of an acknowledgement (``ack_move.txt.j2``) by language, the game's
-#: ``multiline``, whether it is the mail's last move, and the move report (as JSON).
-_MOVE_BLOCKS: dict[tuple[str, bool, bool, str], str] = {}
-
-
-def _move_block(lang: str, multiline: bool, move: dict, last: bool) -> str:
-    """One move of the acknowledgement (``ack_move.txt.j2``: the move as read, its verdict,
-    the notes, a picture), remembered for the next mail with the same report: the good
-    moves of a round recur in many mails."""
-    try:
-        key = (lang, multiline, last, json.dumps(move, sort_keys=True))
-    except (TypeError, ValueError):  # not JSON after all: rendered every time
-        key = None
-    text = _MOVE_BLOCKS.get(key) if key else None
-    if text is None:
-        text = render("ack_move.txt.j2", lang, m=move, multiline=multiline, last=last)
-        if key:
-            if len(_MOVE_BLOCKS) >= 4096:
-                _MOVE_BLOCKS.clear()
-            _MOVE_BLOCKS[key] = text
-    return text
-
-
 def _write_now(conn, rows: list[dict], accepted: list, number: int, player_id: int) -> set[int]:
     """Write one mail's submissions ``rows`` (the move lines of ``accepted``) now and
     supersede the player's earlier ones of these Partien; returns the Partien whose
@@ -407,26 +385,29 @@ def _read_moves(ctx: Incoming, text: str) -> None:
         if batch is not None:  # the batch's memory of standing submissions read again when asked
             batch.pop(("standing", league.id, rnd.number), None)
         earlier = _write_now(conn, rows, accepted, rnd.number, player.id)
-    sections, replaced = [], []
+    sections, replaced, report_keys = [], [], []
     for part, moves, parsed in accepted:
         if part.id in earlier and part.name not in merged:
             replaced.append(part.name)
-        # the verdicts rendered for the mover, in their language (bot.games.verdict)
-        reports = [render_move(game.check_read(part.state, t, m, lexicon, i, player=key).to_json(), lang,
-                               Audience(viewer=key), key)
-                   for i, (t, m) in enumerate(zip(moves, parsed))]
+        # the verdicts rendered for the mover, remembered by the report (ackmoves: not the mover's key)
+        skey = state_key_of(game, part.state)  # the checks remembered where the game allows it
+        done = [checked(game, part.state, skey, t, m, lexicon, i, key) for i, (t, m) in enumerate(zip(moves, parsed))]
+        rkeys = [k for _, k in done]
+        reports = [mover_move(r, lang, key, k) for r, k in done]
         situation = _situation(game, lang, part.state, game.player_view(part.state, key))
         sections.append({"partie": part.name, "situation": situation, "moves": reports, "error": None,
                          "readings": readings.get(part.id, [])})
+        report_keys.append(rkeys)
     ctx.record("processed", "submission",
                sections=[{"partie": x["partie"], "moves": [m["text"] for m in x["moves"]]} for x in sections],
                errors=errors, ignored=read.ignored, quoted=quoted)
     refused = not sections and bool(errors)  # nothing stored: every Partie section was refused
     if not sections and not errors:
         errors.append(tr(lang, "unread_lines", lines=" | ".join(read.ignored[:8]) or tr(lang, "none")))
-    for k, sec in enumerate(sections):  # each move rendered on its own (remembered: _move_block)
+    for k, sec in enumerate(sections):  # each move rendered on its own (remembered: ackmoves.move_block)
         last = len(sec["moves"]) - 1 if k == len(sections) - 1 else -1
-        sec["blocks"] = [_move_block(lang, game.multiline, m, i == last) for i, m in enumerate(sec["moves"])]
+        sec["blocks"] = [move_block(lang, game.multiline, m, i == last, rk)
+                         for i, (m, rk) in enumerate(zip(sec["moves"], report_keys[k]))]
     text = render("ack.txt.j2", lang, player=player, league=league, round=rnd.number, sections=sections,
                   multiline=game.multiline, turns=game.turn_rounds, refused=refused, quoted=quoted,
                   merged=merged, parts=parts, points_rule=game.points_rule, replace_rule=game.replace_rule,
