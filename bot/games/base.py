@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Generic, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Generic, Hashable, Mapping, Sequence
 
 from bot.games.reports import (MoveReport, PlayerRound, RoundReport,  # noqa: F401 (re-exported)
                                render_move, round_seen_by)
@@ -74,32 +74,27 @@ class GameRules(ABC, Generic[MoveT]):
     """One game's rules. Implementations are stateless; all state is passed in.
     ``GameRules[Move]``: ``Move`` is what :meth:`read_move` returns.
 
-    **Capabilities**: every game declares each flag of :data:`CAPABILITIES` on its class;
-    the service asks a game only what its flags say it does (and never looks at which
-    methods a game overrides or what they take).
+    **Capabilities**: every game declares each flag of :data:`CAPABILITIES` on its class; the service asks a
+    game only what its flags say it does (and never looks at which methods a game overrides or what they take).
 
-    Words reach the rules through a lexicon object with ``__contains__(word)`` and
-    ``has_prefix(prefix)`` on words normalised to the game's alphabet
-    (see :mod:`bot.lexicon`).
+    Words reach the rules through a lexicon object with ``__contains__(word)`` and ``has_prefix(prefix)`` on
+    words normalised to the game's alphabet (see :mod:`bot.lexicon`).
 
-    Players are named by opaque string keys (the service uses ``str(player.id)``),
-    given in seat order (the order of the league file) to :meth:`new_partie`.
+    Players are named by opaque string keys (the service uses ``str(player.id)``), given in seat order (the
+    order of the league file) to :meth:`new_partie`.
 
-    **Private state** (racks, hands, grids): the state dict holds every player's
-    private part; :meth:`public_view` must never show it, :meth:`player_view` gives one
-    player's own part. The service renders every mail from ``public_view`` (shared by
-    all) plus, per recipient, ``player_view`` and that player's own
-    :class:`PlayerRound` (with its ``private`` dict); nothing in the service knows what
-    a rack or a grid is. What a round shows of one player to others goes through
-    :meth:`seen_by` (public verdicts, hidden move lines, :class:`Redacted` private
-    part); the service holds round data :class:`Sealed` (docs/development/privacy.md). A game with
-    private state sets :attr:`private_state` and gives each move a ``public`` verdict;
+    **Private state** (racks, hands, grids): the state dict holds every player's private part;
+    :meth:`public_view` must never show it, :meth:`player_view` gives one player's own part. The service renders
+    every mail from ``public_view`` (shared by all) plus, per recipient, ``player_view`` and that player's own
+    :class:`PlayerRound` (with its ``private`` dict); nothing in the service knows what a rack or a grid is.
+    What a round shows of one player to others goes through :meth:`seen_by` (public verdicts, hidden move lines,
+    :class:`Redacted` private part); the service holds round data :class:`Sealed` (docs/development/privacy.md).
+    A game with private state sets :attr:`private_state` and gives each move a ``public`` verdict;
     :meth:`gm_picture` is what ``spielleiter show`` prints for the game master.
 
-    **Turns** (a round is one player's turn, with its own ZAT): :meth:`movers` names who
-    is to move in the open round; :attr:`turn_hours` (or the league option
-    ``turn_hours``) sets each turn's ZAT relative to the end of the previous one; and
-    :meth:`round_complete` lets a round end before its ZAT (a valid move by the player
+    **Turns** (a round is one player's turn, with its own ZAT): :meth:`movers` names who is to move in the open
+    round; :attr:`turn_hours` (or the league option ``turn_hours``) sets each turn's ZAT relative to the end of
+    the previous one; and :meth:`round_complete` lets a round end before its ZAT (a valid move by the player
     whose turn it is, the second valid Presto crossword).
     """
 
@@ -151,17 +146,15 @@ class GameRules(ABC, Generic[MoveT]):
     reads_parsed_move: bool = False
 
     # -- words (:mod:`bot.lexicon`) --
-    #: The game's word rules on top of its alphabet's word list (words the game leaves
-    #: out, with the reason its verdict gives, Crossword, seed 003 section 3; and the
-    #: build layer of an alphabet naming one, ``Alphabet.rules``: Typ-Dom's rewrite of the
-    #: igerman98 entries, seed 002, :mod:`bot.games.typdom.words`); None: none.
-    #: The service and the CLI pass them to :func:`bot.lexicon.load`, ``lexicon build``
-    #: the layers of every game to :func:`bot.lexicon.build` (the lexicon knows no game).
+    #: The game's word rules on top of its alphabet's word list (words the game leaves out, with the reason its
+    #: verdict gives, Crossword, seed 003 section 3; and the build layer of an alphabet naming one,
+    #: ``Alphabet.rules``: Typ-Dom's rewrite of the igerman98 entries, seed 002, :mod:`bot.games.typdom.words`);
+    #: None: none. The service and the CLI pass them to :func:`bot.lexicon.load`, ``lexicon build`` the layers
+    #: of every game to :func:`bot.lexicon.build` (the lexicon knows no game).
     word_rules: "WordRules | None" = None
     #: True when the move generator reads the full word list over a GADDAG (Typ-Dom, issue 35):
     #: ``spielleiter lexicon build`` writes its file (:mod:`bot.games.gaddag`); turns only read it.
     search_gaddag: bool = False
-
     #: Hours from the end of one round to the ZAT of the next when each round is one turn (RONDO, "Wer behält
     #: recht?"); None: the league's ZAT schedule (days). The league option ``turn_hours`` overrides it.
     turn_hours: float | None = None
@@ -295,6 +288,13 @@ class GameRules(ABC, Generic[MoveT]):
         if move is not None and self.reads_parsed_move:
             return self.check_line(state, text, lexicon, index, player=player, move=move)
         return self.check_line(state, text, lexicon, index, player=player)
+
+    def judging_key(self, state: State) -> Hashable | None:
+        """All of ``state`` that :meth:`check_read` of a read move depends on, as a hashable value, when
+        that check depends on nothing else (not the player: no private state); the service may then
+        remember a check by it (``bot.service.conversations.ackmoves``). None (the default): every move
+        is checked afresh."""
+        return None
 
     @abstractmethod
     def adjudicate(self, state: State, submissions: Submissions,

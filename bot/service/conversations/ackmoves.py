@@ -41,7 +41,7 @@ _BLOCKS: dict[tuple[str, bool, bool, str], str] = {}
 def checked(game: Any, state: Any, state_key: Any, text: str, move: Any, lexicon: Any, index: int,
             player: str) -> tuple[dict[str, Any], str | None]:
     """``game.check_read(state, text, move, lexicon, index, player=player).to_json()`` and
-    its :func:`report_key`. Remembered for a game that offers ``judging_key(state)`` (all
+    its :func:`report_key`. Remembered for a game whose ``judging_key(state)`` is not None (all
     of the state its check depends on; the check then depends on neither the player nor
     anything else of the state): ``state_key`` is that key for ``state`` (None: not
     remembered), and ``move`` (what ``read_move`` made of the line) must be a hashable
@@ -72,10 +72,9 @@ def checked(game: Any, state: Any, state_key: Any, text: str, move: Any, lexicon
 
 
 def state_key_of(game: Any, state: Any) -> Any:
-    """``game.judging_key(state)`` for a game that offers it, else None (its checks are
-    not remembered)."""
-    judging_key = getattr(game, "judging_key", None)
-    return judging_key(state) if judging_key is not None else None
+    """``game.judging_key(state)`` (:meth:`bot.games.base.GameRules.judging_key`): None
+    for a game whose checks are not remembered."""
+    return game.judging_key(state)
 
 
 def report_key(report: dict[str, Any]) -> str | None:
