@@ -26,6 +26,7 @@ from bot.games.rondo.engine import Outcome, Position, evaluate, valid_verdict
 from bot.games.rondo.movegen import best_moves
 from bot.games.rondo.notation import Move, parse_move
 from bot.games.verdict import N_, Verdict, Visibility, verdict
+from bot.lexicon.memo import memo_of
 
 VORGABE_SIZE = 6          # seed 000 II.2 d)
 MIN_VOWELS = 2            # seed 000 II.2 d): at least two vowels or Joker
@@ -97,12 +98,7 @@ OUTCOMES_KEPT, LEXICONS_KEPT = 4096, 8
 def _judged(position: Position, move: Move, lexicon: Any) -> Outcome:
     """:func:`evaluate` of a read ``move``, remembered (:data:`_OUTCOMES`; an Outcome is
     only read afterwards: :func:`_report` copies what it keeps)."""
-    entry = _OUTCOMES.get(id(lexicon))
-    if entry is None or entry[0] is not lexicon:
-        if len(_OUTCOMES) >= LEXICONS_KEPT:
-            _OUTCOMES.clear()
-        entry = _OUTCOMES[id(lexicon)] = (lexicon, {})
-    memo = entry[1]
+    memo = memo_of(_OUTCOMES, lexicon, LEXICONS_KEPT)
     out = memo.get((position, move))
     if out is None:
         out = evaluate(position, move, lexicon)

@@ -23,6 +23,7 @@ import json
 from typing import Any
 
 from bot.games.base import Audience, render_move
+from bot.lexicon.memo import memo_of
 from bot.render import render
 
 #: Entries each memory holds before it is emptied; lexicons :func:`checked` keeps.
@@ -50,12 +51,7 @@ def checked(game: Any, state: Any, state_key: Any, text: str, move: Any, lexicon
     key = memo = None
     if state_key is not None and move is not None and not isinstance(move, BaseException):
         key = (game.name, state_key, text, move, index)
-        entry = _CHECKED.get(id(lexicon))
-        if entry is None or entry[0] is not lexicon:
-            if len(_CHECKED) >= LEXICONS_KEPT:
-                _CHECKED.clear()
-            entry = _CHECKED[id(lexicon)] = (lexicon, {})
-        memo = entry[1]
+        memo = memo_of(_CHECKED, lexicon, LEXICONS_KEPT)
         try:
             hit = memo.get(key)
         except TypeError:  # a move that is not hashable: not remembered
