@@ -69,7 +69,7 @@ def test_untouched_plus_touch_search_is_the_full_search(lexicon, tables):
 def _brute_plan(rows, rack, lexicon, variant, prefix):
     root = gridgen.graph_root(lexicon)
     raws = mg._search(rows, rack, root)
-    single = mg._best_of(raws, rows, variant)
+    single = mg._best_of(raws, variant)
     if single is None:
         return None
     best = (single[0], prefix + [single[2]])
@@ -78,7 +78,7 @@ def _brute_plan(rows, rack, lexicon, variant, prefix):
             continue
         m = gridgen.to_move(raw)
         rows2, rack2 = mg._after(rows, rack, m)
-        sec = mg._best_of(mg._search(rows2, rack2, root), rows2, variant)
+        sec = mg._best_of(mg._search(rows2, rack2, root), variant)
         if sec is None:
             continue
         plan = (mg._key(m.score + sec[1].score, len(m.tiles) + len(sec[1].tiles), variant),

@@ -16,6 +16,7 @@ from bot.games.gridgen import GenMove
 from bot.games.typdom import genbase
 from bot.games.typdom import movegen as mg
 from bot.games.typdom.notation import Placement, format_placement, shared_token
+from bot.games.typdom.plan_ref import _raw_runs
 from bot.games.typdom.table import Table
 from bot.games.typdom.tiles import full_set
 from tests.typdom_tables import lexicon, tables  # noqa: F401 (fixtures)
@@ -25,19 +26,13 @@ from tests.typdom_tables import lexicon, tables  # noqa: F401 (fixtures)
 
 def _old_to_move(raw) -> GenMove:
     score, nt, transposed, r, start, word, placed, parts_g = raw
-    cross, tiles, new = [], [], set()
+    cross, tiles = [], []
     for p, ch, isb in placed:
-        new.add(p)
         pr = parts_g[r][p]
         if pr is not None:
             cross.append(pr[0] + ch + pr[1])
         tiles.append((p + 1, r + 1, ch, isb) if transposed else (r + 1, p + 1, ch, isb))
-    runs, prev_old = 0, False
-    for p in range(start, start + len(word)):
-        old = p not in new
-        if old and not prev_old:
-            runs += 1
-        prev_old = old
+    runs = _raw_runs(raw)  # (the reference's count of the groups: the replaced to_move's loop)
     if transposed:
         row, col, d = start + 1, r + 1, "s"
     else:
@@ -128,20 +123,20 @@ def test_best_of_equals_the_replaced_code_on_ties(lexicon, tables):  # noqa: F81
     for rows, rack in tables[::3]:
         raws = _records(rows, "?" + "".join(rng.sample(bag, 5)), lexicon)
         for variant in ("point", "kreuzwort"):
-            assert genbase._best_of(raws, rows, variant) == _old_best_of(raws, variant)
-            assert genbase._best_of(raws[::-1], rows, variant) == _old_best_of(raws[::-1], variant)
+            assert genbase._best_of(raws, variant) == _old_best_of(raws, variant)
+            assert genbase._best_of(raws[::-1], variant) == _old_best_of(raws[::-1], variant)
         for _key, grp in groupby(sorted(raws, key=itemgetter(0, 1)), key=itemgetter(0, 1)):
             grp = list(grp)
             if len(grp) > 1:
                 groups += 1
                 rng.shuffle(grp)
-                assert genbase._best_of(grp, rows, "point") == _old_best_of(grp, "point")
-    assert genbase._best_of([], [], "point") is None
+                assert genbase._best_of(grp, "point") == _old_best_of(grp, "point")
+    assert genbase._best_of([], "point") is None
     assert groups > 20
 
 
 def test_jollys_read_from_the_codes_equal_the_table(lexicon, tables):  # noqa: F811
-    """``_jollys`` (the lower-case codes found by ``bytes.translate``) is the table's
+    """``_jollys`` (read from the row codes) is the table's
     Jollys with fewer than three neighbours, with Jollys on the edges and corners and in
     every kind of neighbourhood."""
     rng = random.Random(37)

@@ -202,10 +202,8 @@ cdef class CSpec:
     cdef int nkinds
     cdef int val[64]
     cdef int kind_of[64]
-    cdef int lm[MAXS][MAXS]
-    cdef int wm[MAXS][MAXS]
-    cdef int lm2[2][MAXS][MAXS]   # lm per pass (1: transposed), what a search copies
-    cdef int wm2[2][MAXS][MAXS]
+    cdef int lm2[2][MAXS][MAXS]   # letter premiums per pass (1: transposed), what a search copies
+    cdef int wm2[2][MAXS][MAXS]   # (word premiums likewise)
     cdef object blank_chars   # dict char -> kind
     cdef int plain            # no premium squares
     cdef int *vmax            # per node: the most the letters of a path to a word's end are worth
@@ -279,16 +277,14 @@ cdef CSpec _cspec(CGraph g, spec):
     lm, wm, _lt, _wt = spec.tables()
     for r in range(s.size):
         for c in range(s.size):
-            s.lm[r][c] = lm[r][c]
-            s.wm[r][c] = wm[r][c]
-            if not (1 <= s.lm[r][c] <= 3 and 1 <= s.wm[r][c] <= 3 and s.lm[r][c] * s.wm[r][c] <= 3):
+            if not (1 <= lm[r][c] <= 3 and 1 <= wm[r][c] <= 3 and lm[r][c] * wm[r][c] <= 3):
                 raise ValueError("premiums must multiply by 1, 2 or 3")
-            s.lm2[0][r][c] = s.lm2[1][c][r] = s.lm[r][c]
-            s.wm2[0][r][c] = s.wm2[1][c][r] = s.wm[r][c]
+            s.lm2[0][r][c] = s.lm2[1][c][r] = lm[r][c]
+            s.wm2[0][r][c] = s.wm2[1][c][r] = wm[r][c]
     s.plain = 1
     for r in range(s.size):
         for c in range(s.size):
-            if s.lm[r][c] != 1 or s.wm[r][c] != 1:
+            if s.lm2[0][r][c] != 1 or s.wm2[0][r][c] != 1:
                 s.plain = 0
     s.vmax = <int *>malloc(g.n * sizeof(int))
     if s.vmax == NULL:

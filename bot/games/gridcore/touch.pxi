@@ -163,10 +163,8 @@ cdef class TouchSearcher:
                 S.grid[1][c][r] = S.grid[0][r][c]
                 S.bval[1][c][r] = S.bval[0][r][c]
                 S.chars[1][c][r] = S.chars[0][r][c]
-                S.lm[0][r][c] = s.lm[r][c]
-                S.wm[0][r][c] = s.wm[r][c]
-                S.lm[1][c][r] = s.lm[r][c]
-                S.wm[1][c][r] = s.wm[r][c]
+        memcpy(&S.lm[0][0][0], &s.lm2[0][0][0], sizeof(S.lm))
+        memcpy(&S.wm[0][0][0], &s.wm2[0][0][0], sizeof(S.wm))
         S.empty_board = 0
         S.require_old = 1 if s.require_old else 0
         memset(S.blank_at, 0, sizeof(S.blank_at))

@@ -30,14 +30,10 @@ def gen_notation(m: GenMove, rows: Sequence[str]) -> str:
     word = m.word
     out = list(word.lower())
     r0, c0 = m.row, m.col
-    if m.direction == "w":
-        for _r, c, _ch, b in m.tiles:
-            i = c - c0
-            out[i] = "*" + word[i] if b else word[i]
-    else:
-        for r, _c, _ch, b in m.tiles:
-            i = r - r0
-            out[i] = "*" + word[i] if b else word[i]
+    across = m.direction == "w"
+    for r, c, _ch, b in m.tiles:
+        i = c - c0 if across else r - r0
+        out[i] = "*" + word[i] if b else word[i]
     return f"{_COORDS[r0][c0]}{m.direction} {''.join(out)}"
 
 
@@ -63,24 +59,13 @@ def gen_placement(m: GenMove) -> Placement:
     """The :class:`Placement` a generated placement is written as (what
     :func:`bot.games.typdom.notation.parse_turn` reads from its :func:`gen_notation`)."""
     word = m.word
-    toks = list(map(_OLD_TOKENS.__getitem__, word))  # (then the new tiles over them)
+    toks = [shared_token("old", ch) for ch in word]  # (then the new tiles over them)
     r0, c0 = m.row, m.col
     across = m.direction == "w"
     for r, c, _ch, b in m.tiles:
         i = c - c0 if across else r - r0
         toks[i] = shared_token("blank" if b else "new", word[i])
     return Placement(r0, c0, m.direction, tuple(toks))
-
-
-class _OldTokens(dict):
-    """letter -> ``shared_token("old", letter)``, filled on first use."""
-
-    def __missing__(self, letter: str):
-        t = self[letter] = shared_token("old", letter)
-        return t
-
-
-_OLD_TOKENS = _OldTokens()
 
 
 def _key(score: int, tiles: int, variant: str) -> tuple[int, int]:
@@ -95,16 +80,13 @@ def _search(rows: Sequence[str], rack: str, root: dict, touch=None, *, threshold
     return found
 
 
-def _best_of(raws: list, rows: Sequence[str], variant: str):
+def _best_of(raws: list, variant: str):
     """(key, GenMove, notation) of the best raw record (ties: smallest notation). Only
     the winner becomes a :class:`GenMove`; tied records are compared by
     :func:`raw_notation`."""
     if not raws:
         return None
     keyget = itemgetter(1, 0) if variant == "kreuzwort" else itemgetter(0, 1)  # _key of a record
-    if len(raws) == 1:
-        raw = raws[0]
-        return keyget(raw), gridgen.to_move(raw), raw_notation(raw)
     top = max(map(keyget, raws))
     tied = [r for r in raws if keyget(r) == top]
     if len(tied) == 1:

@@ -58,8 +58,8 @@ table stays with the anchors). :mod:`.plan_ref` is the pure-Python reference of
 the compiled part (it runs inside ``gridgen.reference_search()``; the tests compare the
 two). The winner is re-judged from its own Placements (:func:`gen_placement`, no
 notation parse). CPU time per rack in ``bench/typdom_bench.py`` (84 self-played
-positions; ``docs/development/performance-movegen.md``): median 1.5-2.5 ms, worst 0.2-0.3 s;
-racks of 16-19 tiles with both Jollys 0.05-1.25 s (``--big``; on the slowest, the
+positions; ``docs/development/performance-movegen.md``): median about 1 ms, worst 0.15-0.3 s;
+racks of 16-19 tiles with both Jollys 0.02-0.45 s (``--big``, 2026-11-27; on the slowest, the
 Kreuzwort-Spiel's 19 tiles, phase (b)'s touch searches take most of it).
 
 "Best" is, for Point-Typ-Dom, the most points (then more
@@ -157,7 +157,7 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
             _gridcore.search(rows, rack, root, lst, [max(0, min(lows))], SPEC, gaddag=gd)
     if not len(lst):
         return None
-    single = _best_of([lst.raw(i) for i in lst.top()], rows, variant)
+    single = _best_of([lst.raw(i) for i in lst.top()], variant)
     plan = (single[0], prefix + [single[2]], (single[1],), jolly)
     if best is None or _better(plan, best):
         best = plan
@@ -166,7 +166,7 @@ def _first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: lis
     def on_plan(i: int, tied: list[int]):
         nonlocal best
         raw = lst.raw(i)
-        sec = _best_of([lst.raw(j) for j in tied], rows, variant)
+        sec = _best_of([lst.raw(j) for j in tied], variant)
         m = gridgen.to_move(raw)
         plan = (_key(raw[0] + sec[1].score, raw[1] + len(sec[1].tiles), variant),
                 prefix + [gen_notation(m, rows), sec[2]], (m, sec[1]), jolly)
@@ -328,7 +328,7 @@ class _Seconds:
                 self.searcher.use_gaddag(self.gaddag)
                 self.searcher.gd_memo = GADDAG_MEMO
         raws = self.searcher.search(m_tiles, rack2, threshold, min_tiles, self.cache)
-        return _best_of(raws, self.rows, variant)
+        return _best_of(raws, variant)
 
 
 def _second_need(variant: str, n_rack: int, m_score: int, m_nt: int, best_key: tuple[int, int]) -> tuple[int, int]:
@@ -367,7 +367,7 @@ def _seconds_reference(rows: Sequence[str], rack: str, root: dict, variant: str,
             need["threshold"] = best_key[1] - m_score
     else:
         need = {"threshold": best_key[0] - m_score}
-    return _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), rows2, variant)
+    return _best_of(_search(rows2, rack2, root, touch, cache=cache, **need), variant)
 
 
 def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "point") -> BestTurn | None:
@@ -393,44 +393,26 @@ def best_turn(rows: Sequence[str], rack: str, lexicon: Any, variant: str = "poin
 
 def _jollys(rows: list[str]) -> list[tuple[int, int, str]]:
     """The Jollys of the table ``rows`` that can be taken (``Table.jollys`` with at most
-    two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based.
-    ``rows``: n codes of n squares each (the search checked the shape before)."""
-    out: list[tuple[int, int, str]] = []
+    two occupied neighbours, ``Table.neighbours``): (row, col, letter), 1-based."""
+    out = []
     n = len(rows)
     whole = "".join(rows)
     if whole == whole.upper():
         return out  # (no lower-case code: no Jolly)
-    if whole.isascii() and len(whole) == n * n:
-        # (the lower-case codes found in C: bytes.translate marks a-z, find walks them)
-        low = whole.encode().translate(_LOWER_MARK)
-        i = low.find(1)
-        while i >= 0:
-            r, c = divmod(i, n)
-            _take(rows, r, c, n, n, out)
-            i = low.find(1, i + 1)
-        return out
     for r, line in enumerate(rows):
         if line == line.upper():
             continue  # (no lower-case code: no Jolly)
+        w = len(line)
         for c, ch in enumerate(line):
             if ch.islower():
-                _take(rows, r, c, n, len(line), out)
+                occ = ((r > 0 and rows[r - 1][c] not in _EMPTY) + (r + 1 < n and rows[r + 1][c] not in _EMPTY) +
+                       (c > 0 and line[c - 1] not in _EMPTY) + (c + 1 < w and line[c + 1] not in _EMPTY))
+                if occ < 3:
+                    out.append((r + 1, c + 1, ch.upper()))
     return out
 
 
-def _take(rows: list[str], r: int, c: int, n: int, w: int, out: list) -> None:
-    """Add the Jolly at ``rows[r][c]`` (0-based; a row of ``w`` squares, ``n`` rows) to
-    ``out`` as (row, col, letter), 1-based, when at most two squares beside it hold a tile."""
-    line = rows[r]
-    occ = ((r > 0 and rows[r - 1][c] not in _EMPTY) + (r + 1 < n and rows[r + 1][c] not in _EMPTY) +
-           (c > 0 and line[c - 1] not in _EMPTY) + (c + 1 < w and line[c + 1] not in _EMPTY))
-    if occ < 3:
-        out.append((r + 1, c + 1, line[c].upper()))
-
-
 _EMPTY = frozenset(". ")
-#: bytes.translate table: 1 for a-z (str.islower of an ASCII character), else 0.
-_LOWER_MARK = bytes(1 if 97 <= i <= 122 else 0 for i in range(256))
 _TILES: dict[str, Any] = {}
 _ROWS: dict[str, tuple] = {}  # row code -> its squares (Tile or None); bounded below
 

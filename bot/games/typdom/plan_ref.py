@@ -154,7 +154,7 @@ def first(rows: Sequence[str], rack: str, root: dict, variant: str, prefix: list
     can_lay cache, GenMove of a candidate's last item)``; the candidates as
     ``(bound key, m_tiles, m_score, m_nt, rack left, raw record)``."""
     raws = _search(rows, rack, root)
-    single = _best_of(raws, rows, variant)
+    single = _best_of(raws, variant)
     if single is None:
         return None
     plan = (single[0], prefix + [single[2]], (single[1],), jolly)
